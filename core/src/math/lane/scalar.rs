@@ -1,0 +1,165 @@
+//! Scalar reference backend (`scalar` feature): plain `[f32; 4]` arithmetic, one lane at a time.
+//!
+//! It exists so the whole test suite can run against code with no SIMD in it, as ozz's `ref`, ACL's `-nosimd`
+//! and glam's `scalar-math` builds do. Comparison masks use all-ones / all-zeros bit patterns, as SIMD does.
+
+use core::ops::{Add, BitAnd, BitOr, Div, Mul, Neg, Sub};
+
+pub const NAME: &str = "scalar";
+
+/// Four `f32` lanes (see the module docs of `math::lane`).
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(16))]
+pub struct F4([f32; 4]);
+
+// SAFETY: 16 bytes of `f32` with no padding (size == align == 16) and no invalid bit patterns.
+unsafe impl bytemuck::Zeroable for F4 {}
+// SAFETY: as above.
+unsafe impl bytemuck::Pod for F4 {}
+
+const SET: f32 = f32::from_bits(u32::MAX);
+
+#[inline(always)]
+fn map(a: F4, f: impl Fn(f32) -> f32) -> F4 {
+    F4(a.0.map(f))
+}
+
+#[inline(always)]
+fn zip(a: F4, b: F4, f: impl Fn(f32, f32) -> f32) -> F4 {
+    F4([f(a.0[0], b.0[0]), f(a.0[1], b.0[1]), f(a.0[2], b.0[2]), f(a.0[3], b.0[3])])
+}
+
+#[inline(always)]
+fn mask(a: F4, b: F4, f: impl Fn(f32, f32) -> bool) -> F4 {
+    zip(a, b, |x, y| if f(x, y) { SET } else { 0.0 })
+}
+
+#[inline(always)]
+fn bits(a: F4, b: F4, f: impl Fn(u32, u32) -> u32) -> F4 {
+    zip(a, b, |x, y| f32::from_bits(f(x.to_bits(), y.to_bits())))
+}
+
+impl F4 {
+    #[inline(always)]
+    pub const fn from_array(a: [f32; 4]) -> F4 {
+        F4(a)
+    }
+    #[inline(always)]
+    pub fn to_array(self) -> [f32; 4] {
+        self.0
+    }
+    #[inline(always)]
+    pub fn splat(v: f32) -> F4 {
+        F4([v; 4])
+    }
+    /// `self * a + b` with two roundings, as the SSE2 baseline does.
+    #[inline(always)]
+    pub fn mul_add(self, a: F4, b: F4) -> F4 {
+        self * a + b
+    }
+    #[inline(always)]
+    pub fn min(self, rhs: F4) -> F4 {
+        zip(self, rhs, |x, y| if x < y { x } else { y })
+    }
+    #[inline(always)]
+    pub fn max(self, rhs: F4) -> F4 {
+        zip(self, rhs, |x, y| if x > y { x } else { y })
+    }
+    #[inline(always)]
+    pub fn abs(self) -> F4 {
+        map(self, libm::fabsf)
+    }
+    #[inline(always)]
+    pub fn sqrt(self) -> F4 {
+        map(self, libm::sqrtf)
+    }
+    /// Exact `1/sqrt(x)` (correctly rounded sqrt, then a division).
+    #[inline(always)]
+    pub fn rsqrt_est(self) -> F4 {
+        map(self, |x| 1.0 / libm::sqrtf(x))
+    }
+    #[inline(always)]
+    pub fn select(mask: F4, if_set: F4, if_clear: F4) -> F4 {
+        let m = bits(mask, if_set, |m, a| m & a);
+        let n = bits(mask, if_clear, |m, b| !m & b);
+        bits(m, n, |a, b| a | b)
+    }
+    #[inline(always)]
+    pub fn cmp_lt(self, rhs: F4) -> F4 {
+        mask(self, rhs, |x, y| x < y)
+    }
+    #[inline(always)]
+    pub fn cmp_le(self, rhs: F4) -> F4 {
+        mask(self, rhs, |x, y| x <= y)
+    }
+    #[inline(always)]
+    pub fn cmp_gt(self, rhs: F4) -> F4 {
+        mask(self, rhs, |x, y| x > y)
+    }
+    #[inline(always)]
+    pub fn cmp_ge(self, rhs: F4) -> F4 {
+        mask(self, rhs, |x, y| x >= y)
+    }
+    #[inline(always)]
+    pub fn cmp_eq(self, rhs: F4) -> F4 {
+        mask(self, rhs, |x, y| x == y)
+    }
+    #[inline(always)]
+    pub fn cmp_ne(self, rhs: F4) -> F4 {
+        mask(self, rhs, |x, y| x != y)
+    }
+    #[inline(always)]
+    pub fn mask_bits(self) -> u32 {
+        self.0.iter().enumerate().fold(0, |acc, (i, v)| acc | ((v.to_bits() >> 31) << i))
+    }
+}
+
+impl Add for F4 {
+    type Output = F4;
+    #[inline(always)]
+    fn add(self, rhs: F4) -> F4 {
+        zip(self, rhs, |x, y| x + y)
+    }
+}
+impl Sub for F4 {
+    type Output = F4;
+    #[inline(always)]
+    fn sub(self, rhs: F4) -> F4 {
+        zip(self, rhs, |x, y| x - y)
+    }
+}
+impl Mul for F4 {
+    type Output = F4;
+    #[inline(always)]
+    fn mul(self, rhs: F4) -> F4 {
+        zip(self, rhs, |x, y| x * y)
+    }
+}
+impl Div for F4 {
+    type Output = F4;
+    #[inline(always)]
+    fn div(self, rhs: F4) -> F4 {
+        zip(self, rhs, |x, y| x / y)
+    }
+}
+impl BitAnd for F4 {
+    type Output = F4;
+    #[inline(always)]
+    fn bitand(self, rhs: F4) -> F4 {
+        bits(self, rhs, |x, y| x & y)
+    }
+}
+impl BitOr for F4 {
+    type Output = F4;
+    #[inline(always)]
+    fn bitor(self, rhs: F4) -> F4 {
+        bits(self, rhs, |x, y| x | y)
+    }
+}
+impl Neg for F4 {
+    type Output = F4;
+    #[inline(always)]
+    fn neg(self) -> F4 {
+        map(self, |x| -x)
+    }
+}

@@ -1,0 +1,146 @@
+//! SIMD backend: a transparent wrapper over `wide::f32x4`.
+
+use core::ops::{Add, BitAnd, BitOr, Div, Mul, Neg, Sub};
+use wide::f32x4;
+
+pub const NAME: &str = if cfg!(all(target_arch = "aarch64", target_feature = "neon")) {
+    "neon"
+} else if cfg!(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma")) {
+    "avx2+fma"
+} else if cfg!(target_feature = "sse2") {
+    "sse2"
+} else {
+    "wide-soft"
+};
+
+/// Four `f32` lanes (see the module docs of `math::lane`).
+#[derive(Clone, Copy, Default)]
+#[repr(transparent)]
+pub struct F4(f32x4);
+
+// SAFETY: `f32x4` is 16 bytes of plain `f32` lanes with no padding and no invalid bit patterns.
+unsafe impl bytemuck::Zeroable for F4 {}
+// SAFETY: as above; `F4` is `repr(transparent)` over it.
+unsafe impl bytemuck::Pod for F4 {}
+
+impl F4 {
+    #[inline(always)]
+    pub const fn from_array(a: [f32; 4]) -> F4 {
+        F4(f32x4::new(a))
+    }
+    #[inline(always)]
+    pub fn to_array(self) -> [f32; 4] {
+        self.0.to_array()
+    }
+    #[inline(always)]
+    pub fn splat(v: f32) -> F4 {
+        F4(f32x4::splat(v))
+    }
+    /// `self * a + b`: one rounding where the target has FMA (x86-64-v3, NEON), two on the SSE2 baseline.
+    #[inline(always)]
+    pub fn mul_add(self, a: F4, b: F4) -> F4 {
+        F4(self.0.mul_add(a.0, b.0))
+    }
+    /// Lane-wise minimum; when a lane is NaN the result lane is unspecified (not propagated).
+    #[inline(always)]
+    pub fn min(self, rhs: F4) -> F4 {
+        F4(self.0.fast_min(rhs.0))
+    }
+    /// Lane-wise maximum; when a lane is NaN the result lane is unspecified (not propagated).
+    #[inline(always)]
+    pub fn max(self, rhs: F4) -> F4 {
+        F4(self.0.fast_max(rhs.0))
+    }
+    #[inline(always)]
+    pub fn abs(self) -> F4 {
+        F4(self.0.abs())
+    }
+    /// Correctly rounded square root.
+    #[inline(always)]
+    pub fn sqrt(self) -> F4 {
+        F4(self.0.sqrt())
+    }
+    /// The backend's reciprocal square root estimate, at least 12 correct bits; refine with [`F4::rsqrt`].
+    #[inline(always)]
+    pub fn rsqrt_est(self) -> F4 {
+        #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+        {
+            use core::arch::aarch64::{float32x4_t, vmulq_f32, vrsqrteq_f32, vrsqrtsq_f32};
+            // SAFETY: `f32x4` is `repr(C)` over `float32x4_t` on this target; both are 16 bytes of lanes.
+            let x: float32x4_t = unsafe { core::mem::transmute::<f32x4, float32x4_t>(self.0) };
+            // SAFETY: NEON is enabled for this cfg; these are pure register operations.
+            let y = unsafe {
+                let e = vrsqrteq_f32(x);
+                // `vrsqrtsq(a, b)` = (3 - a*b) / 2: one Newton step lifts the 8-bit table to ~16 bits.
+                vmulq_f32(e, vrsqrtsq_f32(vmulq_f32(x, e), e))
+            };
+            // SAFETY: the same layout argument in the other direction.
+            F4(unsafe { core::mem::transmute::<float32x4_t, f32x4>(y) })
+        }
+        #[cfg(not(all(target_arch = "aarch64", target_feature = "neon")))]
+        {
+            // On SSE targets this is `rsqrtps` (12-bit estimate); on soft-float targets an exact `1/sqrt`.
+            F4(self.0.recip_sqrt())
+        }
+    }
+    /// Lanes of `if_set` where `mask` is set, else of `if_clear`. `mask` lanes must be all-ones or all-zeros.
+    #[inline(always)]
+    pub fn select(mask: F4, if_set: F4, if_clear: F4) -> F4 {
+        F4(mask.0.bitselect(if_set.0, if_clear.0))
+    }
+    #[inline(always)]
+    pub fn cmp_lt(self, rhs: F4) -> F4 {
+        F4(self.0.simd_lt(rhs.0))
+    }
+    #[inline(always)]
+    pub fn cmp_le(self, rhs: F4) -> F4 {
+        F4(self.0.simd_le(rhs.0))
+    }
+    #[inline(always)]
+    pub fn cmp_gt(self, rhs: F4) -> F4 {
+        F4(self.0.simd_gt(rhs.0))
+    }
+    #[inline(always)]
+    pub fn cmp_ge(self, rhs: F4) -> F4 {
+        F4(self.0.simd_ge(rhs.0))
+    }
+    #[inline(always)]
+    pub fn cmp_eq(self, rhs: F4) -> F4 {
+        F4(self.0.simd_eq(rhs.0))
+    }
+    #[inline(always)]
+    pub fn cmp_ne(self, rhs: F4) -> F4 {
+        F4(self.0.simd_ne(rhs.0))
+    }
+    /// Bit `i` set where lane `i` of a comparison mask is set.
+    #[inline(always)]
+    pub fn mask_bits(self) -> u32 {
+        self.0.to_bitmask()
+    }
+}
+
+macro_rules! binary_op {
+    ($trait:ident, $method:ident) => {
+        impl $trait for F4 {
+            type Output = F4;
+            #[inline(always)]
+            fn $method(self, rhs: F4) -> F4 {
+                F4($trait::$method(self.0, rhs.0))
+            }
+        }
+    };
+}
+binary_op!(Add, add);
+binary_op!(Sub, sub);
+binary_op!(Mul, mul);
+binary_op!(Div, div);
+binary_op!(BitAnd, bitand);
+binary_op!(BitOr, bitor);
+
+impl Neg for F4 {
+    type Output = F4;
+    #[inline(always)]
+    fn neg(self) -> F4 {
+        F4(-self.0)
+    }
+}

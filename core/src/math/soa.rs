@@ -1,0 +1,282 @@
+//! Structure-of-arrays pose types: each field holds one component of four joints (`F4` lanes).
+//!
+//! Layout: `#[repr(C)]`, 16-byte aligned, `Pod`. A pose of `n` joints is `num_soa_joints = ceil(n / 4)` values;
+//! joint `j` lives in value `j / 4`, lane `j % 4`. Lanes past the last joint ("padding lanes") hold the identity
+//! transform so the kernels can run over whole lane groups; their results are never written out.
+
+use super::aos::{Mat4, Quat, Transform, Vec3};
+use super::lane::F4;
+use bytemuck::{Pod, Zeroable};
+
+/// Three components of four vectors.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+#[repr(C)]
+pub struct SoaVec3 {
+    pub x: F4,
+    pub y: F4,
+    pub z: F4,
+}
+
+/// Four components of four quaternions `(x, y, z, w)`.
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+#[repr(C)]
+pub struct SoaQuat {
+    pub x: F4,
+    pub y: F4,
+    pub z: F4,
+    pub w: F4,
+}
+
+/// Translation, rotation and scale of four joints, each relative to its parent (local space).
+///
+/// Layout: 10 × 16 = 160 bytes, 16-byte aligned. Units: translation in engine units, rotation a quaternion,
+/// scale a factor per axis.
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+#[repr(C)]
+pub struct SoaTransform {
+    pub translation: SoaVec3,
+    pub rotation: SoaQuat,
+    pub scale: SoaVec3,
+}
+
+const _: () = assert!(core::mem::size_of::<SoaVec3>() == 48 && core::mem::align_of::<SoaVec3>() == 16);
+const _: () = assert!(core::mem::size_of::<SoaQuat>() == 64 && core::mem::align_of::<SoaQuat>() == 16);
+const _: () = assert!(core::mem::size_of::<SoaTransform>() == 160 && core::mem::align_of::<SoaTransform>() == 16);
+
+/// Lane group count for `num_joints` joints: `ceil(num_joints / 4)`.
+#[inline]
+pub const fn num_soa_joints(num_joints: usize) -> usize {
+    num_joints.div_ceil(4)
+}
+
+impl SoaVec3 {
+    #[inline(always)]
+    pub fn splat(v: Vec3) -> SoaVec3 {
+        SoaVec3 { x: F4::splat(v.x), y: F4::splat(v.y), z: F4::splat(v.z) }
+    }
+
+    /// Lane `lane` (< 4) as an AoS vector.
+    #[inline]
+    pub fn get(&self, lane: usize) -> Vec3 {
+        Vec3::new(self.x.to_array()[lane], self.y.to_array()[lane], self.z.to_array()[lane])
+    }
+
+    /// Overwrites lane `lane` (< 4).
+    #[inline]
+    pub fn set(&mut self, lane: usize, v: Vec3) {
+        set_lane(&mut self.x, lane, v.x);
+        set_lane(&mut self.y, lane, v.y);
+        set_lane(&mut self.z, lane, v.z);
+    }
+
+    #[inline(always)]
+    pub fn add(self, o: SoaVec3) -> SoaVec3 {
+        SoaVec3 { x: self.x + o.x, y: self.y + o.y, z: self.z + o.z }
+    }
+
+    #[inline(always)]
+    pub fn mul(self, o: SoaVec3) -> SoaVec3 {
+        SoaVec3 { x: self.x * o.x, y: self.y * o.y, z: self.z * o.z }
+    }
+
+    /// `a + (b - a) * t` per lane.
+    #[inline(always)]
+    pub fn lerp(a: SoaVec3, b: SoaVec3, t: F4) -> SoaVec3 {
+        SoaVec3 { x: (b.x - a.x).mul_add(t, a.x), y: (b.y - a.y).mul_add(t, a.y), z: (b.z - a.z).mul_add(t, a.z) }
+    }
+
+    #[inline(always)]
+    pub fn cross(a: SoaVec3, b: SoaVec3) -> SoaVec3 {
+        SoaVec3 { x: a.y * b.z - a.z * b.y, y: a.z * b.x - a.x * b.z, z: a.x * b.y - a.y * b.x }
+    }
+}
+
+impl SoaQuat {
+    pub const IDENTITY: SoaQuat = SoaQuat { x: F4::ZERO, y: F4::ZERO, z: F4::ZERO, w: F4::ONE };
+
+    #[inline(always)]
+    pub fn splat(q: Quat) -> SoaQuat {
+        SoaQuat { x: F4::splat(q.x), y: F4::splat(q.y), z: F4::splat(q.z), w: F4::splat(q.w) }
+    }
+
+    /// Lane `lane` (< 4) as an AoS quaternion.
+    #[inline]
+    pub fn get(&self, lane: usize) -> Quat {
+        let l = |v: F4| v.to_array()[lane];
+        Quat::new(l(self.x), l(self.y), l(self.z), l(self.w))
+    }
+
+    /// Overwrites lane `lane` (< 4).
+    #[inline]
+    pub fn set(&mut self, lane: usize, q: Quat) {
+        set_lane(&mut self.x, lane, q.x);
+        set_lane(&mut self.y, lane, q.y);
+        set_lane(&mut self.z, lane, q.z);
+        set_lane(&mut self.w, lane, q.w);
+    }
+
+    #[inline(always)]
+    pub fn dot(self, o: SoaQuat) -> F4 {
+        self.x.mul_add(o.x, self.y.mul_add(o.y, self.z.mul_add(o.z, self.w * o.w)))
+    }
+
+    #[inline(always)]
+    pub fn conjugate(self) -> SoaQuat {
+        SoaQuat { x: -self.x, y: -self.y, z: -self.z, w: self.w }
+    }
+
+    /// Hamilton product per lane: rotates by `r` first, then by `self`.
+    #[inline(always)]
+    pub fn mul(self, r: SoaQuat) -> SoaQuat {
+        let l = self;
+        SoaQuat {
+            x: l.w.mul_add(r.x, l.x.mul_add(r.w, l.y.mul_add(r.z, -(l.z * r.y)))),
+            y: l.w.mul_add(r.y, l.y.mul_add(r.w, l.z.mul_add(r.x, -(l.x * r.z)))),
+            z: l.w.mul_add(r.z, l.z.mul_add(r.w, l.x.mul_add(r.y, -(l.y * r.x)))),
+            w: l.w.mul_add(r.w, -(l.x.mul_add(r.x, l.y.mul_add(r.y, l.z * r.z)))),
+        }
+    }
+
+    /// `v` rotated by these unit quaternions, per lane.
+    #[inline(always)]
+    pub fn rotate(self, v: SoaVec3) -> SoaVec3 {
+        let q = SoaVec3 { x: self.x, y: self.y, z: self.z };
+        let two = F4::splat(2.0);
+        let t = SoaVec3::cross(q, v);
+        let t = SoaVec3 { x: t.x * two, y: t.y * two, z: t.z * two };
+        let u = SoaVec3::cross(q, t);
+        SoaVec3 {
+            x: self.w.mul_add(t.x, v.x + u.x),
+            y: self.w.mul_add(t.y, v.y + u.y),
+            z: self.w.mul_add(t.z, v.z + u.z),
+        }
+    }
+
+    /// Unit-length quaternions, using the fast `F4::rsqrt` (relative error < 4e-7, so |q| is within 4e-7 of 1).
+    /// Zero-length lanes give NaN; callers that may see them check first.
+    #[inline(always)]
+    pub fn normalize(self) -> SoaQuat {
+        let inv = self.dot(self).rsqrt();
+        SoaQuat { x: self.x * inv, y: self.y * inv, z: self.z * inv, w: self.w * inv }
+    }
+
+    /// Normalized lerp from `a` to `b` by `t`, along the shortest arc (`b`'s sign follows `dot(a, b)`).
+    /// `t = 0` gives `a` normalized and `t = 1` gives `±b` normalized, within `normalize`'s precision.
+    #[inline(always)]
+    pub fn nlerp(a: SoaQuat, b: SoaQuat, t: F4) -> SoaQuat {
+        // Flip b's sign bit where the arc is long: XOR-free select keeps this portable across backends.
+        let tb = F4::select(a.dot(b).cmp_lt(F4::ZERO), -t, t);
+        let ta = F4::ONE - t;
+        SoaQuat {
+            x: a.x.mul_add(ta, b.x * tb),
+            y: a.y.mul_add(ta, b.y * tb),
+            z: a.z.mul_add(ta, b.z * tb),
+            w: a.w.mul_add(ta, b.w * tb),
+        }
+        .normalize()
+    }
+}
+
+impl SoaTransform {
+    /// Four identity transforms: the value of every padding lane.
+    pub const IDENTITY: SoaTransform = SoaTransform {
+        translation: SoaVec3 { x: F4::ZERO, y: F4::ZERO, z: F4::ZERO },
+        rotation: SoaQuat::IDENTITY,
+        scale: SoaVec3 { x: F4::ONE, y: F4::ONE, z: F4::ONE },
+    };
+
+    /// Lane `lane` (< 4) as an AoS transform.
+    pub fn get(&self, lane: usize) -> Transform {
+        Transform {
+            translation: self.translation.get(lane),
+            rotation: self.rotation.get(lane),
+            scale: self.scale.get(lane),
+        }
+    }
+
+    /// Overwrites lane `lane` (< 4).
+    pub fn set(&mut self, lane: usize, t: &Transform) {
+        self.translation.set(lane, t.translation);
+        self.rotation.set(lane, t.rotation);
+        self.scale.set(lane, t.scale);
+    }
+
+    /// The four local matrices `T * R * S` in SoA form. Rotations need not be unit (they are scaled by
+    /// `2 / |q|²`, one exact division per lane group); zero-length rotations give non-finite lanes.
+    #[inline(always)]
+    pub fn to_affine(&self) -> SoaAffine {
+        let q = &self.rotation;
+        let s = F4::splat(2.0) / q.dot(*q);
+        let (x2, y2, z2) = (q.x * s, q.y * s, q.z * s);
+        let (xx, yy, zz) = (q.x * x2, q.y * y2, q.z * z2);
+        let (xy, xz, yz) = (q.x * y2, q.x * z2, q.y * z2);
+        let (wx, wy, wz) = (q.w * x2, q.w * y2, q.w * z2);
+        let one = F4::ONE;
+        let sc = &self.scale;
+        SoaAffine {
+            cols: [
+                SoaVec3 { x: (one - (yy + zz)) * sc.x, y: (xy + wz) * sc.x, z: (xz - wy) * sc.x },
+                SoaVec3 { x: (xy - wz) * sc.y, y: (one - (xx + zz)) * sc.y, z: (yz + wx) * sc.y },
+                SoaVec3 { x: (xz + wy) * sc.z, y: (yz - wx) * sc.z, z: (one - (xx + yy)) * sc.z },
+                self.translation,
+            ],
+        }
+    }
+}
+
+/// Four affine matrices in SoA form: `cols[c]` is column `c` (rows 0..3) of each lane's matrix; the implicit
+/// last row is `(0, 0, 0, 1)`. Column 3 is the translation.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+pub struct SoaAffine {
+    pub cols: [SoaVec3; 4],
+}
+
+impl SoaAffine {
+    /// The SoA → AoS transpose: one column-major `Mat4` per lane.
+    pub fn to_mat4s(&self) -> [Mat4; 4] {
+        let w = [F4::ZERO, F4::ZERO, F4::ZERO, F4::ONE];
+        let mut out = [Mat4::IDENTITY; 4];
+        for (c, col) in self.cols.iter().enumerate() {
+            let lanes = F4::transpose4([col.x, col.y, col.z, w[c]]);
+            for (m, lane) in out.iter_mut().zip(lanes) {
+                m.cols[c] = lane.to_array();
+            }
+        }
+        out
+    }
+}
+
+#[inline]
+fn set_lane(v: &mut F4, lane: usize, value: f32) {
+    let mut a = v.to_array();
+    a[lane] = value;
+    *v = F4::from_array(a);
+}
+
+/// Packs AoS transforms into SoA lane groups, filling padding lanes with the identity.
+///
+/// Errors: `Error::BufferLength` (buffer `SoaPose`) unless `soa.len() == num_soa_joints(aos.len())`.
+pub fn pack_soa(aos: &[Transform], soa: &mut [SoaTransform]) -> Result<(), crate::Error> {
+    crate::error::check_len(crate::Buffer::SoaPose, num_soa_joints(aos.len()), soa.len())?;
+    for (group, chunk) in soa.iter_mut().zip(aos.chunks(4)) {
+        *group = SoaTransform::IDENTITY;
+        for (lane, t) in chunk.iter().enumerate() {
+            group.set(lane, t);
+        }
+    }
+    Ok(())
+}
+
+/// Unpacks SoA lane groups into AoS transforms (padding lanes are dropped).
+///
+/// Errors: `Error::BufferLength` (buffer `SoaPose`) unless `soa.len() == num_soa_joints(aos.len())`.
+pub fn unpack_soa(soa: &[SoaTransform], aos: &mut [Transform]) -> Result<(), crate::Error> {
+    crate::error::check_len(crate::Buffer::SoaPose, num_soa_joints(aos.len()), soa.len())?;
+    for (group, chunk) in soa.iter().zip(aos.chunks_mut(4)) {
+        for (lane, t) in chunk.iter_mut().enumerate() {
+            *t = group.get(lane);
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,143 @@
+//! The joint hierarchy: parent indices, rest pose and optional names, validated once at construction.
+//!
+//! Layout: joints are a flat array in parent-first order (every parent index is −1 for a root or smaller than
+//! its child's index); the rest pose is SoA, `num_soa_joints` lane groups with identity padding lanes.
+//! Validation happens here, once, so the per-frame kernels can rely on it without re-checking.
+
+use crate::math::{F4, SoaTransform, num_soa_joints};
+use crate::{Buffer, Error};
+
+/// Most joints a skeleton may have; kernels keep per-joint stack scratch bounded by this.
+pub const MAX_JOINTS: usize = 1024;
+
+/// How far a rest rotation's squared length may be from 1 (|q|² in [1 − tol, 1 + tol]).
+pub const UNIT_TOLERANCE: f32 = 1e-3;
+
+/// A validated skeleton borrowing its arrays (from an asset blob or caller memory).
+#[derive(Clone, Copy, Debug)]
+pub struct Skeleton<'a> {
+    parents: &'a [i16],
+    rest_pose: &'a [SoaTransform],
+    names: Option<&'a [&'a str]>,
+}
+
+impl<'a> Skeleton<'a> {
+    /// Checks and wraps a hierarchy.
+    ///
+    /// Errors, in the order checked:
+    /// - `JointCount` unless `1 <= parents.len() <= MAX_JOINTS`;
+    /// - `ParentOrder { joint, parent }` for the first joint whose parent is not −1 or an earlier joint;
+    /// - `BufferLength` (`RestPose`) unless `rest_pose.len() == num_soa_joints`; (`Names`) unless
+    ///   `names.len() == num_joints`;
+    /// - `NonFinite` (`RestPose`, joint), `ZeroQuaternion` (`RestPose`, joint), `NonUnitRotation { joint }`
+    ///   (|q|² off 1 by more than `UNIT_TOLERANCE`), for the first offending joint;
+    /// - `PaddingNotIdentity` when a padding lane of the last rest-pose group is not the identity.
+    pub fn new(
+        parents: &'a [i16],
+        rest_pose: &'a [SoaTransform],
+        names: Option<&'a [&'a str]>,
+    ) -> Result<Skeleton<'a>, Error> {
+        let count = parents.len();
+        if count == 0 || count > MAX_JOINTS {
+            return Err(Error::JointCount { count, max: MAX_JOINTS });
+        }
+        for (joint, &parent) in parents.iter().enumerate() {
+            if parent < -1 || parent as isize >= joint as isize {
+                return Err(Error::ParentOrder { joint, parent });
+            }
+        }
+        crate::error::check_len(Buffer::RestPose, num_soa_joints(count), rest_pose.len())?;
+        if let Some(names) = names {
+            crate::error::check_len(Buffer::Names, count, names.len())?;
+        }
+        for joint in 0..count {
+            let t = rest_pose[joint / 4].get(joint % 4);
+            if !t.is_finite() {
+                return Err(Error::NonFinite { buffer: Buffer::RestPose, index: joint });
+            }
+            let len_sq = t.rotation.length_squared();
+            if len_sq < crate::local_to_model::MIN_ROTATION_LENGTH_SQ {
+                return Err(Error::ZeroQuaternion { buffer: Buffer::RestPose, index: joint });
+            }
+            if (len_sq - 1.0).abs() > UNIT_TOLERANCE {
+                return Err(Error::NonUnitRotation { joint });
+            }
+        }
+        check_padding(Buffer::RestPose, rest_pose, count)?;
+        Ok(Skeleton { parents, rest_pose, names })
+    }
+
+    /// Number of joints.
+    #[inline]
+    pub fn num_joints(&self) -> usize {
+        self.parents.len()
+    }
+
+    /// Number of SoA lane groups: `ceil(num_joints / 4)`.
+    #[inline]
+    pub fn num_soa_joints(&self) -> usize {
+        self.rest_pose.len()
+    }
+
+    /// Parent of each joint, −1 for roots; always smaller than the joint's own index.
+    #[inline]
+    pub fn parents(&self) -> &'a [i16] {
+        self.parents
+    }
+
+    /// Rest (bind) pose in local space, SoA with identity padding lanes.
+    #[inline]
+    pub fn rest_pose(&self) -> &'a [SoaTransform] {
+        self.rest_pose
+    }
+
+    /// Joint names, when the skeleton was given them.
+    #[inline]
+    pub fn names(&self) -> Option<&'a [&'a str]> {
+        self.names
+    }
+
+    /// Index of the joint called `name`.
+    pub fn find(&self, name: &str) -> Option<usize> {
+        self.names?.iter().position(|n| *n == name)
+    }
+
+    /// Depth of the deepest joint (a root has depth 1).
+    pub fn max_depth(&self) -> usize {
+        let mut depth = [0u16; MAX_JOINTS];
+        let mut max = 0;
+        for (joint, &parent) in self.parents.iter().enumerate() {
+            depth[joint] = if parent < 0 { 1 } else { depth[parent as usize] + 1 };
+            max = max.max(depth[joint] as usize);
+        }
+        max
+    }
+}
+
+/// `Err(PaddingNotIdentity)` unless the lanes past `num_joints` in the last group of `pose` are the identity.
+pub(crate) fn check_padding(buffer: Buffer, pose: &[SoaTransform], num_joints: usize) -> Result<(), Error> {
+    let real_lanes = num_joints % 4;
+    let (Some(last), true) = (pose.last(), real_lanes != 0) else {
+        return Ok(());
+    };
+    let padding = F4::from_array([0, 1, 2, 3].map(|l| if l < real_lanes { 0.0 } else { f32::from_bits(!0) }));
+    let id = SoaTransform::IDENTITY;
+    let differs = [
+        last.translation.x.cmp_ne(id.translation.x),
+        last.translation.y.cmp_ne(id.translation.y),
+        last.translation.z.cmp_ne(id.translation.z),
+        last.rotation.x.cmp_ne(id.rotation.x),
+        last.rotation.y.cmp_ne(id.rotation.y),
+        last.rotation.z.cmp_ne(id.rotation.z),
+        last.rotation.w.cmp_ne(id.rotation.w),
+        last.scale.x.cmp_ne(id.scale.x),
+        last.scale.y.cmp_ne(id.scale.y),
+        last.scale.z.cmp_ne(id.scale.z),
+    ]
+    .into_iter()
+    .fold(F4::ZERO, |acc, m| acc | m);
+    if (differs & padding).any_set() {
+        return Err(Error::PaddingNotIdentity { buffer, soa_index: pose.len() - 1 });
+    }
+    Ok(())
+}

@@ -1,0 +1,150 @@
+//! Skinning matrices: `model[remap[i]] * inverse_bind[i]` for each joint of a skin.
+//!
+//! A skin's joint list need not match the skeleton (glTF skins list a subset, in their own order), so each
+//! skin joint names its skeleton joint through `joint_remap`. Output is either a `Mat4` palette (column-major)
+//! or the 48-byte `Mat3x4` rows GPU shaders read.
+//!
+//! Layout: AoS in and out. Space: model-space matrices in; the palette maps bind-pose model space to the
+//! current model space. Inverse bind matrices are kept as `Mat3x4` (affine, row-major): then both palette
+//! layouts come out with broadcast loads and multiply-adds only, no transposes.
+//!
+//! Errors: lengths are checked per call (O(1)); remap range and finite affine inverse binds once, in
+//! [`Skin::new`]; non-finite model matrices are caught by a fused check on the output (on such an `Err` the
+//! palette may be partly written).
+
+use crate::math::{F4, Mat3x4, Mat4};
+use crate::{Buffer, Error};
+
+/// A validated skin: which skeleton joint each skin joint follows, and its inverse bind matrix.
+#[derive(Clone, Copy, Debug)]
+pub struct Skin<'a> {
+    joint_remap: &'a [u16],
+    inverse_bind: &'a [Mat3x4],
+    num_skeleton_joints: usize,
+}
+
+impl<'a> Skin<'a> {
+    /// Checks and wraps a skin for a skeleton of `num_skeleton_joints` joints.
+    ///
+    /// Errors: `BufferLength` (`InverseBindMatrices`) unless both slices have the same length;
+    /// `RemapOutOfRange` for the first remap entry `>= num_skeleton_joints`; `NonFinite`
+    /// (`InverseBindMatrices`, index) for the first non-finite matrix.
+    pub fn new(
+        num_skeleton_joints: usize,
+        joint_remap: &'a [u16],
+        inverse_bind: &'a [Mat3x4],
+    ) -> Result<Skin<'a>, Error> {
+        crate::error::check_len(Buffer::InverseBindMatrices, joint_remap.len(), inverse_bind.len())?;
+        if let Some(skin_joint) = joint_remap.iter().position(|&j| j as usize >= num_skeleton_joints) {
+            let joint = joint_remap[skin_joint];
+            return Err(Error::RemapOutOfRange { skin_joint, joint, num_joints: num_skeleton_joints });
+        }
+        if let Some(index) = inverse_bind.iter().position(|m| !m.is_finite()) {
+            return Err(Error::NonFinite { buffer: Buffer::InverseBindMatrices, index });
+        }
+        Ok(Skin { joint_remap, inverse_bind, num_skeleton_joints })
+    }
+
+    /// Converts column-major inverse bind matrices (glTF's layout) into the skin's row layout.
+    ///
+    /// Errors: `BufferLength` (`InverseBindMatrices`) unless `out.len() == mats.len()`; `NotAffine`
+    /// (`InverseBindMatrices`, index) for the first matrix whose last row is not exactly `(0, 0, 0, 1)`.
+    pub fn rows_from_mat4(mats: &[Mat4], out: &mut [Mat3x4]) -> Result<(), Error> {
+        crate::error::check_len(Buffer::InverseBindMatrices, mats.len(), out.len())?;
+        for (index, (m, o)) in mats.iter().zip(out.iter_mut()).enumerate() {
+            *o = Mat3x4::from_affine(m).ok_or(Error::NotAffine { buffer: Buffer::InverseBindMatrices, index })?;
+        }
+        Ok(())
+    }
+
+    /// Number of skin joints (palette entries).
+    #[inline]
+    pub fn num_joints(&self) -> usize {
+        self.joint_remap.len()
+    }
+
+    /// Joint count of the skeleton this skin was validated against.
+    #[inline]
+    pub fn num_skeleton_joints(&self) -> usize {
+        self.num_skeleton_joints
+    }
+
+    #[inline]
+    pub fn joint_remap(&self) -> &'a [u16] {
+        self.joint_remap
+    }
+
+    #[inline]
+    pub fn inverse_bind(&self) -> &'a [Mat3x4] {
+        self.inverse_bind
+    }
+
+    /// Bytes an arena needs for a palette of `T` (`Mat4` or `Mat3x4`) for this skin.
+    pub const fn required_bytes<T>(num_skin_joints: usize) -> usize {
+        crate::Arena::required_bytes::<T>(num_skin_joints)
+    }
+
+    fn check_lengths(&self, model: &[Mat4], palette_len: usize) -> Result<(), Error> {
+        crate::error::check_len(Buffer::ModelMatrices, self.num_skeleton_joints, model.len())?;
+        crate::error::check_len(Buffer::SkinningPalette, self.num_joints(), palette_len)
+    }
+
+    /// `palette[i] = model[remap[i]] * inverse_bind[i]` as column-major `Mat4`s.
+    ///
+    /// Errors: `BufferLength` (`ModelMatrices`: must be `num_skeleton_joints`; `SkinningPalette`: must be
+    /// `num_joints`); `NonFinite` (`ModelMatrices`, skeleton joint) for the first non-finite source matrix.
+    pub fn palette(&self, model: &[Mat4], palette: &mut [Mat4]) -> Result<(), Error> {
+        self.check_lengths(model, palette.len())?;
+        let mut sum = F4::ZERO;
+        for ((out, ib), &joint) in palette.iter_mut().zip(self.inverse_bind).zip(self.joint_remap) {
+            let [m0, m1, m2, m3] = crate::local_to_model::load(&model[joint as usize]);
+            let r = &ib.rows;
+            // Column c of M * B is sum_k M.col_k * B[k][c]; B's fourth row is (0, 0, 0, 1).
+            let col =
+                |c: usize| m2.mul_add(F4::splat(r[2][c]), m1.mul_add(F4::splat(r[1][c]), m0 * F4::splat(r[0][c])));
+            let cols = [col(0), col(1), col(2), col(3) + m3];
+            sum = sum + ((cols[0] + cols[1]) + (cols[2] + cols[3]));
+            crate::local_to_model::store(out, cols);
+        }
+        self.finish(model, sum)
+    }
+
+    /// `palette[i] = model[remap[i]] * inverse_bind[i]` as three rows (`Mat3x4`, 48 bytes, GPU layout).
+    ///
+    /// Errors: as [`Skin::palette`].
+    pub fn palette_3x4(&self, model: &[Mat4], palette: &mut [Mat3x4]) -> Result<(), Error> {
+        self.check_lengths(model, palette.len())?;
+        let mut sum = F4::ZERO;
+        for ((out, ib), &joint) in palette.iter_mut().zip(self.inverse_bind).zip(self.joint_remap) {
+            let m = &model[joint as usize].cols;
+            let [b0, b1, b2]: [F4; 3] = bytemuck::cast(ib.rows);
+            // Row r of M * B is sum_k M[r][k] * B.row_k, plus M[r][3] in the translation lane (B's fourth row).
+            let row = |r: usize| {
+                let translation = F4::new(0.0, 0.0, 0.0, m[3][r]);
+                b2.mul_add(
+                    F4::splat(m[2][r]),
+                    b1.mul_add(F4::splat(m[1][r]), b0.mul_add(F4::splat(m[0][r]), translation)),
+                )
+            };
+            let rows = [row(0), row(1), row(2)];
+            sum = sum + (rows[0] + rows[1] + rows[2]);
+            out.rows = bytemuck::cast(rows);
+        }
+        self.finish(model, sum)
+    }
+
+    /// Turns the fused output sum into an error naming the first non-finite model matrix the skin reads.
+    #[inline(always)]
+    fn finish(&self, model: &[Mat4], sum: F4) -> Result<(), Error> {
+        if sum.non_finite_mask().any_set() { self.first_non_finite(model) } else { Ok(()) }
+    }
+
+    #[cold]
+    fn first_non_finite(&self, model: &[Mat4]) -> Result<(), Error> {
+        match self.joint_remap.iter().find(|&&j| !model[j as usize].is_finite()) {
+            Some(&joint) => Err(Error::NonFinite { buffer: Buffer::ModelMatrices, index: joint as usize }),
+            // The sum overflowed on finite values near f32::MAX: the palette is what the inputs give.
+            None => Ok(()),
+        }
+    }
+}
