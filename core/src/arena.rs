@@ -92,6 +92,10 @@ impl<'buf> Arena<'buf> {
         let padding = cursor.align_offset(core::mem::align_of::<T>());
         let bytes = core::mem::size_of::<T>().checked_mul(count).ok_or(exhausted(usize::MAX))?;
         let requested = padding.checked_add(bytes).ok_or(exhausted(usize::MAX))?;
+        if bytes == 0 {
+            // Nothing to carve: an empty slice needs no padding, so it fits even in a full arena.
+            return Ok(&mut []);
+        }
         if requested > available {
             return Err(exhausted(requested));
         }

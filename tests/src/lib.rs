@@ -1,1 +1,105 @@
-//! placeholder
+//! Shared pieces of sinew's integration tests: a seeded generator, random inputs, and an independent f64
+//! reference ("oracle") written from the textbook definitions, not from the runtime's code.
+
+pub mod oracle;
+
+use sinew::math::{Mat3x4, Quat, SoaTransform, Transform, Vec3, num_soa_joints, pack_soa};
+
+/// Joint counts every reference test runs: single joint, partial/whole/overflowing lane groups, a real rig
+/// size, and the maximum.
+pub const JOINT_COUNTS: [usize; 6] = [1, 3, 4, 5, 67, 1024];
+
+/// SplitMix64: tiny, seeded, identical on every platform (so failures reproduce under qemu too).
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in [0, 1).
+    pub fn unit(&mut self) -> f32 {
+        (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
+    }
+    /// Uniform in [lo, hi).
+    pub fn range(&mut self, lo: f32, hi: f32) -> f32 {
+        lo + (hi - lo) * self.unit()
+    }
+    /// Uniform integer in [0, n).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+    pub fn vec3(&mut self, lo: f32, hi: f32) -> Vec3 {
+        Vec3::new(self.range(lo, hi), self.range(lo, hi), self.range(lo, hi))
+    }
+    /// A random unit quaternion (normalized Gaussian-ish sample; either sign of w).
+    pub fn quat(&mut self) -> Quat {
+        loop {
+            let q =
+                Quat::new(self.range(-1.0, 1.0), self.range(-1.0, 1.0), self.range(-1.0, 1.0), self.range(-1.0, 1.0));
+            let len_sq = q.length_squared();
+            if (0.01..=1.0).contains(&len_sq) {
+                return q.normalize();
+            }
+        }
+    }
+    /// A random transform: translation in ±1, unit rotation, scale in [0.8, 1.25].
+    pub fn transform(&mut self) -> Transform {
+        Transform { translation: self.vec3(-1.0, 1.0), rotation: self.quat(), scale: self.vec3(0.8, 1.25) }
+    }
+}
+
+/// Random parent-first hierarchy: mostly chains (parent = previous joint), sometimes a branch from one of the
+/// last eight joints, and an extra root now and then. Depth grows roughly as `n / 2`.
+pub fn random_parents(rng: &mut Rng, n: usize) -> Vec<i16> {
+    (0..n)
+        .map(|i| {
+            if i == 0 || rng.below(50) == 0 {
+                -1
+            } else if rng.below(3) != 0 {
+                (i - 1) as i16
+            } else {
+                (i - 1 - rng.below(i.min(8))) as i16
+            }
+        })
+        .collect()
+}
+
+/// `n` random AoS transforms.
+pub fn random_pose(rng: &mut Rng, n: usize) -> Vec<Transform> {
+    (0..n).map(|_| rng.transform()).collect()
+}
+
+/// AoS transforms packed to SoA with identity padding.
+pub fn to_soa(aos: &[Transform]) -> Vec<SoaTransform> {
+    let mut soa = vec![SoaTransform::IDENTITY; num_soa_joints(aos.len())];
+    pack_soa(aos, &mut soa).expect("lengths match by construction");
+    soa
+}
+
+/// A random affine matrix as `Mat3x4` (rotation × scale, translation in ±2).
+pub fn random_affine(rng: &mut Rng) -> Mat3x4 {
+    let t = Transform { translation: rng.vec3(-2.0, 2.0), rotation: rng.quat(), scale: rng.vec3(0.5, 2.0) };
+    Mat3x4::from_affine(&t.to_mat4()).expect("TRS matrices are affine")
+}
+
+/// Depth of every joint (roots have depth 1).
+pub fn depths(parents: &[i16]) -> Vec<usize> {
+    let mut depth = vec![0usize; parents.len()];
+    for (j, &p) in parents.iter().enumerate() {
+        depth[j] = if p < 0 { 1 } else { depth[p as usize] + 1 };
+    }
+    depth
+}
+
+/// Largest absolute difference between two matrices given as 16 column-major floats.
+pub fn max_abs_diff(a: &[f32; 16], b: &[f64; 16]) -> f64 {
+    a.iter().zip(b).map(|(&x, &y)| (x as f64 - y).abs()).fold(0.0, f64::max)
+}

@@ -1,0 +1,99 @@
+//! Independent f64 reference implementations. Written from the definitions (TRS composition, quaternion
+//! algebra, matrix products), sharing nothing with the runtime but its input types.
+
+use sinew::math::{Mat3x4, Quat, Transform};
+
+/// Column-major 4×4 in f64: `m[c * 4 + r]`.
+pub type M4 = [f64; 16];
+
+pub const IDENTITY: M4 = [1., 0., 0., 0., 0., 1., 0., 0., 0., 0., 1., 0., 0., 0., 0., 1.];
+
+/// `a * b`.
+pub fn mul(a: &M4, b: &M4) -> M4 {
+    let mut out = [0.0; 16];
+    for c in 0..4 {
+        for r in 0..4 {
+            out[c * 4 + r] = (0..4).map(|k| a[k * 4 + r] * b[c * 4 + k]).sum();
+        }
+    }
+    out
+}
+
+/// Rotation matrix of the quaternion normalized in f64 (any non-zero length).
+pub fn rotation(q: Quat) -> [[f64; 3]; 3] {
+    let (x, y, z, w) = (q.x as f64, q.y as f64, q.z as f64, q.w as f64);
+    let n = (x * x + y * y + z * z + w * w).sqrt();
+    let (x, y, z, w) = (x / n, y / n, z / n, w / n);
+    // Row-major R[r][c] from the standard unit-quaternion formula.
+    [
+        [1. - 2. * (y * y + z * z), 2. * (x * y - w * z), 2. * (x * z + w * y)],
+        [2. * (x * y + w * z), 1. - 2. * (x * x + z * z), 2. * (y * z - w * x)],
+        [2. * (x * z - w * y), 2. * (y * z + w * x), 1. - 2. * (x * x + y * y)],
+    ]
+}
+
+/// `T * R * S` of a transform, in f64.
+pub fn trs(t: &Transform) -> M4 {
+    let r = rotation(t.rotation);
+    let s = [t.scale.x as f64, t.scale.y as f64, t.scale.z as f64];
+    let mut m = IDENTITY;
+    for c in 0..3 {
+        for row in 0..3 {
+            m[c * 4 + row] = r[row][c] * s[c];
+        }
+    }
+    m[12] = t.translation.x as f64;
+    m[13] = t.translation.y as f64;
+    m[14] = t.translation.z as f64;
+    m
+}
+
+/// Model-space matrices: `model[j] = model[parent[j]] * trs(local[j])`, roots under `root`.
+pub fn local_to_model(parents: &[i16], local: &[Transform], root: &M4) -> Vec<M4> {
+    let mut model: Vec<M4> = Vec::with_capacity(parents.len());
+    for (j, &p) in parents.iter().enumerate() {
+        let parent = if p < 0 { *root } else { model[p as usize] };
+        model.push(mul(&parent, &trs(&local[j])));
+    }
+    model
+}
+
+/// A `Mat3x4` (rows) as an f64 column-major 4×4.
+pub fn from_rows(m: &Mat3x4) -> M4 {
+    let mut out = IDENTITY;
+    for r in 0..3 {
+        for c in 0..4 {
+            out[c * 4 + r] = m.rows[r][c] as f64;
+        }
+    }
+    out
+}
+
+/// A runtime `Mat4` widened to f64.
+pub fn widen(m: &sinew::math::Mat4) -> M4 {
+    let mut out = [0.0; 16];
+    for c in 0..4 {
+        for r in 0..4 {
+            out[c * 4 + r] = m.cols[c][r] as f64;
+        }
+    }
+    out
+}
+
+/// Quaternion product `a * b` in f64, as `[x, y, z, w]`.
+pub fn quat_mul(a: Quat, b: Quat) -> [f64; 4] {
+    let (ax, ay, az, aw) = (a.x as f64, a.y as f64, a.z as f64, a.w as f64);
+    let (bx, by, bz, bw) = (b.x as f64, b.y as f64, b.z as f64, b.w as f64);
+    [
+        aw * bx + ax * bw + ay * bz - az * by,
+        aw * by - ax * bz + ay * bw + az * bx,
+        aw * bz + ax * by - ay * bx + az * bw,
+        aw * bw - ax * bx - ay * by - az * bz,
+    ]
+}
+
+/// `v` rotated by `q` (normalized in f64) via the rotation matrix.
+pub fn rotate(q: Quat, v: [f64; 3]) -> [f64; 3] {
+    let r = rotation(q);
+    [0, 1, 2].map(|row| r[row][0] * v[0] + r[row][1] * v[1] + r[row][2] * v[2])
+}

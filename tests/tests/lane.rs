@@ -1,0 +1,77 @@
+//! The lane type: precision of the shared fast reciprocal square root, masks, selects, transposes.
+
+use sinew::math::F4;
+use sinew::math::lane::BACKEND;
+use sinew_tests::Rng;
+
+/// The bound `F4::rsqrt` documents, on every backend.
+const RSQRT_MAX_REL_ERROR: f64 = 4.0e-7;
+
+fn rsqrt_rel_error(x: f32) -> f64 {
+    let got = F4::splat(x).rsqrt().to_array()[0] as f64;
+    let want = 1.0 / (x as f64).sqrt();
+    ((got - want) / want).abs()
+}
+
+#[test]
+fn rsqrt_within_documented_bound_across_binades() {
+    let mut rng = Rng::new(1);
+    let mut worst = 0.0f64;
+    // Every binade from 2^-60 to 2^60, many mantissas each, plus exact powers of two (table edges).
+    for e in -60..=60 {
+        let base = (e as f32).exp2();
+        worst = worst.max(rsqrt_rel_error(base));
+        for _ in 0..4096 {
+            worst = worst.max(rsqrt_rel_error(base * rng.range(1.0, 2.0)));
+        }
+    }
+    assert!(worst <= RSQRT_MAX_REL_ERROR, "backend {BACKEND}: worst relative error {worst:e}");
+}
+
+#[test]
+fn rsqrt_of_unit_length_is_near_one() {
+    // Quaternion normalization lives here: |q|² near 1.
+    for i in 0..10_000 {
+        let x = 0.99 + 0.02 * (i as f32 / 10_000.0);
+        assert!(rsqrt_rel_error(x) <= RSQRT_MAX_REL_ERROR, "x = {x}");
+    }
+}
+
+#[test]
+fn select_takes_lanes_by_mask() {
+    let a = F4::new(1.0, 2.0, 3.0, 4.0);
+    let b = F4::new(10.0, 20.0, 30.0, 40.0);
+    let mask = a.cmp_gt(F4::splat(2.5));
+    assert_eq!(mask.mask_bits(), 0b1100);
+    assert_eq!(F4::select(mask, a, b).to_array(), [10.0, 20.0, 3.0, 4.0]);
+    assert!(mask.any_set() && !mask.all_set());
+}
+
+#[test]
+fn non_finite_mask_flags_nan_and_infinities_only() {
+    let v = F4::new(f32::NAN, f32::INFINITY, f32::MAX, -f32::INFINITY);
+    assert_eq!(v.non_finite_mask().mask_bits(), 0b1011);
+    assert_eq!(F4::new(0.0, -0.0, 1e-45, -3.0).non_finite_mask().mask_bits(), 0);
+}
+
+#[test]
+fn transpose_and_broadcast() {
+    let rows =
+        [F4::new(0., 1., 2., 3.), F4::new(4., 5., 6., 7.), F4::new(8., 9., 10., 11.), F4::new(12., 13., 14., 15.)];
+    let t = F4::transpose4(rows);
+    assert_eq!(t[1].to_array(), [1., 5., 9., 13.]);
+    assert_eq!(F4::transpose4(t), rows);
+    assert_eq!(rows[2].broadcast::<3>().to_array(), [11.0; 4]);
+    assert_eq!(rows[3].lane::<0>(), 12.0);
+}
+
+#[test]
+fn mul_add_matches_separate_ops_within_one_rounding() {
+    let mut rng = Rng::new(2);
+    for _ in 0..1000 {
+        let (a, b, c) = (rng.range(-10., 10.), rng.range(-10., 10.), rng.range(-10., 10.));
+        let got = F4::splat(a).mul_add(F4::splat(b), F4::splat(c)).to_array()[0] as f64;
+        let want = a as f64 * b as f64 + c as f64;
+        assert!((got - want).abs() <= 2.0 * f32::EPSILON as f64 * (want.abs() + (a * b).abs() as f64));
+    }
+}
