@@ -1,1 +1,7 @@
+//! Host side of sinew (std): the procedural rig, the naive AoS baseline, and the profiler behind
+//! `sinew-bench`. Nothing here is needed to ship the runtime.
 
+pub mod bench_support;
+pub mod naive;
+pub mod profile;
+pub mod rig;
