@@ -17,7 +17,7 @@
 //! and zero-rotation checks are fused into the loop (a lane mask OR-ed per group); on such an `Err` the output
 //! may be partly written, the input is untouched.
 
-use crate::math::{F4, Mat4, SoaAffine, SoaTransform};
+use crate::math::{F4, Mat4, SoaTransform};
 use crate::skeleton::{MAX_JOINTS, Skeleton};
 use crate::{Buffer, Error};
 
@@ -95,42 +95,40 @@ impl LocalToModelJob<'_> {
     #[inline(always)]
     fn run_masked(&mut self, first_group: usize, lane_mask: impl Fn(usize) -> u32) -> Result<(), Error> {
         let parents = self.skeleton.parents();
-        let root = load(self.root.unwrap_or(&Mat4::IDENTITY));
+        let root = self.root.unwrap_or(&Mat4::IDENTITY);
         let model = &mut *self.model;
         let mut invalid = F4::ZERO;
-        // The last joint computed and its columns: reused when it is the next joint's parent.
+        // The last joint computed and its columns: reused from registers when it is the next joint's parent.
         let mut prev_joint = usize::MAX;
-        let mut prev = root;
+        let mut prev = load(root);
         for (group, local) in self.local.iter().enumerate().skip(first_group) {
             let lanes = lane_mask(group);
             if lanes == 0 {
                 continue;
             }
             invalid = invalid | (invalid_lanes(local) & LANE_MASKS[lanes as usize & 0xF]);
-            let affine = local.to_affine();
-            let base = group * 4;
-            macro_rules! joint {
-                ($lane:literal) => {
-                    if lanes & (1 << $lane) != 0 {
-                        let joint = base + $lane;
-                        let parent = parents[joint];
-                        let parent_cols = if parent as usize == prev_joint {
-                            prev
-                        } else if parent < 0 {
-                            root
-                        } else {
-                            load(&model[parent as usize])
-                        };
-                        prev = mul_affine_lane::<$lane>(&parent_cols, &affine);
-                        prev_joint = joint;
-                        store(&mut model[joint], prev);
-                    }
+            // Through memory on purpose: a broadcast from memory is a load (AVX `vbroadcastss` needs no shuffle
+            // port), and the twelve SoA columns do not crowd the parent out of the sixteen SSE registers.
+            let affine: [f32; 48] = bytemuck::cast(local.to_affine().cols);
+            for lane in 0..4 {
+                if lanes & (1 << lane) == 0 {
+                    continue;
+                }
+                let joint = group * 4 + lane;
+                let parent = parents[joint];
+                let parent_cols = if parent as usize == prev_joint {
+                    prev
+                } else if parent < 0 {
+                    load(root)
+                } else {
+                    // SAFETY: `Skeleton::new` proved `0 <= parent < joint`, and `validate` proved
+                    // `model.len() == num_joints > joint`.
+                    load(unsafe { model.get_unchecked(parent as usize) })
                 };
+                prev = mul_affine(&parent_cols, &affine, lane);
+                prev_joint = joint;
+                store(&mut model[joint], prev);
             }
-            joint!(0);
-            joint!(1);
-            joint!(2);
-            joint!(3);
         }
         if invalid.any_set() {
             return Err(first_invalid_joint(self.local, first_group, &lane_mask));
@@ -200,23 +198,26 @@ fn first_invalid_joint(local: &[SoaTransform], first_group: usize, lane_mask: &i
     Error::NonFinite { buffer: Buffer::LocalPose, index: first_group * 4 }
 }
 
-/// `parent * local[LANE]` for affine `local`: 12 multiply-adds on the parent's columns.
+/// `parent * local[lane]` for the affine SoA matrices `local` (`SoaAffine::cols` as 48 floats: column `c`,
+/// row `r`, lane `l` at `(c * 3 + r) * 4 + l`): 12 broadcast loads and 12 multiply-adds on the parent's columns.
 #[inline(always)]
-fn mul_affine_lane<const LANE: usize>(parent: &[F4; 4], local: &SoaAffine) -> [F4; 4] {
+fn mul_affine(parent: &[F4; 4], local: &[f32; 48], lane: usize) -> [F4; 4] {
     let [p0, p1, p2, p3] = *parent;
-    let [x, y, z, t] = &local.cols;
-    let b = |v: F4| v.broadcast::<LANE>();
-    let column = |v: &crate::math::SoaVec3| p2.mul_add(b(v.z), p1.mul_add(b(v.y), p0 * b(v.x)));
-    let translation = p0.mul_add(b(t.x), p1.mul_add(b(t.y), p2.mul_add(b(t.z), p3)));
-    [column(x), column(y), column(z), translation]
+    let entries = &local[lane..];
+    let b = |c: usize, r: usize| F4::splat(entries[(c * 3 + r) * 4]);
+    let column = |c: usize| p2.mul_add(b(c, 2), p1.mul_add(b(c, 1), p0 * b(c, 0)));
+    let translation = p2.mul_add(b(3, 2), p1.mul_add(b(3, 1), p0.mul_add(b(3, 0), p3)));
+    [column(0), column(1), column(2), translation]
 }
 
+/// A matrix's columns as lanes, read in place (no copy through the stack).
 #[inline(always)]
 pub(crate) fn load(m: &Mat4) -> [F4; 4] {
-    bytemuck::cast(*m)
+    *bytemuck::cast_ref::<Mat4, [F4; 4]>(m)
 }
 
+/// Writes columns into a matrix in place: four aligned 16-byte stores.
 #[inline(always)]
 pub(crate) fn store(m: &mut Mat4, cols: [F4; 4]) {
-    *m = bytemuck::cast(cols);
+    *bytemuck::cast_mut::<Mat4, [F4; 4]>(m) = cols;
 }
