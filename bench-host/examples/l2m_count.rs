@@ -6,7 +6,8 @@ fn main() {
     let parents = vec![-1i16; n];
     let sk = sinew::Skeleton::new(&parents, &f.rig.rest_soa, None).unwrap();
     let mut model = vec![Mat4::IDENTITY; n];
-    for _ in 0..100 {
+    let iterations: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(100);
+    for _ in 0..iterations {
         sinew::LocalToModelJob { skeleton: &sk, local: std::hint::black_box(&f.local), root: None, model: &mut model }.run().unwrap();
     }
 }

@@ -17,7 +17,7 @@
 //! and zero-rotation checks are fused into the loop (a lane mask OR-ed per group); on such an `Err` the output
 //! may be partly written, the input is untouched.
 
-use crate::math::{F4, Mat4, SoaTransform};
+use crate::math::{F4, Mat4, SoaAffine, SoaTransform};
 use crate::skeleton::{MAX_JOINTS, Skeleton};
 use crate::{Buffer, Error};
 
@@ -94,46 +94,77 @@ impl LocalToModelJob<'_> {
     /// lane `l`).
     #[inline(always)]
     fn run_masked(&mut self, first_group: usize, lane_mask: impl Fn(usize) -> u32) -> Result<(), Error> {
-        let parents = self.skeleton.parents();
         let root = self.root.unwrap_or(&Mat4::IDENTITY);
-        let model = &mut *self.model;
+        let mut chain = Chain {
+            parents: self.skeleton.parents(),
+            model: &mut *self.model,
+            root,
+            prev_joint: usize::MAX,
+            prev: load(root),
+        };
         let mut invalid = F4::ZERO;
-        // The last joint computed and its columns: reused from registers when it is the next joint's parent.
-        let mut prev_joint = usize::MAX;
-        let mut prev = load(root);
         for (group, local) in self.local.iter().enumerate().skip(first_group) {
             let lanes = lane_mask(group);
             if lanes == 0 {
                 continue;
             }
             invalid = invalid | (invalid_lanes(local) & LANE_MASKS[lanes as usize & 0xF]);
-            // Through memory on purpose: a broadcast from memory is a load (AVX `vbroadcastss` needs no shuffle
-            // port), and the twelve SoA columns do not crowd the parent out of the sixteen SSE registers.
-            let affine: [f32; 48] = bytemuck::cast(local.to_affine().cols);
-            for lane in 0..4 {
-                if lanes & (1 << lane) == 0 {
-                    continue;
+            let affine = local.to_affine();
+            let base = group * 4;
+            if lanes == 0b1111 {
+                // Every group but a skeleton's last (and most in a subtree): no per-lane tests.
+                chain.joint::<0>(base, &affine);
+                chain.joint::<1>(base + 1, &affine);
+                chain.joint::<2>(base + 2, &affine);
+                chain.joint::<3>(base + 3, &affine);
+            } else {
+                if lanes & 1 != 0 {
+                    chain.joint::<0>(base, &affine);
                 }
-                let joint = group * 4 + lane;
-                let parent = parents[joint];
-                let parent_cols = if parent as usize == prev_joint {
-                    prev
-                } else if parent < 0 {
-                    load(root)
-                } else {
-                    // SAFETY: `Skeleton::new` proved `0 <= parent < joint`, and `validate` proved
-                    // `model.len() == num_joints > joint`.
-                    load(unsafe { model.get_unchecked(parent as usize) })
-                };
-                prev = mul_affine(&parent_cols, &affine, lane);
-                prev_joint = joint;
-                store(&mut model[joint], prev);
+                if lanes & 2 != 0 {
+                    chain.joint::<1>(base + 1, &affine);
+                }
+                if lanes & 4 != 0 {
+                    chain.joint::<2>(base + 2, &affine);
+                }
+                if lanes & 8 != 0 {
+                    chain.joint::<3>(base + 3, &affine);
+                }
             }
         }
         if invalid.any_set() {
             return Err(first_invalid_joint(self.local, first_group, &lane_mask));
         }
         Ok(())
+    }
+}
+
+/// The walk's state: where parents come from, and the last joint computed, kept in registers.
+struct Chain<'m> {
+    parents: &'m [i16],
+    model: &'m mut [Mat4],
+    root: &'m Mat4,
+    prev_joint: usize,
+    prev: [F4; 4],
+}
+
+impl Chain<'_> {
+    /// Computes `model[joint]` from lane `LANE` of `affine`.
+    #[inline(always)]
+    fn joint<const LANE: usize>(&mut self, joint: usize, affine: &SoaAffine) {
+        let parent = self.parents[joint];
+        let parent_cols = if parent as usize == self.prev_joint {
+            self.prev
+        } else if parent < 0 {
+            load(self.root)
+        } else {
+            // SAFETY: `Skeleton::new` proved `0 <= parent < joint`, and `validate` proved
+            // `model.len() == num_joints > joint`.
+            load(unsafe { self.model.get_unchecked(parent as usize) })
+        };
+        self.prev = mul_affine_lane::<LANE>(&parent_cols, affine);
+        self.prev_joint = joint;
+        store(&mut self.model[joint], self.prev);
     }
 }
 
@@ -198,16 +229,15 @@ fn first_invalid_joint(local: &[SoaTransform], first_group: usize, lane_mask: &i
     Error::NonFinite { buffer: Buffer::LocalPose, index: first_group * 4 }
 }
 
-/// `parent * local[lane]` for the affine SoA matrices `local` (`SoaAffine::cols` as 48 floats: column `c`,
-/// row `r`, lane `l` at `(c * 3 + r) * 4 + l`): 12 broadcast loads and 12 multiply-adds on the parent's columns.
+/// `parent * local[LANE]`: 12 broadcasts and 12 multiply-adds on the parent's columns.
 #[inline(always)]
-fn mul_affine(parent: &[F4; 4], local: &[f32; 48], lane: usize) -> [F4; 4] {
+fn mul_affine_lane<const LANE: usize>(parent: &[F4; 4], local: &SoaAffine) -> [F4; 4] {
     let [p0, p1, p2, p3] = *parent;
-    let entries = &local[lane..];
-    let b = |c: usize, r: usize| F4::splat(entries[(c * 3 + r) * 4]);
-    let column = |c: usize| p2.mul_add(b(c, 2), p1.mul_add(b(c, 1), p0 * b(c, 0)));
-    let translation = p2.mul_add(b(3, 2), p1.mul_add(b(3, 1), p0.mul_add(b(3, 0), p3)));
-    [column(0), column(1), column(2), translation]
+    let [x, y, z, t] = &local.cols;
+    let b = |v: F4| v.broadcast::<LANE>();
+    let column = |v: &crate::math::SoaVec3| p2.mul_add(b(v.z), p1.mul_add(b(v.y), p0 * b(v.x)));
+    let translation = p2.mul_add(b(t.z), p1.mul_add(b(t.y), p0.mul_add(b(t.x), p3)));
+    [column(x), column(y), column(z), translation]
 }
 
 /// A matrix's columns as lanes, read in place (no copy through the stack).

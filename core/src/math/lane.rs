@@ -40,10 +40,11 @@ impl F4 {
         self.to_array()[I]
     }
 
-    /// All four lanes set to lane `I`; LLVM emits one shuffle (or a broadcast load when the value is in memory).
+    /// All four lanes set to lane `I`: one non-destructive shuffle on every backend (`pshufd` on SSE2,
+    /// `vpermilps` or a broadcast load on AVX, `dup` on NEON).
     #[inline(always)]
     pub fn broadcast<const I: usize>(self) -> F4 {
-        F4::splat(self.to_array()[I])
+        self.broadcast_lane::<I>()
     }
 
     /// Fast reciprocal square root: the backend's estimate refined by one Newton-Raphson step.

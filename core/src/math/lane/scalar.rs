@@ -108,6 +108,11 @@ impl F4 {
     pub fn cmp_ne(self, rhs: F4) -> F4 {
         mask(self, rhs, |x, y| x != y)
     }
+    /// All lanes set to lane `I` (see `F4::broadcast`).
+    #[inline(always)]
+    pub(super) fn broadcast_lane<const I: usize>(self) -> F4 {
+        F4([self.0[I]; 4])
+    }
     #[inline(always)]
     pub fn mask_bits(self) -> u32 {
         self.0.iter().enumerate().fold(0, |acc, (i, v)| acc | ((v.to_bits() >> 31) << i))

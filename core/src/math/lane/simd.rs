@@ -112,6 +112,34 @@ impl F4 {
     pub fn cmp_ne(self, rhs: F4) -> F4 {
         F4(self.0.simd_ne(rhs.0))
     }
+    /// All lanes set to lane `I` (see `F4::broadcast`).
+    #[inline(always)]
+    pub(super) fn broadcast_lane<const I: usize>(self) -> F4 {
+        #[cfg(all(target_arch = "x86_64", not(target_feature = "avx")))]
+        {
+            use core::arch::x86_64::{__m128, __m128i, _mm_shuffle_epi32};
+            // SSE2's `shufps` overwrites its source, so a splat of a live register costs a copy too; `pshufd`
+            // writes a separate register (and folds a spilled operand's reload into itself).
+            // SAFETY: `f32x4` is 16 bytes of lanes, the same size as `__m128i`; SSE2 is baseline on x86_64.
+            let v: __m128i = unsafe { core::mem::transmute::<f32x4, __m128i>(self.0) };
+            // SAFETY: SSE2 is part of the x86_64 baseline, so the intrinsic's target feature is always present.
+            let s = unsafe {
+                match I {
+                    0 => _mm_shuffle_epi32::<0x00>(v),
+                    1 => _mm_shuffle_epi32::<0x55>(v),
+                    2 => _mm_shuffle_epi32::<0xAA>(v),
+                    _ => _mm_shuffle_epi32::<0xFF>(v),
+                }
+            };
+            // SAFETY: as above, in the other direction.
+            F4(unsafe { core::mem::transmute::<__m128, f32x4>(core::mem::transmute::<__m128i, __m128>(s)) })
+        }
+        #[cfg(not(all(target_arch = "x86_64", not(target_feature = "avx"))))]
+        {
+            F4::splat(self.to_array()[I])
+        }
+    }
+
     /// Bit `i` set where lane `i` of a comparison mask is set.
     #[inline(always)]
     pub fn mask_bits(self) -> u32 {
