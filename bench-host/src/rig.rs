@@ -236,7 +236,7 @@ impl Rig {
                         let len = (axis.x * axis.x + axis.y * axis.y + axis.z * axis.z).sqrt().max(1e-3);
                         let axis = Vec3::new(axis.x / len, axis.y / len, axis.z / len);
                         let swing = Quat::from_axis_angle(axis, 0.4 * (phase + j as f32 * 0.5).sin());
-                        let mut t = Transform { rotation: rest.rotation.mul(swing), ..*rest };
+                        let mut t = Transform { rotation: rest.rotation * swing, ..*rest };
                         if j == 1 {
                             t.translation.y += 0.03 * (2.0 * phase).sin();
                         }

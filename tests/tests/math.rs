@@ -21,10 +21,10 @@ fn quat_mul_matches_oracle_aos_and_soa() {
     for _ in 0..500 {
         let a = [rng.quat(), rng.quat(), rng.quat(), rng.quat()];
         let b = [rng.quat(), rng.quat(), rng.quat(), rng.quat()];
-        let soa = soa_of(a).mul(soa_of(b));
+        let soa = soa_of(a) * soa_of(b);
         for lane in 0..4 {
             let want = oracle::quat_mul(a[lane], b[lane]);
-            let aos = a[lane].mul(b[lane]);
+            let aos = a[lane] * b[lane];
             let s = soa.get(lane);
             for (k, w) in want.iter().enumerate() {
                 let got_aos = [aos.x, aos.y, aos.z, aos.w][k] as f64;
@@ -45,13 +45,13 @@ fn rotate_matches_oracle_and_conjugate_undoes_it() {
         let want = oracle::rotate(q, [v.x as f64, v.y as f64, v.z as f64]);
         let got = q.rotate(v);
         let soa = SoaQuat::splat(q).rotate(SoaVec3::splat(v)).get(2);
-        for k in 0..3 {
-            assert!((got.to_array()[k] as f64 - want[k]).abs() < 3.0 * UNIT_TOLERANCE);
-            assert!((soa.to_array()[k] as f64 - want[k]).abs() < 3.0 * UNIT_TOLERANCE);
+        for ((g, s), w) in got.to_array().into_iter().zip(soa.to_array()).zip(want) {
+            assert!((g as f64 - w).abs() < 3.0 * UNIT_TOLERANCE);
+            assert!((s as f64 - w).abs() < 3.0 * UNIT_TOLERANCE);
         }
         let back = q.conjugate().rotate(got);
-        for k in 0..3 {
-            assert!((back.to_array()[k] - v.to_array()[k]).abs() < 1e-5);
+        for (b, o) in back.to_array().into_iter().zip(v.to_array()) {
+            assert!((b - o).abs() < 1e-5);
         }
     }
 }

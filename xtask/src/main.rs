@@ -1,1 +1,277 @@
-fn main() {}
+//! `cargo xtask <command>`: the project's automation, in Rust so it runs wherever cargo does.
+//!
+//! `ci` runs every step below in order and fails if any fails; each step is also its own subcommand.
+//! A step that needs a tool or target the machine lacks fails with the command that installs it.
+
+use std::env;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use std::time::Instant;
+
+const AARCH64_LINUX: &str = "aarch64-unknown-linux-gnu";
+const AARCH64_BARE: &str = "aarch64-unknown-none";
+const X86_64_BARE: &str = "x86_64-unknown-none";
+
+type Step = (&'static str, &'static str, fn() -> Result<(), String>);
+
+const STEPS: &[Step] = &[
+    ("fmt", "cargo fmt --check", fmt),
+    ("clippy", "clippy -D warnings, SIMD and scalar builds", clippy),
+    ("test", "cargo test --workspace (SIMD lanes, host CPU baseline)", test),
+    ("test-scalar", "the test suite on the scalar reference build", test_scalar),
+    ("build-v3", "x86-64-v3 (AVX2+FMA) release build and tests, own target dir", build_v3),
+    ("build-nostd", "no_std builds of sinew for aarch64-unknown-none (NEON) and x86_64-unknown-none", build_nostd),
+    ("test-aarch64", "the tests for aarch64-unknown-linux-gnu under qemu-user", test_aarch64),
+];
+
+fn main() -> ExitCode {
+    let args: Vec<String> = env::args().skip(1).collect();
+    let Some(command) = args.first().map(String::as_str) else {
+        usage();
+        return ExitCode::FAILURE;
+    };
+    let result = match command {
+        "ci" => ci(),
+        "bench-report" => bench_report(),
+        "help" | "--help" | "-h" => {
+            usage();
+            Ok(())
+        }
+        name => match STEPS.iter().find(|(n, _, _)| *n == name) {
+            Some((_, _, step)) => step(),
+            None => Err(format!("unknown command `{name}` (see `cargo xtask help`)")),
+        },
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn usage() {
+    eprintln!("usage: cargo xtask <command>\n\ncommands:");
+    eprintln!("  {:<14} every step below, in order", "ci");
+    for (name, what, _) in STEPS {
+        eprintln!("  {name:<14} {what}");
+    }
+    eprintln!("  {:<14} medians of the last `cargo bench` run, ns per joint, per group", "bench-report");
+}
+
+fn ci() -> Result<(), String> {
+    let mut failed = vec![];
+    let mut summary = vec![];
+    for (name, _, step) in STEPS {
+        eprintln!("\n==> xtask {name}");
+        let start = Instant::now();
+        let result = step();
+        let secs = start.elapsed().as_secs_f64();
+        match &result {
+            Ok(()) => summary.push(format!("  ok    {name:<14} {secs:>7.1} s")),
+            Err(e) => {
+                summary.push(format!("  FAIL  {name:<14} {secs:>7.1} s  {e}"));
+                failed.push(*name);
+            }
+        }
+    }
+    eprintln!("\nxtask ci summary:\n{}", summary.join("\n"));
+    if failed.is_empty() { Ok(()) } else { Err(format!("failed steps: {}", failed.join(", "))) }
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."))
+}
+
+fn cargo() -> Command {
+    let mut c = Command::new(env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    c.current_dir(root());
+    // Each step sets its own flags; a caller's RUSTFLAGS would leak into cross builds and split caches.
+    c.env_remove("RUSTFLAGS");
+    c
+}
+
+fn run(mut command: Command) -> Result<(), String> {
+    let shown = format!("{command:?}");
+    eprintln!("    $ {shown}");
+    let status = command.status().map_err(|e| format!("could not start {shown}: {e}"))?;
+    if status.success() { Ok(()) } else { Err(format!("{shown} exited with {status}")) }
+}
+
+fn cargo_with(args: &[&str]) -> Command {
+    let mut c = cargo();
+    c.args(args);
+    c
+}
+
+fn fmt() -> Result<(), String> {
+    run(cargo_with(&["fmt", "--all", "--", "--check"]))
+}
+
+fn clippy() -> Result<(), String> {
+    run(cargo_with(&["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))?;
+    run(cargo_with(&[
+        "clippy",
+        "-p",
+        "sinew",
+        "-p",
+        "sinew-tests",
+        "--all-targets",
+        "--features",
+        "sinew/scalar",
+        "--",
+        "-D",
+        "warnings",
+    ]))
+}
+
+fn test() -> Result<(), String> {
+    run(cargo_with(&["test", "--workspace"]))
+}
+
+fn test_scalar() -> Result<(), String> {
+    run(cargo_with(&[
+        "test",
+        "-p",
+        "sinew",
+        "-p",
+        "sinew-tests",
+        "--features",
+        "sinew/scalar",
+        "--target-dir",
+        "target/scalar",
+    ]))
+}
+
+fn host_has(feature: &str) -> bool {
+    std::fs::read_to_string("/proc/cpuinfo").is_ok_and(|s| {
+        s.lines().find(|l| l.starts_with("flags")).is_some_and(|l| l.split_whitespace().any(|f| f == feature))
+    })
+}
+
+fn build_v3() -> Result<(), String> {
+    let mut build =
+        cargo_with(&["build", "--workspace", "--all-targets", "--release", "--target-dir", "target/x86-64-v3"]);
+    build.env("RUSTFLAGS", "-C target-cpu=x86-64-v3");
+    run(build)?;
+    if host_has("avx2") && host_has("fma") {
+        let mut tests =
+            cargo_with(&["test", "--release", "-p", "sinew", "-p", "sinew-tests", "--target-dir", "target/x86-64-v3"]);
+        tests.env("RUSTFLAGS", "-C target-cpu=x86-64-v3");
+        run(tests)
+    } else {
+        eprintln!("    host CPU lacks AVX2/FMA: x86-64-v3 built, tests not run");
+        Ok(())
+    }
+}
+
+fn installed_targets() -> Result<Vec<String>, String> {
+    let out = Command::new("rustup")
+        .args(["target", "list", "--installed"])
+        .output()
+        .map_err(|e| format!("rustup not found ({e}); cross targets need rustup"))?;
+    Ok(String::from_utf8_lossy(&out.stdout).lines().map(str::to_string).collect())
+}
+
+fn require_targets(targets: &[&str]) -> Result<(), String> {
+    let installed = installed_targets()?;
+    let missing: Vec<&str> = targets.iter().copied().filter(|t| !installed.iter().any(|i| i == t)).collect();
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "missing Rust targets: {}; install with `rustup target add {}`",
+            missing.join(", "),
+            missing.join(" ")
+        ))
+    }
+}
+
+fn require_tool(tool: &str, package: &str) -> Result<(), String> {
+    let found = env::var_os("PATH").is_some_and(|paths| env::split_paths(&paths).any(|p| p.join(tool).is_file()));
+    if found { Ok(()) } else { Err(format!("`{tool}` not found; install with `apt-get install {package}`")) }
+}
+
+fn build_nostd() -> Result<(), String> {
+    require_targets(&[AARCH64_BARE, X86_64_BARE])?;
+    // aarch64-unknown-none has NEON: this is the real SIMD no_std build. x86_64-unknown-none is soft-float
+    // (no SSE), so `wide` falls back to arrays there: it proves the crate links without std, nothing more.
+    for target in [AARCH64_BARE, X86_64_BARE] {
+        run(cargo_with(&["build", "-p", "sinew", "--release", "--target", target, "--target-dir", "target/nostd"]))?;
+    }
+    run(cargo_with(&[
+        "build",
+        "-p",
+        "sinew",
+        "--release",
+        "--features",
+        "scalar",
+        "--target",
+        AARCH64_BARE,
+        "--target-dir",
+        "target/nostd",
+    ]))
+}
+
+fn test_aarch64() -> Result<(), String> {
+    require_targets(&[AARCH64_LINUX])?;
+    require_tool("aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu libc6-dev-arm64-cross")?;
+    require_tool("qemu-aarch64", "qemu-user")?;
+    let mut c = cargo_with(&[
+        "test",
+        "-p",
+        "sinew",
+        "-p",
+        "sinew-tests",
+        "--target",
+        AARCH64_LINUX,
+        "--target-dir",
+        "target/aarch64",
+    ]);
+    c.env("CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER", "aarch64-linux-gnu-gcc")
+        .env("CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER", "qemu-aarch64 -L /usr/aarch64-linux-gnu");
+    run(c)
+}
+
+/// Prints the median of every criterion benchmark under `target/criterion` (the SIMD build's `cargo bench`)
+/// as ns per element (joint or vertex), grouped, so notes quote numbers from one run.
+fn bench_report() -> Result<(), String> {
+    let dirs = [("target/criterion", "host"), ("target/x86-64-v3/criterion", "x86-64-v3")];
+    let mut any = false;
+    for (dir, label) in dirs {
+        let base = root().join(dir);
+        let mut rows = vec![];
+        collect_estimates(&base, &mut rows);
+        if rows.is_empty() {
+            continue;
+        }
+        any = true;
+        rows.sort_by(|a, b| a.0.cmp(&b.0));
+        println!("\n{label} ({dir}):\n{:<52} {:>12} {:>12}", "benchmark", "median", "ns/element");
+        for (name, median_ns, elements) in rows {
+            let per = elements.map_or(String::from("-"), |e| format!("{:.3}", median_ns / e));
+            println!("{name:<52} {:>9.1} ns {per:>12}", median_ns);
+        }
+    }
+    if any { Ok(()) } else { Err("no criterion results: run `cargo bench -p sinew-bench-host` first".into()) }
+}
+
+fn collect_estimates(dir: &Path, rows: &mut Vec<(String, f64, Option<f64>)>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.file_name().is_some_and(|n| n == "new") {
+            let read = |f: &str| -> Option<serde_json::Value> {
+                serde_json::from_str(&std::fs::read_to_string(path.join(f)).ok()?).ok()
+            };
+            let (Some(est), Some(bench)) = (read("estimates.json"), read("benchmark.json")) else { continue };
+            let Some(median) = est["median"]["point_estimate"].as_f64() else { continue };
+            let elements = bench["throughput"]["Elements"].as_f64();
+            let name = bench["full_id"].as_str().unwrap_or("?").to_string();
+            rows.push((name, median, elements));
+        } else if path.is_dir() && path.file_name().is_some_and(|n| n != "report" && n != "base") {
+            collect_estimates(&path, rows);
+        }
+    }
+}

@@ -90,17 +90,6 @@ impl Quat {
         Quat::new(-self.x, -self.y, -self.z, self.w)
     }
 
-    /// Hamilton product `self * rhs`: rotates by `rhs` first, then by `self`.
-    pub fn mul(self, r: Quat) -> Quat {
-        let l = self;
-        Quat::new(
-            l.w * r.x + l.x * r.w + l.y * r.z - l.z * r.y,
-            l.w * r.y - l.x * r.z + l.y * r.w + l.z * r.x,
-            l.w * r.z + l.x * r.y - l.y * r.x + l.z * r.w,
-            l.w * r.w - l.x * r.x - l.y * r.y - l.z * r.z,
-        )
-    }
-
     /// `v` rotated by this unit quaternion.
     pub fn rotate(self, v: Vec3) -> Vec3 {
         // v' = v + 2w (q × v) + 2 q × (q × v), with q the vector part.
@@ -120,6 +109,20 @@ impl Quat {
         let s = if a.dot(b) < 0.0 { -t } else { t };
         let u = 1.0 - t;
         Quat::new(u * a.x + s * b.x, u * a.y + s * b.y, u * a.z + s * b.z, u * a.w + s * b.w).normalize()
+    }
+}
+
+impl core::ops::Mul for Quat {
+    type Output = Quat;
+    /// Hamilton product `self * r`: rotates by `r` first, then by `self`.
+    fn mul(self, r: Quat) -> Quat {
+        let l = self;
+        Quat::new(
+            l.w * r.x + l.x * r.w + l.y * r.z - l.z * r.y,
+            l.w * r.y - l.x * r.z + l.y * r.w + l.z * r.x,
+            l.w * r.z + l.x * r.y - l.y * r.x + l.z * r.w,
+            l.w * r.w - l.x * r.x - l.y * r.y - l.z * r.z,
+        )
     }
 }
 

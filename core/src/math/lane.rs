@@ -84,10 +84,10 @@ impl F4 {
 
     /// A mask whose lanes are set where `self` is NaN or infinite.
     ///
-    /// `x - x` is 0 for every finite `x` and NaN otherwise; the comparison is then false only there.
+    /// `x * 0` is ±0 for every finite `x` and NaN for NaN and infinities; only NaN compares unequal to 0.
     #[inline(always)]
     pub fn non_finite_mask(self) -> F4 {
-        (self - self).cmp_ne(F4::ZERO)
+        (self * F4::ZERO).cmp_ne(F4::ZERO)
     }
 
     /// 4×4 transpose: row `r` of the result holds lane `r` of each input.

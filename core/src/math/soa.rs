@@ -69,16 +69,6 @@ impl SoaVec3 {
         set_lane(&mut self.z, lane, v.z);
     }
 
-    #[inline(always)]
-    pub fn add(self, o: SoaVec3) -> SoaVec3 {
-        SoaVec3 { x: self.x + o.x, y: self.y + o.y, z: self.z + o.z }
-    }
-
-    #[inline(always)]
-    pub fn mul(self, o: SoaVec3) -> SoaVec3 {
-        SoaVec3 { x: self.x * o.x, y: self.y * o.y, z: self.z * o.z }
-    }
-
     /// `a + (b - a) * t` per lane.
     #[inline(always)]
     pub fn lerp(a: SoaVec3, b: SoaVec3, t: F4) -> SoaVec3 {
@@ -125,18 +115,6 @@ impl SoaQuat {
         SoaQuat { x: -self.x, y: -self.y, z: -self.z, w: self.w }
     }
 
-    /// Hamilton product per lane: rotates by `r` first, then by `self`.
-    #[inline(always)]
-    pub fn mul(self, r: SoaQuat) -> SoaQuat {
-        let l = self;
-        SoaQuat {
-            x: l.w.mul_add(r.x, l.x.mul_add(r.w, l.y.mul_add(r.z, -(l.z * r.y)))),
-            y: l.w.mul_add(r.y, l.y.mul_add(r.w, l.z.mul_add(r.x, -(l.x * r.z)))),
-            z: l.w.mul_add(r.z, l.z.mul_add(r.w, l.x.mul_add(r.y, -(l.y * r.x)))),
-            w: l.w.mul_add(r.w, -(l.x.mul_add(r.x, l.y.mul_add(r.y, l.z * r.z)))),
-        }
-    }
-
     /// `v` rotated by these unit quaternions, per lane.
     #[inline(always)]
     pub fn rotate(self, v: SoaVec3) -> SoaVec3 {
@@ -174,6 +152,38 @@ impl SoaQuat {
             w: a.w.mul_add(ta, b.w * tb),
         }
         .normalize()
+    }
+}
+
+impl core::ops::Add for SoaVec3 {
+    type Output = SoaVec3;
+    #[inline(always)]
+    fn add(self, o: SoaVec3) -> SoaVec3 {
+        SoaVec3 { x: self.x + o.x, y: self.y + o.y, z: self.z + o.z }
+    }
+}
+
+impl core::ops::Mul for SoaVec3 {
+    type Output = SoaVec3;
+    /// Component-wise product (scales).
+    #[inline(always)]
+    fn mul(self, o: SoaVec3) -> SoaVec3 {
+        SoaVec3 { x: self.x * o.x, y: self.y * o.y, z: self.z * o.z }
+    }
+}
+
+impl core::ops::Mul for SoaQuat {
+    type Output = SoaQuat;
+    /// Hamilton product per lane: rotates by `r` first, then by `self`.
+    #[inline(always)]
+    fn mul(self, r: SoaQuat) -> SoaQuat {
+        let l = self;
+        SoaQuat {
+            x: l.w.mul_add(r.x, l.x.mul_add(r.w, l.y.mul_add(r.z, -(l.z * r.y)))),
+            y: l.w.mul_add(r.y, l.y.mul_add(r.w, l.z.mul_add(r.x, -(l.x * r.z)))),
+            z: l.w.mul_add(r.z, l.z.mul_add(r.w, l.x.mul_add(r.y, -(l.y * r.x)))),
+            w: l.w.mul_add(r.w, -(l.x.mul_add(r.x, l.y.mul_add(r.y, l.z * r.z)))),
+        }
     }
 }
 
