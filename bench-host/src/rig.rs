@@ -48,11 +48,13 @@ impl Builder {
             return None;
         }
         let i = self.names.len();
-        // A small, deterministic bend per joint, so rest matrices are not axis-aligned.
+        // A small, deterministic bend per joint, so rest matrices are not axis-aligned; the root and hips stay
+        // upright so the figure stands.
         let axis = Vec3::new(wave(i, 1.3), wave(i, 2.1), wave(i, 0.7));
         let len = (axis.x * axis.x + axis.y * axis.y + axis.z * axis.z).sqrt().max(1e-3);
         let axis = Vec3::new(axis.x / len, axis.y / len, axis.z / len);
-        let rotation = Quat::from_axis_angle(axis, 0.15 * wave(i, 0.37));
+        let bend = if i < 2 { 0.0 } else { 0.05 * wave(i, 0.37) };
+        let rotation = Quat::from_axis_angle(axis, bend);
         self.names.push(name);
         self.parents.push(parent.map_or(-1, |p| p as i16));
         self.rest.push(Transform { translation: offset, rotation, scale: Vec3::ONE });

@@ -98,9 +98,9 @@ impl LocalToModelJob<'_> {
         let mut chain = Chain {
             parents: self.skeleton.parents(),
             model: &mut *self.model,
-            root,
+            root: Step::load(root),
             prev_joint: usize::MAX,
-            prev: load(root),
+            prev: Step::load(root),
         };
         let mut invalid = F4::ZERO;
         for (group, local) in self.local.iter().enumerate().skip(first_group) {
@@ -109,7 +109,7 @@ impl LocalToModelJob<'_> {
                 continue;
             }
             invalid = invalid | (invalid_lanes(local) & LANE_MASKS[lanes as usize & 0xF]);
-            let affine = local.to_affine();
+            let affine = Step::prepare(&local.to_affine());
             let base = group * 4;
             if lanes == 0b1111 {
                 // Every group but a skeleton's last (and most in a subtree): no per-lane tests.
@@ -143,30 +143,77 @@ impl LocalToModelJob<'_> {
 struct Chain<'m> {
     parents: &'m [i16],
     model: &'m mut [Mat4],
-    root: &'m Mat4,
+    root: Step,
     prev_joint: usize,
-    prev: [F4; 4],
+    prev: Step,
 }
 
 impl Chain<'_> {
-    /// Computes `model[joint]` from lane `LANE` of `affine`.
+    /// Computes `model[joint]` from lane `LANE` of a lane group's local matrices.
     #[inline(always)]
-    fn joint<const LANE: usize>(&mut self, joint: usize, affine: &SoaAffine) {
+    fn joint<const LANE: usize>(&mut self, joint: usize, local: &<Step as JointStep>::Local) {
         let parent = self.parents[joint];
-        let parent_cols = if parent as usize == self.prev_joint {
+        let parent_matrix = if parent as usize == self.prev_joint {
             self.prev
         } else if parent < 0 {
-            load(self.root)
+            self.root
         } else {
             // SAFETY: `Skeleton::new` proved `0 <= parent < joint`, and `validate` proved
             // `model.len() == num_joints > joint`.
-            load(unsafe { self.model.get_unchecked(parent as usize) })
+            Step::load(unsafe { self.model.get_unchecked(parent as usize) })
         };
-        self.prev = mul_affine_lane::<LANE>(&parent_cols, affine);
+        self.prev = parent_matrix.mul_store::<LANE>(local, &mut self.model[joint]);
         self.prev_joint = joint;
-        store(&mut self.model[joint], self.prev);
     }
 }
+
+/// One joint's product `parent * local[LANE]`, in whatever register form a target does it fastest.
+trait JointStep: Copy {
+    /// A lane group's local matrices, prepared once for its four joints.
+    type Local;
+    fn prepare(affine: &SoaAffine) -> Self::Local;
+    fn load(m: &Mat4) -> Self;
+    /// Writes `self * local[LANE]` to `out` and returns it for the joint's children.
+    fn mul_store<const LANE: usize>(&self, local: &Self::Local, out: &mut Mat4) -> Self;
+}
+
+/// The portable step: the parent's four columns, 12 broadcasts and 12 multiply-adds.
+#[derive(Clone, Copy)]
+// x86-64-v3 builds use `avx2::DupMat` instead; the portable step stays compiled there for the reader.
+#[cfg_attr(
+    all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma", not(feature = "scalar")),
+    allow(dead_code)
+)]
+struct Columns([F4; 4]);
+
+#[cfg_attr(
+    all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma", not(feature = "scalar")),
+    allow(dead_code)
+)]
+impl JointStep for Columns {
+    type Local = SoaAffine;
+    #[inline(always)]
+    fn prepare(affine: &SoaAffine) -> SoaAffine {
+        *affine
+    }
+    #[inline(always)]
+    fn load(m: &Mat4) -> Columns {
+        Columns(load(m))
+    }
+    #[inline(always)]
+    fn mul_store<const LANE: usize>(&self, local: &SoaAffine, out: &mut Mat4) -> Columns {
+        let cols = mul_affine_lane::<LANE>(&self.0, local);
+        store(out, cols);
+        Columns(cols)
+    }
+}
+
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma", not(feature = "scalar")))]
+mod avx2;
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma", not(feature = "scalar")))]
+type Step = avx2::DupMat;
+#[cfg(not(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma", not(feature = "scalar"))))]
+type Step = Columns;
 
 /// Bits for the lanes `0..count` (saturating at four lanes).
 #[inline(always)]
@@ -230,6 +277,10 @@ fn first_invalid_joint(local: &[SoaTransform], first_group: usize, lane_mask: &i
 }
 
 /// `parent * local[LANE]`: 12 broadcasts and 12 multiply-adds on the parent's columns.
+#[cfg_attr(
+    all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma", not(feature = "scalar")),
+    allow(dead_code)
+)]
 #[inline(always)]
 fn mul_affine_lane<const LANE: usize>(parent: &[F4; 4], local: &SoaAffine) -> [F4; 4] {
     let [p0, p1, p2, p3] = *parent;
