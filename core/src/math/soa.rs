@@ -105,9 +105,10 @@ impl SoaQuat {
         set_lane(&mut self.w, lane, q.w);
     }
 
+    /// 4-D dot product per lane, summed as a tree (two dependent steps, not four).
     #[inline(always)]
     pub fn dot(self, o: SoaQuat) -> F4 {
-        self.x.mul_add(o.x, self.y.mul_add(o.y, self.z.mul_add(o.z, self.w * o.w)))
+        self.x.mul_add(o.x, self.y * o.y) + self.z.mul_add(o.z, self.w * o.w)
     }
 
     #[inline(always)]
@@ -215,19 +216,24 @@ impl SoaTransform {
     /// `2 / |q|²`, one exact division per lane group); zero-length rotations give non-finite lanes.
     #[inline(always)]
     pub fn to_affine(&self) -> SoaAffine {
-        let q = &self.rotation;
-        let s = F4::splat(2.0) / q.dot(*q);
-        let (x2, y2, z2) = (q.x * s, q.y * s, q.z * s);
-        let (xx, yy, zz) = (q.x * x2, q.y * y2, q.z * z2);
-        let (xy, xz, yz) = (q.x * y2, q.x * z2, q.y * z2);
-        let (wx, wy, wz) = (q.w * x2, q.w * y2, q.w * z2);
-        let one = F4::ONE;
+        let SoaQuat { x, y, z, w } = self.rotation;
         let sc = &self.scale;
+        // The same expression as the fused NaN / zero-length check in local-to-model, so the two share it.
+        let len_sq = self.rotation.dot(self.rotation);
+        let s = F4::splat(2.0) / len_sq;
+        // Everything that does not need `s = 2 / |q|²` is computed while the division is in flight; `s` is then
+        // folded into the scale, so two dependent steps follow the division instead of five.
+        let (xx, yy, zz) = (x * x, y * y, z * z);
+        let (xy, xz, yz) = (x * y, x * z, y * z);
+        let (wx, wy, wz) = (w * x, w * y, w * z);
+        let (ssx, ssy, ssz) = (s * sc.x, s * sc.y, s * sc.z);
+        // Diagonal: scale * (1 - s * (a + b)) = scale - (s * scale) * (a + b).
+        let diagonal = |sum: F4, s_scale: F4, scale: F4| s_scale.neg_mul_add(sum, scale);
         SoaAffine {
             cols: [
-                SoaVec3 { x: (one - (yy + zz)) * sc.x, y: (xy + wz) * sc.x, z: (xz - wy) * sc.x },
-                SoaVec3 { x: (xy - wz) * sc.y, y: (one - (xx + zz)) * sc.y, z: (yz + wx) * sc.y },
-                SoaVec3 { x: (xz + wy) * sc.z, y: (yz - wx) * sc.z, z: (one - (xx + yy)) * sc.z },
+                SoaVec3 { x: diagonal(yy + zz, ssx, sc.x), y: (xy + wz) * ssx, z: (xz - wy) * ssx },
+                SoaVec3 { x: (xy - wz) * ssy, y: diagonal(xx + zz, ssy, sc.y), z: (yz + wx) * ssy },
+                SoaVec3 { x: (xz + wy) * ssz, y: (yz - wx) * ssz, z: diagonal(xx + yy, ssz, sc.z) },
                 self.translation,
             ],
         }

@@ -57,6 +57,11 @@ impl F4 {
     pub fn mul_add(self, a: F4, b: F4) -> F4 {
         self * a + b
     }
+    /// `b - self * a` with two roundings.
+    #[inline(always)]
+    pub fn neg_mul_add(self, a: F4, b: F4) -> F4 {
+        b - self * a
+    }
     #[inline(always)]
     pub fn min(self, rhs: F4) -> F4 {
         zip(self, rhs, |x, y| if x < y { x } else { y })

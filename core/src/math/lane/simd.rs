@@ -41,6 +41,11 @@ impl F4 {
     pub fn mul_add(self, a: F4, b: F4) -> F4 {
         F4(self.0.mul_add(a.0, b.0))
     }
+    /// `b - self * a`: one rounding where the target has FMA, two on the SSE2 baseline.
+    #[inline(always)]
+    pub fn neg_mul_add(self, a: F4, b: F4) -> F4 {
+        F4(self.0.mul_neg_add(a.0, b.0))
+    }
     /// Lane-wise minimum; when a lane is NaN the result lane is unspecified (not propagated).
     #[inline(always)]
     pub fn min(self, rhs: F4) -> F4 {
