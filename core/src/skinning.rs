@@ -15,6 +15,9 @@
 use crate::math::{F4, Mat3x4, Mat4};
 use crate::{Buffer, Error};
 
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma", not(feature = "scalar")))]
+mod avx2;
+
 /// A validated skin: which skeleton joint each skin joint follows, and its inverse bind matrix.
 #[derive(Clone, Copy, Debug)]
 pub struct Skin<'a> {
@@ -95,17 +98,28 @@ impl<'a> Skin<'a> {
     /// `num_joints`); `NonFinite` (`ModelMatrices`, skeleton joint) for the first non-finite source matrix.
     pub fn palette(&self, model: &[Mat4], palette: &mut [Mat4]) -> Result<(), Error> {
         self.check_lengths(model, palette.len())?;
-        let mut sum = F4::ZERO;
-        for ((out, ib), &joint) in palette.iter_mut().zip(self.inverse_bind).zip(self.joint_remap) {
-            let [m0, m1, m2, m3] = crate::local_to_model::load(&model[joint as usize]);
-            let r = &ib.rows;
-            // Column c of M * B is sum_k M.col_k * B[k][c]; B's fourth row is (0, 0, 0, 1).
-            let col =
-                |c: usize| m2.mul_add(F4::splat(r[2][c]), m1.mul_add(F4::splat(r[1][c]), m0 * F4::splat(r[0][c])));
-            let cols = [col(0), col(1), col(2), col(3) + m3];
-            sum = sum + ((cols[0] + cols[1]) + (cols[2] + cols[3]));
-            crate::local_to_model::store(out, cols);
-        }
+        #[cfg(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma", not(feature = "scalar")))]
+        let sum = avx2::palette(self.joint_remap, self.inverse_bind, model, palette);
+        #[cfg(not(all(
+            target_arch = "x86_64",
+            target_feature = "avx2",
+            target_feature = "fma",
+            not(feature = "scalar")
+        )))]
+        let sum = {
+            let mut sum = F4::ZERO;
+            for ((out, ib), &joint) in palette.iter_mut().zip(self.inverse_bind).zip(self.joint_remap) {
+                let [m0, m1, m2, m3] = crate::local_to_model::load(&model[joint as usize]);
+                let r = &ib.rows;
+                // Column c of M * B is sum_k M.col_k * B[k][c]; B's fourth row is (0, 0, 0, 1).
+                let col =
+                    |c: usize| m2.mul_add(F4::splat(r[2][c]), m1.mul_add(F4::splat(r[1][c]), m0 * F4::splat(r[0][c])));
+                let cols = [col(0), col(1), col(2), col(3) + m3];
+                sum = sum + ((cols[0] + cols[1]) + (cols[2] + cols[3]));
+                crate::local_to_model::store(out, cols);
+            }
+            sum
+        };
         self.finish(model, sum)
     }
 
@@ -114,22 +128,34 @@ impl<'a> Skin<'a> {
     /// Errors: as [`Skin::palette`].
     pub fn palette_3x4(&self, model: &[Mat4], palette: &mut [Mat3x4]) -> Result<(), Error> {
         self.check_lengths(model, palette.len())?;
-        let mut sum = F4::ZERO;
-        for ((out, ib), &joint) in palette.iter_mut().zip(self.inverse_bind).zip(self.joint_remap) {
-            let m = &model[joint as usize].cols;
-            let [b0, b1, b2]: [F4; 3] = bytemuck::cast(ib.rows);
-            // Row r of M * B is sum_k M[r][k] * B.row_k, plus M[r][3] in the translation lane (B's fourth row).
-            let row = |r: usize| {
-                let translation = F4::new(0.0, 0.0, 0.0, m[3][r]);
-                b2.mul_add(
-                    F4::splat(m[2][r]),
-                    b1.mul_add(F4::splat(m[1][r]), b0.mul_add(F4::splat(m[0][r]), translation)),
-                )
-            };
-            let rows = [row(0), row(1), row(2)];
-            sum = sum + (rows[0] + rows[1] + rows[2]);
-            out.rows = bytemuck::cast(rows);
-        }
+        #[cfg(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma", not(feature = "scalar")))]
+        let sum = avx2::palette_3x4(self.joint_remap, self.inverse_bind, model, palette);
+        #[cfg(not(all(
+            target_arch = "x86_64",
+            target_feature = "avx2",
+            target_feature = "fma",
+            not(feature = "scalar")
+        )))]
+        let sum = {
+            let mut sum = F4::ZERO;
+            for ((out, ib), &joint) in palette.iter_mut().zip(self.inverse_bind).zip(self.joint_remap) {
+                let m = &model[joint as usize].cols;
+                let [b0, b1, b2]: [F4; 3] = bytemuck::cast(ib.rows);
+                // Row r of M * B is sum_k M[r][k] * B.row_k, plus M[r][3] in the translation lane (B's fourth
+                // row).
+                let row = |r: usize| {
+                    let translation = F4::new(0.0, 0.0, 0.0, m[3][r]);
+                    b2.mul_add(
+                        F4::splat(m[2][r]),
+                        b1.mul_add(F4::splat(m[1][r]), b0.mul_add(F4::splat(m[0][r]), translation)),
+                    )
+                };
+                let rows = [row(0), row(1), row(2)];
+                sum = sum + (rows[0] + rows[1] + rows[2]);
+                out.rows = bytemuck::cast(rows);
+            }
+            sum
+        };
         self.finish(model, sum)
     }
 
