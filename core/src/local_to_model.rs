@@ -177,43 +177,17 @@ trait JointStep: Copy {
     fn mul_store<const LANE: usize>(&self, local: &Self::Local, out: &mut Mat4) -> Self;
 }
 
-/// The portable step: the parent's four columns, 12 broadcasts and 12 multiply-adds.
-#[derive(Clone, Copy)]
-// x86-64-v3 builds use `avx2::DupMat` instead; the portable step stays compiled there for the reader.
-#[cfg_attr(
-    all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma", not(feature = "scalar")),
-    allow(dead_code)
-)]
-struct Columns([F4; 4]);
-
-#[cfg_attr(
-    all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma", not(feature = "scalar")),
-    allow(dead_code)
-)]
-impl JointStep for Columns {
-    type Local = SoaAffine;
-    #[inline(always)]
-    fn prepare(affine: &SoaAffine) -> SoaAffine {
-        *affine
-    }
-    #[inline(always)]
-    fn load(m: &Mat4) -> Columns {
-        Columns(load(m))
-    }
-    #[inline(always)]
-    fn mul_store<const LANE: usize>(&self, local: &SoaAffine, out: &mut Mat4) -> Columns {
-        let cols = mul_affine_lane::<LANE>(&self.0, local);
-        store(out, cols);
-        Columns(cols)
-    }
-}
-
 #[cfg(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma", not(feature = "scalar")))]
 mod avx2;
 #[cfg(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma", not(feature = "scalar")))]
-type Step = avx2::DupMat;
-#[cfg(not(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma", not(feature = "scalar"))))]
-type Step = Columns;
+use avx2::DupMat as Step;
+#[cfg(not(all(
+    target_arch = "x86_64",
+    target_feature = "avx2",
+    target_feature = "fma",
+    not(feature = "scalar")
+)))]
+use portable::Columns as Step;
 
 /// Bits for the lanes `0..count` (saturating at four lanes).
 #[inline(always)]
@@ -276,29 +250,36 @@ fn first_invalid_joint(local: &[SoaTransform], first_group: usize, lane_mask: &i
     Error::NonFinite { buffer: Buffer::LocalPose, index: first_group * 4 }
 }
 
-/// `parent * local[LANE]`: 12 broadcasts and 12 multiply-adds on the parent's columns.
-#[cfg_attr(
-    all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma", not(feature = "scalar")),
-    allow(dead_code)
-)]
-#[inline(always)]
-fn mul_affine_lane<const LANE: usize>(parent: &[F4; 4], local: &SoaAffine) -> [F4; 4] {
-    let [p0, p1, p2, p3] = *parent;
-    let [x, y, z, t] = &local.cols;
-    let b = |v: F4| v.broadcast::<LANE>();
-    let column = |v: &crate::math::SoaVec3| p2.mul_add(b(v.z), p1.mul_add(b(v.y), p0 * b(v.x)));
-    let translation = p2.mul_add(b(t.z), p1.mul_add(b(t.y), p0.mul_add(b(t.x), p3)));
-    [column(x), column(y), column(z), translation]
-}
+/// The portable step (SSE2, NEON, scalar): the parent's four columns, 12 broadcasts and 12 multiply-adds.
+#[cfg(not(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma", not(feature = "scalar"))))]
+mod portable {
+    use super::JointStep;
+    use crate::math::{F4, Mat4, SoaAffine};
 
-/// A matrix's columns as lanes, read in place (no copy through the stack).
-#[inline(always)]
-pub(crate) fn load(m: &Mat4) -> [F4; 4] {
-    *bytemuck::cast_ref::<Mat4, [F4; 4]>(m)
-}
+    #[derive(Clone, Copy)]
+    pub(super) struct Columns([F4; 4]);
 
-/// Writes columns into a matrix in place: four aligned 16-byte stores.
-#[inline(always)]
-pub(crate) fn store(m: &mut Mat4, cols: [F4; 4]) {
-    *bytemuck::cast_mut::<Mat4, [F4; 4]>(m) = cols;
+    impl JointStep for Columns {
+        type Local = SoaAffine;
+        #[inline(always)]
+        fn prepare(affine: &SoaAffine) -> SoaAffine {
+            *affine
+        }
+        #[inline(always)]
+        fn load(m: &Mat4) -> Columns {
+            Columns(m.load_cols())
+        }
+        /// `self * local[LANE]`: lane `LANE` of each local entry broadcast against the parent's columns.
+        #[inline(always)]
+        fn mul_store<const LANE: usize>(&self, local: &SoaAffine, out: &mut Mat4) -> Columns {
+            let [p0, p1, p2, p3] = self.0;
+            let [x, y, z, t] = &local.cols;
+            let b = |v: F4| v.broadcast::<LANE>();
+            let column = |v: &crate::math::SoaVec3| p2.mul_add(b(v.z), p1.mul_add(b(v.y), p0 * b(v.x)));
+            let translation = p2.mul_add(b(t.z), p1.mul_add(b(t.y), p0.mul_add(b(t.x), p3)));
+            let cols = [column(x), column(y), column(z), translation];
+            out.store_cols(cols);
+            Columns(cols)
+        }
+    }
 }

@@ -17,6 +17,15 @@ use crate::{Buffer, Error};
 
 #[cfg(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma", not(feature = "scalar")))]
 mod avx2;
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma", not(feature = "scalar")))]
+use avx2 as kernels;
+#[cfg(not(all(
+    target_arch = "x86_64",
+    target_feature = "avx2",
+    target_feature = "fma",
+    not(feature = "scalar")
+)))]
+use portable as kernels;
 
 /// A validated skin: which skeleton joint each skin joint follows, and its inverse bind matrix.
 #[derive(Clone, Copy, Debug)]
@@ -98,28 +107,7 @@ impl<'a> Skin<'a> {
     /// `num_joints`); `NonFinite` (`ModelMatrices`, skeleton joint) for the first non-finite source matrix.
     pub fn palette(&self, model: &[Mat4], palette: &mut [Mat4]) -> Result<(), Error> {
         self.check_lengths(model, palette.len())?;
-        #[cfg(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma", not(feature = "scalar")))]
-        let sum = avx2::palette(self.joint_remap, self.inverse_bind, model, palette);
-        #[cfg(not(all(
-            target_arch = "x86_64",
-            target_feature = "avx2",
-            target_feature = "fma",
-            not(feature = "scalar")
-        )))]
-        let sum = {
-            let mut sum = F4::ZERO;
-            for ((out, ib), &joint) in palette.iter_mut().zip(self.inverse_bind).zip(self.joint_remap) {
-                let [m0, m1, m2, m3] = crate::local_to_model::load(&model[joint as usize]);
-                let r = &ib.rows;
-                // Column c of M * B is sum_k M.col_k * B[k][c]; B's fourth row is (0, 0, 0, 1).
-                let col =
-                    |c: usize| m2.mul_add(F4::splat(r[2][c]), m1.mul_add(F4::splat(r[1][c]), m0 * F4::splat(r[0][c])));
-                let cols = [col(0), col(1), col(2), col(3) + m3];
-                sum = sum + ((cols[0] + cols[1]) + (cols[2] + cols[3]));
-                crate::local_to_model::store(out, cols);
-            }
-            sum
-        };
+        let sum = kernels::palette(self.joint_remap, self.inverse_bind, model, palette);
         self.finish(model, sum)
     }
 
@@ -128,34 +116,7 @@ impl<'a> Skin<'a> {
     /// Errors: as [`Skin::palette`].
     pub fn palette_3x4(&self, model: &[Mat4], palette: &mut [Mat3x4]) -> Result<(), Error> {
         self.check_lengths(model, palette.len())?;
-        #[cfg(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma", not(feature = "scalar")))]
-        let sum = avx2::palette_3x4(self.joint_remap, self.inverse_bind, model, palette);
-        #[cfg(not(all(
-            target_arch = "x86_64",
-            target_feature = "avx2",
-            target_feature = "fma",
-            not(feature = "scalar")
-        )))]
-        let sum = {
-            let mut sum = F4::ZERO;
-            for ((out, ib), &joint) in palette.iter_mut().zip(self.inverse_bind).zip(self.joint_remap) {
-                let m = &model[joint as usize].cols;
-                let [b0, b1, b2]: [F4; 3] = bytemuck::cast(ib.rows);
-                // Row r of M * B is sum_k M[r][k] * B.row_k, plus M[r][3] in the translation lane (B's fourth
-                // row).
-                let row = |r: usize| {
-                    let translation = F4::new(0.0, 0.0, 0.0, m[3][r]);
-                    b2.mul_add(
-                        F4::splat(m[2][r]),
-                        b1.mul_add(F4::splat(m[1][r]), b0.mul_add(F4::splat(m[0][r]), translation)),
-                    )
-                };
-                let rows = [row(0), row(1), row(2)];
-                sum = sum + (rows[0] + rows[1] + rows[2]);
-                out.rows = bytemuck::cast(rows);
-            }
-            sum
-        };
+        let sum = kernels::palette_3x4(self.joint_remap, self.inverse_bind, model, palette);
         self.finish(model, sum)
     }
 
@@ -172,5 +133,58 @@ impl<'a> Skin<'a> {
             // The sum overflowed on finite values near f32::MAX: the palette is what the inputs give.
             None => Ok(()),
         }
+    }
+}
+
+/// The 4-wide loops for SSE2, NEON and the scalar build: 12 lane broadcasts and 12 multiply-adds per joint,
+/// broadcasting from registers already loaded (one `pshufd`/`dup` each, no scalar loads).
+#[cfg(not(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma", not(feature = "scalar"))))]
+mod portable {
+    use crate::math::{F4, Mat3x4, Mat4};
+
+    #[inline(always)]
+    pub(super) fn palette(remap: &[u16], inverse_bind: &[Mat3x4], model: &[Mat4], palette: &mut [Mat4]) -> F4 {
+        let mut sum = F4::ZERO;
+        for ((out, ib), &joint) in palette.iter_mut().zip(inverse_bind).zip(remap) {
+            let [m0, m1, m2, m3] = model[joint as usize].load_cols();
+            let [r0, r1, r2]: [F4; 3] = bytemuck::cast(ib.rows);
+            // Column c of M * B is sum_k M.col_k * B[k][c]; B's fourth row is (0, 0, 0, 1).
+            macro_rules! col {
+                ($c:literal) => {
+                    m2.mul_add(r2.broadcast::<$c>(), m1.mul_add(r1.broadcast::<$c>(), m0 * r0.broadcast::<$c>()))
+                };
+            }
+            let cols = [col!(0), col!(1), col!(2), col!(3) + m3];
+            sum = sum + ((cols[0] + cols[1]) + (cols[2] + cols[3]));
+            out.store_cols(cols);
+        }
+        sum
+    }
+
+    #[inline(always)]
+    pub(super) fn palette_3x4(remap: &[u16], inverse_bind: &[Mat3x4], model: &[Mat4], palette: &mut [Mat3x4]) -> F4 {
+        let unit_w = F4::new(0.0, 0.0, 0.0, 1.0);
+        let mut sum = F4::ZERO;
+        for ((out, ib), &joint) in palette.iter_mut().zip(inverse_bind).zip(remap) {
+            let [m0, m1, m2, m3] = model[joint as usize].load_cols();
+            let [b0, b1, b2]: [F4; 3] = bytemuck::cast(ib.rows);
+            // Row r of M * B is sum_k M[r][k] * B.row_k (k = 0..3, B's fourth row is (0, 0, 0, 1)); M[r][k] is
+            // lane r of column k.
+            macro_rules! row {
+                ($r:literal) => {
+                    b2.mul_add(
+                        m2.broadcast::<$r>(),
+                        b1.mul_add(
+                            m1.broadcast::<$r>(),
+                            b0.mul_add(m0.broadcast::<$r>(), m3.broadcast::<$r>() * unit_w),
+                        ),
+                    )
+                };
+            }
+            let rows = [row!(0), row!(1), row!(2)];
+            sum = sum + (rows[0] + rows[1] + rows[2]);
+            out.rows = bytemuck::cast(rows);
+        }
+        sum
     }
 }

@@ -4,6 +4,7 @@
 //! Conventions (docs/conventions.md): right-handed, no up-axis assumption; quaternions `(x, y, z, w)` with `w`
 //! the scalar part; matrices column-major and multiplied as `parent * child * column_vector`.
 
+use super::lane::F4;
 use bytemuck::{Pod, Zeroable};
 
 /// A 3-D vector: a translation (engine units), a scale factor per axis, or a direction.
@@ -221,6 +222,18 @@ impl Mat4 {
             c[0][1] * p.x + c[1][1] * p.y + c[2][1] * p.z + c[3][1],
             c[0][2] * p.x + c[1][2] * p.y + c[2][2] * p.z + c[3][2],
         )
+    }
+
+    /// The four columns as SIMD lanes, read in place (one aligned 16-byte load each, no copy through the stack).
+    #[inline(always)]
+    pub fn load_cols(&self) -> [F4; 4] {
+        *bytemuck::cast_ref::<Mat4, [F4; 4]>(self)
+    }
+
+    /// Overwrites the four columns from SIMD lanes: four aligned 16-byte stores.
+    #[inline(always)]
+    pub fn store_cols(&mut self, cols: [F4; 4]) {
+        *bytemuck::cast_mut::<Mat4, [F4; 4]>(self) = cols;
     }
 
     /// The translation column.

@@ -122,22 +122,31 @@ impl F4 {
     pub(super) fn broadcast_lane<const I: usize>(self) -> F4 {
         #[cfg(all(target_arch = "x86_64", not(target_feature = "avx")))]
         {
-            use core::arch::x86_64::{__m128, __m128i, _mm_shuffle_epi32};
-            // SSE2's `shufps` overwrites its source, so a splat of a live register costs a copy too; `pshufd`
-            // writes a separate register (and folds a spilled operand's reload into itself).
-            // SAFETY: `f32x4` is 16 bytes of lanes, the same size as `__m128i`; SSE2 is baseline on x86_64.
-            let v: __m128i = unsafe { core::mem::transmute::<f32x4, __m128i>(self.0) };
-            // SAFETY: SSE2 is part of the x86_64 baseline, so the intrinsic's target feature is always present.
-            let s = unsafe {
+            use core::arch::x86_64::__m128;
+            // SSE2's `shufps` overwrites its source, so a splat of a live register costs a copy plus a shuffle,
+            // and LLVM rewrites a `pshufd` intrinsic into exactly that pair. The asm keeps one `pshufd`.
+            // SAFETY: `f32x4` is 16 bytes of lanes, exactly `__m128`.
+            let v = unsafe { core::mem::transmute::<f32x4, __m128>(self.0) };
+            let out: __m128;
+            // SAFETY: `pshufd` reads one xmm register and writes another; no memory, stack or flags involved.
+            unsafe {
                 match I {
-                    0 => _mm_shuffle_epi32::<0x00>(v),
-                    1 => _mm_shuffle_epi32::<0x55>(v),
-                    2 => _mm_shuffle_epi32::<0xAA>(v),
-                    _ => _mm_shuffle_epi32::<0xFF>(v),
+                    0 => {
+                        core::arch::asm!("pshufd {o}, {i}, 0x00", o = lateout(xmm_reg) out, i = in(xmm_reg) v, options(pure, nomem, nostack, preserves_flags))
+                    }
+                    1 => {
+                        core::arch::asm!("pshufd {o}, {i}, 0x55", o = lateout(xmm_reg) out, i = in(xmm_reg) v, options(pure, nomem, nostack, preserves_flags))
+                    }
+                    2 => {
+                        core::arch::asm!("pshufd {o}, {i}, 0xAA", o = lateout(xmm_reg) out, i = in(xmm_reg) v, options(pure, nomem, nostack, preserves_flags))
+                    }
+                    _ => {
+                        core::arch::asm!("pshufd {o}, {i}, 0xFF", o = lateout(xmm_reg) out, i = in(xmm_reg) v, options(pure, nomem, nostack, preserves_flags))
+                    }
                 }
-            };
+            }
             // SAFETY: as above, in the other direction.
-            F4(unsafe { core::mem::transmute::<__m128, f32x4>(core::mem::transmute::<__m128i, __m128>(s)) })
+            F4(unsafe { core::mem::transmute::<__m128, f32x4>(out) })
         }
         #[cfg(not(all(target_arch = "x86_64", not(target_feature = "avx"))))]
         {
