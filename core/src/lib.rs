@@ -23,6 +23,37 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![warn(missing_debug_implementations)]
 
+/// Picks a stage's kernels at compile time, the one place the condition is written: `<stage>/avx2.rs` on
+/// x86-64-v3 class targets (AVX2 and FMA enabled, not the `scalar` build), `<stage>/portable.rs` (over `F4`:
+/// SSE2, NEON, scalar) everywhere else. Either way the stage sees the module as `kernels`.
+macro_rules! kernels {
+    () => {
+        #[cfg(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma", not(feature = "scalar")))]
+        mod avx2;
+        #[cfg(all(
+            target_arch = "x86_64",
+            target_feature = "avx2",
+            target_feature = "fma",
+            not(feature = "scalar")
+        ))]
+        use avx2 as kernels;
+        #[cfg(not(all(
+            target_arch = "x86_64",
+            target_feature = "avx2",
+            target_feature = "fma",
+            not(feature = "scalar")
+        )))]
+        mod portable;
+        #[cfg(not(all(
+            target_arch = "x86_64",
+            target_feature = "avx2",
+            target_feature = "fma",
+            not(feature = "scalar")
+        )))]
+        use portable as kernels;
+    };
+}
+
 pub mod arena;
 pub mod error;
 pub mod local_to_model;

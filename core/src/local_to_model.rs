@@ -177,17 +177,8 @@ trait JointStep: Copy {
     fn mul_store<const LANE: usize>(&self, local: &Self::Local, out: &mut Mat4) -> Self;
 }
 
-#[cfg(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma", not(feature = "scalar")))]
-mod avx2;
-#[cfg(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma", not(feature = "scalar")))]
-use avx2::DupMat as Step;
-#[cfg(not(all(
-    target_arch = "x86_64",
-    target_feature = "avx2",
-    target_feature = "fma",
-    not(feature = "scalar")
-)))]
-use portable::Columns as Step;
+kernels!();
+use kernels::Step;
 
 /// Bits for the lanes `0..count` (saturating at four lanes).
 #[inline(always)]
@@ -248,38 +239,4 @@ fn first_invalid_joint(local: &[SoaTransform], first_group: usize, lane_mask: &i
     }
     // Only reachable when the lane sum overflowed on finite values near f32::MAX; name the first group.
     Error::NonFinite { buffer: Buffer::LocalPose, index: first_group * 4 }
-}
-
-/// The portable step (SSE2, NEON, scalar): the parent's four columns, 12 broadcasts and 12 multiply-adds.
-#[cfg(not(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma", not(feature = "scalar"))))]
-mod portable {
-    use super::JointStep;
-    use crate::math::{F4, Mat4, SoaAffine};
-
-    #[derive(Clone, Copy)]
-    pub(super) struct Columns([F4; 4]);
-
-    impl JointStep for Columns {
-        type Local = SoaAffine;
-        #[inline(always)]
-        fn prepare(affine: &SoaAffine) -> SoaAffine {
-            *affine
-        }
-        #[inline(always)]
-        fn load(m: &Mat4) -> Columns {
-            Columns(m.load_cols())
-        }
-        /// `self * local[LANE]`: lane `LANE` of each local entry broadcast against the parent's columns.
-        #[inline(always)]
-        fn mul_store<const LANE: usize>(&self, local: &SoaAffine, out: &mut Mat4) -> Columns {
-            let [p0, p1, p2, p3] = self.0;
-            let [x, y, z, t] = &local.cols;
-            let b = |v: F4| v.broadcast::<LANE>();
-            let column = |v: &crate::math::SoaVec3| p2.mul_add(b(v.z), p1.mul_add(b(v.y), p0 * b(v.x)));
-            let translation = p2.mul_add(b(t.z), p1.mul_add(b(t.y), p0.mul_add(b(t.x), p3)));
-            let cols = [column(x), column(y), column(z), translation];
-            out.store_cols(cols);
-            Columns(cols)
-        }
-    }
 }

@@ -16,6 +16,9 @@ use core::arch::x86_64::*;
 #[derive(Clone, Copy)]
 pub(super) struct DupMat([__m256; 4]);
 
+/// The step this build uses.
+pub(super) type Step = DupMat;
+
 /// One lane group's local matrices as column pairs: `x`, `y`, `z` rows of `[c0|c1]`, then of `[c2|t]`.
 pub(super) struct Pairs([__m256; 6]);
 
