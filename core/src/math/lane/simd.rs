@@ -120,7 +120,7 @@ impl F4 {
     /// All lanes set to lane `I` (see `F4::broadcast`).
     #[inline(always)]
     pub(super) fn broadcast_lane<const I: usize>(self) -> F4 {
-        #[cfg(all(target_arch = "x86_64", not(target_feature = "avx")))]
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2", not(target_feature = "avx")))]
         {
             use core::arch::x86_64::__m128;
             // SSE2's `shufps` overwrites its source, so a splat of a live register costs a copy plus a shuffle,
@@ -148,7 +148,7 @@ impl F4 {
             // SAFETY: as above, in the other direction.
             F4(unsafe { core::mem::transmute::<__m128, f32x4>(out) })
         }
-        #[cfg(not(all(target_arch = "x86_64", not(target_feature = "avx"))))]
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2", not(target_feature = "avx"))))]
         {
             F4::splat(self.to_array()[I])
         }
