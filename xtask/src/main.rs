@@ -22,6 +22,7 @@ const STEPS: &[Step] = &[
     ("build-v3", "x86-64-v3 (AVX2+FMA) release build and tests, own target dir", build_v3),
     ("build-nostd", "no_std builds of sinew for aarch64-unknown-none (NEON) and x86_64-unknown-none", build_nostd),
     ("test-aarch64", "the tests for aarch64-unknown-linux-gnu under qemu-user", test_aarch64),
+    ("miri", "arena, skeleton, math, local-to-model and skinning tests under Miri (scalar build)", miri),
 ];
 
 fn main() -> ExitCode {
@@ -231,6 +232,23 @@ fn test_aarch64() -> Result<(), String> {
     ]);
     c.env("CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER", "aarch64-linux-gnu-gcc")
         .env("CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER", "qemu-aarch64 -L /usr/aarch64-linux-gnu");
+    run(c)
+}
+
+/// Miri checks the `unsafe` in the arena and the kernels' borrows. It cannot run inline asm or most SIMD
+/// intrinsics, so it runs the scalar build; the lane-precision sweep (pure arithmetic) is left out for time.
+fn miri() -> Result<(), String> {
+    let probe = Command::new("cargo").args(["+nightly", "miri", "--version"]).output();
+    if !probe.is_ok_and(|o| o.status.success()) {
+        return Err("Miri not found; install with `rustup toolchain install nightly --component miri rust-src`".into());
+    }
+    // `+nightly` is understood by the rustup proxy on PATH, not by the toolchain's own cargo in $CARGO.
+    let mut c = Command::new("cargo");
+    c.current_dir(root()).env_remove("RUSTFLAGS").env_remove("RUSTUP_TOOLCHAIN");
+    c.args(["+nightly", "miri", "test", "-p", "sinew-tests", "--features", "sinew/scalar", "--target-dir", "target/miri"]);
+    for test in ["arena", "skeleton", "math", "local_to_model", "skinning"] {
+        c.args(["--test", test]);
+    }
     run(c)
 }
 
