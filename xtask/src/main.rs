@@ -245,7 +245,17 @@ fn miri() -> Result<(), String> {
     // `+nightly` is understood by the rustup proxy on PATH, not by the toolchain's own cargo in $CARGO.
     let mut c = Command::new("cargo");
     c.current_dir(root()).env_remove("RUSTFLAGS").env_remove("RUSTUP_TOOLCHAIN");
-    c.args(["+nightly", "miri", "test", "-p", "sinew-tests", "--features", "sinew/scalar", "--target-dir", "target/miri"]);
+    c.args([
+        "+nightly",
+        "miri",
+        "test",
+        "-p",
+        "sinew-tests",
+        "--features",
+        "sinew/scalar",
+        "--target-dir",
+        "target/miri",
+    ]);
     for test in ["arena", "skeleton", "math", "local_to_model", "skinning"] {
         c.args(["--test", test]);
     }
