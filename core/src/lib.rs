@@ -18,6 +18,31 @@
 //!   model space is AoS ([`math::Mat4`], column-major).
 //! - Bad input is an [`Error`], never a panic.
 //! - The `scalar` feature swaps the SIMD lanes for plain arrays; results match within documented tolerances.
+//!
+//! A frame for one character, all memory from the caller:
+//!
+//! ```
+//! use sinew::math::{Mat3x4, Mat4, SoaTransform, Transform, Vec3, pack_soa};
+//! use sinew::{Arena, LocalToModelJob, Skeleton, Skin};
+//!
+//! // A three-joint chain, each joint one unit above its parent; the skin binds all three.
+//! let parents = [-1, 0, 1];
+//! let up = Transform { translation: Vec3::new(0.0, 1.0, 0.0), ..Transform::IDENTITY };
+//! let mut rest = [SoaTransform::IDENTITY; 1];
+//! pack_soa(&[up; 3], &mut rest)?;
+//! let skeleton = Skeleton::new(&parents, &rest, None)?;
+//! let inverse_bind = [Mat3x4::IDENTITY; 3];
+//! let skin = Skin::new(skeleton.num_joints(), &[0, 1, 2], &inverse_bind)?;
+//!
+//! let mut memory = [0u8; 1024];
+//! let arena = Arena::new(&mut memory);
+//! let model = arena.alloc::<Mat4>(skeleton.num_joints())?;
+//! let palette = arena.alloc::<Mat3x4>(skin.num_joints())?;
+//! LocalToModelJob { skeleton: &skeleton, local: skeleton.rest_pose(), root: None, model }.run()?;
+//! skin.palette_3x4(model, palette)?;
+//! assert_eq!(palette[2].rows[1][3], 3.0); // the third joint sits three units up
+//! # Ok::<(), sinew::Error>(())
+//! ```
 
 #![no_std]
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
