@@ -224,3 +224,25 @@ fn subtree_joint_out_of_range() {
         Err(Error::JointOutOfRange { joint: 3, num_joints: 3 })
     );
 }
+
+#[test]
+fn subtree_of_every_root_reproduces_the_full_run_bit_for_bit() {
+    // Same kernel, same order of operations: updating each root's tree in turn must equal one full run.
+    let mut rng = Rng::new(22);
+    for &n in JOINT_COUNTS {
+        let parents = random_parents(&mut rng, n);
+        let local = to_soa(&random_pose(&mut rng, n));
+        let rest = to_soa(&vec![Transform::IDENTITY; n]);
+        let skeleton = Skeleton::new(&parents, &rest, None).unwrap();
+        let root = rng.transform().to_mat4();
+        let mut full = vec![Mat4::IDENTITY; n];
+        LocalToModelJob { skeleton: &skeleton, local: &local, root: Some(&root), model: &mut full }.run().unwrap();
+        let mut by_tree = vec![Mat4::IDENTITY; n];
+        for joint in (0..n).filter(|&j| parents[j] < 0) {
+            LocalToModelJob { skeleton: &skeleton, local: &local, root: Some(&root), model: &mut by_tree }
+                .run_subtree(joint)
+                .unwrap();
+        }
+        assert_eq!(by_tree, full, "{n} joints");
+    }
+}
