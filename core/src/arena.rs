@@ -113,18 +113,6 @@ impl<'buf> Arena<'buf> {
         }
     }
 
-    /// One zeroed value of `T`.
-    pub fn alloc_one<T: Pod>(&self) -> Result<&mut T, Error> {
-        self.alloc::<T>(1).map(|s| &mut s[0])
-    }
-
-    /// `values` copied into the arena.
-    pub fn alloc_copy<T: Pod>(&self, values: &[T]) -> Result<&mut [T], Error> {
-        let out = self.alloc::<T>(values.len())?;
-        out.copy_from_slice(values);
-        Ok(out)
-    }
-
     /// A new arena over the next `bytes` bytes of this one, rewindable on its own (for per-frame scratch
     /// beside long-lived state).
     pub fn sub_arena(&self, bytes: usize) -> Result<Arena<'_>, Error> {

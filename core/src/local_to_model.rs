@@ -18,7 +18,7 @@
 //! and zero-rotation checks are fused into the loop (a lane mask OR-ed per group); on such an `Err` the output
 //! may be partly written, the input is untouched.
 
-use crate::math::{F4, Mat4, SoaAffine, SoaTransform};
+use crate::math::{F4, Mat4, SoaAffine, SoaTransform, Transform};
 use crate::skeleton::{MAX_JOINTS, Skeleton};
 use crate::{Buffer, Error};
 
@@ -111,7 +111,7 @@ impl LocalToModelJob<'_> {
             if lanes == 0 {
                 continue;
             }
-            invalid = invalid | (invalid_lanes(local) & LANE_MASKS[lanes as usize & 0xF]);
+            invalid = invalid | (invalid_lanes(local) & F4::lane_mask(lanes));
             let affine = Step::prepare(&local.to_affine());
             let base = group * 4;
             if lanes == 0b1111 {
@@ -191,26 +191,6 @@ fn lanes_below(count: usize) -> u32 {
     (1u32 << count.min(4)) - 1
 }
 
-/// `LANE_MASKS[bits]` has lane `l` set (all ones) when bit `l` of `bits` is set.
-const LANE_MASKS: [F4; 16] = {
-    let mut masks = [F4::ZERO; 16];
-    let set = f32::from_bits(u32::MAX);
-    let mut bits = 0;
-    while bits < 16 {
-        let mut lanes = [0.0; 4];
-        let mut l = 0;
-        while l < 4 {
-            if bits & (1 << l) != 0 {
-                lanes[l] = set;
-            }
-            l += 1;
-        }
-        masks[bits] = F4::from_array(lanes);
-        bits += 1;
-    }
-    masks
-};
-
 /// Lanes holding a non-finite value or a zero-length rotation.
 #[inline(always)]
 fn invalid_lanes(t: &SoaTransform) -> F4 {
@@ -220,25 +200,27 @@ fn invalid_lanes(t: &SoaTransform) -> F4 {
     sum.non_finite_mask() | len_sq.cmp_lt(F4::splat(MIN_ROTATION_LENGTH_SQ))
 }
 
+/// `Err` for a transform the kernels cannot use: `NonFinite` (any component NaN or infinite, or |q|² overflowing)
+/// or `ZeroQuaternion` (|q|² below `MIN_ROTATION_LENGTH_SQ`), naming `buffer` and `index`. Returns |q|².
+/// The one per-joint classification: skeleton validation and the kernels' cold error path both use it.
+pub(crate) fn check_transform(t: &Transform, buffer: Buffer, index: usize) -> Result<f32, Error> {
+    let len_sq = t.rotation.length_squared();
+    if !t.is_finite() || !len_sq.is_finite() {
+        return Err(Error::NonFinite { buffer, index });
+    }
+    if len_sq < MIN_ROTATION_LENGTH_SQ {
+        return Err(Error::ZeroQuaternion { buffer, index });
+    }
+    Ok(len_sq)
+}
+
 /// The slow path after the fused check fired: the first joint at fault, with its reason.
 #[cold]
 fn first_invalid_joint(local: &[SoaTransform], first_group: usize, lane_mask: &impl Fn(usize) -> u32) -> Error {
     for (group, t) in local.iter().enumerate().skip(first_group) {
-        for lane in 0..4 {
-            if lane_mask(group) & (1 << lane) == 0 {
-                continue;
-            }
-            let joint = group * 4 + lane;
-            let aos = t.get(lane);
-            if !aos.is_finite() {
-                return Error::NonFinite { buffer: Buffer::LocalPose, index: joint };
-            }
-            let len_sq = aos.rotation.length_squared();
-            if !len_sq.is_finite() {
-                return Error::NonFinite { buffer: Buffer::LocalPose, index: joint };
-            }
-            if len_sq < MIN_ROTATION_LENGTH_SQ {
-                return Error::ZeroQuaternion { buffer: Buffer::LocalPose, index: joint };
+        for lane in (0..4).filter(|lane| lane_mask(group) & (1 << lane) != 0) {
+            if let Err(e) = check_transform(&t.get(lane), Buffer::LocalPose, group * 4 + lane) {
+                return e;
             }
         }
     }

@@ -52,13 +52,7 @@ impl<'a> Skeleton<'a> {
         }
         for joint in 0..count {
             let t = rest_pose[joint / 4].get(joint % 4);
-            if !t.is_finite() {
-                return Err(Error::NonFinite { buffer: Buffer::RestPose, index: joint });
-            }
-            let len_sq = t.rotation.length_squared();
-            if len_sq < crate::local_to_model::MIN_ROTATION_LENGTH_SQ {
-                return Err(Error::ZeroQuaternion { buffer: Buffer::RestPose, index: joint });
-            }
+            let len_sq = crate::local_to_model::check_transform(&t, Buffer::RestPose, joint)?;
             if (len_sq - 1.0).abs() > UNIT_TOLERANCE {
                 return Err(Error::NonUnitRotation { joint });
             }
@@ -120,7 +114,7 @@ pub(crate) fn check_padding(buffer: Buffer, pose: &[SoaTransform], num_joints: u
     let (Some(last), true) = (pose.last(), real_lanes != 0) else {
         return Ok(());
     };
-    let padding = F4::from_array([0, 1, 2, 3].map(|l| if l < real_lanes { 0.0 } else { f32::from_bits(!0) }));
+    let padding = F4::lane_mask(!((1u32 << real_lanes) - 1));
     let id = SoaTransform::IDENTITY;
     let differs = [
         last.translation.x.cmp_ne(id.translation.x),

@@ -150,22 +150,11 @@ impl Transform {
     }
 
     /// The affine matrix `T * R * S`. `rotation` need not be unit: it is normalized by `2 / |q|²`.
+    /// Computed by the SoA conversion the kernels use, so there is one formula (lane 0 of a splat).
     pub fn to_mat4(&self) -> Mat4 {
-        let q = self.rotation;
-        let s = 2.0 / q.length_squared();
-        let (x2, y2, z2) = (q.x * s, q.y * s, q.z * s);
-        let (xx, yy, zz) = (q.x * x2, q.y * y2, q.z * z2);
-        let (xy, xz, yz) = (q.x * y2, q.x * z2, q.y * z2);
-        let (wx, wy, wz) = (q.w * x2, q.w * y2, q.w * z2);
-        let (sx, sy, sz) = (self.scale.x, self.scale.y, self.scale.z);
-        Mat4 {
-            cols: [
-                [(1.0 - (yy + zz)) * sx, (xy + wz) * sx, (xz - wy) * sx, 0.0],
-                [(xy - wz) * sy, (1.0 - (xx + zz)) * sy, (yz + wx) * sy, 0.0],
-                [(xz + wy) * sz, (yz - wx) * sz, (1.0 - (xx + yy)) * sz, 0.0],
-                [self.translation.x, self.translation.y, self.translation.z, 1.0],
-            ],
-        }
+        let mut soa = super::soa::SoaTransform::IDENTITY;
+        soa.set(0, self);
+        soa.to_affine().to_mat4s()[0]
     }
 }
 

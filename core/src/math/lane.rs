@@ -75,11 +75,10 @@ impl F4 {
         self.mask_bits() != 0
     }
 
-    /// Sum of the four lanes (lane order 0+1, 2+3, then both), for tests and diagnostics.
+    /// A mask with lane `l` set (all ones) where bit `l` of `bits` is set; bits above 3 are ignored.
     #[inline(always)]
-    pub fn sum_lanes(self) -> f32 {
-        let a = self.to_array();
-        (a[0] + a[1]) + (a[2] + a[3])
+    pub fn lane_mask(bits: u32) -> F4 {
+        LANE_MASKS[bits as usize & 0xF]
     }
 
     /// A mask whose lanes are set where `self` is NaN or infinite.
@@ -102,6 +101,25 @@ impl F4 {
         ]
     }
 }
+
+/// `LANE_MASKS[bits]` has lane `l` set when bit `l` of `bits` is set.
+const LANE_MASKS: [F4; 16] = {
+    let mut masks = [F4::ZERO; 16];
+    let mut bits = 0;
+    while bits < 16 {
+        let mut lanes = [0.0; 4];
+        let mut l = 0;
+        while l < 4 {
+            if bits & (1 << l) != 0 {
+                lanes[l] = f32::from_bits(u32::MAX);
+            }
+            l += 1;
+        }
+        masks[bits] = F4::from_array(lanes);
+        bits += 1;
+    }
+    masks
+};
 
 impl core::ops::Mul<f32> for F4 {
     type Output = F4;

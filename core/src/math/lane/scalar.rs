@@ -94,16 +94,8 @@ impl F4 {
         mask(self, rhs, |x, y| x < y)
     }
     #[inline(always)]
-    pub fn cmp_le(self, rhs: F4) -> F4 {
-        mask(self, rhs, |x, y| x <= y)
-    }
-    #[inline(always)]
     pub fn cmp_gt(self, rhs: F4) -> F4 {
         mask(self, rhs, |x, y| x > y)
-    }
-    #[inline(always)]
-    pub fn cmp_ge(self, rhs: F4) -> F4 {
-        mask(self, rhs, |x, y| x >= y)
     }
     #[inline(always)]
     pub fn cmp_eq(self, rhs: F4) -> F4 {

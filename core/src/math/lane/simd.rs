@@ -98,16 +98,8 @@ impl F4 {
         F4(self.0.simd_lt(rhs.0))
     }
     #[inline(always)]
-    pub fn cmp_le(self, rhs: F4) -> F4 {
-        F4(self.0.simd_le(rhs.0))
-    }
-    #[inline(always)]
     pub fn cmp_gt(self, rhs: F4) -> F4 {
         F4(self.0.simd_gt(rhs.0))
-    }
-    #[inline(always)]
-    pub fn cmp_ge(self, rhs: F4) -> F4 {
-        F4(self.0.simd_ge(rhs.0))
     }
     #[inline(always)]
     pub fn cmp_eq(self, rhs: F4) -> F4 {
