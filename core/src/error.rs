@@ -26,6 +26,20 @@ pub enum Buffer {
     InverseBindMatrices,
     /// The skinning-matrix palette output.
     SkinningPalette,
+    /// A clip's constant tracks.
+    Constants,
+    /// A clip's animated-track joint list.
+    TrackJoints,
+    /// A clip's keys (index: the stored element).
+    ClipKeys,
+    /// A quantized clip's translation/scale ranges.
+    QuantRanges,
+    /// The joint count a clip was made for (compared with the skeleton's).
+    ClipJoints,
+    /// A sampling context's cached frames (sized for a joint count).
+    SamplingContext,
+    /// The time given to sampling.
+    SampleTime,
 }
 
 /// What was wrong. Indices are joint indices (skeleton order) unless the variant says otherwise.
@@ -57,6 +71,61 @@ pub enum Error {
     /// A checkpoint handed to `Arena::rewind` lies past the arena's current use: it is from another arena or
     /// from before an earlier rewind.
     InvalidCheckpoint { checkpoint: usize, used: usize },
+    /// A clip's sample rate is not finite and positive.
+    InvalidSampleRate,
+    /// A clip needs at least one frame.
+    FrameCount { frames: usize },
+    /// A clip's tracks of `channel` (0 translation, 1 rotation, 2 scale) are out of order at `joint`: animated
+    /// joints must ascend strictly, and a joint's channel may be animated or constant, once.
+    TrackOrder { joint: usize, channel: u16 },
+    /// Constant track `index` has a channel tag other than 0, 1, 2.
+    InvalidChannel { index: usize, channel: u16 },
+    /// A stored value in `buffer` is non-zero but below `clip::MIN_KEY_MAGNITUDE` (or a negative
+    /// quantization step): it would make sampling compute with denormals.
+    Subnormal { buffer: Buffer, index: usize },
+    /// An asset blob does not start with `asset::MAGIC`.
+    BadMagic,
+    /// An asset blob's format version is not the one this build reads.
+    UnsupportedVersion { found: u32, supported: u32 },
+    /// An asset blob's section is unusable; `problem` says how.
+    Blob { section: Section, problem: BlobProblem },
+    /// Asset blobs are little-endian and read in place; a big-endian host cannot use them.
+    BigEndianHost,
+}
+
+/// A region of an asset blob (see `asset`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Section {
+    Header,
+    Parents,
+    RestPose,
+    JointNames,
+    Strings,
+    ClipRecords,
+    ClipName { clip: usize },
+    Constants { clip: usize },
+    TrackJoints { clip: usize },
+    Keys { clip: usize },
+    QuantRanges { clip: usize },
+}
+
+/// What is wrong with a blob section.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum BlobProblem {
+    /// The blob is shorter than the section's end (`offset + len`, `None` when that overflows).
+    OutOfBounds { end: Option<u64>, blob_len: usize },
+    /// The section's offset (or the blob's address, for the header) is not 16-byte aligned.
+    Misaligned { offset: u64 },
+    /// The section starts before the previous one ends: sections must be in order and disjoint.
+    Overlap { offset: u64, previous_end: u64 },
+    /// The section's byte length does not fit its contents (`expected` bytes).
+    Size { len: u64, expected: u64 },
+    /// A count or tag in the section is invalid (e.g. unknown encoding, string out of range).
+    Value { index: usize },
+    /// A string is not UTF-8.
+    Utf8 { index: usize },
 }
 
 impl fmt::Display for Error {
@@ -88,6 +157,23 @@ impl fmt::Display for Error {
             Error::InvalidCheckpoint { checkpoint, used } => {
                 write!(f, "checkpoint at {checkpoint} bytes is past the arena's use ({used} bytes)")
             }
+            Error::InvalidSampleRate => write!(f, "clip sample rate must be finite and positive"),
+            Error::FrameCount { frames } => write!(f, "clip has {frames} frames; needs at least 1"),
+            Error::TrackOrder { joint, channel } => {
+                write!(f, "clip track of joint {joint}, channel {channel}, is out of order or repeated")
+            }
+            Error::InvalidChannel { index, channel } => {
+                write!(f, "constant track {index} has channel tag {channel}; expected 0, 1 or 2")
+            }
+            Error::Subnormal { buffer, index } => {
+                write!(f, "{buffer:?} value at {index} is tiny but not zero (or a negative step)")
+            }
+            Error::BadMagic => write!(f, "not a sinew asset blob (bad magic)"),
+            Error::UnsupportedVersion { found, supported } => {
+                write!(f, "asset format version {found}; this build reads version {supported}")
+            }
+            Error::Blob { section, problem } => write!(f, "asset section {section:?}: {problem:?}"),
+            Error::BigEndianHost => write!(f, "asset blobs are little-endian; this host is big-endian"),
         }
     }
 }

@@ -80,14 +80,20 @@ macro_rules! kernels {
 }
 
 pub mod arena;
+pub mod asset;
+pub mod clip;
 pub mod error;
 pub mod local_to_model;
 pub mod math;
+pub mod sampling;
 pub mod skeleton;
 pub mod skinning;
 
 pub use arena::{Arena, Checkpoint};
-pub use error::{Buffer, Error};
+pub use asset::Asset;
+pub use clip::Clip;
+pub use error::{BlobProblem, Buffer, Error, Section};
 pub use local_to_model::LocalToModelJob;
+pub use sampling::{Playback, SamplingContext, SamplingJob};
 pub use skeleton::Skeleton;
 pub use skinning::Skin;

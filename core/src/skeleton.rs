@@ -18,7 +18,19 @@ pub const UNIT_TOLERANCE: f32 = 1e-3;
 pub struct Skeleton<'a> {
     parents: &'a [i16],
     rest_pose: &'a [SoaTransform],
-    names: Option<&'a [&'a str]>,
+    names: JointNames<'a>,
+}
+
+/// Where a skeleton's joint names live: caller strings, or an asset blob's string table.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum JointNames<'a> {
+    None,
+    Strs(&'a [&'a str]),
+    /// Validated: every reference is in range and on character boundaries.
+    Table {
+        refs: &'a [crate::asset::StrRef],
+        strings: &'a str,
+    },
 }
 
 impl<'a> Skeleton<'a> {
@@ -37,6 +49,15 @@ impl<'a> Skeleton<'a> {
         rest_pose: &'a [SoaTransform],
         names: Option<&'a [&'a str]>,
     ) -> Result<Skeleton<'a>, Error> {
+        Skeleton::with_names(parents, rest_pose, names.map_or(JointNames::None, JointNames::Strs))
+    }
+
+    /// `new` with names from any source; `Table` names must already be validated.
+    pub(crate) fn with_names(
+        parents: &'a [i16],
+        rest_pose: &'a [SoaTransform],
+        names: JointNames<'a>,
+    ) -> Result<Skeleton<'a>, Error> {
         let count = parents.len();
         if count == 0 || count > MAX_JOINTS {
             return Err(Error::JointCount { count, max: MAX_JOINTS });
@@ -47,7 +68,7 @@ impl<'a> Skeleton<'a> {
             }
         }
         crate::error::check_len(Buffer::RestPose, num_soa_joints(count), rest_pose.len())?;
-        if let Some(names) = names {
+        if let JointNames::Strs(names) = names {
             crate::error::check_len(Buffer::Names, count, names.len())?;
         }
         for joint in 0..count {
@@ -85,15 +106,21 @@ impl<'a> Skeleton<'a> {
         self.rest_pose
     }
 
-    /// Joint names, when the skeleton was given them.
-    #[inline]
-    pub fn names(&self) -> Option<&'a [&'a str]> {
-        self.names
+    /// Name of `joint`, when the skeleton has names and the joint exists.
+    pub fn name(&self, joint: usize) -> Option<&'a str> {
+        match self.names {
+            JointNames::None => None,
+            JointNames::Strs(names) => names.get(joint).copied(),
+            JointNames::Table { refs, strings } => {
+                let r = refs.get(joint)?;
+                strings.get(r.offset as usize..r.offset as usize + r.len as usize)
+            }
+        }
     }
 
-    /// Index of the joint called `name`.
+    /// Index of the first joint called `name`.
     pub fn find(&self, name: &str) -> Option<usize> {
-        self.names?.iter().position(|n| *n == name)
+        (0..self.num_joints()).find(|&j| self.name(j) == Some(name))
     }
 
     /// Depth of the deepest joint (a root has depth 1).

@@ -1,7 +1,9 @@
 //! `sinew-bench`: the profiler CLI. With no subcommand it runs `profile` on the embedded procedural rigs.
 
 use clap::{Args, Parser, Subcommand};
-use sinew_bench_host::profile;
+use sinew_bench_host::bake::{self, KeyFormat};
+use sinew_bench_host::bvh::Bvh;
+use sinew_bench_host::{pose, profile};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -15,6 +17,96 @@ struct Cli {
 enum Command {
     /// Push a crowd through every runtime stage and print µs per character, ns per joint, bytes per character.
     Profile(ProfileArgs),
+    /// Import animation files and write the runtime's asset blob.
+    Bake(BakeArgs),
+    /// Print model-space joint positions of a clip at one time, computed through the baked runtime path.
+    Pose(PoseArgs),
+}
+
+#[derive(Args)]
+struct BakeArgs {
+    /// BVH files of one skeleton (same joints in the same order); each becomes a clip named after its file.
+    #[arg(long, required = true)]
+    bvh: Vec<std::path::PathBuf>,
+    /// Output blob.
+    #[arg(long)]
+    out: std::path::PathBuf,
+    /// Store keys quantized (6 bytes per key) instead of f32.
+    #[arg(long)]
+    quantize: bool,
+}
+
+#[derive(Args)]
+struct PoseArgs {
+    /// A BVH file.
+    #[arg(long)]
+    bvh: std::path::PathBuf,
+    /// Seconds from the first frame (frame k is at k × Frame Time); clamped to the clip.
+    #[arg(long, default_value_t = 0.0)]
+    time: f32,
+    /// Sample a quantized bake instead of f32.
+    #[arg(long)]
+    quantize: bool,
+    /// Print JSON (`{"joints":[{"name","parent","position"}…]}`) instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+fn key_format(quantize: bool) -> KeyFormat {
+    if quantize { KeyFormat::Quantized } else { KeyFormat::F32 }
+}
+
+fn bake(args: &BakeArgs) -> Result<String, String> {
+    let mut skeleton = None;
+    let mut clips = Vec::new();
+    for path in &args.bvh {
+        let bvh = Bvh::load(path).map_err(|e| e.to_string())?;
+        let name = path.file_stem().map_or("clip".into(), |s| s.to_string_lossy().into_owned());
+        let (s, clip) = bake::from_bvh(&bvh, &name)?;
+        match &skeleton {
+            None => skeleton = Some(s),
+            Some(first) if first.names == s.names && first.parents == s.parents => {}
+            Some(_) => return Err(format!("{}: a different skeleton than the first file", path.display())),
+        }
+        clips.push(clip);
+    }
+    let skeleton = skeleton.ok_or("no input files")?;
+    let blob = bake::bake(&skeleton, &clips, key_format(args.quantize))?;
+    std::fs::write(&args.out, blob.bytes()).map_err(|e| format!("{}: {e}", args.out.display()))?;
+    Ok(format!(
+        "{}: {} joints, {} clips, {} bytes",
+        args.out.display(),
+        skeleton.parents.len(),
+        clips.len(),
+        blob.bytes().len()
+    ))
+}
+
+fn pose(args: &PoseArgs) -> Result<String, String> {
+    let value = pose::bvh_pose_json(&args.bvh, args.time, key_format(args.quantize))?;
+    if args.json {
+        return Ok(value.to_string());
+    }
+    let mut out = format!("{:<28} {:>6} {:>12} {:>12} {:>12}\n", "joint", "parent", "x", "y", "z");
+    for j in value["joints"].as_array().into_iter().flatten() {
+        let p = |i: usize| j["position"][i].as_f64().unwrap_or(f64::NAN);
+        let name = j["name"].as_str().unwrap_or("");
+        out += &format!("{name:<28} {:>6} {:>12.4} {:>12.4} {:>12.4}\n", j["parent"], p(0), p(1), p(2));
+    }
+    Ok(out)
+}
+
+fn report(result: Result<String, String>) -> ExitCode {
+    match result {
+        Ok(text) => {
+            println!("{}", text.trim_end());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 #[derive(Args)]
@@ -42,6 +134,8 @@ impl Default for ProfileArgs {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command.unwrap_or(Command::Profile(ProfileArgs::default())) {
+        Command::Bake(args) => report(bake(&args)),
+        Command::Pose(args) => report(pose(&args)),
         Command::Profile(args) => {
             if let Some(&bad) = args
                 .joints

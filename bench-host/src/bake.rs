@@ -1,0 +1,289 @@
+//! Baking: imported skeletons and clips (AoS, one transform per joint per frame) → the runtime's asset blob
+//! (`sinew::asset`), with per-track elision and optional quantization.
+
+use sinew::asset::{ALIGN, ClipRecord, Header, MAGIC, SectionRef, StrRef, VERSION};
+use sinew::clip::{Channel, ConstantTrack, Encoding, MIN_KEY_MAGNITUDE, QuantRange, encode_rotation};
+use sinew::math::{Quat, SoaTransform, Transform, Vec3, num_soa_joints, pack_soa};
+
+/// A skeleton as importers produce it: parents first, rest pose AoS.
+#[derive(Clone, Debug)]
+pub struct RawSkeleton {
+    pub names: Vec<String>,
+    pub parents: Vec<i16>,
+    pub rest: Vec<Transform>,
+}
+
+/// A clip sampled at a uniform rate: `frames[f][joint]` is the local transform at `f / sample_rate` seconds.
+#[derive(Clone, Debug)]
+pub struct RawClip {
+    pub name: String,
+    pub sample_rate: f32,
+    pub frames: Vec<Vec<Transform>>,
+}
+
+/// How to store keys.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum KeyFormat {
+    #[default]
+    F32,
+    /// 16 bits per translation/scale component, smallest-three rotations: 6 bytes per key.
+    Quantized,
+}
+
+/// A track is constant (or equal to the rest pose) when no component differs by more than this times
+/// `max(1, |value|)`: about 8 f32 ulps at 1, so elision keeps what f32 storage keeps.
+pub const CONSTANT_TOLERANCE: f32 = 1e-6;
+
+/// Bytes with the 16-byte alignment `sinew::Asset::load` needs (a `Vec<u8>` guarantees only 1).
+#[derive(Clone, Debug, Default)]
+pub struct AlignedBlob {
+    words: Vec<[u128; 1]>,
+    len: usize,
+}
+
+impl AlignedBlob {
+    pub fn from_bytes(bytes: &[u8]) -> AlignedBlob {
+        let mut words = vec![[0u128; 1]; bytes.len().div_ceil(16)];
+        bytemuck::cast_slice_mut::<_, u8>(&mut words)[..bytes.len()].copy_from_slice(bytes);
+        AlignedBlob { words, len: bytes.len() }
+    }
+
+    pub fn read(path: &std::path::Path) -> std::io::Result<AlignedBlob> {
+        Ok(AlignedBlob::from_bytes(&std::fs::read(path)?))
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        &bytemuck::cast_slice::<_, u8>(&self.words)[..self.len]
+    }
+
+    /// Mutable bytes, for tests that corrupt a blob.
+    pub fn bytes_mut(&mut self) -> &mut [u8] {
+        &mut bytemuck::cast_slice_mut::<_, u8>(&mut self.words)[..self.len]
+    }
+}
+
+const _: () = assert!(std::mem::align_of::<u128>() >= ALIGN);
+
+/// The four components of one channel of a transform (`w = 0` for translation and scale).
+fn channel_value(t: &Transform, channel: Channel) -> [f32; 4] {
+    match channel {
+        Channel::Translation => [t.translation.x, t.translation.y, t.translation.z, 0.0],
+        Channel::Rotation => [t.rotation.x, t.rotation.y, t.rotation.z, t.rotation.w],
+        Channel::Scale => [t.scale.x, t.scale.y, t.scale.z, 0.0],
+    }
+}
+
+/// Same value within `CONSTANT_TOLERANCE` (rotations: as rotations, so `q` matches `−q`).
+fn close(a: [f32; 4], b: [f32; 4], channel: Channel) -> bool {
+    let within =
+        |sign: f32| a.iter().zip(&b).all(|(x, y)| (x - sign * y).abs() <= CONSTANT_TOLERANCE * y.abs().max(1.0));
+    within(1.0) || (channel == Channel::Rotation && within(-1.0))
+}
+
+fn flush(v: f32) -> f32 {
+    if v.abs() < MIN_KEY_MAGNITUDE { 0.0 } else { v }
+}
+
+struct Writer {
+    bytes: Vec<u8>,
+}
+
+impl Writer {
+    fn section<T: bytemuck::Pod>(&mut self, items: &[T]) -> SectionRef {
+        self.bytes.resize(self.bytes.len().next_multiple_of(ALIGN), 0);
+        let offset = self.bytes.len() as u32;
+        self.bytes.extend_from_slice(bytemuck::cast_slice(items));
+        SectionRef { offset, len: (self.bytes.len() - offset as usize) as u32 }
+    }
+
+    fn put<T: bytemuck::Pod>(&mut self, offset: usize, item: &T) {
+        self.bytes[offset..offset + std::mem::size_of::<T>()].copy_from_slice(bytemuck::bytes_of(item));
+    }
+}
+
+/// Per-track storage decisions and keys of one clip.
+struct BakedClip {
+    constants: Vec<ConstantTrack>,
+    track_joints: Vec<u16>,
+    num_tracks: [u32; 3],
+    keys_f32: Vec<f32>,
+    keys_u16: Vec<u16>,
+    ranges: Vec<QuantRange>,
+}
+
+fn bake_clip(skeleton: &RawSkeleton, clip: &RawClip, format: KeyFormat) -> Result<BakedClip, String> {
+    let n = skeleton.parents.len();
+    if clip.frames.is_empty() {
+        return Err(format!("clip `{}` has no frames", clip.name));
+    }
+    if let Some(f) = clip.frames.iter().position(|fr| fr.len() != n) {
+        return Err(format!("clip `{}` frame {f} has {} joints, skeleton {n}", clip.name, clip.frames[f].len()));
+    }
+    let mut baked = BakedClip {
+        constants: vec![],
+        track_joints: vec![],
+        num_tracks: [0; 3],
+        keys_f32: vec![],
+        keys_u16: vec![],
+        ranges: vec![],
+    };
+    // animated[c] = joints whose channel c is animated.
+    let mut animated: [Vec<usize>; 3] = Default::default();
+    for channel in Channel::ALL {
+        for joint in 0..n {
+            let rest = channel_value(&skeleton.rest[joint], channel);
+            let first = channel_value(&clip.frames[0][joint], channel);
+            let constant = clip.frames.iter().all(|fr| close(channel_value(&fr[joint], channel), first, channel));
+            if constant && close(first, rest, channel) {
+                continue;
+            }
+            if constant {
+                let value = first.map(flush);
+                baked.constants.push(ConstantTrack { joint: joint as u16, channel: channel as u16, value });
+            } else {
+                animated[channel as usize].push(joint);
+            }
+        }
+        baked.num_tracks[channel as usize] = animated[channel as usize].len() as u32;
+        baked.track_joints.extend(animated[channel as usize].iter().map(|&j| j as u16));
+    }
+    if format == KeyFormat::Quantized {
+        for channel in [Channel::Translation, Channel::Scale] {
+            for &joint in &animated[channel as usize] {
+                let mut min = [f32::MAX; 3];
+                let mut max = [f32::MIN; 3];
+                for fr in &clip.frames {
+                    let v = channel_value(&fr[joint], channel);
+                    for c in 0..3 {
+                        min[c] = min[c].min(v[c]);
+                        max[c] = max[c].max(v[c]);
+                    }
+                }
+                let step = std::array::from_fn(|c| {
+                    let s = (max[c] - min[c]) / u16::MAX as f32;
+                    if s < MIN_KEY_MAGNITUDE { 0.0 } else { s }
+                });
+                baked.ranges.push(QuantRange { min: min.map(flush), step });
+            }
+        }
+    }
+    for fr in &clip.frames {
+        let mut range = 0;
+        for channel in Channel::ALL {
+            for &joint in &animated[channel as usize] {
+                let v = channel_value(&fr[joint], channel);
+                match (format, channel) {
+                    (KeyFormat::F32, _) => {
+                        baked.keys_f32.extend(v[..channel.f32_components()].iter().map(|&x| flush(x)))
+                    }
+                    (KeyFormat::Quantized, Channel::Rotation) => baked.keys_u16.extend(encode_rotation(v)),
+                    (KeyFormat::Quantized, _) => {
+                        let r = &baked.ranges[range];
+                        range += 1;
+                        baked.keys_u16.extend((0..3).map(|c| {
+                            if r.step[c] == 0.0 {
+                                0
+                            } else {
+                                ((v[c] - r.min[c]) / r.step[c]).round().clamp(0.0, u16::MAX as f32) as u16
+                            }
+                        }));
+                    }
+                }
+            }
+        }
+    }
+    Ok(baked)
+}
+
+/// Writes a blob holding `skeleton` and `clips`. Errors name what does not fit the format.
+pub fn bake(skeleton: &RawSkeleton, clips: &[RawClip], format: KeyFormat) -> Result<AlignedBlob, String> {
+    let n = skeleton.parents.len();
+    if skeleton.rest.len() != n || skeleton.names.len() != n {
+        return Err(format!(
+            "skeleton has {n} parents, {} rest transforms, {} names",
+            skeleton.rest.len(),
+            skeleton.names.len()
+        ));
+    }
+    let mut rest_soa = vec![SoaTransform::IDENTITY; num_soa_joints(n)];
+    pack_soa(&skeleton.rest, &mut rest_soa).map_err(|e| e.to_string())?;
+
+    let mut strings = String::new();
+    let mut add_string = |s: &str| {
+        let r = StrRef { offset: strings.len() as u32, len: s.len() as u32 };
+        strings.push_str(s);
+        r
+    };
+    let name_refs: Vec<StrRef> = skeleton.names.iter().map(|s| add_string(s)).collect();
+    let clip_names: Vec<StrRef> = clips.iter().map(|c| add_string(&c.name)).collect();
+
+    let mut w = Writer { bytes: vec![0; 64] };
+    let parents = w.section(&skeleton.parents);
+    let rest_pose = w.section(&rest_soa);
+    let joint_names = w.section(&name_refs);
+    let strings_ref = w.section(strings.as_bytes());
+    let placeholder = vec![[0u8; 64]; clips.len()];
+    let records_ref = w.section(&placeholder);
+    for (i, clip) in clips.iter().enumerate() {
+        let baked = bake_clip(skeleton, clip, format)?;
+        let constants = w.section(&baked.constants);
+        let track_joints = w.section(&baked.track_joints);
+        let (keys, encoding) = match format {
+            KeyFormat::F32 => (w.section(&baked.keys_f32), Encoding::F32),
+            KeyFormat::Quantized => (w.section(&baked.keys_u16), Encoding::Quantized),
+        };
+        let ranges = w.section(&baked.ranges);
+        let record = ClipRecord {
+            name: clip_names[i],
+            sample_rate: clip.sample_rate,
+            num_frames: clip.frames.len() as u32,
+            encoding: encoding as u32,
+            num_tracks: baked.num_tracks,
+            constants,
+            track_joints,
+            keys,
+            ranges,
+        };
+        w.put(records_ref.offset as usize + 64 * i, &record);
+    }
+    let header = Header {
+        magic: MAGIC,
+        version: VERSION,
+        total_len: u32::try_from(w.bytes.len()).map_err(|_| "blob larger than 4 GiB".to_string())?,
+        num_joints: n as u32,
+        num_clips: clips.len() as u32,
+        parents,
+        rest_pose,
+        joint_names,
+        strings: strings_ref,
+        clips: records_ref,
+    };
+    w.put(0, &header);
+    Ok(AlignedBlob::from_bytes(&w.bytes))
+}
+
+/// Skeleton and clip of a BVH file: rest pose = OFFSETs with identity rotations, one frame per BVH frame,
+/// file units kept.
+pub fn from_bvh(bvh: &crate::bvh::Bvh, name: &str) -> Result<(RawSkeleton, RawClip), String> {
+    if bvh.joints.len() > sinew::skeleton::MAX_JOINTS {
+        return Err(format!("{} joints; sinew allows {}", bvh.joints.len(), sinew::skeleton::MAX_JOINTS));
+    }
+    let to_vec3 = |v: [f64; 3]| Vec3::new(v[0] as f32, v[1] as f32, v[2] as f32);
+    let skeleton = RawSkeleton {
+        names: bvh.joints.iter().map(|j| j.name.clone()).collect(),
+        parents: bvh.joints.iter().map(|j| j.parent as i16).collect(),
+        rest: bvh.joints.iter().map(|j| Transform { translation: to_vec3(j.offset), ..Transform::IDENTITY }).collect(),
+    };
+    let frames = (0..bvh.num_frames)
+        .map(|f| {
+            (0..bvh.joints.len())
+                .map(|j| {
+                    let (t, q) = crate::bvh::local_transform(bvh, j, f);
+                    let rotation = Quat::new(q[0] as f32, q[1] as f32, q[2] as f32, q[3] as f32);
+                    Transform { translation: to_vec3(t), rotation, scale: Vec3::ONE }
+                })
+                .collect()
+        })
+        .collect();
+    Ok((skeleton, RawClip { name: name.to_string(), sample_rate: (1.0 / bvh.frame_time) as f32, frames }))
+}

@@ -1,0 +1,255 @@
+//! A small BVH (Biovision hierarchy) reader: every channel layout the shared data uses (3- and 6-channel
+//! joints, any rotation order, position channels on non-root joints, zero-length offsets, End Sites).
+//!
+//! No crate on crates.io reads BVH with position channels on every joint and reports errors with line
+//! numbers, so this is own-written (DESIGN §7 allows that for BVH).
+//!
+//! Conventions (as the BVH files themselves use them): a joint's local translation is its OFFSET unless it
+//! has position channels, which then replace it component by component; rotation channels compose in the
+//! order listed (`Zrotation Xrotation Yrotation` is `Rz · Rx · Ry` on column vectors), in degrees; frame `k`
+//! is at `k × frame_time` seconds. End Sites carry no channels and are not joints.
+
+use std::fmt;
+
+/// One BVH channel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BvhChannel {
+    Position(usize),
+    Rotation(usize),
+}
+
+#[derive(Clone, Debug)]
+pub struct BvhJoint {
+    pub name: String,
+    /// −1 for a ROOT.
+    pub parent: i32,
+    pub offset: [f64; 3],
+    pub channels: Vec<BvhChannel>,
+    /// Index of this joint's first channel within a frame's values.
+    pub first_channel: usize,
+}
+
+/// A parsed BVH file: joints in file order (parents first), and `frames × num_channels` values.
+#[derive(Clone, Debug)]
+pub struct Bvh {
+    pub joints: Vec<BvhJoint>,
+    pub frame_time: f64,
+    pub num_frames: usize,
+    pub num_channels: usize,
+    pub values: Vec<f64>,
+}
+
+/// What is wrong with a BVH file, and on which line (1-based).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BvhError {
+    pub line: usize,
+    pub message: String,
+}
+
+impl fmt::Display for BvhError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "BVH line {}: {}", self.line, self.message)
+    }
+}
+
+impl std::error::Error for BvhError {}
+
+struct Tokens<'a> {
+    items: Vec<(usize, &'a str)>,
+    pos: usize,
+}
+
+impl<'a> Tokens<'a> {
+    fn new(text: &'a str) -> Tokens<'a> {
+        let items =
+            text.lines().enumerate().flat_map(|(i, line)| line.split_whitespace().map(move |t| (i + 1, t))).collect();
+        Tokens { items, pos: 0 }
+    }
+
+    fn line(&self) -> usize {
+        self.items.get(self.pos).or(self.items.last()).map_or(1, |t| t.0)
+    }
+
+    fn err<T>(&self, message: impl Into<String>) -> Result<T, BvhError> {
+        Err(BvhError { line: self.line(), message: message.into() })
+    }
+
+    fn next(&mut self) -> Result<&'a str, BvhError> {
+        match self.items.get(self.pos) {
+            Some(&(_, t)) => {
+                self.pos += 1;
+                Ok(t)
+            }
+            None => self.err("unexpected end of file"),
+        }
+    }
+
+    fn peek(&self) -> Option<&'a str> {
+        self.items.get(self.pos).map(|t| t.1)
+    }
+
+    fn expect(&mut self, word: &str) -> Result<(), BvhError> {
+        let line = self.line();
+        let t = self.next()?;
+        if t.eq_ignore_ascii_case(word) {
+            Ok(())
+        } else {
+            Err(BvhError { line, message: format!("expected `{word}`, found `{t}`") })
+        }
+    }
+
+    fn number(&mut self) -> Result<f64, BvhError> {
+        let line = self.line();
+        let t = self.next()?;
+        match t.parse::<f64>() {
+            Ok(v) if v.is_finite() => Ok(v),
+            _ => Err(BvhError { line, message: format!("`{t}` is not a finite number") }),
+        }
+    }
+
+    fn count(&mut self) -> Result<usize, BvhError> {
+        let line = self.line();
+        let t = self.next()?;
+        t.parse::<usize>().map_err(|_| BvhError { line, message: format!("`{t}` is not a count") })
+    }
+}
+
+impl Bvh {
+    /// Parses BVH text.
+    pub fn parse(text: &str) -> Result<Bvh, BvhError> {
+        let mut tokens = Tokens::new(text);
+        tokens.expect("HIERARCHY")?;
+        let mut joints = Vec::new();
+        let mut num_channels = 0;
+        while tokens.peek().is_some_and(|t| t.eq_ignore_ascii_case("ROOT")) {
+            tokens.next()?;
+            parse_joint(&mut tokens, -1, &mut joints, &mut num_channels)?;
+        }
+        if joints.is_empty() {
+            return tokens.err("no ROOT joint");
+        }
+        tokens.expect("MOTION")?;
+        tokens.expect("Frames:")?;
+        let num_frames = tokens.count()?;
+        tokens.expect("Frame")?;
+        tokens.expect("Time:")?;
+        let frame_time = tokens.number()?;
+        if frame_time <= 0.0 {
+            return tokens.err("Frame Time must be positive");
+        }
+        let expected = num_frames * num_channels;
+        let mut values = Vec::with_capacity(expected);
+        while tokens.peek().is_some() {
+            values.push(tokens.number()?);
+        }
+        if num_frames == 0 || values.len() != expected {
+            return Err(BvhError {
+                line: tokens.line(),
+                message: format!(
+                    "{num_frames} frames × {num_channels} channels need {expected} values, found {}",
+                    values.len()
+                ),
+            });
+        }
+        Ok(Bvh { joints, frame_time, num_frames, num_channels, values })
+    }
+
+    /// Reads and parses a file.
+    pub fn load(path: &std::path::Path) -> Result<Bvh, Box<dyn std::error::Error>> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(Bvh::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?)
+    }
+
+    /// Values of frame `f`.
+    pub fn frame(&self, f: usize) -> &[f64] {
+        &self.values[f * self.num_channels..(f + 1) * self.num_channels]
+    }
+}
+
+fn parse_joint(
+    tokens: &mut Tokens<'_>,
+    parent: i32,
+    joints: &mut Vec<BvhJoint>,
+    num_channels: &mut usize,
+) -> Result<(), BvhError> {
+    let name = tokens.next()?.to_string();
+    tokens.expect("{")?;
+    tokens.expect("OFFSET")?;
+    let offset = [tokens.number()?, tokens.number()?, tokens.number()?];
+    tokens.expect("CHANNELS")?;
+    let n = tokens.count()?;
+    if n > 6 {
+        return tokens.err(format!("joint `{name}` has {n} channels; at most 6"));
+    }
+    let mut channels = Vec::with_capacity(n);
+    for _ in 0..n {
+        let line = tokens.line();
+        let t = tokens.next()?;
+        let axis = match t.as_bytes().first().map(u8::to_ascii_uppercase) {
+            Some(b'X') => 0,
+            Some(b'Y') => 1,
+            Some(b'Z') => 2,
+            _ => return Err(BvhError { line, message: format!("unknown channel `{t}`") }),
+        };
+        let channel = match &t.to_ascii_lowercase()[1..] {
+            "position" => BvhChannel::Position(axis),
+            "rotation" => BvhChannel::Rotation(axis),
+            _ => return Err(BvhError { line, message: format!("unknown channel `{t}`") }),
+        };
+        if channels.contains(&channel) {
+            return Err(BvhError { line, message: format!("channel `{t}` repeated") });
+        }
+        channels.push(channel);
+    }
+    let index = joints.len() as i32;
+    joints.push(BvhJoint { name, parent, offset, channels, first_channel: *num_channels });
+    *num_channels += n;
+    loop {
+        let line = tokens.line();
+        match tokens.next()? {
+            "}" => return Ok(()),
+            t if t.eq_ignore_ascii_case("JOINT") => parse_joint(tokens, index, joints, num_channels)?,
+            t if t.eq_ignore_ascii_case("End") => {
+                tokens.expect("Site")?;
+                tokens.expect("{")?;
+                tokens.expect("OFFSET")?;
+                for _ in 0..3 {
+                    tokens.number()?;
+                }
+                tokens.expect("}")?;
+            }
+            t => return Err(BvhError { line, message: format!("expected JOINT, End Site or `}}`, found `{t}`") }),
+        }
+    }
+}
+
+/// Local transform of `joint` in frame `f`, in f64: translation (file units) and rotation quaternion
+/// `(x, y, z, w)`. The independent reference of the tests recomputes this with matrices.
+pub fn local_transform(bvh: &Bvh, joint: usize, f: usize) -> ([f64; 3], [f64; 4]) {
+    let j = &bvh.joints[joint];
+    let values = &bvh.frame(f)[j.first_channel..j.first_channel + j.channels.len()];
+    let mut translation = j.offset;
+    let mut rotation = [0.0, 0.0, 0.0, 1.0];
+    for (channel, &v) in j.channels.iter().zip(values) {
+        match *channel {
+            BvhChannel::Position(axis) => translation[axis] = v,
+            BvhChannel::Rotation(axis) => {
+                let (s, c) = (v.to_radians() * 0.5).sin_cos();
+                let mut q = [0.0, 0.0, 0.0, c];
+                q[axis] = s;
+                rotation = quat_mul(rotation, q);
+            }
+        }
+    }
+    (translation, rotation)
+}
+
+/// Hamilton product `a * b` (b applied first), `(x, y, z, w)`.
+fn quat_mul(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
+    [
+        a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
+        a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
+        a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
+        a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2],
+    ]
+}

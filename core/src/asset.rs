@@ -1,0 +1,279 @@
+//! Baked asset blobs: a skeleton and its clips, loaded zero-copy from `&[u8]` after full validation.
+//!
+//! Layout (little-endian, every section 16-byte aligned, sections in this order and disjoint; the format is
+//! documented in `docs/asset-format.md`):
+//!
+//! ```text
+//! Header (64 B) | parents i16[J] | rest pose SoaTransform[ceil(J/4)] | joint names StrRef[J] or empty
+//!   | strings (UTF-8) | ClipRecord[C] (64 B each)
+//!   | for each clip: constants ConstantTrack[] | track joints u16[] | keys f32[] or u16[] | ranges QuantRange[]
+//! ```
+//!
+//! Loading checks the magic, the version, the blob's own alignment (16 bytes: callers align their buffer),
+//! every section's bounds, alignment, order and size, every string, and then the skeleton and every clip
+//! through their validating constructors. Nothing is copied; the returned views borrow the blob.
+//!
+//! Errors: `BadMagic`, `UnsupportedVersion`, `Blob { section, problem }`, `BigEndianHost`, and whatever
+//! `Skeleton::new` and `Clip::new` reject. No panics and no allocation, whatever the bytes.
+
+use crate::clip::{Clip, ClipParts, ConstantTrack, Encoding, Keys, QuantRange};
+use crate::math::{SoaTransform, num_soa_joints};
+use crate::skeleton::{JointNames, MAX_JOINTS, Skeleton};
+use crate::{BlobProblem, Error, Section};
+use bytemuck::{Pod, Zeroable};
+
+/// First eight bytes of every blob.
+pub const MAGIC: [u8; 8] = *b"SINEWANM";
+/// The format version this build reads and writes.
+pub const VERSION: u32 = 1;
+/// Required alignment of the blob and of each section.
+pub const ALIGN: usize = 16;
+
+/// A byte range of the blob.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+#[repr(C)]
+pub struct SectionRef {
+    pub offset: u32,
+    pub len: u32,
+}
+
+/// A string: a byte range of the strings section.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+#[repr(C)]
+pub struct StrRef {
+    pub offset: u32,
+    pub len: u32,
+}
+
+/// The blob's first 64 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Pod, Zeroable)]
+#[repr(C)]
+pub struct Header {
+    pub magic: [u8; 8],
+    pub version: u32,
+    /// The blob's length in bytes; a longer or shorter blob is rejected.
+    pub total_len: u32,
+    pub num_joints: u32,
+    pub num_clips: u32,
+    pub parents: SectionRef,
+    pub rest_pose: SectionRef,
+    /// Empty, or one `StrRef` per joint.
+    pub joint_names: SectionRef,
+    pub strings: SectionRef,
+    pub clips: SectionRef,
+}
+
+/// One clip's description (64 bytes).
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+#[repr(C)]
+pub struct ClipRecord {
+    pub name: StrRef,
+    pub sample_rate: f32,
+    pub num_frames: u32,
+    /// `Encoding as u32`.
+    pub encoding: u32,
+    /// Animated tracks: translation, rotation, scale.
+    pub num_tracks: [u32; 3],
+    pub constants: SectionRef,
+    pub track_joints: SectionRef,
+    pub keys: SectionRef,
+    /// `QuantRange`s; empty for `f32` clips.
+    pub ranges: SectionRef,
+}
+
+const _: () = assert!(core::mem::size_of::<Header>() == 64 && core::mem::size_of::<ClipRecord>() == 64);
+const _: () = assert!(core::mem::size_of::<ConstantTrack>() == 20 && core::mem::size_of::<QuantRange>() == 24);
+
+/// A loaded blob: a validated skeleton and clips, all borrowing the bytes.
+#[derive(Clone, Copy, Debug)]
+pub struct Asset<'a> {
+    skeleton: Skeleton<'a>,
+    strings: &'a str,
+    records: &'a [ClipRecord],
+    blob: &'a [u8],
+}
+
+impl<'a> Asset<'a> {
+    /// Validates `blob` completely and returns views into it. `blob` must start at a 16-byte aligned address.
+    ///
+    /// Cost: O(blob size) (every value is checked once, here, so sampling never re-checks).
+    pub fn load(blob: &'a [u8]) -> Result<Asset<'a>, Error> {
+        if cfg!(target_endian = "big") {
+            return Err(Error::BigEndianHost);
+        }
+        let header_bytes = blob.get(..64).ok_or(Error::Blob {
+            section: Section::Header,
+            problem: BlobProblem::OutOfBounds { end: Some(64), blob_len: blob.len() },
+        })?;
+        if header_bytes[..8] != MAGIC {
+            return Err(Error::BadMagic);
+        }
+        let header: &Header = bytemuck::try_from_bytes(header_bytes).map_err(|_| Error::Blob {
+            section: Section::Header,
+            problem: BlobProblem::Misaligned { offset: (blob.as_ptr() as usize % ALIGN) as u64 },
+        })?;
+        if header.version != VERSION {
+            return Err(Error::UnsupportedVersion { found: header.version, supported: VERSION });
+        }
+        if header.total_len as usize != blob.len() {
+            return Err(Error::Blob {
+                section: Section::Header,
+                problem: BlobProblem::Size { len: blob.len() as u64, expected: header.total_len as u64 },
+            });
+        }
+        let num_joints = header.num_joints as usize;
+        if num_joints == 0 || num_joints > MAX_JOINTS {
+            return Err(Error::JointCount { count: num_joints, max: MAX_JOINTS });
+        }
+
+        let mut cursor = Cursor { blob, end: 64 };
+        let parents: &[i16] = cursor.section(Section::Parents, header.parents, Some(num_joints as u64))?;
+        let rest_pose: &[SoaTransform] =
+            cursor.section(Section::RestPose, header.rest_pose, Some(num_soa_joints(num_joints) as u64))?;
+        let name_refs: &[StrRef] = cursor.section(Section::JointNames, header.joint_names, None)?;
+        let string_bytes: &[u8] = cursor.section(Section::Strings, header.strings, None)?;
+        let records: &[ClipRecord] =
+            cursor.section(Section::ClipRecords, header.clips, Some(header.num_clips as u64))?;
+        let strings = core::str::from_utf8(string_bytes).map_err(|e| Error::Blob {
+            section: Section::Strings,
+            problem: BlobProblem::Utf8 { index: e.valid_up_to() },
+        })?;
+
+        let names = match name_refs.len() {
+            0 => JointNames::None,
+            n if n == num_joints => {
+                for (index, r) in name_refs.iter().enumerate() {
+                    str_at(strings, *r)
+                        .ok_or(Error::Blob { section: Section::JointNames, problem: BlobProblem::Value { index } })?;
+                }
+                JointNames::Table { refs: name_refs, strings }
+            }
+            n => {
+                return Err(Error::Blob {
+                    section: Section::JointNames,
+                    problem: BlobProblem::Size { len: (n * 8) as u64, expected: (num_joints * 8) as u64 },
+                });
+            }
+        };
+        let skeleton = Skeleton::with_names(parents, rest_pose, names)?;
+
+        for (clip, record) in records.iter().enumerate() {
+            str_at(strings, record.name).ok_or(Error::Blob {
+                section: Section::ClipName { clip },
+                problem: BlobProblem::Value { index: clip },
+            })?;
+            let parts = clip_parts(&mut cursor, num_joints, clip, record)?;
+            Clip::new(parts)?;
+        }
+        Ok(Asset { skeleton, strings, records, blob })
+    }
+
+    /// The skeleton.
+    #[inline]
+    pub fn skeleton(&self) -> &Skeleton<'a> {
+        &self.skeleton
+    }
+
+    #[inline]
+    pub fn num_clips(&self) -> usize {
+        self.records.len()
+    }
+
+    /// Clip `index`, `None` past the last. O(1): the clip was validated by `load`.
+    pub fn clip(&self, index: usize) -> Option<Clip<'a>> {
+        let record = self.records.get(index)?;
+        // The section cursor only checks order; any start position works for a validated blob.
+        let mut cursor = Cursor { blob: self.blob, end: 0 };
+        let parts = clip_parts(&mut cursor, self.skeleton.num_joints(), index, record).ok()?;
+        Some(Clip::from_validated(parts))
+    }
+
+    /// Name of clip `index`.
+    pub fn clip_name(&self, index: usize) -> Option<&'a str> {
+        str_at(self.strings, self.records.get(index)?.name)
+    }
+
+    /// Index of the first clip called `name`.
+    pub fn find_clip(&self, name: &str) -> Option<usize> {
+        (0..self.num_clips()).find(|&i| self.clip_name(i) == Some(name))
+    }
+}
+
+/// The string `r` names, if it is in range and on character boundaries.
+fn str_at(strings: &str, r: StrRef) -> Option<&str> {
+    let start = r.offset as usize;
+    strings.get(start..start.checked_add(r.len as usize)?)
+}
+
+/// Walks the sections in blob order, checking each against the previous one's end.
+struct Cursor<'a> {
+    blob: &'a [u8],
+    end: u64,
+}
+
+impl<'a> Cursor<'a> {
+    /// Section `r` as a `T` slice: in bounds, aligned, after the previous section, a whole number of `T`s,
+    /// and exactly `count` of them when given.
+    fn section<T: Pod>(&mut self, section: Section, r: SectionRef, count: Option<u64>) -> Result<&'a [T], Error> {
+        let err = |problem| Error::Blob { section, problem };
+        let (offset, len) = (r.offset as u64, r.len as u64);
+        let size = core::mem::size_of::<T>() as u64;
+        if let Some(count) = count {
+            let expected = count.saturating_mul(size);
+            if len != expected {
+                return Err(err(BlobProblem::Size { len, expected }));
+            }
+        } else if len % size != 0 {
+            return Err(err(BlobProblem::Size { len, expected: len - len % size }));
+        }
+        if offset % ALIGN as u64 != 0 {
+            return Err(err(BlobProblem::Misaligned { offset }));
+        }
+        if offset < self.end {
+            return Err(err(BlobProblem::Overlap { offset, previous_end: self.end }));
+        }
+        let end = offset + len;
+        let bytes = self
+            .blob
+            .get(offset as usize..end as usize)
+            .ok_or(err(BlobProblem::OutOfBounds { end: Some(end), blob_len: self.blob.len() }))?;
+        self.end = end;
+        // Cannot fail: the blob is aligned, the offset is a multiple of 16 and the length of size_of::<T>().
+        bytemuck::try_cast_slice(bytes).map_err(|_| err(BlobProblem::Misaligned { offset }))
+    }
+}
+
+/// A clip's arrays from its record (sections checked; values are `Clip::new`'s job).
+fn clip_parts<'a>(
+    cursor: &mut Cursor<'a>,
+    num_joints: usize,
+    clip: usize,
+    record: &ClipRecord,
+) -> Result<ClipParts<'a>, Error> {
+    let num_tracks = record.num_tracks.map(|n| n as usize);
+    let [t, r, s] = record.num_tracks.map(u64::from);
+    let constants: &[ConstantTrack] = cursor.section(Section::Constants { clip }, record.constants, None)?;
+    let track_joints: &[u16] = cursor.section(Section::TrackJoints { clip }, record.track_joints, Some(t + r + s))?;
+    let keys = match record.encoding {
+        e if e == Encoding::F32 as u32 => {
+            let keys: &[f32] = cursor.section(Section::Keys { clip }, record.keys, None)?;
+            cursor.section::<QuantRange>(Section::QuantRanges { clip }, record.ranges, Some(0))?;
+            Keys::F32(keys)
+        }
+        e if e == Encoding::Quantized as u32 => {
+            let keys: &[u16] = cursor.section(Section::Keys { clip }, record.keys, None)?;
+            let ranges = cursor.section(Section::QuantRanges { clip }, record.ranges, Some(t + s))?;
+            Keys::Quantized { keys, ranges }
+        }
+        _ => return Err(Error::Blob { section: Section::Keys { clip }, problem: BlobProblem::Value { index: clip } }),
+    };
+    Ok(ClipParts {
+        num_joints,
+        sample_rate: record.sample_rate,
+        num_frames: record.num_frames as usize,
+        constants,
+        track_joints,
+        num_tracks,
+        keys,
+    })
+}

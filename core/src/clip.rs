@@ -1,0 +1,400 @@
+//! Runtime animation clips: uniform-rate keyframes with per-track elision, full `f32` or quantized.
+//!
+//! Layout: a clip borrows its arrays (from an asset blob or caller memory) and copies nothing. Each joint has
+//! three tracks (translation, rotation, scale); each track is one of
+//! - **rest**: equal to the skeleton's rest pose; stores nothing;
+//! - **constant**: one value for the whole clip (a [`ConstantTrack`], 20 bytes);
+//! - **animated**: one key per frame.
+//!
+//! Animated tracks are listed per channel in ascending joint order (`track_joints`: translation tracks, then
+//! rotation tracks, then scale tracks). Keys are stored frame by frame so that decoding one frame reads one
+//! contiguous run: frame `f` holds every animated translation key (3 values), then every rotation key, then
+//! every scale key.
+//! - [`Keys::F32`]: 3 / 4 / 3 `f32` per translation / rotation / scale key.
+//! - [`Keys::Quantized`]: 3 `u16` per key of any channel (6 bytes). Translation and scale keys are
+//!   `min + q * step` per component, with one [`QuantRange`] per animated translation and scale track.
+//!   Rotations are smallest-three: see [`decode_rotation`].
+//!
+//! Time: frame `f` sits at `f / sample_rate` seconds; the clip lasts `(num_frames - 1) / sample_rate`.
+//!
+//! Precision: `f32` keys come back exactly. Quantized translation and scale are within `step / 2` per
+//! component; quantized rotations within 2.2e-5 per component (15 bits over ±1/√2), i.e. about 4.4e-5 rad.
+//!
+//! Errors: [`Clip::new`] validates everything once (counts, joint ranges and order, finite values, no
+//! subnormal values so sampling never runs into denormal slow paths, usable quantization ranges); sampling
+//! then trusts the clip.
+
+use crate::skeleton::MAX_JOINTS;
+use crate::{Buffer, Error};
+use bytemuck::{Pod, Zeroable};
+
+/// The three tracks of a joint, in storage order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u16)]
+pub enum Channel {
+    Translation = 0,
+    Rotation = 1,
+    Scale = 2,
+}
+
+impl Channel {
+    pub const ALL: [Channel; 3] = [Channel::Translation, Channel::Rotation, Channel::Scale];
+
+    /// `f32` values per key when stored unquantized.
+    #[inline]
+    pub const fn f32_components(self) -> usize {
+        match self {
+            Channel::Rotation => 4,
+            _ => 3,
+        }
+    }
+
+    /// First `f32` of this channel's `x` component within a `SoaTransform` (lane 0).
+    #[inline]
+    pub(crate) const fn soa_offset(self) -> usize {
+        match self {
+            Channel::Translation => 0,
+            Channel::Rotation => 12,
+            Channel::Scale => 28,
+        }
+    }
+
+    /// The channel of a stored tag.
+    pub fn from_u16(v: u16) -> Option<Channel> {
+        match v {
+            0 => Some(Channel::Translation),
+            1 => Some(Channel::Rotation),
+            2 => Some(Channel::Scale),
+            _ => None,
+        }
+    }
+}
+
+/// A track that holds one value for the whole clip. `value` is `(x, y, z, w)` for rotations and
+/// `(x, y, z, 0)` for translation and scale.
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+#[repr(C)]
+pub struct ConstantTrack {
+    pub joint: u16,
+    /// `Channel as u16`.
+    pub channel: u16,
+    pub value: [f32; 4],
+}
+
+/// Dequantization of one translation or scale track: component `c` is `min[c] + q * step[c]`, `q` a `u16`.
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+#[repr(C)]
+pub struct QuantRange {
+    pub min: [f32; 3],
+    pub step: [f32; 3],
+}
+
+/// Key storage of a clip's animated tracks, frame by frame (see the module docs).
+#[derive(Clone, Copy, Debug)]
+pub enum Keys<'a> {
+    F32(&'a [f32]),
+    Quantized {
+        keys: &'a [u16],
+        /// One per animated translation track, then one per animated scale track.
+        ranges: &'a [QuantRange],
+    },
+}
+
+/// Storage encoding tag, as written in asset blobs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub enum Encoding {
+    F32 = 0,
+    Quantized = 1,
+}
+
+/// Largest magnitude of a smallest-three component: the three smallest of a unit quaternion are ≤ 1/√2.
+const SMALLEST_THREE_RANGE: f32 = core::f32::consts::FRAC_1_SQRT_2;
+/// Quantization levels of a smallest-three component (15 bits; the 16th carries part of the index).
+const SMALLEST_THREE_LEVELS: f32 = 32767.0;
+
+/// Decodes a smallest-three rotation: the low 15 bits of each `u16` are the three components other than the
+/// largest, mapped from `[-1/√2, 1/√2]`; the top bits of `k[0]` and `k[1]` give the largest one's index; the
+/// largest is stored positive (q and −q are the same rotation) and rebuilt as `sqrt(1 − a² − b² − c²)`.
+///
+/// Precision: components within 2.2e-5 of the encoded unit quaternion. Never returns a zero quaternion (the
+/// rebuilt component is at least 0.5 for any encoder output, and the others are then small).
+#[inline]
+pub fn decode_rotation(k: [u16; 3]) -> [f32; 4] {
+    let scale = 2.0 * SMALLEST_THREE_RANGE / SMALLEST_THREE_LEVELS;
+    let a = (k[0] & 0x7fff) as f32 * scale - SMALLEST_THREE_RANGE;
+    let b = (k[1] & 0x7fff) as f32 * scale - SMALLEST_THREE_RANGE;
+    let c = (k[2] & 0x7fff) as f32 * scale - SMALLEST_THREE_RANGE;
+    let largest = libm::sqrtf((1.0 - a * a - b * b - c * c).max(0.0));
+    match (k[0] >> 15) | ((k[1] >> 15) << 1) {
+        0 => [largest, a, b, c],
+        1 => [a, largest, b, c],
+        2 => [a, b, largest, c],
+        _ => [a, b, c, largest],
+    }
+}
+
+/// Encodes a unit quaternion `(x, y, z, w)` for [`decode_rotation`]. The input need not be normalized; it
+/// must be finite and non-zero (the result is unspecified otherwise).
+pub fn encode_rotation(q: [f32; 4]) -> [u16; 3] {
+    let len = libm::sqrtf(q.iter().map(|v| v * v).sum::<f32>());
+    let mut largest = 0;
+    for i in 1..4 {
+        if q[i].abs() > q[largest].abs() {
+            largest = i;
+        }
+    }
+    let sign = if q[largest] < 0.0 { -1.0 } else { 1.0 };
+    let mut out = [0u16; 3];
+    let mut slot = 0;
+    for (i, &v) in q.iter().enumerate() {
+        if i == largest {
+            continue;
+        }
+        let unit = (v * sign / len).clamp(-SMALLEST_THREE_RANGE, SMALLEST_THREE_RANGE);
+        let level = libm::roundf((unit + SMALLEST_THREE_RANGE) / (2.0 * SMALLEST_THREE_RANGE) * SMALLEST_THREE_LEVELS);
+        out[slot] = level as u16;
+        slot += 1;
+    }
+    out[0] |= ((largest & 1) as u16) << 15;
+    out[1] |= ((largest >> 1) as u16) << 15;
+    out
+}
+
+/// A validated clip borrowing its arrays.
+#[derive(Clone, Copy, Debug)]
+pub struct Clip<'a> {
+    num_joints: usize,
+    sample_rate: f32,
+    num_frames: usize,
+    constants: &'a [ConstantTrack],
+    track_joints: &'a [u16],
+    num_tracks: [usize; 3],
+    keys: Keys<'a>,
+}
+
+/// The parts of a clip, before validation.
+#[derive(Clone, Copy, Debug)]
+pub struct ClipParts<'a> {
+    /// Joints of the skeleton this clip animates.
+    pub num_joints: usize,
+    /// Frames per second, finite and positive.
+    pub sample_rate: f32,
+    /// At least 1.
+    pub num_frames: usize,
+    pub constants: &'a [ConstantTrack],
+    /// Joints of the animated tracks: `num_tracks[0]` translation, then rotation, then scale, each ascending.
+    pub track_joints: &'a [u16],
+    pub num_tracks: [usize; 3],
+    pub keys: Keys<'a>,
+}
+
+/// Stored values smaller than this in magnitude must be exactly zero (bakers flush them). Sums and
+/// differences of such values then stay far above `f32::MIN_POSITIVE`, so interpolation never produces
+/// subnormals.
+pub const MIN_KEY_MAGNITUDE: f32 = 1e-20;
+
+/// Lengths of rotation keys and constants must be at least this (squared); see `MIN_ROTATION_LENGTH_SQ`.
+const MIN_ROTATION_LENGTH_SQ: f32 = crate::local_to_model::MIN_ROTATION_LENGTH_SQ;
+
+impl<'a> Clip<'a> {
+    /// Validates and wraps a clip.
+    ///
+    /// Errors:
+    /// - `JointCount` unless `1 <= num_joints <= MAX_JOINTS`; `InvalidSampleRate` unless the rate is finite
+    ///   and positive; `FrameCount` unless `num_frames >= 1`;
+    /// - `BufferLength` (`TrackJoints`) unless it holds `num_tracks` summed; (`ClipKeys`) unless the keys hold
+    ///   `num_frames` frames; (`QuantRanges`) unless one range per animated translation and scale track;
+    /// - `JointOutOfRange` for a track or constant naming a joint past `num_joints`; `TrackOrder` when a
+    ///   channel's animated joints are not strictly ascending, or a joint's channel is both constant and
+    ///   animated, or constant twice; `InvalidChannel` for a constant's unknown channel tag;
+    /// - `NonFinite` / `ZeroQuaternion` / `Subnormal` for a bad value in `Constants`, `ClipKeys` or
+    ///   `QuantRanges` (index = the element: constant, key value, or range), and `Subnormal` also for a
+    ///   negative quantization step.
+    pub fn new(parts: ClipParts<'a>) -> Result<Clip<'a>, Error> {
+        let ClipParts { num_joints, sample_rate, num_frames, constants, track_joints, num_tracks, keys } = parts;
+        if num_joints == 0 || num_joints > MAX_JOINTS {
+            return Err(Error::JointCount { count: num_joints, max: MAX_JOINTS });
+        }
+        if !(sample_rate.is_finite() && sample_rate > 0.0) {
+            return Err(Error::InvalidSampleRate);
+        }
+        if num_frames == 0 {
+            return Err(Error::FrameCount { frames: 0 });
+        }
+        let total_tracks = num_tracks.iter().try_fold(0usize, |acc, &n| acc.checked_add(n));
+        crate::error::check_len(Buffer::TrackJoints, total_tracks.unwrap_or(usize::MAX), track_joints.len())?;
+
+        // One bit per (joint, channel): each may be animated or constant at most once.
+        let mut used = [0u8; MAX_JOINTS];
+        let mut start = 0;
+        for (channel, &count) in Channel::ALL.iter().zip(&num_tracks) {
+            let joints = &track_joints[start..start + count];
+            for (i, &joint) in joints.iter().enumerate() {
+                if joint as usize >= num_joints {
+                    return Err(Error::JointOutOfRange { joint: joint as usize, num_joints });
+                }
+                if i > 0 && joints[i - 1] >= joint {
+                    return Err(Error::TrackOrder { joint: joint as usize, channel: *channel as u16 });
+                }
+                used[joint as usize] |= 1 << *channel as u16;
+            }
+            start += count;
+        }
+        for (index, c) in constants.iter().enumerate() {
+            let channel = Channel::from_u16(c.channel).ok_or(Error::InvalidChannel { index, channel: c.channel })?;
+            let joint = c.joint as usize;
+            if joint >= num_joints {
+                return Err(Error::JointOutOfRange { joint, num_joints });
+            }
+            let bit = 1 << channel as u16;
+            if used[joint] & bit != 0 {
+                return Err(Error::TrackOrder { joint, channel: c.channel });
+            }
+            used[joint] |= bit;
+            let value = &c.value[..channel.f32_components()];
+            check_values(Buffer::Constants, index, value)?;
+            if channel == Channel::Rotation && value.iter().map(|v| v * v).sum::<f32>() < MIN_ROTATION_LENGTH_SQ {
+                return Err(Error::ZeroQuaternion { buffer: Buffer::Constants, index });
+            }
+        }
+
+        let clip = Clip { num_joints, sample_rate, num_frames, constants, track_joints, num_tracks, keys };
+        let frame_len = clip.frame_len();
+        let stored = match keys {
+            Keys::F32(values) => values.len(),
+            Keys::Quantized { keys, .. } => keys.len(),
+        };
+        crate::error::check_len(Buffer::ClipKeys, frame_len.saturating_mul(num_frames), stored)?;
+        match keys {
+            Keys::F32(values) => {
+                for (f, frame) in values.chunks_exact(frame_len.max(1)).enumerate() {
+                    for (i, v) in frame.iter().enumerate() {
+                        check_values(Buffer::ClipKeys, f * frame_len + i, core::slice::from_ref(v))?;
+                    }
+                    let rotations = &frame[3 * num_tracks[0]..3 * num_tracks[0] + 4 * num_tracks[1]];
+                    for (i, q) in rotations.chunks_exact(4).enumerate() {
+                        if q.iter().map(|v| v * v).sum::<f32>() < MIN_ROTATION_LENGTH_SQ {
+                            let index = f * frame_len + 3 * num_tracks[0] + 4 * i;
+                            return Err(Error::ZeroQuaternion { buffer: Buffer::ClipKeys, index });
+                        }
+                    }
+                }
+            }
+            Keys::Quantized { ranges, .. } => {
+                crate::error::check_len(Buffer::QuantRanges, num_tracks[0] + num_tracks[2], ranges.len())?;
+                for (index, r) in ranges.iter().enumerate() {
+                    check_values(Buffer::QuantRanges, index, &r.min)?;
+                    check_values(Buffer::QuantRanges, index, &r.step)?;
+                    // The largest decoded value must stay finite too.
+                    let max = r.min.iter().zip(&r.step).map(|(m, s)| m + s * u16::MAX as f32);
+                    if r.step.iter().any(|s| *s < 0.0) {
+                        return Err(Error::Subnormal { buffer: Buffer::QuantRanges, index });
+                    }
+                    if max.into_iter().any(|v| !v.is_finite()) {
+                        return Err(Error::NonFinite { buffer: Buffer::QuantRanges, index });
+                    }
+                }
+            }
+        }
+        Ok(clip)
+    }
+
+    /// Wraps parts that `new` accepted before (the asset loader validates once, at load).
+    pub(crate) fn from_validated(parts: ClipParts<'a>) -> Clip<'a> {
+        let ClipParts { num_joints, sample_rate, num_frames, constants, track_joints, num_tracks, keys } = parts;
+        Clip { num_joints, sample_rate, num_frames, constants, track_joints, num_tracks, keys }
+    }
+
+    /// Joints of the skeleton this clip animates.
+    #[inline]
+    pub fn num_joints(&self) -> usize {
+        self.num_joints
+    }
+
+    /// Frames per second.
+    #[inline]
+    pub fn sample_rate(&self) -> f32 {
+        self.sample_rate
+    }
+
+    #[inline]
+    pub fn num_frames(&self) -> usize {
+        self.num_frames
+    }
+
+    /// Seconds from the first to the last frame: `(num_frames - 1) / sample_rate`.
+    #[inline]
+    pub fn duration(&self) -> f32 {
+        (self.num_frames - 1) as f32 / self.sample_rate
+    }
+
+    #[inline]
+    pub fn constants(&self) -> &'a [ConstantTrack] {
+        self.constants
+    }
+
+    /// Joints of the animated tracks of `channel`, ascending.
+    #[inline]
+    pub fn animated_joints(&self, channel: Channel) -> &'a [u16] {
+        let start: usize = self.num_tracks[..channel as usize].iter().sum();
+        &self.track_joints[start..start + self.num_tracks[channel as usize]]
+    }
+
+    /// All animated track joints, translation then rotation then scale.
+    #[inline]
+    pub fn track_joints(&self) -> &'a [u16] {
+        self.track_joints
+    }
+
+    /// Animated tracks per channel.
+    #[inline]
+    pub fn num_tracks(&self) -> [usize; 3] {
+        self.num_tracks
+    }
+
+    #[inline]
+    pub fn keys(&self) -> Keys<'a> {
+        self.keys
+    }
+
+    #[inline]
+    pub fn encoding(&self) -> Encoding {
+        match self.keys {
+            Keys::F32(_) => Encoding::F32,
+            Keys::Quantized { .. } => Encoding::Quantized,
+        }
+    }
+
+    /// Stored elements (`f32` or `u16`) per frame.
+    #[inline]
+    pub fn frame_len(&self) -> usize {
+        let [t, r, s] = self.num_tracks;
+        match self.keys {
+            Keys::F32(_) => 3 * t + 4 * r + 3 * s,
+            Keys::Quantized { .. } => 3 * (t + r + s),
+        }
+    }
+
+    /// Bytes of key and track data (what a frame-rate-independent size comparison should count).
+    pub fn data_bytes(&self) -> usize {
+        let keys = match self.keys {
+            Keys::F32(k) => core::mem::size_of_val(k),
+            Keys::Quantized { keys, ranges } => core::mem::size_of_val(keys) + core::mem::size_of_val(ranges),
+        };
+        keys + core::mem::size_of_val(self.constants) + core::mem::size_of_val(self.track_joints)
+    }
+}
+
+/// `Err` for a non-finite value, or a non-zero value below `MIN_KEY_MAGNITUDE`, in `values`.
+fn check_values(buffer: Buffer, index: usize, values: &[f32]) -> Result<(), Error> {
+    for v in values {
+        if !v.is_finite() {
+            return Err(Error::NonFinite { buffer, index });
+        }
+        if *v != 0.0 && v.abs() < MIN_KEY_MAGNITUDE {
+            return Err(Error::Subnormal { buffer, index });
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,270 @@
+//! Sampling: a clip at any time → a SoA local pose, in O(1) whatever the previous time was.
+//!
+//! How: a [`SamplingContext`] (caller memory) caches two decoded frames as full SoA poses. Binding a clip fills
+//! both with the rest pose and the clip's constant tracks, once; decoding a frame then writes only the animated
+//! tracks. A sample needs frames `f` and `f + 1`: frames already cached are not decoded again (playing forward
+//! or backward decodes at most one new frame per frame crossed; scrubbing within a frame interval decodes none),
+//! and a random seek decodes two. The output is then one SoA pass: lerp for translation and scale, nlerp along
+//! the shortest arc for rotation.
+//!
+//! Layout: output and cache are SoA, `num_soa_joints` lane groups, identity in padding lanes.
+//! Space: local. Units: time in seconds.
+//!
+//! Precision: at a frame's time the output equals the stored key after one nlerp normalization (relative
+//! error < 4e-7 for rotations; translation and scale exact). Between frames: lerp/nlerp in `f32`.
+//! Denormals: stored values are zero or at least `MIN_KEY_MAGNITUDE` and the interpolation fraction is zero
+//! or at least `MIN_FRACTION`, so every intermediate stays a normal number.
+//!
+//! Errors: see [`SamplingJob::validate`]. The context is the caller's; it survives an `Err` unchanged.
+
+use crate::clip::{Channel, Clip, Keys, decode_rotation};
+use crate::math::{F4, SoaQuat, SoaTransform, SoaVec3};
+use crate::{Arena, Buffer, Error, Skeleton};
+
+/// How time outside `[0, duration]` maps onto the clip.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Playback {
+    /// Time wraps: `t` and `t + duration` sample the same pose. The last frame is shown only at exactly
+    /// `duration`, so a seamless loop should end on a copy of its first frame (as authoring tools export).
+    Loop,
+    /// Time clamps to `[0, duration]`.
+    Clamp,
+}
+
+/// Interpolation fractions below this are taken as 0 so no interpolation weight is ever subnormal.
+/// The error is below a millionth of a frame.
+pub const MIN_FRACTION: f32 = 1.0 / 1_048_576.0;
+
+/// Which clip a context holds frames of: the addresses of its key data and of the rest pose used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Binding {
+    keys: (usize, usize),
+    constants: (usize, usize),
+    rest_pose: usize,
+}
+
+/// Two cached, decoded frames of one clip (caller memory).
+#[derive(Debug)]
+pub struct SamplingContext<'a> {
+    slots: [&'a mut [SoaTransform]; 2],
+    /// Frame held by each slot, if any.
+    frames: [Option<u32>; 2],
+    binding: Option<Binding>,
+    decoded_frames: u64,
+}
+
+impl<'a> SamplingContext<'a> {
+    /// Bytes an arena needs for a context of a `num_joints` skeleton (two SoA poses).
+    pub const fn required_bytes(num_joints: usize) -> usize {
+        2 * Arena::required_bytes::<SoaTransform>(crate::math::num_soa_joints(num_joints))
+    }
+
+    /// Carves a context for a `num_joints` skeleton out of `arena`.
+    ///
+    /// Errors: `JointCount` unless `1 <= num_joints <= MAX_JOINTS`; `ArenaExhausted`.
+    pub fn new(arena: &'a Arena<'_>, num_joints: usize) -> Result<SamplingContext<'a>, Error> {
+        if num_joints == 0 || num_joints > crate::skeleton::MAX_JOINTS {
+            return Err(Error::JointCount { count: num_joints, max: crate::skeleton::MAX_JOINTS });
+        }
+        let n = crate::math::num_soa_joints(num_joints);
+        let a = arena.alloc::<SoaTransform>(n)?;
+        let b = arena.alloc::<SoaTransform>(n)?;
+        Ok(SamplingContext { slots: [a, b], frames: [None; 2], binding: None, decoded_frames: 0 })
+    }
+
+    /// Forgets the cached frames; the next sample rebinds. Needed only when a clip's memory is rewritten in
+    /// place (a context notices a different clip by itself).
+    pub fn invalidate(&mut self) {
+        self.binding = None;
+        self.frames = [None; 2];
+    }
+
+    /// Frames decoded since the context was made: a measure of the cache working.
+    pub fn decoded_frames(&self) -> u64 {
+        self.decoded_frames
+    }
+
+    fn bind(&mut self, clip: &Clip<'_>, rest_pose: &[SoaTransform]) {
+        let keys = match clip.keys() {
+            Keys::F32(k) => (k.as_ptr() as usize, k.len()),
+            Keys::Quantized { keys, .. } => (keys.as_ptr() as usize, keys.len()),
+        };
+        let constants = (clip.constants().as_ptr() as usize, clip.constants().len());
+        let binding = Binding { keys, constants, rest_pose: rest_pose.as_ptr() as usize };
+        if self.binding == Some(binding) {
+            return;
+        }
+        for slot in &mut self.slots {
+            slot.copy_from_slice(rest_pose);
+            let floats: &mut [f32] = bytemuck::cast_slice_mut(slot);
+            for c in clip.constants() {
+                // Channel tags were validated by `Clip::new`.
+                if let Some(channel) = Channel::from_u16(c.channel) {
+                    write_lanes(floats, c.joint, channel, &c.value[..channel.f32_components()]);
+                }
+            }
+        }
+        self.frames = [None; 2];
+        self.binding = Some(binding);
+    }
+
+    /// Makes slots hold frames `f0` and `f1`, decoding only what is missing; returns (slot of f0, slot of f1).
+    fn fetch(&mut self, clip: &Clip<'_>, f0: u32, f1: u32) -> (usize, usize) {
+        let find = |frames: &[Option<u32>; 2], f| frames.iter().position(|&held| held == Some(f));
+        let s0 = match find(&self.frames, f0) {
+            Some(s) => s,
+            None => {
+                // Keep the slot holding f1 when there is one.
+                let s = if self.frames[0] == Some(f1) { 1 } else { 0 };
+                self.decode(clip, f0, s);
+                s
+            }
+        };
+        let s1 = match find(&self.frames, f1) {
+            Some(s) => s,
+            None => {
+                let s = 1 - s0;
+                self.decode(clip, f1, s);
+                s
+            }
+        };
+        (s0, s1)
+    }
+
+    fn decode(&mut self, clip: &Clip<'_>, frame: u32, slot: usize) {
+        let floats: &mut [f32] = bytemuck::cast_slice_mut(&mut *self.slots[slot]);
+        let frame_len = clip.frame_len();
+        let start = frame as usize * frame_len;
+        let [nt, nr, _] = clip.num_tracks();
+        let joints = clip.track_joints();
+        match clip.keys() {
+            Keys::F32(values) => {
+                let values = &values[start..start + frame_len];
+                let (t, rest) = values.split_at(3 * nt);
+                let (r, s) = rest.split_at(4 * nr);
+                scatter::<3>(floats, clip.animated_joints(Channel::Translation), Channel::Translation, t);
+                scatter::<4>(floats, clip.animated_joints(Channel::Rotation), Channel::Rotation, r);
+                scatter::<3>(floats, clip.animated_joints(Channel::Scale), Channel::Scale, s);
+            }
+            Keys::Quantized { keys, ranges } => {
+                let keys = &keys[start..start + frame_len];
+                for (track, (&joint, key)) in joints.iter().zip(keys.chunks_exact(3)).enumerate() {
+                    let key = [key[0], key[1], key[2]];
+                    let (channel, value) = if track < nt {
+                        (Channel::Translation, dequantize(&ranges[track], key))
+                    } else if track < nt + nr {
+                        (Channel::Rotation, decode_rotation(key))
+                    } else {
+                        (Channel::Scale, dequantize(&ranges[track - nr], key))
+                    };
+                    write_lanes(floats, joint, channel, &value[..channel.f32_components()]);
+                }
+            }
+        }
+        self.frames[slot] = Some(frame);
+        self.decoded_frames += 1;
+    }
+}
+
+/// Writes one AoS value (3 or 4 components) of `channel` into `joint`'s lane of a SoA pose viewed as floats:
+/// component `i` lives at `group × 40 + channel offset + 4 i + lane`.
+#[inline(always)]
+fn write_lanes(floats: &mut [f32], joint: u16, channel: Channel, value: &[f32]) {
+    let base = (joint as usize >> 2) * 40 + (joint as usize & 3) + channel.soa_offset();
+    for (i, v) in value.iter().enumerate() {
+        floats[base + 4 * i] = *v;
+    }
+}
+
+/// Writes `N`-component AoS keys of one channel into their joints' lanes.
+#[inline(always)]
+fn scatter<const N: usize>(floats: &mut [f32], joints: &[u16], channel: Channel, keys: &[f32]) {
+    for (&joint, key) in joints.iter().zip(keys.chunks_exact(N)) {
+        write_lanes(floats, joint, channel, key);
+    }
+}
+
+#[inline(always)]
+fn dequantize(range: &crate::clip::QuantRange, key: [u16; 3]) -> [f32; 4] {
+    let c = |i: usize| range.min[i] + range.step[i] * key[i] as f32;
+    [c(0), c(1), c(2), 0.0]
+}
+
+/// Samples `clip` at `time` into `output` (ozz's job pattern: borrowed buffers in public fields, `validate`,
+/// then `run`).
+#[derive(Debug)]
+pub struct SamplingJob<'j, 'a> {
+    pub skeleton: &'j Skeleton<'j>,
+    pub clip: &'j Clip<'j>,
+    /// Seconds from the clip's first frame.
+    pub time: f32,
+    pub playback: Playback,
+    pub context: &'j mut SamplingContext<'a>,
+    /// `skeleton.num_soa_joints()` lane groups.
+    pub output: &'j mut [SoaTransform],
+}
+
+impl SamplingJob<'_, '_> {
+    /// O(1) checks.
+    ///
+    /// Errors: `BufferLength` (`SoaPose` for the output, `SamplingContext` for a context sized for another
+    /// skeleton, `ClipJoints` when the clip animates a different joint count), `NonFinite` (`SampleTime`).
+    pub fn validate(&self) -> Result<(), Error> {
+        let n = self.skeleton.num_soa_joints();
+        crate::error::check_len(Buffer::ClipJoints, self.skeleton.num_joints(), self.clip.num_joints())?;
+        crate::error::check_len(Buffer::SoaPose, n, self.output.len())?;
+        crate::error::check_len(Buffer::SamplingContext, n, self.context.slots[0].len())?;
+        if !self.time.is_finite() {
+            return Err(Error::NonFinite { buffer: Buffer::SampleTime, index: 0 });
+        }
+        Ok(())
+    }
+
+    /// Writes the pose at `time`.
+    pub fn run(&mut self) -> Result<(), Error> {
+        self.validate()?;
+        let clip = self.clip;
+        let (f0, f1, fraction) = frame_position(clip.num_frames(), clip.sample_rate(), self.time, self.playback);
+        self.context.bind(clip, self.skeleton.rest_pose());
+        let (s0, s1) = self.context.fetch(clip, f0, f1);
+        let t = F4::splat(fraction);
+        let (a, b) = (&*self.context.slots[s0], &*self.context.slots[s1]);
+        for ((out, a), b) in self.output.iter_mut().zip(a).zip(b) {
+            *out = interpolate(a, b, t);
+        }
+        Ok(())
+    }
+}
+
+/// Lerp of translation and scale, shortest-arc nlerp of rotation.
+#[inline(always)]
+pub(crate) fn interpolate(a: &SoaTransform, b: &SoaTransform, t: F4) -> SoaTransform {
+    SoaTransform {
+        translation: SoaVec3::lerp(a.translation, b.translation, t),
+        rotation: SoaQuat::nlerp(a.rotation, b.rotation, t),
+        scale: SoaVec3::lerp(a.scale, b.scale, t),
+    }
+}
+
+/// The two frames around `time` and the fraction between them, after looping or clamping.
+/// `time` must be finite.
+pub(crate) fn frame_position(num_frames: usize, sample_rate: f32, time: f32, playback: Playback) -> (u32, u32, f32) {
+    if num_frames < 2 {
+        return (0, 0, 0.0);
+    }
+    let last = (num_frames - 1) as f32;
+    let x = time * sample_rate;
+    let x = match playback {
+        Playback::Clamp => x.clamp(0.0, last),
+        // rem_euclid without std: the result lies in [0, last].
+        Playback::Loop => {
+            let r = x - libm::floorf(x / last) * last;
+            if r >= last || r < 0.0 { 0.0 } else { r }
+        }
+    };
+    let x = if x.is_finite() { x } else { 0.0 };
+    let f0 = (libm::floorf(x) as u32).min(num_frames as u32 - 2);
+    let fraction = (x - f0 as f32).clamp(0.0, 1.0);
+    let fraction = if fraction < MIN_FRACTION { 0.0 } else { fraction };
+    (f0, f0 + 1, fraction)
+}
