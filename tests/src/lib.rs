@@ -104,3 +104,87 @@ pub fn depths(parents: &[i16]) -> Vec<usize> {
 pub fn max_abs_diff(a: &[f32; 16], b: &[f64; 16]) -> f64 {
     a.iter().zip(b).map(|(&x, &y)| (x as f64 - y).abs()).fold(0.0, f64::max)
 }
+
+/// The shared real-animation folder (`../shared/data` next to the repository, or `$SINEW_DATA`), or `None`
+/// with a message saying the data-driven test `test` is skipped.
+pub fn shared_data(test: &str) -> Option<std::path::PathBuf> {
+    let dir = std::env::var_os("SINEW_DATA").map(std::path::PathBuf::from).unwrap_or_else(|| {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data")
+    });
+    if cfg!(miri) {
+        eprintln!("{test}: skipped under Miri (file I/O)");
+        return None;
+    }
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!("{test}: SKIPPED — shared data not found at {} (set SINEW_DATA)", dir.display());
+        None
+    }
+}
+
+/// Every file with extension `ext` under `dir`, sorted.
+pub fn files_with_extension(dir: &std::path::Path, ext: &str) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e.eq_ignore_ascii_case(ext)) {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A random skeleton and clip whose tracks are a mix of rest, constant and animated, per joint and channel.
+/// Animated values wander smoothly (a random walk) so neighbouring frames are close, as in real clips.
+pub fn random_clip(
+    rng: &mut Rng,
+    n: usize,
+    frames: usize,
+) -> (sinew_bench_host::bake::RawSkeleton, sinew_bench_host::bake::RawClip) {
+    let parents = random_parents(rng, n);
+    let rest = random_pose(rng, n);
+    let names = (0..n).map(|j| format!("joint{j}")).collect();
+    // 0 = rest, 1 = constant, 2 = animated, per joint per channel.
+    let kinds: Vec<[usize; 3]> = (0..n).map(|_| [rng.below(3), rng.below(3), rng.below(3)]).collect();
+    let constant = random_pose(rng, n);
+    let mut current = random_pose(rng, n);
+    let mut all = Vec::with_capacity(frames);
+    for _ in 0..frames {
+        let frame: Vec<Transform> = (0..n)
+            .map(|j| {
+                let pick = |kind: usize, animated: Transform| match kind {
+                    0 => rest[j],
+                    1 => constant[j],
+                    _ => animated,
+                };
+                Transform {
+                    translation: pick(kinds[j][0], current[j]).translation,
+                    rotation: pick(kinds[j][1], current[j]).rotation,
+                    scale: pick(kinds[j][2], current[j]).scale,
+                }
+            })
+            .collect();
+        all.push(frame);
+        for t in current.iter_mut() {
+            let d = rng.vec3(-0.05, 0.05);
+            t.translation = Vec3::new(t.translation.x + d.x, t.translation.y + d.y, t.translation.z + d.z);
+            let step = Quat::nlerp(Quat::IDENTITY, rng.quat(), 0.1);
+            t.rotation = (step * t.rotation).normalize();
+            t.scale = Vec3::new(
+                (t.scale.x + d.y * 0.1).clamp(0.5, 2.0),
+                (t.scale.y + d.z * 0.1).clamp(0.5, 2.0),
+                (t.scale.z + d.x * 0.1).clamp(0.5, 2.0),
+            );
+        }
+    }
+    let skeleton = sinew_bench_host::bake::RawSkeleton { names, parents, rest };
+    let rate = 30.0;
+    (skeleton, sinew_bench_host::bake::RawClip { name: "random".into(), sample_rate: rate, frames: all })
+}

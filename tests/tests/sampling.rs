@@ -1,0 +1,455 @@
+//! Clips and sampling: validation (one test per error), behaviour, the frame cache, and reference tests
+//! against an f64 interpolation of the raw keys.
+
+use sinew::clip::{Channel, ClipParts, ConstantTrack, Keys, QuantRange, decode_rotation, encode_rotation};
+use sinew::math::{Quat, SoaTransform, Transform, unpack_soa};
+use sinew::{Arena, Asset, Buffer, Clip, Error, Playback, SamplingContext, SamplingJob};
+use sinew_bench_host::bake::{self, AlignedBlob, KeyFormat, RawClip, RawSkeleton};
+use sinew_tests::{JOINT_COUNTS, Rng, random_clip};
+
+/// Per-component tolerance of f32 sampling against the f64 reference (relative to max(1, |value|)).
+const SAMPLE_TOLERANCE: f64 = 2e-6;
+
+fn parts<'a>(keys: Keys<'a>, track_joints: &'a [u16], num_tracks: [usize; 3], frames: usize) -> ClipParts<'a> {
+    ClipParts { num_joints: 4, sample_rate: 30.0, num_frames: frames, constants: &[], track_joints, num_tracks, keys }
+}
+
+/// One animated rotation track on joint 1, two frames.
+const ROT_KEYS: [f32; 8] = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0];
+
+#[test]
+fn clip_validation_errors() {
+    let ok = parts(Keys::F32(&ROT_KEYS), &[1], [0, 1, 0], 2);
+    assert!(Clip::new(ok).is_ok());
+    let err = |p: ClipParts<'_>| Clip::new(p).err();
+    assert_eq!(err(ClipParts { num_joints: 0, ..ok }), Some(Error::JointCount { count: 0, max: 1024 }));
+    assert_eq!(err(ClipParts { num_joints: 1025, ..ok }), Some(Error::JointCount { count: 1025, max: 1024 }));
+    for rate in [0.0, -30.0, f32::NAN, f32::INFINITY] {
+        assert_eq!(err(ClipParts { sample_rate: rate, ..ok }), Some(Error::InvalidSampleRate));
+    }
+    assert_eq!(err(ClipParts { num_frames: 0, ..ok }), Some(Error::FrameCount { frames: 0 }));
+    assert_eq!(
+        err(ClipParts { num_tracks: [0, 2, 0], ..ok }),
+        Some(Error::BufferLength { buffer: Buffer::TrackJoints, expected: 2, actual: 1 })
+    );
+    assert_eq!(
+        err(ClipParts { num_frames: 3, ..ok }),
+        Some(Error::BufferLength { buffer: Buffer::ClipKeys, expected: 12, actual: 8 })
+    );
+    assert_eq!(err(ClipParts { track_joints: &[4], ..ok }), Some(Error::JointOutOfRange { joint: 4, num_joints: 4 }));
+    // Two rotation tracks out of order, and one repeated.
+    let keys16 = [ROT_KEYS, ROT_KEYS].concat();
+    for joints in [[2u16, 1], [1, 1]] {
+        let p = ClipParts { track_joints: &joints, num_tracks: [0, 2, 0], keys: Keys::F32(&keys16), ..ok };
+        assert_eq!(err(p), Some(Error::TrackOrder { joint: 1, channel: 1 }));
+    }
+    // A constant on an animated channel, and an unknown channel tag.
+    let c = ConstantTrack { joint: 1, channel: Channel::Rotation as u16, value: [0.0, 0.0, 0.0, 1.0] };
+    assert_eq!(err(ClipParts { constants: &[c], ..ok }), Some(Error::TrackOrder { joint: 1, channel: 1 }));
+    let c = ConstantTrack { joint: 0, channel: 3, value: [0.0; 4] };
+    assert_eq!(err(ClipParts { constants: &[c], ..ok }), Some(Error::InvalidChannel { index: 0, channel: 3 }));
+    let c = ConstantTrack { joint: 9, channel: 0, value: [0.0; 4] };
+    assert_eq!(err(ClipParts { constants: &[c], ..ok }), Some(Error::JointOutOfRange { joint: 9, num_joints: 4 }));
+    // Bad values in constants and keys.
+    let c = ConstantTrack { joint: 0, channel: 0, value: [f32::NAN, 0.0, 0.0, 0.0] };
+    assert_eq!(err(ClipParts { constants: &[c], ..ok }), Some(Error::NonFinite { buffer: Buffer::Constants, index: 0 }));
+    let c = ConstantTrack { joint: 0, channel: 1, value: [0.0; 4] };
+    assert_eq!(
+        err(ClipParts { constants: &[c], ..ok }),
+        Some(Error::ZeroQuaternion { buffer: Buffer::Constants, index: 0 })
+    );
+    let c = ConstantTrack { joint: 0, channel: 2, value: [1e-30, 1.0, 1.0, 0.0] };
+    assert_eq!(err(ClipParts { constants: &[c], ..ok }), Some(Error::Subnormal { buffer: Buffer::Constants, index: 0 }));
+    let mut keys = ROT_KEYS;
+    keys[6] = f32::INFINITY;
+    assert_eq!(
+        err(ClipParts { keys: Keys::F32(&keys), ..ok }),
+        Some(Error::NonFinite { buffer: Buffer::ClipKeys, index: 6 })
+    );
+    let mut keys = ROT_KEYS;
+    keys[6] = 0.0;
+    assert_eq!(
+        err(ClipParts { keys: Keys::F32(&keys), ..ok }),
+        Some(Error::ZeroQuaternion { buffer: Buffer::ClipKeys, index: 4 })
+    );
+    let mut keys = ROT_KEYS;
+    keys[1] = f32::MIN_POSITIVE / 2.0;
+    assert_eq!(
+        err(ClipParts { keys: Keys::F32(&keys), ..ok }),
+        Some(Error::Subnormal { buffer: Buffer::ClipKeys, index: 1 })
+    );
+}
+
+#[test]
+fn quantized_clip_validation_errors() {
+    let keys = [0u16; 6];
+    let range = QuantRange { min: [0.0; 3], step: [1e-3; 3] };
+    let ranges = [range];
+    let ok = parts(Keys::Quantized { keys: &keys, ranges: &ranges }, &[2], [1, 0, 0], 2);
+    assert!(Clip::new(ok).is_ok());
+    let err = |p: ClipParts<'_>| Clip::new(p).err();
+    assert_eq!(
+        err(ClipParts { keys: Keys::Quantized { keys: &keys, ranges: &[] }, ..ok }),
+        Some(Error::BufferLength { buffer: Buffer::QuantRanges, expected: 1, actual: 0 })
+    );
+    let bad = [
+        (QuantRange { min: [f32::NAN, 0.0, 0.0], step: [0.0; 3] }, Error::NonFinite { buffer: Buffer::QuantRanges, index: 0 }),
+        (QuantRange { min: [0.0; 3], step: [-1.0, 0.0, 0.0] }, Error::Subnormal { buffer: Buffer::QuantRanges, index: 0 }),
+        (QuantRange { min: [0.0; 3], step: [1e-25, 0.0, 0.0] }, Error::Subnormal { buffer: Buffer::QuantRanges, index: 0 }),
+        // Finite range whose largest decoded value overflows.
+        (QuantRange { min: [3e38; 3], step: [1e34; 3] }, Error::NonFinite { buffer: Buffer::QuantRanges, index: 0 }),
+    ];
+    for (range, expected) in bad {
+        assert_eq!(err(ClipParts { keys: Keys::Quantized { keys: &keys, ranges: &[range] }, ..ok }), Some(expected));
+    }
+}
+
+/// Bakes and loads; the blob must outlive the clip, so callers keep it.
+fn bake_one(skeleton: &RawSkeleton, clip: &RawClip, format: KeyFormat) -> AlignedBlob {
+    bake::bake(skeleton, std::slice::from_ref(clip), format).expect("bake")
+}
+
+struct Sampler {
+    memory: Vec<u8>,
+}
+
+impl Sampler {
+    fn new(n: usize) -> Sampler {
+        Sampler { memory: vec![0; SamplingContext::required_bytes(n) + 64] }
+    }
+}
+
+fn sample(asset: &Asset<'_>, context: &mut SamplingContext<'_>, time: f32, playback: Playback) -> Vec<Transform> {
+    let skeleton = asset.skeleton();
+    let clip = asset.clip(0).expect("clip 0");
+    let mut soa = vec![SoaTransform::IDENTITY; skeleton.num_soa_joints()];
+    SamplingJob { skeleton, clip: &clip, time, playback, context, output: &mut soa }.run().expect("sample");
+    let mut aos = vec![Transform::IDENTITY; skeleton.num_joints()];
+    unpack_soa(&soa, &mut aos).expect("unpack");
+    aos
+}
+
+/// f64 reference: the raw frames interpolated at `time` (lerp; shortest-arc nlerp; normalized rotation).
+fn reference(clip: &RawClip, time: f64, playback: Playback) -> Vec<[f64; 10]> {
+    let frames = clip.frames.len();
+    let last = (frames - 1) as f64;
+    let mut x = time * clip.sample_rate as f64;
+    if frames == 1 {
+        x = 0.0;
+    } else {
+        x = match playback {
+            Playback::Clamp => x.clamp(0.0, last),
+            Playback::Loop => x.rem_euclid(last),
+        };
+    }
+    let f0 = (x.floor() as usize).min(frames.saturating_sub(2));
+    let f1 = (f0 + 1).min(frames - 1);
+    let t = x - f0 as f64;
+    (0..clip.frames[0].len())
+        .map(|j| {
+            let (a, b) = (&clip.frames[f0][j], &clip.frames[f1][j]);
+            let va = flatten(a);
+            let vb = flatten(b);
+            let dot: f64 = (3..7).map(|i| va[i] * vb[i]).sum();
+            let sign = if dot < 0.0 { -1.0 } else { 1.0 };
+            let mut out = [0.0; 10];
+            for i in 0..10 {
+                let bi = if (3..7).contains(&i) { sign * vb[i] } else { vb[i] };
+                out[i] = va[i] + (bi - va[i]) * t;
+            }
+            let len = (3..7).map(|i| out[i] * out[i]).sum::<f64>().sqrt();
+            for v in &mut out[3..7] {
+                *v /= len;
+            }
+            out
+        })
+        .collect()
+}
+
+fn flatten(t: &Transform) -> [f64; 10] {
+    let (p, q, s) = (t.translation, t.rotation, t.scale);
+    [p.x, p.y, p.z, q.x, q.y, q.z, q.w, s.x, s.y, s.z].map(f64::from)
+}
+
+/// Largest relative difference between a sampled pose and the reference (rotations compared up to sign).
+fn max_error(pose: &[Transform], expected: &[[f64; 10]]) -> f64 {
+    let mut worst = 0.0f64;
+    for (t, e) in pose.iter().zip(expected) {
+        let v = flatten(t);
+        let dot: f64 = (3..7).map(|i| v[i] * e[i]).sum();
+        let sign = if dot < 0.0 { -1.0 } else { 1.0 };
+        for i in 0..10 {
+            let vi = if (3..7).contains(&i) { sign * v[i] } else { v[i] };
+            worst = worst.max((vi - e[i]).abs() / e[i].abs().max(1.0));
+        }
+    }
+    worst
+}
+
+#[test]
+fn sampling_matches_f64_reference_at_random_times() {
+    let mut rng = Rng::new(0x5A3D);
+    for &n in JOINT_COUNTS {
+        let frames = if cfg!(miri) { 4 } else { 40 };
+        let (skeleton, clip) = random_clip(&mut rng, n, frames);
+        let blob = bake_one(&skeleton, &clip, KeyFormat::F32);
+        let asset = Asset::load(blob.bytes()).expect("load");
+        let mut sampler = Sampler::new(n);
+        let arena = Arena::new(&mut sampler.memory);
+        let mut context = SamplingContext::new(&arena, n).expect("context");
+        let duration = (frames - 1) as f32 / clip.sample_rate;
+        let samples = if cfg!(miri) { 4 } else { 60 };
+        for i in 0..samples {
+            let playback = if i % 2 == 0 { Playback::Loop } else { Playback::Clamp };
+            let time = rng.range(-1.5 * duration, 2.5 * duration);
+            let pose = sample(&asset, &mut context, time, playback);
+            let err = max_error(&pose, &reference(&clip, time as f64, playback));
+            assert!(err <= SAMPLE_TOLERANCE, "{n} joints, t = {time}: error {err:e}");
+        }
+    }
+}
+
+#[test]
+fn key_times_return_the_keys_and_tracks_keep_their_kind() {
+    let mut rng = Rng::new(7);
+    let (skeleton, clip) = random_clip(&mut rng, 67, 12);
+    let blob = bake_one(&skeleton, &clip, KeyFormat::F32);
+    let asset = Asset::load(blob.bytes()).expect("load");
+    let baked = asset.clip(0).expect("clip");
+    // Every (joint, channel) is rest, constant or animated exactly once.
+    let [t, r, s] = baked.num_tracks();
+    let stored = t + r + s + baked.constants().len();
+    assert!(stored < 3 * 67, "some tracks must be elided, {stored} stored");
+    assert!(t > 0 && r > 0 && s > 0 && !baked.constants().is_empty());
+    let mut sampler = Sampler::new(67);
+    let arena = Arena::new(&mut sampler.memory);
+    let mut context = SamplingContext::new(&arena, 67).expect("context");
+    for f in 0..12 {
+        let pose = sample(&asset, &mut context, f as f32 / 30.0, Playback::Clamp);
+        let err = max_error(&pose, &clip.frames[f].iter().map(|t| normalized(flatten(t))).collect::<Vec<_>>());
+        assert!(err < 1e-6, "frame {f}: {err:e}");
+    }
+}
+
+fn normalized(mut v: [f64; 10]) -> [f64; 10] {
+    let len = (3..7).map(|i| v[i] * v[i]).sum::<f64>().sqrt();
+    for x in &mut v[3..7] {
+        *x /= len;
+    }
+    v
+}
+
+#[test]
+fn loop_and_clamp_map_time_onto_the_clip() {
+    let mut rng = Rng::new(11);
+    let (skeleton, clip) = random_clip(&mut rng, 5, 9);
+    let blob = bake_one(&skeleton, &clip, KeyFormat::F32);
+    let asset = Asset::load(blob.bytes()).expect("load");
+    let mut sampler = Sampler::new(5);
+    let arena = Arena::new(&mut sampler.memory);
+    let mut context = SamplingContext::new(&arena, 5).expect("context");
+    let duration = 8.0 / 30.0;
+    // Clamp: before the start is frame 0, after the end is the last frame.
+    assert_eq!(sample(&asset, &mut context, -3.0, Playback::Clamp), sample(&asset, &mut context, 0.0, Playback::Clamp));
+    assert_eq!(
+        sample(&asset, &mut context, 99.0, Playback::Clamp),
+        sample(&asset, &mut context, duration, Playback::Clamp)
+    );
+    // Loop: shifting by whole durations changes nothing beyond time rounding.
+    let t = 0.1;
+    let base = sample(&asset, &mut context, t, Playback::Loop);
+    for k in [-2.0f32, -1.0, 1.0, 3.0] {
+        let shifted = sample(&asset, &mut context, t + k * duration, Playback::Loop);
+        let expected: Vec<[f64; 10]> = base.iter().map(flatten).collect();
+        assert!(max_error(&shifted, &expected) < 1e-5, "shift {k}");
+    }
+}
+
+#[test]
+fn single_frame_clip_is_that_frame_at_any_time() {
+    let mut rng = Rng::new(3);
+    let (skeleton, clip) = random_clip(&mut rng, 3, 1);
+    let blob = bake_one(&skeleton, &clip, KeyFormat::F32);
+    let asset = Asset::load(blob.bytes()).expect("load");
+    let mut sampler = Sampler::new(3);
+    let arena = Arena::new(&mut sampler.memory);
+    let mut context = SamplingContext::new(&arena, 3).expect("context");
+    let expected: Vec<[f64; 10]> = clip.frames[0].iter().map(|t| normalized(flatten(t))).collect();
+    for time in [-1.0, 0.0, 0.5, 100.0] {
+        for playback in [Playback::Loop, Playback::Clamp] {
+            assert!(max_error(&sample(&asset, &mut context, time, playback), &expected) < 1e-6);
+        }
+    }
+}
+
+#[test]
+fn the_cache_decodes_each_frame_once_in_playback_and_two_on_a_seek() {
+    let mut rng = Rng::new(5);
+    let frames = 31;
+    let (skeleton, clip) = random_clip(&mut rng, 22, frames);
+    let blob = bake_one(&skeleton, &clip, KeyFormat::F32);
+    let asset = Asset::load(blob.bytes()).expect("load");
+    let mut sampler = Sampler::new(22);
+    let arena = Arena::new(&mut sampler.memory);
+    let mut context = SamplingContext::new(&arena, 22).expect("context");
+    // Forward at 60 Hz over a 30 Hz clip: each frame decoded once.
+    let steps = 2 * (frames - 1);
+    for i in 0..steps {
+        sample(&asset, &mut context, i as f32 / 60.0, Playback::Clamp);
+    }
+    assert_eq!(context.decoded_frames(), frames as u64);
+    // Backward over the same range: one new frame per frame crossed.
+    let before = context.decoded_frames();
+    for i in (0..steps).rev() {
+        sample(&asset, &mut context, i as f32 / 60.0, Playback::Clamp);
+    }
+    assert_eq!(context.decoded_frames() - before, frames as u64 - 2);
+    // Scrubbing inside one interval decodes nothing; a far seek decodes two.
+    let before = context.decoded_frames();
+    for i in 0..10 {
+        sample(&asset, &mut context, (0.1 + i as f32 * 0.01) / 30.0, Playback::Clamp);
+    }
+    assert_eq!(context.decoded_frames(), before);
+    sample(&asset, &mut context, 20.5 / 30.0, Playback::Clamp);
+    assert_eq!(context.decoded_frames(), before + 2);
+}
+
+#[test]
+fn results_do_not_depend_on_what_was_sampled_before() {
+    let mut rng = Rng::new(9);
+    let (skeleton, clip) = random_clip(&mut rng, 67, 20);
+    let (_, other) = random_clip(&mut Rng::new(10), 67, 5);
+    // Two clips of one skeleton in one blob.
+    let blob = bake::bake(&skeleton, &[clip, other], KeyFormat::F32).expect("bake");
+    let asset = Asset::load(blob.bytes()).expect("load");
+    let mut sampler = Sampler::new(67);
+    let arena = Arena::new(&mut sampler.memory);
+    let mut warm = SamplingContext::new(&arena, 67).expect("context");
+    let clip_b = asset.clip(1).expect("clip 1");
+    for i in 0..50 {
+        let time = rng.range(-0.5, 1.0);
+        if i % 7 == 0 {
+            // Interleave the other clip so the context must rebind.
+            let mut out = vec![SoaTransform::IDENTITY; asset.skeleton().num_soa_joints()];
+            let job = SamplingJob {
+                skeleton: asset.skeleton(),
+                clip: &clip_b,
+                time,
+                playback: Playback::Loop,
+                context: &mut warm,
+                output: &mut out,
+            };
+            let mut job = job;
+            job.run().expect("sample b");
+        }
+        let mut fresh_memory = vec![0u8; SamplingContext::required_bytes(67)];
+        let fresh_arena = Arena::new(&mut fresh_memory);
+        let mut fresh = SamplingContext::new(&fresh_arena, 67).expect("context");
+        let a = sample(&asset, &mut warm, time, Playback::Loop);
+        let b = sample(&asset, &mut fresh, time, Playback::Loop);
+        assert_eq!(a, b, "t = {time}");
+    }
+}
+
+#[test]
+fn quantized_clips_stay_within_the_stated_bounds() {
+    let mut rng = Rng::new(21);
+    let (skeleton, clip) = random_clip(&mut rng, 67, 24);
+    let blob_f = bake_one(&skeleton, &clip, KeyFormat::F32);
+    let blob_q = bake_one(&skeleton, &clip, KeyFormat::Quantized);
+    assert!(blob_q.bytes().len() < blob_f.bytes().len());
+    let (asset_f, asset_q) = (Asset::load(blob_f.bytes()).expect("f32"), Asset::load(blob_q.bytes()).expect("q"));
+    let mut mf = Sampler::new(67);
+    let mut mq = Sampler::new(67);
+    let (af, aq) = (Arena::new(&mut mf.memory), Arena::new(&mut mq.memory));
+    let mut cf = SamplingContext::new(&af, 67).expect("context");
+    let mut cq = SamplingContext::new(&aq, 67).expect("context");
+    // Translations move ≤ 0.05 per frame over 24 frames from ±1: range ≤ ~4.4, step ≤ 7e-5, half-step error.
+    let (mut worst_t, mut worst_r) = (0.0f32, 0.0f32);
+    for f in 0..24 {
+        let time = f as f32 / 30.0;
+        let a = sample(&asset_f, &mut cf, time, Playback::Clamp);
+        let b = sample(&asset_q, &mut cq, time, Playback::Clamp);
+        for (x, y) in a.iter().zip(&b) {
+            for (p, q) in [(x.translation, y.translation), (x.scale, y.scale)] {
+                worst_t = worst_t.max((p.x - q.x).abs().max((p.y - q.y).abs()).max((p.z - q.z).abs()));
+            }
+            worst_r = worst_r.max(rotation_angle_between(x.rotation, y.rotation) as f32);
+        }
+    }
+    assert!(worst_t <= 4.0e-5, "translation/scale error {worst_t:e}");
+    assert!(worst_r <= 1.5e-4, "rotation error {worst_r:e} rad");
+}
+
+/// Angle in radians of the rotation taking `a` to `b`, in f64 (acos near 1 is too coarse in f32):
+/// for unit quaternions at 4-D angle φ, |a − b| = 2 sin(φ / 2) and the rotation angle is 2φ.
+fn rotation_angle_between(a: Quat, b: Quat) -> f64 {
+    let (a, b) = ([a.x, a.y, a.z, a.w].map(f64::from), [b.x, b.y, b.z, b.w].map(f64::from));
+    let sign = if a.iter().zip(&b).map(|(x, y)| x * y).sum::<f64>() < 0.0 { -1.0 } else { 1.0 };
+    let chord = a.iter().zip(&b).map(|(x, y)| (x - sign * y).powi(2)).sum::<f64>().sqrt();
+    4.0 * (chord / 2.0).min(1.0).asin()
+}
+
+#[test]
+fn smallest_three_round_trips_within_its_precision() {
+    let mut rng = Rng::new(33);
+    let mut worst = 0.0f64;
+    for i in 0..100_000 {
+        let q = if i < 8 {
+            // The axes and their negatives: the largest component in every slot, both signs.
+            let mut v = [0.0; 4];
+            v[i % 4] = if i < 4 { 1.0 } else { -1.0 };
+            Quat::new(v[0], v[1], v[2], v[3])
+        } else {
+            rng.quat()
+        };
+        let d = decode_rotation(encode_rotation([q.x, q.y, q.z, q.w]));
+        let back = Quat::new(d[0], d[1], d[2], d[3]);
+        let angle = rotation_angle_between(back, q);
+        assert!(angle <= sinew::clip::ROTATION_ANGLE_ERROR as f64, "{q:?}: {angle:e} rad");
+        worst = worst.max(angle);
+    }
+    eprintln!("smallest-three: worst rotation error {worst:e} rad over 100000 rotations");
+}
+
+#[test]
+fn sampling_job_errors() {
+    let mut rng = Rng::new(1);
+    let (skeleton, clip) = random_clip(&mut rng, 5, 3);
+    let blob = bake_one(&skeleton, &clip, KeyFormat::F32);
+    let asset = Asset::load(blob.bytes()).expect("load");
+    let clip = asset.clip(0).expect("clip");
+    let mut memory = vec![0u8; 4096];
+    let arena = Arena::new(&mut memory);
+    let mut context = SamplingContext::new(&arena, 5).expect("context");
+    let mut small = SamplingContext::new(&arena, 4).expect("context");
+    let mut out = vec![SoaTransform::IDENTITY; 2];
+    let skeleton = asset.skeleton();
+    let run = |context: &mut SamplingContext<'_>, output: &mut [SoaTransform], time: f32| {
+        SamplingJob { skeleton, clip: &clip, time, playback: Playback::Loop, context, output }.run()
+    };
+    assert_eq!(run(&mut context, &mut out, 0.0), Ok(()));
+    assert_eq!(
+        run(&mut context, &mut out[..1], 0.0),
+        Err(Error::BufferLength { buffer: Buffer::SoaPose, expected: 2, actual: 1 })
+    );
+    assert_eq!(
+        run(&mut small, &mut out, 0.0),
+        Err(Error::BufferLength { buffer: Buffer::SamplingContext, expected: 2, actual: 1 })
+    );
+    for time in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+        assert_eq!(run(&mut context, &mut out, time), Err(Error::NonFinite { buffer: Buffer::SampleTime, index: 0 }));
+    }
+    // A clip made for another joint count.
+    let (s3, c3) = random_clip(&mut rng, 3, 2);
+    let blob3 = bake_one(&s3, &c3, KeyFormat::F32);
+    let asset3 = Asset::load(blob3.bytes()).expect("load");
+    let clip3 = asset3.clip(0).expect("clip");
+    let job = SamplingJob { skeleton, clip: &clip3, time: 0.0, playback: Playback::Loop, context: &mut context, output: &mut out };
+    assert_eq!(job.validate(), Err(Error::BufferLength { buffer: Buffer::ClipJoints, expected: 5, actual: 3 }));
+    // Context construction.
+    assert_eq!(SamplingContext::new(&arena, 0).err(), Some(Error::JointCount { count: 0, max: 1024 }));
+    let mut tiny = [0u8; 64];
+    let tiny_arena = Arena::new(&mut tiny);
+    assert!(matches!(SamplingContext::new(&tiny_arena, 5), Err(Error::ArenaExhausted { .. })));
+}
