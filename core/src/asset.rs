@@ -108,10 +108,14 @@ impl<'a> Asset<'a> {
         if header_bytes[..8] != MAGIC {
             return Err(Error::BadMagic);
         }
-        let header: &Header = bytemuck::try_from_bytes(header_bytes).map_err(|_| Error::Blob {
+        let misaligned = Error::Blob {
             section: Section::Header,
             problem: BlobProblem::Misaligned { offset: (blob.as_ptr() as usize % ALIGN) as u64 },
-        })?;
+        };
+        if !(blob.as_ptr() as usize).is_multiple_of(ALIGN) {
+            return Err(misaligned);
+        }
+        let header: &Header = bytemuck::try_from_bytes(header_bytes).map_err(|_| misaligned)?;
         if header.version != VERSION {
             return Err(Error::UnsupportedVersion { found: header.version, supported: VERSION });
         }

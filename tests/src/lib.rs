@@ -108,9 +108,9 @@ pub fn max_abs_diff(a: &[f32; 16], b: &[f64; 16]) -> f64 {
 /// The shared real-animation folder (`../shared/data` next to the repository, or `$SINEW_DATA`), or `None`
 /// with a message saying the data-driven test `test` is skipped.
 pub fn shared_data(test: &str) -> Option<std::path::PathBuf> {
-    let dir = std::env::var_os("SINEW_DATA").map(std::path::PathBuf::from).unwrap_or_else(|| {
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data")
-    });
+    let dir = std::env::var_os("SINEW_DATA")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data"));
     if cfg!(miri) {
         eprintln!("{test}: skipped under Miri (file I/O)");
         return None;

@@ -52,14 +52,20 @@ fn clip_validation_errors() {
     assert_eq!(err(ClipParts { constants: &[c], ..ok }), Some(Error::JointOutOfRange { joint: 9, num_joints: 4 }));
     // Bad values in constants and keys.
     let c = ConstantTrack { joint: 0, channel: 0, value: [f32::NAN, 0.0, 0.0, 0.0] };
-    assert_eq!(err(ClipParts { constants: &[c], ..ok }), Some(Error::NonFinite { buffer: Buffer::Constants, index: 0 }));
+    assert_eq!(
+        err(ClipParts { constants: &[c], ..ok }),
+        Some(Error::NonFinite { buffer: Buffer::Constants, index: 0 })
+    );
     let c = ConstantTrack { joint: 0, channel: 1, value: [0.0; 4] };
     assert_eq!(
         err(ClipParts { constants: &[c], ..ok }),
         Some(Error::ZeroQuaternion { buffer: Buffer::Constants, index: 0 })
     );
     let c = ConstantTrack { joint: 0, channel: 2, value: [1e-30, 1.0, 1.0, 0.0] };
-    assert_eq!(err(ClipParts { constants: &[c], ..ok }), Some(Error::Subnormal { buffer: Buffer::Constants, index: 0 }));
+    assert_eq!(
+        err(ClipParts { constants: &[c], ..ok }),
+        Some(Error::Subnormal { buffer: Buffer::Constants, index: 0 })
+    );
     let mut keys = ROT_KEYS;
     keys[6] = f32::INFINITY;
     assert_eq!(
@@ -93,9 +99,18 @@ fn quantized_clip_validation_errors() {
         Some(Error::BufferLength { buffer: Buffer::QuantRanges, expected: 1, actual: 0 })
     );
     let bad = [
-        (QuantRange { min: [f32::NAN, 0.0, 0.0], step: [0.0; 3] }, Error::NonFinite { buffer: Buffer::QuantRanges, index: 0 }),
-        (QuantRange { min: [0.0; 3], step: [-1.0, 0.0, 0.0] }, Error::Subnormal { buffer: Buffer::QuantRanges, index: 0 }),
-        (QuantRange { min: [0.0; 3], step: [1e-25, 0.0, 0.0] }, Error::Subnormal { buffer: Buffer::QuantRanges, index: 0 }),
+        (
+            QuantRange { min: [f32::NAN, 0.0, 0.0], step: [0.0; 3] },
+            Error::NonFinite { buffer: Buffer::QuantRanges, index: 0 },
+        ),
+        (
+            QuantRange { min: [0.0; 3], step: [-1.0, 0.0, 0.0] },
+            Error::Subnormal { buffer: Buffer::QuantRanges, index: 0 },
+        ),
+        (
+            QuantRange { min: [0.0; 3], step: [1e-25, 0.0, 0.0] },
+            Error::Subnormal { buffer: Buffer::QuantRanges, index: 0 },
+        ),
         // Finite range whose largest decoded value overflows.
         (QuantRange { min: [3e38; 3], step: [1e34; 3] }, Error::NonFinite { buffer: Buffer::QuantRanges, index: 0 }),
     ];
@@ -445,7 +460,14 @@ fn sampling_job_errors() {
     let blob3 = bake_one(&s3, &c3, KeyFormat::F32);
     let asset3 = Asset::load(blob3.bytes()).expect("load");
     let clip3 = asset3.clip(0).expect("clip");
-    let job = SamplingJob { skeleton, clip: &clip3, time: 0.0, playback: Playback::Loop, context: &mut context, output: &mut out };
+    let job = SamplingJob {
+        skeleton,
+        clip: &clip3,
+        time: 0.0,
+        playback: Playback::Loop,
+        context: &mut context,
+        output: &mut out,
+    };
     assert_eq!(job.validate(), Err(Error::BufferLength { buffer: Buffer::ClipJoints, expected: 5, actual: 3 }));
     // Context construction.
     assert_eq!(SamplingContext::new(&arena, 0).err(), Some(Error::JointCount { count: 0, max: 1024 }));

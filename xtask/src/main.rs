@@ -22,7 +22,11 @@ const STEPS: &[Step] = &[
     ("build-v3", "x86-64-v3 (AVX2+FMA) release build and tests, own target dir", build_v3),
     ("build-nostd", "no_std builds of sinew for aarch64-unknown-none (NEON) and x86_64-unknown-none", build_nostd),
     ("test-aarch64", "the tests for aarch64-unknown-linux-gnu under qemu-user", test_aarch64),
-    ("miri", "arena, skeleton, math, local-to-model and skinning tests under Miri (scalar build)", miri),
+    (
+        "miri",
+        "arena, skeleton, math, local-to-model, skinning, sampling and asset tests under Miri (scalar build)",
+        miri,
+    ),
 ];
 
 fn main() -> ExitCode {
@@ -256,7 +260,7 @@ fn miri() -> Result<(), String> {
         "--target-dir",
         "target/miri",
     ]);
-    for test in ["arena", "skeleton", "math", "local_to_model", "skinning"] {
+    for test in ["arena", "skeleton", "math", "local_to_model", "skinning", "sampling", "asset"] {
         c.args(["--test", test]);
     }
     run(c)

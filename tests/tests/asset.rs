@@ -1,0 +1,270 @@
+//! The asset loader: every validation failure has a test, and hostile bytes (truncations, bit flips, random
+//! blobs) return errors without panicking.
+
+use sinew::asset::{ClipRecord, Header, VERSION};
+use sinew::{Asset, BlobProblem, Buffer, Error, Section};
+use sinew_bench_host::bake::{self, AlignedBlob, KeyFormat};
+use sinew_tests::{Rng, random_clip};
+
+fn valid_blob(format: KeyFormat) -> AlignedBlob {
+    let mut rng = Rng::new(0xA55E7);
+    let (skeleton, clip) = random_clip(&mut rng, 7, 5);
+    let (_, clip2) = random_clip(&mut Rng::new(2), 7, 3);
+    bake::bake(&skeleton, &[clip, clip2], format).expect("bake")
+}
+
+fn header(blob: &mut AlignedBlob) -> &mut Header {
+    bytemuck::from_bytes_mut(&mut blob.bytes_mut()[..64])
+}
+
+fn record(blob: &mut AlignedBlob, clip: usize) -> &mut ClipRecord {
+    let offset = header(blob).clips.offset as usize + 64 * clip;
+    bytemuck::from_bytes_mut(&mut blob.bytes_mut()[offset..offset + 64])
+}
+
+fn load_err(blob: &AlignedBlob) -> Error {
+    Asset::load(blob.bytes()).expect_err("blob should be rejected")
+}
+
+#[test]
+fn a_baked_blob_loads_with_names_and_clips() {
+    for format in [KeyFormat::F32, KeyFormat::Quantized] {
+        let blob = valid_blob(format);
+        let asset = Asset::load(blob.bytes()).expect("load");
+        assert_eq!(asset.skeleton().num_joints(), 7);
+        assert_eq!(asset.skeleton().name(3), Some("joint3"));
+        assert_eq!(asset.skeleton().find("joint6"), Some(6));
+        assert_eq!(asset.num_clips(), 2);
+        assert_eq!(asset.clip_name(0), Some("random"));
+        assert_eq!(asset.find_clip("random"), Some(0));
+        assert_eq!(asset.clip(0).map(|c| c.num_frames()), Some(5));
+        assert_eq!(asset.clip(1).map(|c| c.num_frames()), Some(3));
+        assert!(asset.clip(2).is_none());
+    }
+}
+
+#[test]
+fn header_errors() {
+    let good = valid_blob(KeyFormat::F32);
+    let short = AlignedBlob::from_bytes(&good.bytes()[..40]);
+    assert_eq!(
+        load_err(&short),
+        Error::Blob { section: Section::Header, problem: BlobProblem::OutOfBounds { end: Some(64), blob_len: 40 } }
+    );
+    let mut b = good.clone();
+    b.bytes_mut()[0] = b'X';
+    assert_eq!(load_err(&b), Error::BadMagic);
+    let mut b = good.clone();
+    header(&mut b).version = 99;
+    assert_eq!(load_err(&b), Error::UnsupportedVersion { found: 99, supported: VERSION });
+    let mut b = good.clone();
+    header(&mut b).total_len += 16;
+    let len = good.bytes().len() as u64;
+    assert_eq!(
+        load_err(&b),
+        Error::Blob { section: Section::Header, problem: BlobProblem::Size { len, expected: len + 16 } }
+    );
+    let mut b = good.clone();
+    header(&mut b).num_joints = 0;
+    assert_eq!(load_err(&b), Error::JointCount { count: 0, max: 1024 });
+    // The same bytes at an address that is not 16-byte aligned.
+    let mut shifted = vec![0u8; good.bytes().len() + 16];
+    let base = shifted.as_ptr() as usize;
+    let start = (16 - base % 16) % 16 + 4;
+    shifted[start..start + good.bytes().len()].copy_from_slice(good.bytes());
+    let err = Asset::load(&shifted[start..start + good.bytes().len()]).expect_err("misaligned");
+    assert_eq!(err, Error::Blob { section: Section::Header, problem: BlobProblem::Misaligned { offset: 4 } });
+}
+
+#[test]
+fn section_errors() {
+    let good = valid_blob(KeyFormat::F32);
+    let len = good.bytes().len();
+
+    let mut b = good.clone();
+    header(&mut b).parents.len = 12;
+    assert_eq!(
+        load_err(&b),
+        Error::Blob { section: Section::Parents, problem: BlobProblem::Size { len: 12, expected: 14 } }
+    );
+
+    let mut b = good.clone();
+    header(&mut b).rest_pose.offset += 8;
+    let offset = header(&mut b).rest_pose.offset as u64;
+    assert_eq!(load_err(&b), Error::Blob { section: Section::RestPose, problem: BlobProblem::Misaligned { offset } });
+
+    let mut b = good.clone();
+    let parents_offset = header(&mut b).parents.offset as u64;
+    header(&mut b).rest_pose.offset = parents_offset as u32;
+    assert_eq!(
+        load_err(&b),
+        Error::Blob {
+            section: Section::RestPose,
+            problem: BlobProblem::Overlap { offset: parents_offset, previous_end: parents_offset + 14 }
+        }
+    );
+
+    let mut b = good.clone();
+    record(&mut b, 1).keys.offset = (len as u32).next_multiple_of(16);
+    let end = record(&mut b, 1).keys.offset as u64 + record(&mut b, 1).keys.len as u64;
+    assert_eq!(
+        load_err(&b),
+        Error::Blob {
+            section: Section::Keys { clip: 1 },
+            problem: BlobProblem::OutOfBounds { end: Some(end), blob_len: len }
+        }
+    );
+
+    let mut b = good.clone();
+    header(&mut b).joint_names.len = 8;
+    assert_eq!(
+        load_err(&b),
+        Error::Blob { section: Section::JointNames, problem: BlobProblem::Size { len: 8, expected: 56 } }
+    );
+
+    let mut b = good.clone();
+    header(&mut b).num_clips = u32::MAX;
+    let clips_len = header(&mut b).clips.len as u64;
+    assert_eq!(
+        load_err(&b),
+        Error::Blob {
+            section: Section::ClipRecords,
+            problem: BlobProblem::Size { len: clips_len, expected: u32::MAX as u64 * 64 }
+        }
+    );
+
+    let mut b = good.clone();
+    record(&mut b, 0).track_joints.len += 2;
+    let expected = record(&mut b, 0).track_joints.len as u64 - 2;
+    assert!(matches!(
+        load_err(&b),
+        Error::Blob { section: Section::TrackJoints { clip: 0 }, problem: BlobProblem::Size { expected: e, .. } } if e == expected
+    ));
+
+    let mut b = good.clone();
+    record(&mut b, 0).encoding = 7;
+    assert_eq!(
+        load_err(&b),
+        Error::Blob { section: Section::Keys { clip: 0 }, problem: BlobProblem::Value { index: 0 } }
+    );
+}
+
+#[test]
+fn string_errors() {
+    let good = valid_blob(KeyFormat::F32);
+    let strings = bytemuck::cast::<_, [u32; 2]>(header(&mut good.clone()).strings)[0] as usize;
+
+    let mut b = good.clone();
+    b.bytes_mut()[strings + 1] = 0xFF;
+    assert_eq!(load_err(&b), Error::Blob { section: Section::Strings, problem: BlobProblem::Utf8 { index: 1 } });
+
+    // A joint name reaching past the strings.
+    let mut b = good.clone();
+    let names = header(&mut b).joint_names.offset as usize;
+    b.bytes_mut()[names + 4..names + 8].copy_from_slice(&9999u32.to_le_bytes());
+    assert_eq!(load_err(&b), Error::Blob { section: Section::JointNames, problem: BlobProblem::Value { index: 0 } });
+
+    let mut b = good.clone();
+    record(&mut b, 1).name.offset = 9999;
+    assert_eq!(
+        load_err(&b),
+        Error::Blob { section: Section::ClipName { clip: 1 }, problem: BlobProblem::Value { index: 1 } }
+    );
+}
+
+#[test]
+fn skeleton_and_clip_errors_pass_through() {
+    let good = valid_blob(KeyFormat::F32);
+    // Joint 1's parent made later than itself.
+    let mut b = good.clone();
+    let parents = header(&mut b).parents.offset as usize;
+    b.bytes_mut()[parents + 2..parents + 4].copy_from_slice(&5i16.to_le_bytes());
+    assert_eq!(load_err(&b), Error::ParentOrder { joint: 1, parent: 5 });
+    // A NaN in the rest pose.
+    let mut b = good.clone();
+    let rest = header(&mut b).rest_pose.offset as usize;
+    b.bytes_mut()[rest..rest + 4].copy_from_slice(&f32::NAN.to_le_bytes());
+    assert_eq!(load_err(&b), Error::NonFinite { buffer: Buffer::RestPose, index: 0 });
+    // A NaN key and a zero sample rate in clip 1.
+    let mut b = good.clone();
+    let keys = record(&mut b, 1).keys.offset as usize;
+    b.bytes_mut()[keys..keys + 4].copy_from_slice(&f32::NAN.to_le_bytes());
+    assert_eq!(load_err(&b), Error::NonFinite { buffer: Buffer::ClipKeys, index: 0 });
+    let mut b = good.clone();
+    record(&mut b, 1).sample_rate = 0.0;
+    assert_eq!(load_err(&b), Error::InvalidSampleRate);
+    // A quantized clip's range section emptied.
+    let mut q = valid_blob(KeyFormat::Quantized);
+    let ranges = record(&mut q, 0).ranges.len;
+    assert!(ranges > 0);
+    record(&mut q, 0).ranges.len = 0;
+    assert!(matches!(
+        load_err(&q),
+        Error::Blob { section: Section::QuantRanges { clip: 0 }, problem: BlobProblem::Size { len: 0, .. } }
+    ));
+}
+
+#[test]
+fn every_truncation_is_an_error() {
+    let good = valid_blob(KeyFormat::Quantized);
+    let step = if cfg!(miri) { 97 } else { 1 };
+    for len in (0..good.bytes().len()).step_by(step) {
+        let b = AlignedBlob::from_bytes(&good.bytes()[..len]);
+        assert!(Asset::load(b.bytes()).is_err(), "truncated to {len} bytes");
+    }
+}
+
+#[test]
+fn bit_flips_and_random_blobs_never_panic() {
+    let mut rng = Rng::new(0xF122);
+    let rounds = if cfg!(miri) { 40 } else { 20_000 };
+    for format in [KeyFormat::F32, KeyFormat::Quantized] {
+        let good = valid_blob(format);
+        for _ in 0..rounds {
+            let mut b = good.clone();
+            for _ in 0..1 + rng.below(4) {
+                let i = rng.below(b.bytes().len());
+                b.bytes_mut()[i] ^= 1 << rng.below(8);
+            }
+            // Either outcome is fine; a loaded asset must then sample safely.
+            if let Ok(asset) = Asset::load(b.bytes()) {
+                exercise(&asset);
+            }
+        }
+    }
+    for _ in 0..rounds {
+        let len = rng.below(512);
+        let mut bytes: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
+        if len >= 8 && rng.below(2) == 0 {
+            bytes[..8].copy_from_slice(&sinew::asset::MAGIC);
+        }
+        let b = AlignedBlob::from_bytes(&bytes);
+        assert!(Asset::load(b.bytes()).is_err());
+    }
+}
+
+/// Samples every clip of an accepted asset at a few times.
+fn exercise(asset: &Asset<'_>) {
+    use sinew::{Arena, Playback, SamplingContext, SamplingJob};
+    let skeleton = asset.skeleton();
+    let n = skeleton.num_joints();
+    let mut memory = vec![0u8; SamplingContext::required_bytes(n)];
+    let arena = Arena::new(&mut memory);
+    let mut context = SamplingContext::new(&arena, n).expect("context");
+    let mut out = vec![sinew::math::SoaTransform::IDENTITY; skeleton.num_soa_joints()];
+    for c in 0..asset.num_clips() {
+        let clip = asset.clip(c).expect("validated clip");
+        for time in [-1.0, 0.0, 0.07, 10.0] {
+            let job = SamplingJob {
+                skeleton,
+                clip: &clip,
+                time,
+                playback: Playback::Loop,
+                context: &mut context,
+                output: &mut out,
+            };
+            let mut job = job;
+            job.run().expect("sampling a validated clip");
+        }
+    }
+}
