@@ -133,9 +133,10 @@ impl Bvh {
         let num_frames = tokens.count()?;
         tokens.expect("Frame")?;
         tokens.expect("Time:")?;
+        let line = tokens.line();
         let frame_time = tokens.number()?;
         if frame_time <= 0.0 {
-            return tokens.err("Frame Time must be positive");
+            return Err(BvhError { line, message: "Frame Time must be positive".into() });
         }
         let expected = num_frames * num_channels;
         let mut values = Vec::with_capacity(expected);

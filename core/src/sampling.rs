@@ -11,7 +11,9 @@
 //! Space: local. Units: time in seconds.
 //!
 //! Precision: at a frame's time the output equals the stored key after one nlerp normalization (relative
-//! error < 4e-7 for rotations; translation and scale exact). Between frames: lerp/nlerp in `f32`.
+//! error < 4e-7 for rotations; translation and scale exact): frame coordinates within 4 ulps of a key snap to
+//! it, since `f32` time cannot resolve them (at 60 s, 4 ulps of the time are 15 µs). Between frames:
+//! lerp/nlerp in `f32`.
 //! Denormals: stored values are zero or at least `MIN_KEY_MAGNITUDE` and the interpolation fraction is zero
 //! or at least `MIN_FRACTION`, so every intermediate stays a normal number.
 //!
@@ -31,8 +33,8 @@ pub enum Playback {
     Clamp,
 }
 
-/// Interpolation fractions below this are taken as 0 so no interpolation weight is ever subnormal.
-/// The error is below a millionth of a frame.
+/// Interpolation fractions below this (or below the frame coordinate's own rounding, 4 ulps) snap to the
+/// key, so no interpolation weight is ever subnormal. The error is below a millionth of a frame.
 pub const MIN_FRACTION: f32 = 1.0 / 1_048_576.0;
 
 /// Which clip a context holds frames of: the addresses of its key data and of the rest pose used.
@@ -263,8 +265,25 @@ pub(crate) fn frame_position(num_frames: usize, sample_rate: f32, time: f32, pla
         }
     };
     let x = if x.is_finite() { x } else { 0.0 };
-    let f0 = (libm::floorf(x) as u32).min(num_frames as u32 - 2);
-    let fraction = (x - f0 as f32).clamp(0.0, 1.0);
-    let fraction = if fraction < MIN_FRACTION { 0.0 } else { fraction };
+    let last_interval = num_frames as u32 - 2;
+    let mut f0 = (libm::floorf(x) as u32).min(last_interval);
+    let mut fraction = (x - f0 as f32).clamp(0.0, 1.0);
+    // `x` carries the rounding of `time` and of the product (a few ulps): fractions that close to a key
+    // cannot be told from the key, so they snap to it. Keys then come back exactly at their times even late
+    // in long clips, and no fraction is subnormal.
+    let resolution = (x * SNAP_ULPS).max(MIN_FRACTION);
+    if fraction < resolution {
+        fraction = 0.0;
+    } else if fraction > 1.0 - resolution {
+        if f0 < last_interval {
+            f0 += 1;
+            fraction = 0.0;
+        } else {
+            fraction = 1.0;
+        }
+    }
     (f0, f0 + 1, fraction)
 }
+
+/// Relative resolution of the frame coordinate: 4 ulps (`2^-21`).
+const SNAP_ULPS: f32 = 1.0 / 2_097_152.0;
