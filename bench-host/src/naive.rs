@@ -57,3 +57,25 @@ pub fn skinning_matrices_3x4(model: &[Mat4], remap: &[u16], inverse_bind: &[Mat4
         *out = [t.x_axis, t.y_axis, t.z_axis];
     }
 }
+
+/// A clip as an AoS engine stores it without compression: every joint, every frame.
+#[derive(Clone, Debug)]
+pub struct AosClip {
+    pub frames: Vec<AosPose>,
+    pub sample_rate: f32,
+}
+
+/// Looping sample at `time`: find the two frames, lerp translation/scale, glam's `Quat::lerp` (shortest-arc
+/// nlerp) for rotation, per joint.
+pub fn sample(clip: &AosClip, time: f32, out: &mut AosPose) {
+    let last = (clip.frames.len() - 1) as f32;
+    let x = (time * clip.sample_rate).rem_euclid(last);
+    let f0 = (x as usize).min(clip.frames.len() - 2);
+    let t = x - f0 as f32;
+    let (a, b) = (&clip.frames[f0], &clip.frames[f0 + 1]);
+    for j in 0..out.translation.len() {
+        out.translation[j] = a.translation[j].lerp(b.translation[j], t);
+        out.rotation[j] = a.rotation[j].lerp(b.rotation[j], t);
+        out.scale[j] = a.scale[j].lerp(b.scale[j], t);
+    }
+}

@@ -249,6 +249,17 @@ impl Rig {
             .collect()
     }
 
+    /// The rig as importer output, for baking.
+    pub fn raw_skeleton(&self) -> crate::bake::RawSkeleton {
+        crate::bake::RawSkeleton { names: self.names.clone(), parents: self.parents.clone(), rest: self.rest.clone() }
+    }
+
+    /// A looping clip of `frames` frames at `sample_rate`: the `poses` animation (every rotation animated, the
+    /// hips' translation animated, everything else at rest), as a real clip elides it.
+    pub fn clip(&self, frames: usize, sample_rate: f32) -> crate::bake::RawClip {
+        crate::bake::RawClip { name: "procedural".into(), sample_rate, frames: self.poses(frames) }
+    }
+
     /// Depth of the deepest joint.
     pub fn max_depth(&self) -> usize {
         self.skeleton().max_depth()
