@@ -4,6 +4,7 @@
 pub mod bake;
 pub mod bench_support;
 pub mod bvh;
+pub mod gltf_import;
 pub mod naive;
 pub mod pose;
 pub mod profile;

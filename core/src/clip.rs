@@ -131,7 +131,8 @@ pub fn decode_rotation(k: [u16; 3]) -> [f32; 4] {
     let a = (k[0] & 0x7fff) as f32 * scale - SMALLEST_THREE_RANGE;
     let b = (k[1] & 0x7fff) as f32 * scale - SMALLEST_THREE_RANGE;
     let c = (k[2] & 0x7fff) as f32 * scale - SMALLEST_THREE_RANGE;
-    let largest = libm::sqrtf((1.0 - a * a - b * b - c * c).max(0.0));
+    // One lane of the SIMD square root: a single instruction, where libm's portable one is a loop.
+    let largest = crate::math::F4::splat((1.0 - a * a - b * b - c * c).max(0.0)).sqrt().lane::<0>();
     match (k[0] >> 15) | ((k[1] >> 15) << 1) {
         0 => [largest, a, b, c],
         1 => [a, largest, b, c],

@@ -4,6 +4,7 @@ use clap::{Args, Parser, Subcommand};
 use sinew_bench_host::bake::{self, KeyFormat};
 use sinew_bench_host::bvh::Bvh;
 use sinew_bench_host::{pose, profile};
+use std::io::Write;
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -26,8 +27,11 @@ enum Command {
 #[derive(Args)]
 struct BakeArgs {
     /// BVH files of one skeleton (same joints in the same order); each becomes a clip named after its file.
-    #[arg(long, required = true)]
+    #[arg(long, required_unless_present = "gltf", conflicts_with = "gltf")]
     bvh: Vec<std::path::PathBuf>,
+    /// A glTF file (.glb or .gltf): its scene's nodes and every animation.
+    #[arg(long)]
+    gltf: Option<std::path::PathBuf>,
     /// Output blob.
     #[arg(long)]
     out: std::path::PathBuf,
@@ -39,8 +43,17 @@ struct BakeArgs {
 #[derive(Args)]
 struct PoseArgs {
     /// A BVH file.
+    #[arg(long, required_unless_present = "gltf", conflicts_with = "gltf")]
+    bvh: Option<std::path::PathBuf>,
+    /// A glTF file (.glb or .gltf); positions are in scene space, joints in the first skin's order.
     #[arg(long)]
-    bvh: std::path::PathBuf,
+    gltf: Option<std::path::PathBuf>,
+    /// glTF animation: an index or a name.
+    #[arg(long, default_value = "0")]
+    clip: String,
+    /// glTF: also print the skinned vertex positions of the first primitive using the first skin.
+    #[arg(long)]
+    skin: bool,
     /// Seconds from the first frame (frame k is at k × Frame Time); clamped to the clip.
     #[arg(long, default_value_t = 0.0)]
     time: f32,
@@ -57,6 +70,18 @@ fn key_format(quantize: bool) -> KeyFormat {
 }
 
 fn bake(args: &BakeArgs) -> Result<String, String> {
+    if let Some(path) = &args.gltf {
+        let asset = sinew_bench_host::gltf_import::load(path)?;
+        let blob = bake::bake(&asset.skeleton, &asset.clips, key_format(args.quantize))?;
+        std::fs::write(&args.out, blob.bytes()).map_err(|e| format!("{}: {e}", args.out.display()))?;
+        return Ok(format!(
+            "{}: {} joints, {} clips, {} bytes",
+            args.out.display(),
+            asset.skeleton.parents.len(),
+            asset.clips.len(),
+            blob.bytes().len()
+        ));
+    }
     let mut skeleton = None;
     let mut clips = Vec::new();
     for path in &args.bvh {
@@ -83,7 +108,12 @@ fn bake(args: &BakeArgs) -> Result<String, String> {
 }
 
 fn pose(args: &PoseArgs) -> Result<String, String> {
-    let value = pose::bvh_pose_json(&args.bvh, args.time, key_format(args.quantize))?;
+    let format = key_format(args.quantize);
+    let value = match (&args.bvh, &args.gltf) {
+        (Some(bvh), _) => pose::bvh_pose_json(bvh, args.time, format)?,
+        (None, Some(gltf)) => pose::gltf_pose_json(gltf, &args.clip, args.time, args.skin, format)?,
+        (None, None) => return Err("give --bvh or --gltf".into()),
+    };
     if args.json {
         return Ok(value.to_string());
     }
@@ -99,7 +129,8 @@ fn pose(args: &PoseArgs) -> Result<String, String> {
 fn report(result: Result<String, String>) -> ExitCode {
     match result {
         Ok(text) => {
-            println!("{}", text.trim_end());
+            // A closed pipe (`| head`) is not an error worth a panic.
+            let _ = writeln!(std::io::stdout(), "{}", text.trim_end());
             ExitCode::SUCCESS
         }
         Err(e) => {

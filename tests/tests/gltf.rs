@@ -1,0 +1,306 @@
+//! glTF import on the real files of `../shared/data/gltf` (skipped with a message when absent): joint
+//! positions and skinned vertices through the runtime path (import → bake → load → sample → local-to-model →
+//! skinning palette) against an independent f64 evaluation written here from the glTF 2.0 spec; and
+//! malformed documents.
+
+use sinew_bench_host::bake::KeyFormat;
+use sinew_bench_host::gltf_import;
+use sinew_bench_host::pose::gltf_pose_json;
+use sinew_tests::{files_with_extension, shared_data};
+
+type M4 = [[f64; 4]; 4];
+
+fn mul(a: &M4, b: &M4) -> M4 {
+    // Column-major: (a * b)[c][r] = Σ_k a[k][r] b[c][k].
+    std::array::from_fn(|c| std::array::from_fn(|r| (0..4).map(|k| a[k][r] * b[c][k]).sum()))
+}
+
+fn trs(t: [f64; 3], q: [f64; 4], s: [f64; 3]) -> M4 {
+    let len = q.iter().map(|v| v * v).sum::<f64>().sqrt();
+    let [x, y, z, w] = q.map(|v| v / len);
+    let r = [
+        [1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y + z * w), 2.0 * (x * z - y * w)],
+        [2.0 * (x * y - z * w), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z + x * w)],
+        [2.0 * (x * z + y * w), 2.0 * (y * z - x * w), 1.0 - 2.0 * (x * x + y * y)],
+    ];
+    let mut m = [[0.0; 4]; 4];
+    for c in 0..3 {
+        for row in 0..3 {
+            m[c][row] = r[c][row] * s[c];
+        }
+    }
+    m[3] = [t[0], t[1], t[2], 1.0];
+    m
+}
+
+/// One channel's value at `time`, from the spec: clamp outside the keys; LINEAR lerp (rotations slerp);
+/// STEP holds; CUBICSPLINE Hermite with tangents scaled by the key interval.
+fn channel_value(
+    times: &[f32],
+    values: &[Vec<f64>],
+    interp: gltf::animation::Interpolation,
+    rotation: bool,
+    time: f64,
+) -> Vec<f64> {
+    use gltf::animation::Interpolation::*;
+    let v = |k: usize| if interp == CubicSpline { values[3 * k + 1].clone() } else { values[k].clone() };
+    let n = times.len();
+    if time <= times[0] as f64 {
+        return v(0);
+    }
+    if time >= times[n - 1] as f64 {
+        return v(n - 1);
+    }
+    let k = (0..n - 1).find(|&k| time < times[k + 1] as f64).unwrap_or(n - 2);
+    let (t0, t1) = (times[k] as f64, times[k + 1] as f64);
+    let s = (time - t0) / (t1 - t0);
+    let (a, b) = (v(k), v(k + 1));
+    match interp {
+        Step => a,
+        Linear if rotation => {
+            let dot: f64 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
+            let b: Vec<f64> = if dot < 0.0 { b.iter().map(|x| -x).collect() } else { b };
+            let theta = dot.abs().min(1.0).acos();
+            if theta < 1e-6 {
+                // sin θ would lose all precision (dot may even round above 1): the arc is a straight line.
+                return a.iter().zip(&b).map(|(x, y)| x + (y - x) * s).collect();
+            }
+            let (wa, wb) = (((1.0 - s) * theta).sin() / theta.sin(), (s * theta).sin() / theta.sin());
+            a.iter().zip(&b).map(|(x, y)| wa * x + wb * y).collect()
+        }
+        Linear => a.iter().zip(&b).map(|(x, y)| x + (y - x) * s).collect(),
+        CubicSpline => {
+            let dt = t1 - t0;
+            let (m0, m1) = (&values[3 * k + 2], &values[3 * (k + 1)]);
+            let (s2, s3) = (s * s, s * s * s);
+            (0..a.len())
+                .map(|i| {
+                    (2.0 * s3 - 3.0 * s2 + 1.0) * a[i]
+                        + (s3 - 2.0 * s2 + s) * dt * m0[i]
+                        + (-2.0 * s3 + 3.0 * s2) * b[i]
+                        + (s3 - s2) * dt * m1[i]
+                })
+                .collect()
+        }
+    }
+}
+
+/// World matrices of every node at `time` of animation `anim`, and the first skin's joint list, IBMs and
+/// first skinned primitive's skinned positions, all in f64.
+struct Reference {
+    joint_positions: Vec<[f64; 3]>,
+    vertices: Vec<[f64; 3]>,
+    extent: f64,
+}
+
+fn reference(path: &std::path::Path, anim: usize, time: f64) -> Reference {
+    let (doc, buffers, _) = gltf::import_slice(std::fs::read(path).expect("read")).expect("import");
+    let get = |b: gltf::Buffer<'_>| Some(&buffers[b.index()].0[..]);
+    // Local TRS per node, from the node then the animation's channels.
+    let mut local: Vec<([f64; 3], [f64; 4], [f64; 3])> = doc
+        .nodes()
+        .map(|n| {
+            let (t, r, s) = n.transform().decomposed();
+            (t.map(f64::from), r.map(f64::from), s.map(f64::from))
+        })
+        .collect();
+    let animation = doc.animations().nth(anim).expect("animation");
+    for ch in animation.channels() {
+        let reader = ch.reader(get);
+        let times: Vec<f32> = reader.read_inputs().expect("inputs").collect();
+        use gltf::animation::util::ReadOutputs::*;
+        let values: Vec<Vec<f64>> = match reader.read_outputs().expect("outputs") {
+            Translations(it) | Scales(it) => it.map(|v| v.iter().map(|&x| x as f64).collect()).collect(),
+            Rotations(it) => it.into_f32().map(|v| v.iter().map(|&x| x as f64).collect()).collect(),
+            MorphTargetWeights(_) => continue,
+        };
+        let prop = ch.target().property();
+        let v = channel_value(
+            &times,
+            &values,
+            ch.sampler().interpolation(),
+            prop == gltf::animation::Property::Rotation,
+            time,
+        );
+        let node = &mut local[ch.target().node().index()];
+        match prop {
+            gltf::animation::Property::Translation => node.0 = [v[0], v[1], v[2]],
+            gltf::animation::Property::Rotation => node.1 = [v[0], v[1], v[2], v[3]],
+            gltf::animation::Property::Scale => node.2 = [v[0], v[1], v[2]],
+            _ => {}
+        }
+    }
+    // World matrices by walking the scene from its roots.
+    let mut world: Vec<Option<M4>> = vec![None; doc.nodes().len()];
+    let scene = doc.default_scene().or_else(|| doc.scenes().next()).expect("scene");
+    let mut stack: Vec<(gltf::Node<'_>, M4)> =
+        scene.nodes().map(|n| (n, trs([0.0; 3], [0.0, 0.0, 0.0, 1.0], [1.0; 3]))).collect();
+    while let Some((node, parent)) = stack.pop() {
+        let (t, r, s) = local[node.index()];
+        let m = mul(&parent, &trs(t, r, s));
+        world[node.index()] = Some(m);
+        stack.extend(node.children().map(|c| (c, m)));
+    }
+    let skin = doc.skins().next().expect("skin");
+    let joints: Vec<usize> = skin.joints().map(|n| n.index()).collect();
+    let ibms: Vec<M4> = match skin.reader(get).read_inverse_bind_matrices() {
+        Some(it) => it.map(|m| m.map(|c| c.map(f64::from))).collect(),
+        None => vec![trs([0.0; 3], [0.0, 0.0, 0.0, 1.0], [1.0; 3]); joints.len()],
+    };
+    let joint_world: Vec<M4> = joints.iter().map(|&j| world[j].expect("joint in scene")).collect();
+    let joint_positions: Vec<[f64; 3]> = joint_world.iter().map(|m| [m[3][0], m[3][1], m[3][2]]).collect();
+    let palette: Vec<M4> = joint_world.iter().zip(&ibms).map(|(w, ib)| mul(w, ib)).collect();
+    let mesh = doc
+        .nodes()
+        .find(|n| n.skin().is_some_and(|s| s.index() == skin.index()) && n.mesh().is_some())
+        .and_then(|n| n.mesh())
+        .expect("skinned mesh");
+    let prim = mesh.primitives().find(|p| p.get(&gltf::Semantic::Joints(0)).is_some()).expect("skinned primitive");
+    let reader = prim.reader(get);
+    let positions: Vec<[f32; 3]> = reader.read_positions().expect("positions").collect();
+    let vj: Vec<[u16; 4]> = reader.read_joints(0).expect("joints").into_u16().collect();
+    let vw: Vec<[f32; 4]> = reader.read_weights(0).expect("weights").into_f32().collect();
+    let vertices = positions
+        .iter()
+        .zip(&vj)
+        .zip(&vw)
+        .map(|((p, js), ws)| {
+            let mut acc = [0.0; 3];
+            for (&j, &w) in js.iter().zip(ws) {
+                let m = &palette[j as usize];
+                for r in 0..3 {
+                    acc[r] +=
+                        w as f64 * (m[0][r] * p[0] as f64 + m[1][r] * p[1] as f64 + m[2][r] * p[2] as f64 + m[3][r]);
+                }
+            }
+            acc
+        })
+        .collect::<Vec<[f64; 3]>>();
+    let extent = joint_positions.iter().chain(&vertices).flatten().fold(1e-3f64, |m, v| m.max(v.abs()));
+    Reference { joint_positions, vertices, extent }
+}
+
+/// Largest coordinate difference and the item it occurs at.
+fn max_diff(json: &serde_json::Value, key: &str, inner: Option<&str>, expected: &[[f64; 3]]) -> (f64, usize) {
+    let items = json[key].as_array().expect("array");
+    assert_eq!(items.len(), expected.len(), "{key} count");
+    items
+        .iter()
+        .zip(expected)
+        .map(|(item, e)| {
+            let v = inner.map_or(item, |k| &item[k]);
+            (0..3).map(|i| (v[i].as_f64().expect("number") - e[i]).abs()).fold(0.0, f64::max)
+        })
+        .enumerate()
+        .fold((0.0, 0), |best, (i, d)| if d > best.0 { (d, i) } else { best })
+}
+
+#[test]
+fn skinned_vertices_and_joints_match_an_independent_f64_evaluation() {
+    let Some(dir) = shared_data("skinned_vertices_and_joints_match_an_independent_f64_evaluation") else { return };
+    let files = files_with_extension(&dir.join("gltf"), "glb");
+    assert!(!files.is_empty());
+    for path in files {
+        let (mut worst_key, mut worst_between) = (0.0f64, 0.0f64);
+        let asset = gltf_import::load(&path).expect("import");
+        for (c, clip) in asset.clips.iter().enumerate() {
+            let duration = (clip.frames.len() - 1) as f64 / clip.sample_rate as f64;
+            // Key times (frames) and between keys, plus before the first key.
+            let mut times: Vec<f64> = (0..clip.frames.len())
+                .step_by(clip.frames.len().div_ceil(6))
+                .map(|f| f as f64 / clip.sample_rate as f64)
+                .collect();
+            times.extend([0.37 * duration, 0.81 * duration, duration]);
+            for &time in &times {
+                let json = gltf_pose_json(&path, &c.to_string(), time as f32, true, KeyFormat::F32).expect("pose");
+                let r = reference(&path, c, time);
+                let at_key = ((time * clip.sample_rate as f64) - (time * clip.sample_rate as f64).round()).abs() < 1e-4;
+                // At frames only f32 rounding separates the two. Between frames the runtime lerps/nlerps
+                // the frames; where the file's keys are not on a uniform grid (Fox's Run) frames fall
+                // between keys, so the frames cut the corners of the key curve: 1.2% of the extent measured.
+                let tolerance = if at_key { 1e-5 } else { 1.5e-2 } * r.extent;
+                let (joints, worst_joint) = max_diff(&json, "joints", Some("position"), &r.joint_positions);
+                let (vertices, _) = max_diff(&json, "vertices", None, &r.vertices);
+                let relative = joints.max(vertices) / r.extent;
+                if at_key {
+                    worst_key = worst_key.max(relative);
+                } else {
+                    worst_between = worst_between.max(relative);
+                }
+                assert!(
+                    joints <= tolerance && vertices <= tolerance,
+                    "{} clip {c} t = {time:.4}: joints {joints:e} (worst {}), vertices {vertices:e}, tolerance {tolerance:e}",
+                    path.display(),
+                    json["joints"][worst_joint]["name"]
+                );
+            }
+        }
+        eprintln!(
+            "{}: worst error / extent {worst_key:.1e} at keys, {worst_between:.1e} between keys",
+            path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()
+        );
+    }
+}
+
+#[test]
+fn animations_keep_their_timeline_and_partial_channels_keep_rest() {
+    let Some(dir) = shared_data("animations_keep_their_timeline_and_partial_channels_keep_rest") else { return };
+    // CesiumMan's animation starts at 1/24 s: sampling at 0 holds the first key.
+    let cesium = gltf_import::load(&dir.join("gltf/CesiumMan.glb")).expect("import");
+    assert_eq!(cesium.clips.len(), 1);
+    // Keyed at 24 Hz, baked at 48 Hz (the first multiple reaching 30 Hz); frames 0 and 2 (t = 1/24) agree.
+    assert!((cesium.clips[0].sample_rate - 48.0).abs() < 1e-3, "rate {}", cesium.clips[0].sample_rate);
+    assert_eq!(cesium.clips[0].frames[0], cesium.clips[0].frames[2]);
+    // Fox: 3 named clips; joints the clips do not animate stay at their node transform.
+    let fox = gltf_import::load(&dir.join("gltf/Fox.glb")).expect("import");
+    let names: Vec<&str> = fox.clips.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["Survey", "Walk", "Run"]);
+    let root = fox.skeleton.names.iter().position(|n| n == "b_Root_00").expect("b_Root_00");
+    for clip in &fox.clips {
+        assert!(clip.frames.iter().all(|f| f[root] == fox.skeleton.rest[root]));
+    }
+    // The skin's joint list is not the node order: the remap says where each skin joint lives.
+    let skin = fox.skin.as_ref().expect("skin");
+    assert_eq!(skin.remap.len(), 24);
+    assert!(skin.remap.iter().all(|&j| (j as usize) < fox.skeleton.parents.len()));
+    // A clip chosen by name equals the same clip chosen by index.
+    let by_name = gltf_pose_json(&dir.join("gltf/Fox.glb"), "Run", 0.3, false, KeyFormat::F32).expect("pose");
+    let by_index = gltf_pose_json(&dir.join("gltf/Fox.glb"), "2", 0.3, false, KeyFormat::F32).expect("pose");
+    assert_eq!(by_name, by_index);
+    assert!(gltf_pose_json(&dir.join("gltf/Fox.glb"), "Swim", 0.3, false, KeyFormat::F32).is_err());
+}
+
+/// A minimal one-node glTF with a translation animation whose data comes from `floats`.
+fn tiny_gltf(floats: &[f32], node_index_in_channel: usize) -> String {
+    use base64::Engine;
+    let bytes: Vec<u8> = floats.iter().flat_map(|f| f.to_le_bytes()).collect();
+    let uri = base64::engine::general_purpose::STANDARD.encode(&bytes);
+    format!(
+        r#"{{"asset":{{"version":"2.0"}},"scene":0,"scenes":[{{"nodes":[0]}}],"nodes":[{{"name":"a"}}],
+        "buffers":[{{"byteLength":{len},"uri":"data:application/octet-stream;base64,{uri}"}}],
+        "bufferViews":[{{"buffer":0,"byteOffset":0,"byteLength":8}},{{"buffer":0,"byteOffset":8,"byteLength":24}}],
+        "accessors":[{{"bufferView":0,"componentType":5126,"count":2,"type":"SCALAR","min":[0],"max":[1]}},
+                     {{"bufferView":1,"componentType":5126,"count":2,"type":"VEC3"}}],
+        "animations":[{{"channels":[{{"sampler":0,"target":{{"node":{node_index_in_channel},"path":"translation"}}}}]
+                       ,"samplers":[{{"input":0,"output":1}}]}}]}}"#,
+        len = bytes.len()
+    )
+}
+
+#[test]
+fn malformed_documents_are_errors() {
+    let dir = std::path::Path::new(".");
+    let good = tiny_gltf(&[0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 2.0, 3.0], 0);
+    let asset = gltf_import::import(good.as_bytes(), dir).expect("the good document imports");
+    // Keys at 0 s and 1 s: keyed at 1 Hz, baked at 30 Hz, the middle frame half way.
+    assert_eq!(asset.clips[0].frames.len(), 31);
+    assert_eq!(asset.clips[0].frames[15][0].translation.y, 1.0);
+    let err = |text: &str| gltf_import::import(text.as_bytes(), dir).expect_err("should be rejected");
+    assert!(err(&tiny_gltf(&[0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 2.0, 3.0], 7)).contains("nodes"), "out-of-range node index");
+    let nan = err(&tiny_gltf(&[0.0, 1.0, 0.0, f32::NAN, 0.0, 1.0, 2.0, 3.0], 0));
+    assert!(nan.contains("non-finite"), "{nan}");
+    let backwards = err(&tiny_gltf(&[1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 2.0, 3.0], 0));
+    assert!(backwards.contains("decrease"), "{backwards}");
+    assert!(!err("{ not json").is_empty());
+    assert!(!err(&good.replace("\"byteLength\":32", "\"byteLength\":64")).is_empty());
+}
