@@ -5,16 +5,19 @@
 //! the report takes the median frame per stage. The naive AoS (glam) baseline runs the same crowd in the
 //! same process, so ratios come from one run.
 
-use crate::naive::{self, AosPose};
+use crate::bake::{KeyFormat, RawClip, RawSkeleton};
+use crate::naive::{self, AosClip, AosPose};
 use crate::rig::Rig;
-use sinew::math::{Mat3x4, Mat4, SoaTransform, num_soa_joints, pack_soa};
-use sinew::{Arena, LocalToModelJob};
+use sinew::math::{Mat3x4, Mat4, SoaTransform, num_soa_joints};
+use sinew::{Arena, Asset, LocalToModelJob, Playback, SamplingContext, SamplingJob};
 use std::time::Instant;
 
-/// What to run.
-#[derive(Clone, Debug)]
+/// What to run: procedural rigs by joint count, plus real files.
+#[derive(Clone, Debug, Default)]
 pub struct Config {
     pub joints: Vec<usize>,
+    pub bvh: Vec<std::path::PathBuf>,
+    pub gltf: Vec<std::path::PathBuf>,
     pub characters: usize,
     pub frames: usize,
 }
@@ -28,9 +31,11 @@ pub struct StageCost {
     pub bytes_per_character: usize,
 }
 
-/// One rig's results.
+/// One workload's results.
 #[derive(Clone, Debug)]
 pub struct RigReport {
+    /// `humanoid-256`, or a file name.
+    pub rig: String,
     pub joints: usize,
     pub max_depth: usize,
     pub characters: usize,
@@ -39,15 +44,67 @@ pub struct RigReport {
     pub baseline: Vec<StageCost>,
 }
 
+/// A skeleton, a baked clip and a skin: everything one character of a crowd plays.
+pub struct Workload {
+    pub name: String,
+    pub skeleton: RawSkeleton,
+    pub clip: RawClip,
+    pub skin_remap: Vec<u16>,
+    pub inverse_bind: Vec<Mat3x4>,
+}
+
+impl Workload {
+    /// The procedural humanoid playing its procedural 2 s clip at 30 Hz.
+    pub fn humanoid(num_joints: usize) -> Workload {
+        let rig = Rig::humanoid(num_joints);
+        Workload {
+            name: format!("humanoid-{}", rig.num_joints()),
+            skeleton: rig.raw_skeleton(),
+            clip: rig.clip(61, 30.0),
+            skin_remap: rig.skin_remap.clone(),
+            inverse_bind: rig.inverse_bind.clone(),
+        }
+    }
+
+    /// A BVH file: its skeleton and motion; the skin binds every joint at the rest pose.
+    pub fn bvh(path: &std::path::Path) -> Result<Workload, String> {
+        let bvh = crate::bvh::Bvh::load(path).map_err(|e| e.to_string())?;
+        let (skeleton, clip) = crate::bake::from_bvh(&bvh, "clip")?;
+        let inverse_bind = crate::rig::inverse_bind_of_rest(&skeleton.parents, &skeleton.rest);
+        let skin_remap = (0..skeleton.parents.len() as u16).collect();
+        Ok(Workload { name: file_name(path), skeleton, clip, skin_remap, inverse_bind })
+    }
+
+    /// A glTF file: its scene, first animation and first skin.
+    pub fn gltf(path: &std::path::Path) -> Result<Workload, String> {
+        let asset = crate::gltf_import::load(path)?;
+        let clip = asset.clips.into_iter().next().ok_or("the file has no animation")?;
+        let skin = asset.skin.ok_or("the file has no skin")?;
+        Ok(Workload {
+            name: file_name(path),
+            skeleton: asset.skeleton,
+            clip,
+            skin_remap: skin.remap,
+            inverse_bind: skin.inverse_bind,
+        })
+    }
+}
+
+fn file_name(path: &std::path::Path) -> String {
+    path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
+}
+
 struct Character<'a> {
+    context: SamplingContext<'a>,
     local: &'a mut [SoaTransform],
     model: &'a mut [Mat4],
     palette: &'a mut [Mat3x4],
 }
 
-/// Bytes one character needs: its local pose, model matrices and 3×4 palette.
+/// Bytes one character needs: its sampling context, local pose, model matrices and 3×4 palette.
 pub fn character_bytes(num_joints: usize, num_skin_joints: usize) -> usize {
-    Arena::required_bytes::<SoaTransform>(num_soa_joints(num_joints))
+    SamplingContext::required_bytes(num_joints)
+        + Arena::required_bytes::<SoaTransform>(num_soa_joints(num_joints))
         + LocalToModelJob::required_bytes(num_joints)
         + sinew::Skin::required_bytes::<Mat3x4>(num_skin_joints)
 }
@@ -57,15 +114,15 @@ fn median(samples: &mut [f64]) -> f64 {
     samples[samples.len() / 2]
 }
 
-/// Times `stage` once per frame over the crowd; returns the median frame in seconds.
-fn time_frames(frames: usize, mut stage: impl FnMut()) -> f64 {
+/// Times `stage(frame)` once per frame over the crowd; returns the median frame in seconds.
+fn time_frames(frames: usize, mut stage: impl FnMut(usize)) -> f64 {
     // Two warm-up frames settle caches and branch predictors.
-    stage();
-    stage();
+    stage(0);
+    stage(1);
     let mut samples: Vec<f64> = (0..frames)
-        .map(|_| {
+        .map(|f| {
             let start = Instant::now();
-            stage();
+            stage(f + 2);
             start.elapsed().as_secs_f64()
         })
         .collect();
@@ -81,26 +138,34 @@ fn cost(stage: &'static str, seconds: f64, characters: usize, joints: usize, byt
     }
 }
 
-/// Runs the crowd on one procedural rig.
-pub fn profile_rig(num_joints: usize, characters: usize, frames: usize) -> Result<RigReport, sinew::Error> {
-    let rig = Rig::humanoid(num_joints);
-    let n = rig.num_joints();
-    let skeleton = rig.skeleton();
-    let skin = rig.skin();
-    let poses = rig.poses(16);
+/// The game's frame step: characters play their clip at 60 Hz, each from its own start time.
+const GAME_DT: f32 = 1.0 / 60.0;
+
+fn character_time(character: usize, frame: usize, duration: f32) -> f32 {
+    (character as f32 * 0.37 + frame as f32 * GAME_DT) % duration.max(GAME_DT)
+}
+
+/// Runs the crowd on one workload.
+pub fn profile_workload(w: &Workload, characters: usize, frames: usize) -> Result<RigReport, String> {
+    let blob = crate::bake::bake(&w.skeleton, std::slice::from_ref(&w.clip), KeyFormat::F32)?;
+    let asset = Asset::load(blob.bytes()).map_err(|e| e.to_string())?;
+    let skeleton = asset.skeleton();
+    let clip = asset.clip(0).ok_or("baked blob has no clip")?;
+    let n = skeleton.num_joints();
+    let skin = sinew::Skin::new(n, &w.skin_remap, &w.inverse_bind).map_err(|e| e.to_string())?;
+    let duration = clip.duration();
 
     let per_character = character_bytes(n, skin.num_joints());
     let mut memory = vec![0u8; per_character * characters];
     let arenas: Vec<Arena> = memory.chunks_mut(per_character).map(Arena::new).collect();
     let mut crowd = Vec::with_capacity(characters);
-    for (c, arena) in arenas.iter().enumerate() {
-        let character = Character {
-            local: arena.alloc::<SoaTransform>(skeleton.num_soa_joints())?,
-            model: arena.alloc::<Mat4>(n)?,
-            palette: arena.alloc::<Mat3x4>(skin.num_joints())?,
-        };
-        pack_soa(&poses[c % poses.len()], character.local)?;
-        crowd.push(character);
+    for arena in &arenas {
+        crowd.push(Character {
+            context: SamplingContext::new(arena, n).map_err(|e| e.to_string())?,
+            local: arena.alloc::<SoaTransform>(skeleton.num_soa_joints()).map_err(|e| e.to_string())?,
+            model: arena.alloc::<Mat4>(n).map_err(|e| e.to_string())?,
+            palette: arena.alloc::<Mat3x4>(skin.num_joints()).map_err(|e| e.to_string())?,
+        });
     }
     let bytes = arenas.iter().map(Arena::high_water).max().unwrap_or(0);
 
@@ -110,60 +175,86 @@ pub fn profile_rig(num_joints: usize, characters: usize, frames: usize) -> Resul
             first_error.get_or_insert(e);
         }
     };
-    let l2m = time_frames(frames, || {
-        for ch in crowd.iter_mut() {
-            record(LocalToModelJob { skeleton: &skeleton, local: ch.local, root: None, model: ch.model }.run());
+    let sampling = time_frames(frames, |frame| {
+        for (c, ch) in crowd.iter_mut().enumerate() {
+            let time = character_time(c, frame, duration);
+            let playback = Playback::Loop;
+            let (context, output) = (&mut ch.context, &mut *ch.local);
+            record(SamplingJob { skeleton, clip: &clip, time, playback, context, output }.run());
         }
     });
-    let skinning = time_frames(frames, || {
+    let l2m = time_frames(frames, |_| {
+        for ch in crowd.iter_mut() {
+            record(LocalToModelJob { skeleton, local: ch.local, root: None, model: ch.model }.run());
+        }
+    });
+    let skinning = time_frames(frames, |_| {
         for ch in crowd.iter_mut() {
             record(skin.palette_3x4(ch.model, ch.palette));
         }
     });
     if let Some(e) = first_error {
-        return Err(e);
+        return Err(e.to_string());
     }
 
-    // The naive AoS baseline on the same poses.
-    let aos: Vec<AosPose> = (0..characters).map(|c| AosPose::new(&poses[c % poses.len()])).collect();
+    // The naive AoS baseline on the same clip and skin.
+    let aos_clip =
+        AosClip { frames: w.clip.frames.iter().map(|f| AosPose::new(f)).collect(), sample_rate: w.clip.sample_rate };
+    let mut aos: Vec<AosPose> = (0..characters).map(|_| AosPose::new(&w.skeleton.rest)).collect();
     let inverse_bind: Vec<glam::Mat4> =
-        rig.inverse_bind.iter().map(|m| glam::Mat4::from_cols_array_2d(&m.to_mat4().cols)).collect();
+        w.inverse_bind.iter().map(|m| glam::Mat4::from_cols_array_2d(&m.to_mat4().cols)).collect();
     let mut aos_model = vec![vec![glam::Mat4::IDENTITY; n]; characters];
     let mut aos_palette = vec![vec![[glam::Vec4::ZERO; 3]; skin.num_joints()]; characters];
-    let naive_l2m = time_frames(frames, || {
-        for (pose, model) in aos.iter().zip(aos_model.iter_mut()) {
-            naive::local_to_model(&rig.parents, pose, model);
+    let naive_sampling = time_frames(frames, |frame| {
+        for (c, pose) in aos.iter_mut().enumerate() {
+            naive::sample(&aos_clip, character_time(c, frame, duration), pose);
         }
     });
-    let naive_skinning = time_frames(frames, || {
+    let naive_l2m = time_frames(frames, |_| {
+        for (pose, model) in aos.iter().zip(aos_model.iter_mut()) {
+            naive::local_to_model(&w.skeleton.parents, pose, model);
+        }
+    });
+    let naive_skinning = time_frames(frames, |_| {
         for (model, palette) in aos_model.iter().zip(aos_palette.iter_mut()) {
-            naive::skinning_matrices_3x4(model, &rig.skin_remap, &inverse_bind, palette);
+            naive::skinning_matrices_3x4(model, &w.skin_remap, &inverse_bind, palette);
         }
     });
     std::hint::black_box((&aos_model, &aos_palette));
+    // Naive per character: two cached AoS frames are not kept; a pose, model matrices and a palette are.
     let aos_bytes = n * (12 + 16 + 12 + 64) + skin.num_joints() * 48;
 
     Ok(RigReport {
+        rig: w.name.clone(),
         joints: n,
-        max_depth: rig.max_depth(),
+        max_depth: skeleton.max_depth(),
         characters,
         frames,
         stages: vec![
+            cost("sampling", sampling, characters, n, bytes),
             cost("local_to_model", l2m, characters, n, bytes),
             cost("skinning_matrices_3x4", skinning, characters, n, bytes),
-            cost("frame_total", l2m + skinning, characters, n, bytes),
+            cost("frame_total", sampling + l2m + skinning, characters, n, bytes),
         ],
         baseline: vec![
+            cost("sampling", naive_sampling, characters, n, aos_bytes),
             cost("local_to_model", naive_l2m, characters, n, aos_bytes),
             cost("skinning_matrices_3x4", naive_skinning, characters, n, aos_bytes),
-            cost("frame_total", naive_l2m + naive_skinning, characters, n, aos_bytes),
+            cost("frame_total", naive_sampling + naive_l2m + naive_skinning, characters, n, aos_bytes),
         ],
     })
 }
 
-/// Runs every configured rig.
-pub fn run(config: &Config) -> Result<Vec<RigReport>, sinew::Error> {
-    config.joints.iter().map(|&j| profile_rig(j, config.characters, config.frames)).collect()
+/// Runs every configured workload.
+pub fn run(config: &Config) -> Result<Vec<RigReport>, String> {
+    let mut workloads: Vec<Workload> = config.joints.iter().map(|&j| Workload::humanoid(j)).collect();
+    for path in &config.bvh {
+        workloads.push(Workload::bvh(path)?);
+    }
+    for path in &config.gltf {
+        workloads.push(Workload::gltf(path)?);
+    }
+    workloads.iter().map(|w| profile_workload(w, config.characters, config.frames)).collect()
 }
 
 /// CPU model name, for the report header.
@@ -186,8 +277,8 @@ pub fn table(reports: &[RigReport]) -> String {
     for r in reports {
         let _ = writeln!(
             out,
-            "\nprocedural humanoid: {} joints (depth {}), {} characters, median of {} frames",
-            r.joints, r.max_depth, r.characters, r.frames
+            "\n{}: {} joints (depth {}), {} characters, median of {} frames",
+            r.rig, r.joints, r.max_depth, r.characters, r.frames
         );
         let _ = writeln!(
             out,
@@ -224,7 +315,7 @@ pub fn json(reports: &[RigReport]) -> serde_json::Value {
         "backend": sinew::math::lane::BACKEND,
         "cpu": cpu_model(),
         "rigs": reports.iter().map(|r| serde_json::json!({
-            "rig": format!("humanoid-{}", r.joints),
+            "rig": r.rig,
             "joints": r.joints,
             "max_depth": r.max_depth,
             "characters": r.characters,

@@ -196,18 +196,9 @@ impl Rig {
         let rest: Vec<Transform> = order.iter().map(|&o| b.rest[o]).collect();
         let mut rest_soa = vec![SoaTransform::IDENTITY; num_soa_joints(n)];
         pack_soa(&rest, &mut rest_soa).expect("sized by num_soa_joints");
-        let rest_model = reference_model(&parents, &rest);
         let skin_remap: Vec<u16> = (1..n as u16).collect();
-        let inverse_bind = skin_remap
-            .iter()
-            .map(|&j| {
-                let inv = glam::Mat4::from_cols_array_2d(&rest_model[j as usize].cols).inverse();
-                let mut m = Mat4 { cols: inv.to_cols_array_2d() };
-                // An inverse of an affine matrix is affine; pin the last row against rounding.
-                (m.cols[0][3], m.cols[1][3], m.cols[2][3], m.cols[3][3]) = (0.0, 0.0, 0.0, 1.0);
-                Mat3x4::from_affine(&m).expect("last row pinned above")
-            })
-            .collect();
+        let all_inverse_binds = inverse_bind_of_rest(&parents, &rest);
+        let inverse_bind = skin_remap.iter().map(|&j| all_inverse_binds[j as usize]).collect();
         Rig { names, parents, rest, rest_soa, skin_remap, inverse_bind }
     }
 
@@ -266,13 +257,21 @@ impl Rig {
     }
 }
 
-/// Model matrices computed with glam in f32 (host side; only used to derive inverse bind matrices).
-fn reference_model(parents: &[i16], local: &[Transform]) -> Vec<Mat4> {
+/// Inverse bind matrix of every joint: the inverse of its rest model matrix (glam, f32), as a skin bound at
+/// the rest pose has.
+pub fn inverse_bind_of_rest(parents: &[i16], rest: &[Transform]) -> Vec<Mat3x4> {
     let mut model: Vec<glam::Mat4> = Vec::with_capacity(parents.len());
-    for (j, t) in local.iter().enumerate() {
+    for (j, t) in rest.iter().enumerate() {
         let m = crate::naive::trs(t);
-        let m = if parents[j] < 0 { m } else { model[parents[j] as usize] * m };
-        model.push(m);
+        model.push(if parents[j] < 0 { m } else { model[parents[j] as usize] * m });
     }
-    model.iter().map(|m| Mat4 { cols: m.to_cols_array_2d() }).collect()
+    model
+        .iter()
+        .map(|m| {
+            let mut inv = Mat4 { cols: m.inverse().to_cols_array_2d() };
+            // An inverse of an affine matrix is affine; pin the last row against rounding.
+            (inv.cols[0][3], inv.cols[1][3], inv.cols[2][3], inv.cols[3][3]) = (0.0, 0.0, 0.0, 1.0);
+            Mat3x4::from_affine(&inv).unwrap_or(Mat3x4::IDENTITY)
+        })
+        .collect()
 }

@@ -145,6 +145,12 @@ struct ProfileArgs {
     /// Joint counts of the procedural humanoid to profile (22..=1024); repeat for several rigs.
     #[arg(long = "joints", default_values_t = [67, 256])]
     joints: Vec<usize>,
+    /// BVH files to profile (their motion, skinned at the rest pose); repeatable.
+    #[arg(long)]
+    bvh: Vec<std::path::PathBuf>,
+    /// glTF files to profile (first animation, first skin); repeatable.
+    #[arg(long)]
+    gltf: Vec<std::path::PathBuf>,
     /// Characters in the crowd.
     #[arg(long, default_value_t = 256)]
     characters: usize,
@@ -158,7 +164,7 @@ struct ProfileArgs {
 
 impl Default for ProfileArgs {
     fn default() -> Self {
-        ProfileArgs { joints: vec![67, 256], characters: 256, frames: 101, json: false }
+        ProfileArgs { joints: vec![67, 256], bvh: vec![], gltf: vec![], characters: 256, frames: 101, json: false }
     }
 }
 
@@ -180,21 +186,20 @@ fn main() -> ExitCode {
                 eprintln!("--characters and --frames must be at least 1");
                 return ExitCode::FAILURE;
             }
-            let config = profile::Config { joints: args.joints, characters: args.characters, frames: args.frames };
-            match profile::run(&config) {
-                Ok(reports) if args.json => {
-                    println!("{}", serde_json::to_string_pretty(&profile::json(&reports)).unwrap_or_default());
-                    ExitCode::SUCCESS
+            let config = profile::Config {
+                joints: args.joints,
+                bvh: args.bvh,
+                gltf: args.gltf,
+                characters: args.characters,
+                frames: args.frames,
+            };
+            report(profile::run(&config).map(|reports| {
+                if args.json {
+                    serde_json::to_string_pretty(&profile::json(&reports)).unwrap_or_default()
+                } else {
+                    profile::table(&reports)
                 }
-                Ok(reports) => {
-                    print!("{}", profile::table(&reports));
-                    ExitCode::SUCCESS
-                }
-                Err(e) => {
-                    eprintln!("profile failed: {e}");
-                    ExitCode::FAILURE
-                }
-            }
+            }))
         }
     }
 }
