@@ -49,11 +49,13 @@ fn find_clip(names: &[String], clip: &str) -> Result<usize, String> {
     names.iter().position(|n| n == clip).ok_or_else(|| format!("no clip named `{clip}` (clips: {})", names.join(", ")))
 }
 
-/// The glTF pose of clip `clip` (index or name) at `time` seconds of the file's timeline, in scene space.
-/// Joints are the first skin's joints in skin order (all scene nodes when there is no skin); `parent` is
-/// the nearest ancestor in that list. With `skin`, adds `"vertices"`: the first skinned primitive's
-/// positions skinned by the runtime palette (`model × inverse bind`, the mesh node's transform ignored, as
-/// glTF 2.0 specifies).
+/// A glTF file imported and baked once, posed at any clip and time.
+pub struct GltfPoser {
+    asset: crate::gltf_import::GltfAsset,
+    blob: AlignedBlob,
+}
+
+/// The glTF pose of clip `clip` (index or name) at `time` seconds; see [`GltfPoser::pose_json`].
 pub fn gltf_pose_json(
     path: &std::path::Path,
     clip: &str,
@@ -61,57 +63,73 @@ pub fn gltf_pose_json(
     skin: bool,
     format: KeyFormat,
 ) -> Result<serde_json::Value, String> {
-    let asset = crate::gltf_import::load(path)?;
-    let names: Vec<String> = asset.clips.iter().map(|c| c.name.clone()).collect();
-    let index = find_clip(&names, clip)?;
-    let blob = crate::bake::bake(&asset.skeleton, &asset.clips, format)?;
-    let model = model_pose(&blob, index, time)?;
-    let n = asset.skeleton.parents.len();
-    let listed: Vec<usize> = match &asset.skin {
-        Some(s) => s.remap.iter().map(|&j| j as usize).collect(),
-        None => (0..n).collect(),
-    };
-    let mut slot = vec![None; n];
-    for (i, &j) in listed.iter().enumerate() {
-        slot[j] = Some(i);
+    GltfPoser::new(path, format)?.pose_json(clip, time, skin)
+}
+
+impl GltfPoser {
+    pub fn new(path: &std::path::Path, format: KeyFormat) -> Result<GltfPoser, String> {
+        let asset = crate::gltf_import::load(path)?;
+        let blob = crate::bake::bake(&asset.skeleton, &asset.clips, format)?;
+        Ok(GltfPoser { asset, blob })
     }
-    let joints: Vec<serde_json::Value> = listed
-        .iter()
-        .map(|&j| {
-            let mut parent = asset.skeleton.parents[j];
-            while parent >= 0 && slot[parent as usize].is_none() {
-                parent = asset.skeleton.parents[parent as usize];
-            }
-            let parent = if parent < 0 { -1 } else { slot[parent as usize].map_or(-1, |s| s as i64) };
-            let p = model[j].translation();
-            serde_json::json!({"name": asset.skeleton.names[j], "parent": parent, "position": [p.x, p.y, p.z]})
-        })
-        .collect();
-    let mut out = serde_json::json!({ "joints": joints });
-    if skin {
-        let s = asset.skin.as_ref().ok_or("--skin: the file has no skin")?;
-        let mesh = s.mesh.as_ref().ok_or("--skin: no mesh primitive uses the first skin")?;
-        let runtime_skin = sinew::Skin::new(n, &s.remap, &s.inverse_bind).map_err(|e| e.to_string())?;
-        let mut palette = vec![Mat4::IDENTITY; s.remap.len()];
-        runtime_skin.palette(&model, &mut palette).map_err(|e| e.to_string())?;
-        let vertices: Vec<[f32; 3]> = mesh
-            .positions
+
+    /// The pose of clip `clip` (index or name) at `time` seconds of the file's timeline, in scene space.
+    /// Joints are the first skin's joints in skin order (all scene nodes when there is no skin); `parent` is
+    /// the nearest ancestor in that list. With `skin`, adds `"vertices"`: the first skinned primitive's
+    /// positions skinned by the runtime palette (`model × inverse bind`, the mesh node's transform ignored, as
+    /// glTF 2.0 specifies).
+    pub fn pose_json(&self, clip: &str, time: f32, skin: bool) -> Result<serde_json::Value, String> {
+        let (asset, blob) = (&self.asset, &self.blob);
+        let names: Vec<String> = asset.clips.iter().map(|c| c.name.clone()).collect();
+        let index = find_clip(&names, clip)?;
+        let model = model_pose(blob, index, time)?;
+        let n = asset.skeleton.parents.len();
+        let listed: Vec<usize> = match &asset.skin {
+            Some(s) => s.remap.iter().map(|&j| j as usize).collect(),
+            None => (0..n).collect(),
+        };
+        let mut slot = vec![None; n];
+        for (i, &j) in listed.iter().enumerate() {
+            slot[j] = Some(i);
+        }
+        let joints: Vec<serde_json::Value> = listed
             .iter()
-            .zip(&mesh.joints)
-            .zip(&mesh.weights)
-            .map(|((p, joints), weights)| {
-                let p = sinew::math::Vec3::new(p[0], p[1], p[2]);
-                let mut acc = [0.0f32; 3];
-                for (&j, &w) in joints.iter().zip(weights) {
-                    let q = palette[j as usize].transform_point(p);
-                    acc[0] += w * q.x;
-                    acc[1] += w * q.y;
-                    acc[2] += w * q.z;
+            .map(|&j| {
+                let mut parent = asset.skeleton.parents[j];
+                while parent >= 0 && slot[parent as usize].is_none() {
+                    parent = asset.skeleton.parents[parent as usize];
                 }
-                acc
+                let parent = if parent < 0 { -1 } else { slot[parent as usize].map_or(-1, |s| s as i64) };
+                let p = model[j].translation();
+                serde_json::json!({"name": asset.skeleton.names[j], "parent": parent, "position": [p.x, p.y, p.z]})
             })
             .collect();
-        out["vertices"] = serde_json::json!(vertices);
+        let mut out = serde_json::json!({ "joints": joints });
+        if skin {
+            let s = asset.skin.as_ref().ok_or("--skin: the file has no skin")?;
+            let mesh = s.mesh.as_ref().ok_or("--skin: no mesh primitive uses the first skin")?;
+            let runtime_skin = sinew::Skin::new(n, &s.remap, &s.inverse_bind).map_err(|e| e.to_string())?;
+            let mut palette = vec![Mat4::IDENTITY; s.remap.len()];
+            runtime_skin.palette(&model, &mut palette).map_err(|e| e.to_string())?;
+            let vertices: Vec<[f32; 3]> = mesh
+                .positions
+                .iter()
+                .zip(&mesh.joints)
+                .zip(&mesh.weights)
+                .map(|((p, joints), weights)| {
+                    let p = sinew::math::Vec3::new(p[0], p[1], p[2]);
+                    let mut acc = [0.0f32; 3];
+                    for (&j, &w) in joints.iter().zip(weights) {
+                        let q = palette[j as usize].transform_point(p);
+                        acc[0] += w * q.x;
+                        acc[1] += w * q.y;
+                        acc[2] += w * q.z;
+                    }
+                    acc
+                })
+                .collect();
+            out["vertices"] = serde_json::json!(vertices);
+        }
+        Ok(out)
     }
-    Ok(out)
 }

@@ -5,7 +5,7 @@
 
 use sinew_bench_host::bake::KeyFormat;
 use sinew_bench_host::gltf_import;
-use sinew_bench_host::pose::gltf_pose_json;
+use sinew_bench_host::pose::{GltfPoser, gltf_pose_json};
 use sinew_tests::{files_with_extension, shared_data};
 
 type M4 = [[f64; 4]; 4];
@@ -93,8 +93,7 @@ struct Reference {
     extent: f64,
 }
 
-fn reference(path: &std::path::Path, anim: usize, time: f64) -> Reference {
-    let (doc, buffers, _) = gltf::import_slice(std::fs::read(path).expect("read")).expect("import");
+fn reference(doc: &gltf::Document, buffers: &[gltf::buffer::Data], anim: usize, time: f64) -> Reference {
     let get = |b: gltf::Buffer<'_>| Some(&buffers[b.index()].0[..]);
     // Local TRS per node, from the node then the animation's channels.
     let mut local: Vec<([f64; 3], [f64; 4], [f64; 3])> = doc
@@ -203,6 +202,8 @@ fn skinned_vertices_and_joints_match_an_independent_f64_evaluation() {
     for path in files {
         let (mut worst_key, mut worst_between) = (0.0f64, 0.0f64);
         let asset = gltf_import::load(&path).expect("import");
+        let poser = GltfPoser::new(&path, KeyFormat::F32).expect("bake");
+        let (doc, buffers, _) = gltf::import_slice(std::fs::read(&path).expect("read")).expect("import");
         for (c, clip) in asset.clips.iter().enumerate() {
             let duration = (clip.frames.len() - 1) as f64 / clip.sample_rate as f64;
             // Key times (frames) and between keys, plus before the first key.
@@ -212,8 +213,8 @@ fn skinned_vertices_and_joints_match_an_independent_f64_evaluation() {
                 .collect();
             times.extend([0.37 * duration, 0.81 * duration, duration]);
             for &time in &times {
-                let json = gltf_pose_json(&path, &c.to_string(), time as f32, true, KeyFormat::F32).expect("pose");
-                let r = reference(&path, c, time);
+                let json = poser.pose_json(&c.to_string(), time as f32, true).expect("pose");
+                let r = reference(&doc, &buffers, c, time);
                 let at_key = ((time * clip.sample_rate as f64) - (time * clip.sample_rate as f64).round()).abs() < 1e-4;
                 // At frames only f32 rounding separates the two. Between frames the runtime lerps/nlerps
                 // the frames; where the file's keys are not on a uniform grid (Fox's Run) frames fall
