@@ -287,3 +287,31 @@ pub fn from_bvh(bvh: &crate::bvh::Bvh, name: &str) -> Result<(RawSkeleton, RawCl
         .collect();
     Ok((skeleton, RawClip { name: name.to_string(), sample_rate: (1.0 / bvh.frame_time) as f32, frames }))
 }
+
+/// One line for the blob, then one per clip: frames, rate, stored bytes, and bytes per second of animation
+/// per joint next to the raw size (10 `f32` per joint per frame).
+pub fn summary(blob: &AlignedBlob) -> Result<String, String> {
+    use std::fmt::Write;
+    let asset = sinew::Asset::load(blob.bytes()).map_err(|e| e.to_string())?;
+    let n = asset.skeleton().num_joints();
+    let mut out = format!("{n} joints, {} clips, {} bytes", asset.num_clips(), blob.bytes().len());
+    for i in 0..asset.num_clips() {
+        let Some(clip) = asset.clip(i) else { continue };
+        let seconds = clip.duration().max(1.0 / clip.sample_rate());
+        let per_second_joint = clip.data_bytes() as f64 / seconds as f64 / n as f64;
+        let raw = 40.0 * clip.sample_rate() as f64;
+        let _ = write!(
+            out,
+            "\n  {}: {} frames at {:.3} Hz, {:?} keys, {} bytes, {:.0} B/s/joint (raw {:.0}, {:.1}x smaller)",
+            asset.clip_name(i).unwrap_or(""),
+            clip.num_frames(),
+            clip.sample_rate(),
+            clip.encoding(),
+            clip.data_bytes(),
+            per_second_joint,
+            raw,
+            raw / per_second_joint
+        );
+    }
+    Ok(out)
+}

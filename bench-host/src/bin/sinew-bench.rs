@@ -70,41 +70,31 @@ fn key_format(quantize: bool) -> KeyFormat {
 }
 
 fn bake(args: &BakeArgs) -> Result<String, String> {
-    if let Some(path) = &args.gltf {
-        let asset = sinew_bench_host::gltf_import::load(path)?;
-        let blob = bake::bake(&asset.skeleton, &asset.clips, key_format(args.quantize))?;
-        std::fs::write(&args.out, blob.bytes()).map_err(|e| format!("{}: {e}", args.out.display()))?;
-        return Ok(format!(
-            "{}: {} joints, {} clips, {} bytes",
-            args.out.display(),
-            asset.skeleton.parents.len(),
-            asset.clips.len(),
-            blob.bytes().len()
-        ));
-    }
-    let mut skeleton = None;
-    let mut clips = Vec::new();
-    for path in &args.bvh {
-        let bvh = Bvh::load(path).map_err(|e| e.to_string())?;
-        let name = path.file_stem().map_or("clip".into(), |s| s.to_string_lossy().into_owned());
-        let (s, clip) = bake::from_bvh(&bvh, &name)?;
-        match &skeleton {
-            None => skeleton = Some(s),
-            Some(first) if first.names == s.names && first.parents == s.parents => {}
-            Some(_) => return Err(format!("{}: a different skeleton than the first file", path.display())),
+    let (skeleton, clips) = match &args.gltf {
+        Some(path) => {
+            let asset = sinew_bench_host::gltf_import::load(path)?;
+            (asset.skeleton, asset.clips)
         }
-        clips.push(clip);
-    }
-    let skeleton = skeleton.ok_or("no input files")?;
+        None => {
+            let mut skeleton = None;
+            let mut clips = Vec::new();
+            for path in &args.bvh {
+                let bvh = Bvh::load(path).map_err(|e| e.to_string())?;
+                let name = path.file_stem().map_or("clip".into(), |s| s.to_string_lossy().into_owned());
+                let (s, clip) = bake::from_bvh(&bvh, &name)?;
+                match &skeleton {
+                    None => skeleton = Some(s),
+                    Some(first) if first.names == s.names && first.parents == s.parents => {}
+                    Some(_) => return Err(format!("{}: a different skeleton than the first file", path.display())),
+                }
+                clips.push(clip);
+            }
+            (skeleton.ok_or("no input files")?, clips)
+        }
+    };
     let blob = bake::bake(&skeleton, &clips, key_format(args.quantize))?;
     std::fs::write(&args.out, blob.bytes()).map_err(|e| format!("{}: {e}", args.out.display()))?;
-    Ok(format!(
-        "{}: {} joints, {} clips, {} bytes",
-        args.out.display(),
-        skeleton.parents.len(),
-        clips.len(),
-        blob.bytes().len()
-    ))
+    Ok(format!("{}: {}", args.out.display(), bake::summary(&blob)?))
 }
 
 fn pose(args: &PoseArgs) -> Result<String, String> {
