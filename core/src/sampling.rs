@@ -134,7 +134,7 @@ impl<'a> SamplingContext<'a> {
     }
 
     fn decode(&mut self, clip: &Clip<'_>, frame: u32, slot: usize) {
-        let floats: &mut [f32] = bytemuck::cast_slice_mut(&mut *self.slots[slot]);
+        let pose = &mut *self.slots[slot];
         let frame_len = clip.frame_len();
         let start = frame as usize * frame_len;
         let [nt, nr, _] = clip.num_tracks();
@@ -144,11 +144,12 @@ impl<'a> SamplingContext<'a> {
                 let values = &values[start..start + frame_len];
                 let (t, rest) = values.split_at(3 * nt);
                 let (r, s) = rest.split_at(4 * nr);
-                scatter::<3>(floats, clip.animated_joints(Channel::Translation), Channel::Translation, t);
-                scatter::<4>(floats, clip.animated_joints(Channel::Rotation), Channel::Rotation, r);
-                scatter::<3>(floats, clip.animated_joints(Channel::Scale), Channel::Scale, s);
+                scatter::<3>(pose, clip.animated_joints(Channel::Translation), Channel::Translation, t);
+                scatter::<4>(pose, clip.animated_joints(Channel::Rotation), Channel::Rotation, r);
+                scatter::<3>(pose, clip.animated_joints(Channel::Scale), Channel::Scale, s);
             }
             Keys::Quantized { keys, ranges } => {
+                let floats: &mut [f32] = bytemuck::cast_slice_mut(pose);
                 let keys = &keys[start..start + frame_len];
                 for (track, (&joint, key)) in joints.iter().zip(keys.chunks_exact(3)).enumerate() {
                     let key = [key[0], key[1], key[2]];
@@ -178,11 +179,26 @@ fn write_lanes(floats: &mut [f32], joint: u16, channel: Channel, value: &[f32]) 
     }
 }
 
-/// Writes `N`-component AoS keys of one channel into their joints' lanes.
+/// Writes `N`-component AoS keys of one channel into their joints' lanes. Four tracks that fill one lane
+/// group (joints `4g .. 4g + 3`, the common case for rotations) go in as one transpose and `N` vector stores;
+/// the rest lane by lane.
 #[inline(always)]
-fn scatter<const N: usize>(floats: &mut [f32], joints: &[u16], channel: Channel, keys: &[f32]) {
-    for (&joint, key) in joints.iter().zip(keys.chunks_exact(N)) {
-        write_lanes(floats, joint, channel, key);
+fn scatter<const N: usize>(pose: &mut [SoaTransform], joints: &[u16], channel: Channel, keys: &[f32]) {
+    let first_row = channel.soa_offset() / 4;
+    let mut k = 0;
+    while k < joints.len() {
+        let joint = joints[k] as usize;
+        if joint.is_multiple_of(4) && joints.get(k + 3).is_some_and(|&last| last as usize == joint + 3) {
+            let block = &keys[N * k..N * (k + 4)];
+            let rows: &mut [F4; 10] = bytemuck::cast_mut(&mut pose[joint / 4]);
+            for (c, row) in rows[first_row..first_row + N].iter_mut().enumerate() {
+                *row = F4::new(block[c], block[N + c], block[2 * N + c], block[3 * N + c]);
+            }
+            k += 4;
+        } else {
+            write_lanes(bytemuck::cast_slice_mut(pose), joints[k], channel, &keys[N * k..N * k + N]);
+            k += 1;
+        }
     }
 }
 

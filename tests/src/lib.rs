@@ -151,8 +151,10 @@ pub fn random_clip(
     let parents = random_parents(rng, n);
     let rest = random_pose(rng, n);
     let names = (0..n).map(|j| format!("joint{j}")).collect();
-    // 0 = rest, 1 = constant, 2 = animated, per joint per channel.
-    let kinds: Vec<[usize; 3]> = (0..n).map(|_| [rng.below(3), rng.below(3), rng.below(3)]).collect();
+    // 0 = rest, 1 = constant, 2 = animated, per joint per channel; animated two times in three, so whole
+    // lane groups of animated tracks (the sampler's transpose path) occur as well as mixed ones.
+    let kind = |rng: &mut Rng| if rng.below(2) == 0 { 2 } else { rng.below(3) };
+    let kinds: Vec<[usize; 3]> = (0..n).map(|_| [kind(rng), kind(rng), kind(rng)]).collect();
     let constant = random_pose(rng, n);
     let mut current = random_pose(rng, n);
     let mut all = Vec::with_capacity(frames);
