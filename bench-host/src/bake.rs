@@ -170,29 +170,46 @@ fn bake_clip(skeleton: &RawSkeleton, clip: &RawClip, format: KeyFormat) -> Resul
     for fr in &clip.frames {
         let mut range = 0;
         for channel in Channel::ALL {
-            for &joint in &animated[channel as usize] {
+            let joints = &animated[channel as usize];
+            if format == KeyFormat::F32 {
+                push_f32_keys(&mut baked.keys_f32, fr, channel, joints);
+                continue;
+            }
+            for &joint in joints {
                 let v = channel_value(&fr[joint], channel);
-                match (format, channel) {
-                    (KeyFormat::F32, _) => {
-                        baked.keys_f32.extend(v[..channel.f32_components()].iter().map(|&x| flush(x)))
-                    }
-                    (KeyFormat::Quantized, Channel::Rotation) => baked.keys_u16.extend(encode_rotation(v)),
-                    (KeyFormat::Quantized, _) => {
-                        let r = &baked.ranges[range];
-                        range += 1;
-                        baked.keys_u16.extend((0..3).map(|c| {
-                            if r.step[c] == 0.0 {
-                                0
-                            } else {
-                                ((v[c] - r.min[c]) / r.step[c]).round().clamp(0.0, u16::MAX as f32) as u16
-                            }
-                        }));
-                    }
+                if channel == Channel::Rotation {
+                    baked.keys_u16.extend(encode_rotation(v));
+                    continue;
                 }
+                let r = &baked.ranges[range];
+                range += 1;
+                baked.keys_u16.extend((0..3).map(|c| {
+                    if r.step[c] == 0.0 {
+                        0
+                    } else {
+                        ((v[c] - r.min[c]) / r.step[c]).round().clamp(0.0, u16::MAX as f32) as u16
+                    }
+                }));
             }
         }
     }
     Ok(baked)
+}
+
+/// Appends one frame's `f32` keys of `channel`: track after track, except runs filling a lane group
+/// (`sinew::clip::fills_lane_group`), which go component-major.
+fn push_f32_keys(keys: &mut Vec<f32>, frame: &[Transform], channel: Channel, joints: &[usize]) {
+    let components = channel.f32_components();
+    let joints_u16: Vec<u16> = joints.iter().map(|&j| j as u16).collect();
+    let mut k = 0;
+    while k < joints.len() {
+        let run = if sinew::clip::fills_lane_group(&joints_u16, k) { 4 } else { 1 };
+        let values: Vec<[f32; 4]> = joints[k..k + run].iter().map(|&j| channel_value(&frame[j], channel)).collect();
+        for c in 0..components {
+            keys.extend(values.iter().map(|v| flush(v[c])));
+        }
+        k += run;
+    }
 }
 
 /// Writes a blob holding `skeleton` and `clips`. Errors name what does not fit the format.

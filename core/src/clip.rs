@@ -10,7 +10,9 @@
 //! rotation tracks, then scale tracks). Keys are stored frame by frame so that decoding one frame reads one
 //! contiguous run: frame `f` holds every animated translation key (3 values), then every rotation key, then
 //! every scale key.
-//! - [`Keys::F32`]: 3 / 4 / 3 `f32` per translation / rotation / scale key.
+//! - [`Keys::F32`]: 3 / 4 / 3 `f32` per translation / rotation / scale key, track after track; except that a
+//!   run of four tracks filling one lane group (see [`fills_lane_group`]) is stored component-major (the four
+//!   `x`, then the four `y`, …), so it decodes as whole SoA vectors.
 //! - [`Keys::Quantized`]: 3 `u16` per key of any channel (6 bytes). Translation and scale keys are
 //!   `min + q * step` per component, with one [`QuantRange`] per animated translation and scale track.
 //!   Rotations are smallest-three: see [`decode_rotation`].
@@ -168,6 +170,14 @@ pub fn encode_rotation(q: [f32; 4]) -> [u16; 3] {
     out
 }
 
+/// True when the animated tracks `k .. k + 4` of one channel (`joints` ascending) are joints `4g .. 4g + 3`:
+/// one whole lane group. Such runs of `f32` keys are stored component-major.
+#[inline(always)]
+pub fn fills_lane_group(joints: &[u16], k: usize) -> bool {
+    let first = joints[k] as usize;
+    first.is_multiple_of(4) && joints.get(k + 3).is_some_and(|&last| last as usize == first + 3)
+}
+
 /// A validated clip borrowing its arrays.
 #[derive(Clone, Copy, Debug)]
 pub struct Clip<'a> {
@@ -279,12 +289,21 @@ impl<'a> Clip<'a> {
                     for (i, v) in frame.iter().enumerate() {
                         check_values(Buffer::ClipKeys, f * frame_len + i, core::slice::from_ref(v))?;
                     }
-                    let rotations = &frame[3 * num_tracks[0]..3 * num_tracks[0] + 4 * num_tracks[1]];
-                    for (i, q) in rotations.chunks_exact(4).enumerate() {
-                        if q.iter().map(|v| v * v).sum::<f32>() < MIN_ROTATION_LENGTH_SQ {
-                            let index = f * frame_len + 3 * num_tracks[0] + 4 * i;
-                            return Err(Error::ZeroQuaternion { buffer: Buffer::ClipKeys, index });
+                    let first = 3 * num_tracks[0];
+                    let rotations = &frame[first..first + 4 * num_tracks[1]];
+                    let joints = &track_joints[num_tracks[0]..num_tracks[0] + num_tracks[1]];
+                    let mut k = 0;
+                    while k < joints.len() {
+                        // Whole-group runs are component-major: component c of lane l is at 4k + 4c + l.
+                        let run = if fills_lane_group(joints, k) { 4 } else { 1 };
+                        for lane in 0..run {
+                            let len_sq: f32 = (0..4).map(|c| rotations[4 * k + run * c + lane]).map(|v| v * v).sum();
+                            if len_sq < MIN_ROTATION_LENGTH_SQ {
+                                let index = f * frame_len + first + 4 * k + lane;
+                                return Err(Error::ZeroQuaternion { buffer: Buffer::ClipKeys, index });
+                            }
                         }
+                        k += run;
                     }
                 }
             }

@@ -19,7 +19,7 @@
 //!
 //! Errors: see [`SamplingJob::validate`]. The context is the caller's; it survives an `Err` unchanged.
 
-use crate::clip::{Channel, Clip, Keys, decode_rotation};
+use crate::clip::{Channel, Clip, Keys, decode_rotation, fills_lane_group};
 use crate::math::{F4, SoaQuat, SoaTransform, SoaVec3};
 use crate::{Arena, Buffer, Error, Skeleton};
 
@@ -179,20 +179,18 @@ fn write_lanes(floats: &mut [f32], joint: u16, channel: Channel, value: &[f32]) 
     }
 }
 
-/// Writes `N`-component AoS keys of one channel into their joints' lanes. Four tracks that fill one lane
-/// group (joints `4g .. 4g + 3`, the common case for rotations) go in as one transpose and `N` vector stores;
-/// the rest lane by lane.
+/// Writes the `N`-component `f32` keys of one channel into their joints' lanes: a run filling a lane group is
+/// stored component-major and goes in as `N` vector copies; other tracks lane by lane.
 #[inline(always)]
 fn scatter<const N: usize>(pose: &mut [SoaTransform], joints: &[u16], channel: Channel, keys: &[f32]) {
     let first_row = channel.soa_offset() / 4;
     let mut k = 0;
     while k < joints.len() {
-        let joint = joints[k] as usize;
-        if joint.is_multiple_of(4) && joints.get(k + 3).is_some_and(|&last| last as usize == joint + 3) {
-            let block = &keys[N * k..N * (k + 4)];
-            let rows: &mut [F4; 10] = bytemuck::cast_mut(&mut pose[joint / 4]);
-            for (c, row) in rows[first_row..first_row + N].iter_mut().enumerate() {
-                *row = F4::new(block[c], block[N + c], block[2 * N + c], block[3 * N + c]);
+        if fills_lane_group(joints, k) {
+            let block: &[f32] = &keys[N * k..N * (k + 4)];
+            let rows: &mut [F4; 10] = bytemuck::cast_mut(&mut pose[joints[k] as usize / 4]);
+            for (row, lanes) in rows[first_row..first_row + N].iter_mut().zip(block.chunks_exact(4)) {
+                *row = F4::new(lanes[0], lanes[1], lanes[2], lanes[3]);
             }
             k += 4;
         } else {

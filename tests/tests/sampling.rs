@@ -78,6 +78,15 @@ fn clip_validation_errors() {
         err(ClipParts { keys: Keys::F32(&keys), ..ok }),
         Some(Error::ZeroQuaternion { buffer: Buffer::ClipKeys, index: 4 })
     );
+    // A whole lane group of rotation tracks is stored component-major: lane 2's w is element 12 + 2.
+    let mut group = [0.0f32; 16];
+    for lane in 0..4 {
+        group[12 + lane] = 1.0;
+    }
+    group[12 + 2] = 0.0;
+    let p =
+        ClipParts { track_joints: &[0, 1, 2, 3], num_tracks: [0, 4, 0], num_frames: 1, keys: Keys::F32(&group), ..ok };
+    assert_eq!(err(p), Some(Error::ZeroQuaternion { buffer: Buffer::ClipKeys, index: 2 }));
     let mut keys = ROT_KEYS;
     keys[1] = f32::MIN_POSITIVE / 2.0;
     assert_eq!(
