@@ -16,7 +16,7 @@ type Step = (&'static str, &'static str, fn() -> Result<(), String>);
 
 const STEPS: &[Step] = &[
     ("fmt", "cargo fmt --check", fmt),
-    ("clippy", "clippy -D warnings, SIMD and scalar builds", clippy),
+    ("clippy", "clippy -D warnings: SIMD, scalar and x86-64-v3 builds", clippy),
     ("test", "cargo test --workspace (SIMD lanes, host CPU baseline)", test),
     ("test-scalar", "the test suite on the scalar reference build", test_scalar),
     ("build-v3", "x86-64-v3 (AVX2+FMA) release build and tests, own target dir", build_v3),
@@ -128,7 +128,21 @@ fn clippy() -> Result<(), String> {
         "--",
         "-D",
         "warnings",
-    ]))
+    ]))?;
+    // The `avx2.rs` kernels compile only with AVX2 and FMA enabled: lint them in the x86-64-v3 build too.
+    let mut v3 = cargo_with(&[
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--release",
+        "--target-dir",
+        "target/x86-64-v3",
+        "--",
+        "-D",
+        "warnings",
+    ]);
+    v3.env("RUSTFLAGS", "-C target-cpu=x86-64-v3");
+    run(v3)
 }
 
 fn test() -> Result<(), String> {
