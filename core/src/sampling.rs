@@ -20,7 +20,7 @@
 //! Errors: see [`SamplingJob::validate`]. The context is the caller's; it survives an `Err` unchanged.
 
 use crate::clip::{Channel, Clip, Keys, decode_rotation, fills_lane_group};
-use crate::math::{F4, SoaTransform};
+use crate::math::{F4, SoaQuat, SoaTransform, SoaVec3};
 use crate::{Arena, Buffer, Error, Skeleton};
 
 /// How time outside `[0, duration]` maps onto the clip.
@@ -243,12 +243,24 @@ impl SamplingJob<'_, '_> {
         let (f0, f1, fraction) = frame_position(clip.num_frames(), clip.sample_rate(), self.time, self.playback);
         self.context.bind(clip, self.skeleton.rest_pose());
         let (s0, s1) = self.context.fetch(clip, f0, f1);
-        kernels::interpolate_pose(self.context.slots[s0], self.context.slots[s1], fraction, self.output);
+        let t = F4::splat(fraction);
+        let (a, b) = (&*self.context.slots[s0], &*self.context.slots[s1]);
+        for ((out, a), b) in self.output.iter_mut().zip(a).zip(b) {
+            *out = interpolate(a, b, t);
+        }
         Ok(())
     }
 }
 
-kernels!();
+/// Lerp of translation and scale, shortest-arc nlerp of rotation.
+#[inline(always)]
+pub(crate) fn interpolate(a: &SoaTransform, b: &SoaTransform, t: F4) -> SoaTransform {
+    SoaTransform {
+        translation: SoaVec3::lerp(a.translation, b.translation, t),
+        rotation: SoaQuat::nlerp(a.rotation, b.rotation, t),
+        scale: SoaVec3::lerp(a.scale, b.scale, t),
+    }
+}
 
 /// The two frames around `time` and the fraction between them, after looping or clamping.
 /// `time` must be finite.
