@@ -128,7 +128,7 @@ fn bake_clip(skeleton: &RawSkeleton, clip: &RawClip, format: KeyFormat) -> Resul
         ranges: vec![],
     };
     // animated[c] = joints whose channel c is animated.
-    let mut animated: [Vec<usize>; 3] = Default::default();
+    let mut animated: [Vec<u16>; 3] = Default::default();
     for channel in Channel::ALL {
         for joint in 0..n {
             let rest = channel_value(&skeleton.rest[joint], channel);
@@ -141,15 +141,16 @@ fn bake_clip(skeleton: &RawSkeleton, clip: &RawClip, format: KeyFormat) -> Resul
                 let value = first.map(flush);
                 baked.constants.push(ConstantTrack { joint: joint as u16, channel: channel as u16, value });
             } else {
-                animated[channel as usize].push(joint);
+                animated[channel as usize].push(joint as u16);
             }
         }
         baked.num_tracks[channel as usize] = animated[channel as usize].len() as u32;
-        baked.track_joints.extend(animated[channel as usize].iter().map(|&j| j as u16));
+        baked.track_joints.extend(&animated[channel as usize]);
     }
     if format == KeyFormat::Quantized {
         for channel in [Channel::Translation, Channel::Scale] {
             for &joint in &animated[channel as usize] {
+                let joint = joint as usize;
                 let mut min = [f32::MAX; 3];
                 let mut max = [f32::MIN; 3];
                 for fr in &clip.frames {
@@ -175,12 +176,12 @@ fn bake_clip(skeleton: &RawSkeleton, clip: &RawClip, format: KeyFormat) -> Resul
                 push_f32_keys(&mut baked.keys_f32, fr, channel, joints);
                 continue;
             }
+            if channel == Channel::Rotation {
+                push_quantized_rotations(&mut baked.keys_u16, fr, joints);
+                continue;
+            }
             for &joint in joints {
-                let v = channel_value(&fr[joint], channel);
-                if channel == Channel::Rotation {
-                    baked.keys_u16.extend(encode_rotation(v));
-                    continue;
-                }
+                let v = channel_value(&fr[joint as usize], channel);
                 let r = &baked.ranges[range];
                 range += 1;
                 baked.keys_u16.extend((0..3).map(|c| {
@@ -197,18 +198,28 @@ fn bake_clip(skeleton: &RawSkeleton, clip: &RawClip, format: KeyFormat) -> Resul
 }
 
 /// Appends one frame's `f32` keys of `channel`: track after track, except runs filling a lane group
-/// (`sinew::clip::fills_lane_group`), which go component-major.
-fn push_f32_keys(keys: &mut Vec<f32>, frame: &[Transform], channel: Channel, joints: &[usize]) {
-    let components = channel.f32_components();
-    let joints_u16: Vec<u16> = joints.iter().map(|&j| j as u16).collect();
-    let mut k = 0;
-    while k < joints.len() {
-        let run = if sinew::clip::fills_lane_group(&joints_u16, k) { 4 } else { 1 };
-        let values: Vec<[f32; 4]> = joints[k..k + run].iter().map(|&j| channel_value(&frame[j], channel)).collect();
-        for c in 0..components {
+/// (`sinew::clip::track_runs`), which go component-major.
+fn push_f32_keys(keys: &mut Vec<f32>, frame: &[Transform], channel: Channel, joints: &[u16]) {
+    for (k, run) in sinew::clip::track_runs(joints) {
+        let values: Vec<[f32; 4]> =
+            joints[k..k + run].iter().map(|&j| channel_value(&frame[j as usize], channel)).collect();
+        for c in 0..channel.f32_components() {
             keys.extend(values.iter().map(|v| flush(v[c])));
         }
-        k += run;
+    }
+}
+
+/// Appends one frame's smallest-three rotation keys: track after track, except runs filling a lane group,
+/// which go component-major.
+fn push_quantized_rotations(keys: &mut Vec<u16>, frame: &[Transform], joints: &[u16]) {
+    for (k, run) in sinew::clip::track_runs(joints) {
+        let encoded: Vec<[u16; 3]> = joints[k..k + run]
+            .iter()
+            .map(|&j| encode_rotation(channel_value(&frame[j as usize], Channel::Rotation)))
+            .collect();
+        for c in 0..3 {
+            keys.extend(encoded.iter().map(|e| e[c]));
+        }
     }
 }
 

@@ -13,7 +13,9 @@
 //! - [`Keys::F32`]: 3 / 4 / 3 `f32` per translation / rotation / scale key, track after track; except that a
 //!   run of four tracks filling one lane group (see [`fills_lane_group`]) is stored component-major (the four
 //!   `x`, then the four `y`, …), so it decodes as whole SoA vectors.
-//! - [`Keys::Quantized`]: 3 `u16` per key of any channel (6 bytes). Translation and scale keys are
+//! - [`Keys::Quantized`]: 3 `u16` per key of any channel (6 bytes), track after track, except that a run of four
+//!   rotation tracks filling one lane group is stored component-major (the four first `u16`, …) and decodes as
+//!   one SoA operation ([`decode_rotations`]). Translation and scale keys are
 //!   `min + q * step` per component, with one [`QuantRange`] per animated translation and scale track.
 //!   Rotations are smallest-three: see [`decode_rotation`].
 //!
@@ -129,17 +131,33 @@ const SMALLEST_THREE_LEVELS: f32 = 32767.0;
 /// rebuilt component is at least 0.5 for any encoder output, and the others are then small).
 #[inline]
 pub fn decode_rotation(k: [u16; 3]) -> [f32; 4] {
-    let scale = 2.0 * SMALLEST_THREE_RANGE / SMALLEST_THREE_LEVELS;
-    let a = (k[0] & 0x7fff) as f32 * scale - SMALLEST_THREE_RANGE;
-    let b = (k[1] & 0x7fff) as f32 * scale - SMALLEST_THREE_RANGE;
-    let c = (k[2] & 0x7fff) as f32 * scale - SMALLEST_THREE_RANGE;
-    // One lane of the SIMD square root: a single instruction, where libm's portable one is a loop.
-    let largest = crate::math::F4::splat((1.0 - a * a - b * b - c * c).max(0.0)).sqrt().lane::<0>();
-    match (k[0] >> 15) | ((k[1] >> 15) << 1) {
-        0 => [largest, a, b, c],
-        1 => [a, largest, b, c],
-        2 => [a, b, largest, c],
-        _ => [a, b, c, largest],
+    // One lane of the SoA decode, so the scalar and the group paths agree bit for bit.
+    let q = decode_rotations([k[0]; 4], [k[1]; 4], [k[2]; 4]);
+    [q.x.lane::<0>(), q.y.lane::<0>(), q.z.lane::<0>(), q.w.lane::<0>()]
+}
+
+/// [`decode_rotation`] for four keys at once, SoA: `k0`, `k1`, `k2` hold the first, second and third `u16` of
+/// each of four keys (one per lane). Same results as four scalar decodes.
+#[inline(always)]
+pub fn decode_rotations(k0: [u16; 4], k1: [u16; 4], k2: [u16; 4]) -> crate::math::SoaQuat {
+    use crate::math::F4;
+    let scale = F4::splat(2.0 * SMALLEST_THREE_RANGE / SMALLEST_THREE_LEVELS);
+    let offset = F4::splat(-SMALLEST_THREE_RANGE);
+    let component = |k: [u16; 4]| {
+        let levels = k.map(|v| (v & 0x7fff) as f32);
+        F4::new(levels[0], levels[1], levels[2], levels[3]).mul_add(scale, offset)
+    };
+    let (a, b, c) = (component(k0), component(k1), component(k2));
+    let rest = a.mul_add(a, b.mul_add(b, c * c));
+    let largest = (F4::ONE - rest).max(F4::ZERO).sqrt();
+    let index = core::array::from_fn::<f32, 4, _>(|l| ((k0[l] >> 15) | ((k1[l] >> 15) << 1)) as f32);
+    let index = F4::new(index[0], index[1], index[2], index[3]);
+    let is = |i: f32| index.cmp_eq(F4::splat(i));
+    crate::math::SoaQuat {
+        x: F4::select(is(0.0), largest, a),
+        y: F4::select(is(0.0), a, F4::select(is(1.0), largest, b)),
+        z: F4::select(is(3.0), c, F4::select(is(2.0), largest, b)),
+        w: F4::select(is(3.0), largest, c),
     }
 }
 
@@ -168,6 +186,21 @@ pub fn encode_rotation(q: [f32; 4]) -> [u16; 3] {
     out[0] |= ((largest & 1) as u16) << 15;
     out[1] |= ((largest >> 1) as u16) << 15;
     out
+}
+
+/// A channel's animated tracks as runs `(first track, length)`: length 4 for four tracks filling one lane
+/// group (stored component-major), 1 otherwise.
+pub fn track_runs(joints: &[u16]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut k = 0;
+    core::iter::from_fn(move || {
+        let run = match k < joints.len() {
+            true if fills_lane_group(joints, k) => 4,
+            true => 1,
+            false => return None,
+        };
+        k += run;
+        Some((k - run, run))
+    })
 }
 
 /// True when the animated tracks `k .. k + 4` of one channel (`joints` ascending) are joints `4g .. 4g + 3`:
@@ -292,10 +325,8 @@ impl<'a> Clip<'a> {
                     let first = 3 * num_tracks[0];
                     let rotations = &frame[first..first + 4 * num_tracks[1]];
                     let joints = &track_joints[num_tracks[0]..num_tracks[0] + num_tracks[1]];
-                    let mut k = 0;
-                    while k < joints.len() {
-                        // Whole-group runs are component-major: component c of lane l is at 4k + 4c + l.
-                        let run = if fills_lane_group(joints, k) { 4 } else { 1 };
+                    for (k, run) in track_runs(joints) {
+                        // Whole-group runs are component-major: component c of lane l is at 4k + run·c + l.
                         for lane in 0..run {
                             let len_sq: f32 = (0..4).map(|c| rotations[4 * k + run * c + lane]).map(|v| v * v).sum();
                             if len_sq < MIN_ROTATION_LENGTH_SQ {
@@ -303,7 +334,6 @@ impl<'a> Clip<'a> {
                                 return Err(Error::ZeroQuaternion { buffer: Buffer::ClipKeys, index });
                             }
                         }
-                        k += run;
                     }
                 }
             }

@@ -19,7 +19,7 @@
 //!
 //! Errors: see [`SamplingJob::validate`]. The context is the caller's; it survives an `Err` unchanged.
 
-use crate::clip::{Channel, Clip, Keys, decode_rotation, fills_lane_group};
+use crate::clip::{Channel, Clip, Keys, decode_rotation, decode_rotations, track_runs};
 use crate::math::{F4, SoaQuat, SoaTransform, SoaVec3};
 use crate::{Arena, Buffer, Error, Skeleton};
 
@@ -149,19 +149,17 @@ impl<'a> SamplingContext<'a> {
                 scatter::<3>(pose, clip.animated_joints(Channel::Scale), Channel::Scale, s);
             }
             Keys::Quantized { keys, ranges } => {
-                let floats: &mut [f32] = bytemuck::cast_slice_mut(pose);
                 let keys = &keys[start..start + frame_len];
-                for (track, (&joint, key)) in joints.iter().zip(keys.chunks_exact(3)).enumerate() {
-                    let key = [key[0], key[1], key[2]];
-                    let (channel, value) = if track < nt {
-                        (Channel::Translation, dequantize(&ranges[track], key))
-                    } else if track < nt + nr {
-                        (Channel::Rotation, decode_rotation(key))
-                    } else {
-                        (Channel::Scale, dequantize(&ranges[track - nr], key))
-                    };
-                    write_lanes(floats, joint, channel, &value[..channel.f32_components()]);
+                let (t, rest) = keys.split_at(3 * nt);
+                let (r, s) = rest.split_at(3 * nr);
+                let floats: &mut [f32] = bytemuck::cast_slice_mut(pose);
+                for ((&joint, key), range) in joints[..nt].iter().zip(t.chunks_exact(3)).zip(ranges) {
+                    write_lanes(floats, joint, Channel::Translation, &dequantize(range, key)[..3]);
                 }
+                for ((&joint, key), range) in joints[nt + nr..].iter().zip(s.chunks_exact(3)).zip(&ranges[nt..]) {
+                    write_lanes(floats, joint, Channel::Scale, &dequantize(range, key)[..3]);
+                }
+                scatter_quantized_rotations(pose, clip.animated_joints(Channel::Rotation), r);
             }
         }
         self.frames[slot] = Some(frame);
@@ -184,24 +182,36 @@ fn write_lanes(floats: &mut [f32], joint: u16, channel: Channel, value: &[f32]) 
 #[inline(always)]
 fn scatter<const N: usize>(pose: &mut [SoaTransform], joints: &[u16], channel: Channel, keys: &[f32]) {
     let first_row = channel.soa_offset() / 4;
-    let mut k = 0;
-    while k < joints.len() {
-        if fills_lane_group(joints, k) {
-            let block: &[f32] = &keys[N * k..N * (k + 4)];
+    for (k, run) in track_runs(joints) {
+        let block = &keys[N * k..N * (k + run)];
+        if run == 4 {
             let rows: &mut [F4; 10] = bytemuck::cast_mut(&mut pose[joints[k] as usize / 4]);
             for (row, lanes) in rows[first_row..first_row + N].iter_mut().zip(block.chunks_exact(4)) {
                 *row = F4::new(lanes[0], lanes[1], lanes[2], lanes[3]);
             }
-            k += 4;
         } else {
-            write_lanes(bytemuck::cast_slice_mut(pose), joints[k], channel, &keys[N * k..N * k + N]);
-            k += 1;
+            write_lanes(bytemuck::cast_slice_mut(pose), joints[k], channel, block);
+        }
+    }
+}
+
+/// Decodes smallest-three rotation keys into their joints' lanes: a run filling a lane group (stored
+/// component-major) as one SoA decode with per-lane selects; other tracks one by one.
+fn scatter_quantized_rotations(pose: &mut [SoaTransform], joints: &[u16], keys: &[u16]) {
+    for (k, run) in track_runs(joints) {
+        let block = &keys[3 * k..3 * (k + run)];
+        if run == 4 {
+            let lanes = |c: usize| [block[4 * c], block[4 * c + 1], block[4 * c + 2], block[4 * c + 3]];
+            pose[joints[k] as usize / 4].rotation = decode_rotations(lanes(0), lanes(1), lanes(2));
+        } else {
+            let q = decode_rotation([block[0], block[1], block[2]]);
+            write_lanes(bytemuck::cast_slice_mut(pose), joints[k], Channel::Rotation, &q);
         }
     }
 }
 
 #[inline(always)]
-fn dequantize(range: &crate::clip::QuantRange, key: [u16; 3]) -> [f32; 4] {
+fn dequantize(range: &crate::clip::QuantRange, key: &[u16]) -> [f32; 4] {
     let c = |i: usize| range.min[i] + range.step[i] * key[i] as f32;
     [c(0), c(1), c(2), 0.0]
 }
