@@ -305,3 +305,39 @@ fn malformed_documents_are_errors() {
     assert!(!err("{ not json").is_empty());
     assert!(!err(&good.replace("\"byteLength\":32", "\"byteLength\":64")).is_empty());
 }
+
+#[test]
+fn quantized_skins_stay_within_a_millimetre_at_human_scale() {
+    let Some(dir) = shared_data("quantized_skins_stay_within_a_millimetre_at_human_scale") else { return };
+    for path in files_with_extension(&dir.join("gltf"), "glb") {
+        let exact = GltfPoser::new(&path, KeyFormat::F32).expect("bake f32");
+        let quantized = GltfPoser::new(&path, KeyFormat::Quantized).expect("bake quantized");
+        let vertices = |json: &serde_json::Value| -> Vec<[f64; 3]> {
+            json["vertices"]
+                .as_array()
+                .expect("vertices")
+                .iter()
+                .map(|v| std::array::from_fn(|i| v[i].as_f64().expect("number")))
+                .collect()
+        };
+        let (mut worst, mut height) = (0.0f64, 0.0f64);
+        for time in [0.0f32, 0.3, 0.7, 1.1] {
+            let a = vertices(&exact.pose_json("0", time, true).expect("pose"));
+            let b = vertices(&quantized.pose_json("0", time, true).expect("pose"));
+            // Height: the largest extent of the skinned mesh along any axis.
+            for axis in 0..3 {
+                let (lo, hi) = a.iter().fold((f64::MAX, f64::MIN), |(lo, hi), v| (lo.min(v[axis]), hi.max(v[axis])));
+                height = height.max(hi - lo);
+            }
+            for (p, q) in a.iter().zip(&b) {
+                worst = worst.max((0..3).map(|i| (p[i] - q[i]).powi(2)).sum::<f64>().sqrt());
+            }
+        }
+        let worst_mm = worst * 1700.0 / height;
+        eprintln!(
+            "{}: quantized worst vertex error {worst_mm:.3} mm (mesh scaled to 1.7 m)",
+            path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()
+        );
+        assert!(worst_mm <= 1.0, "{}: {worst_mm} mm", path.display());
+    }
+}
