@@ -271,21 +271,60 @@ fn animations_keep_their_timeline_and_partial_channels_keep_rest() {
     assert!(gltf_pose_json(&dir.join("gltf/Fox.glb"), "Swim", 0.3, false, KeyFormat::F32).is_err());
 }
 
-/// A minimal one-node glTF with a translation animation whose data comes from `floats`.
+/// A minimal one-node glTF with a translation animation whose data comes from `floats`: two key times, then
+/// the outputs (two VEC3, or six for CUBICSPLINE: in-tangent, value, out-tangent per key).
 fn tiny_gltf(floats: &[f32], node_index_in_channel: usize) -> String {
+    tiny_gltf_sampled(floats, node_index_in_channel, "LINEAR")
+}
+
+fn tiny_gltf_sampled(floats: &[f32], node_index_in_channel: usize, interpolation: &str) -> String {
     use base64::Engine;
     let bytes: Vec<u8> = floats.iter().flat_map(|f| f.to_le_bytes()).collect();
     let uri = base64::engine::general_purpose::STANDARD.encode(&bytes);
+    let outputs = (floats.len() - 2) / 3;
     format!(
         r#"{{"asset":{{"version":"2.0"}},"scene":0,"scenes":[{{"nodes":[0]}}],"nodes":[{{"name":"a"}}],
         "buffers":[{{"byteLength":{len},"uri":"data:application/octet-stream;base64,{uri}"}}],
-        "bufferViews":[{{"buffer":0,"byteOffset":0,"byteLength":8}},{{"buffer":0,"byteOffset":8,"byteLength":24}}],
+        "bufferViews":[{{"buffer":0,"byteOffset":0,"byteLength":8}},{{"buffer":0,"byteOffset":8,"byteLength":{out_len}}}],
         "accessors":[{{"bufferView":0,"componentType":5126,"count":2,"type":"SCALAR","min":[0],"max":[1]}},
-                     {{"bufferView":1,"componentType":5126,"count":2,"type":"VEC3"}}],
+                     {{"bufferView":1,"componentType":5126,"count":{outputs},"type":"VEC3"}}],
         "animations":[{{"channels":[{{"sampler":0,"target":{{"node":{node_index_in_channel},"path":"translation"}}}}]
-                       ,"samplers":[{{"input":0,"output":1}}]}}]}}"#,
-        len = bytes.len()
+                       ,"samplers":[{{"input":0,"output":1,"interpolation":"{interpolation}"}}]}}]}}"#,
+        len = bytes.len(),
+        out_len = 12 * outputs,
     )
+}
+
+#[test]
+fn step_and_cubic_spline_samplers_follow_the_spec() {
+    let dir = std::path::Path::new(".");
+    // STEP: the first key's value holds until the second key.
+    let step = tiny_gltf_sampled(&[0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 2.0, 3.0], 0, "STEP");
+    let clip = &gltf_import::import(step.as_bytes(), dir).expect("step").clips[0];
+    assert_eq!(clip.frames[15][0].translation.x, 0.0);
+    assert_eq!(clip.frames[29][0].translation.x, 0.0);
+    assert_eq!(clip.frames[30][0].translation.x, 1.0);
+    // CUBICSPLINE from 0 to 1 over 1 s with tangents 0 (in) and 3 (out) at key 0, 3 and 0 at key 1:
+    // p(s) = h00·0 + h10·1·3 + h01·1 + h11·1·3 = 3(s³ − 2s² + s) + (3s² − 2s³) + 3(s³ − s²).
+    let cubic = tiny_gltf_sampled(
+        &[
+            0.0, 1.0, /* key 0 */ 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 3.0, 0.0, 0.0, /* key 1 */ 3.0, 0.0, 0.0,
+            1.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+        ],
+        0,
+        "CUBICSPLINE",
+    );
+    let clip = &gltf_import::import(cubic.as_bytes(), dir).expect("cubic").clips[0];
+    for (f, frame) in clip.frames.iter().enumerate() {
+        let s = f as f64 / 30.0;
+        let expected =
+            3.0 * (s * s * s - 2.0 * s * s + s) + (3.0 * s * s - 2.0 * s * s * s) + 3.0 * (s * s * s - s * s);
+        assert!(
+            (frame[0].translation.x as f64 - expected).abs() < 1e-6,
+            "frame {f}: {} vs {expected}",
+            frame[0].translation.x
+        );
+    }
 }
 
 #[test]
