@@ -40,6 +40,10 @@ pub enum Buffer {
     SamplingContext,
     /// The time given to sampling.
     SampleTime,
+    /// A pose given to blending (a layer, a reference or a delta).
+    LayerPose,
+    /// Per-joint weights (a bone mask), SoA.
+    JointWeights,
 }
 
 /// What was wrong. Indices are joint indices (skeleton order) unless the variant says otherwise.
@@ -91,6 +95,13 @@ pub enum Error {
     Blob { section: Section, problem: BlobProblem },
     /// Asset blobs are little-endian and read in place; a big-endian host cannot use them.
     BigEndianHost,
+    /// A blend needs at least one layer (normal or additive).
+    NoLayers,
+    /// Blend layer `layer` (of the additive list when `additive`) has a NaN or infinite weight, or a negative
+    /// one on a normal layer; `layer == usize::MAX` means the threshold (finite and > 0).
+    InvalidWeight { layer: usize, additive: bool },
+    /// A bone mask entry for `joint` is NaN, infinite or negative.
+    InvalidJointWeight { layer: usize, additive: bool, joint: usize },
 }
 
 /// A region of an asset blob (see `asset`).
@@ -174,6 +185,17 @@ impl fmt::Display for Error {
             }
             Error::Blob { section, problem } => write!(f, "asset section {section:?}: {problem:?}"),
             Error::BigEndianHost => write!(f, "asset blobs are little-endian; this host is big-endian"),
+            Error::NoLayers => write!(f, "blend has no layers"),
+            Error::InvalidWeight { layer: usize::MAX, .. } => write!(f, "blend threshold must be finite and > 0"),
+            Error::InvalidWeight { layer, additive } => {
+                write!(f, "blend layer {layer} (additive: {additive}) has a NaN, infinite or negative weight")
+            }
+            Error::InvalidJointWeight { layer, additive, joint } => {
+                write!(
+                    f,
+                    "bone mask of layer {layer} (additive: {additive}) is NaN, infinite or negative at joint {joint}"
+                )
+            }
         }
     }
 }

@@ -81,6 +81,7 @@ macro_rules! kernels {
 
 pub mod arena;
 pub mod asset;
+pub mod blending;
 pub mod clip;
 pub mod error;
 pub mod local_to_model;
@@ -91,6 +92,7 @@ pub mod skinning;
 
 pub use arena::{Arena, Checkpoint};
 pub use asset::Asset;
+pub use blending::{BlendLayer, BlendingJob};
 pub use clip::Clip;
 pub use error::{BlobProblem, Buffer, Error, Section};
 pub use local_to_model::LocalToModelJob;

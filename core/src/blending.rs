@@ -1,0 +1,263 @@
+//! Blending: weighted layers of SoA local poses → one pose, additive layers on top, and a masked lerp.
+//!
+//! Layout: every pose is SoA (`num_soa_joints` lane groups); per-joint weights (bone masks) are SoA too, one
+//! `F4` per lane group. Space: local. Units: weights are plain factors.
+//!
+//! Normal layers: per joint, translation and scale are the weighted mean and rotation the normalized weighted sum
+//! (nlerp), each layer's rotation sign-aligned with the running sum so the shortest arc is taken. A joint whose
+//! summed weight is below `threshold` gets the rest pose mixed in with the missing weight, so a fading blend
+//! settles on the rest pose instead of dividing by nearly zero. Additive layers then apply a delta pose (see
+//! [`additive_delta`]) scaled by their weight: translation `+ w·Δt`, rotation `· nlerp(1, Δq, w)` (the
+//! conjugate for negative `w`), scale `· (1 + w·(Δs − 1))` (divided by it for negative `w`), so a weight of −1
+//! undoes +1.
+//!
+//! Precision: one nlerp normalization per joint (`F4::rsqrt`, < 4e-7 relative); means in `f32`.
+//!
+//! Errors: see [`BlendingJob::validate`]; on an `Err` nothing is written.
+
+use crate::math::{F4, SoaQuat, SoaTransform, SoaVec3};
+use crate::skeleton::{MAX_JOINTS, Skeleton};
+use crate::{Buffer, Error};
+
+/// Most layers (normal or additive) one job takes.
+pub const MAX_LAYERS: usize = 16;
+
+/// ozz's default: below this summed weight the rest pose fills in.
+pub const DEFAULT_THRESHOLD: f32 = 0.1;
+
+/// One input pose and how much of it to take.
+#[derive(Clone, Copy, Debug)]
+pub struct BlendLayer<'a> {
+    /// `num_soa_joints` lane groups; for additive layers, a delta pose from [`additive_delta`].
+    pub pose: &'a [SoaTransform],
+    /// Normal layers: finite and ≥ 0. Additive layers: finite, negative subtracts.
+    pub weight: f32,
+    /// Optional bone mask: per-joint factors (finite, ≥ 0) multiplying `weight`, SoA.
+    pub joint_weights: Option<&'a [F4]>,
+}
+
+/// Blends layers into `output` (ozz's job pattern: borrowed buffers in public fields, `validate`, `run`).
+#[derive(Debug)]
+pub struct BlendingJob<'a> {
+    pub skeleton: &'a Skeleton<'a>,
+    pub layers: heapless::Vec<BlendLayer<'a>, MAX_LAYERS>,
+    pub additive: heapless::Vec<BlendLayer<'a>, MAX_LAYERS>,
+    /// Summed weight below which the rest pose fills in; finite and > 0.
+    pub threshold: f32,
+    pub output: &'a mut [SoaTransform],
+}
+
+impl BlendingJob<'_> {
+    /// Checks every input: O(joints) for the bone masks, O(1) otherwise.
+    ///
+    /// Errors: `NoLayers` when both layer lists are empty; `InvalidWeight { layer, additive }` for a NaN or
+    /// infinite weight, a negative normal weight, or a non-finite or non-positive threshold (`layer` =
+    /// `usize::MAX`); `BufferLength` (`LayerPose`, `JointWeights`, `SoaPose` for the output);
+    /// `InvalidJointWeight { layer, additive, joint }` for a NaN, infinite or negative mask entry.
+    pub fn validate(&self) -> Result<(), Error> {
+        if self.layers.is_empty() && self.additive.is_empty() {
+            return Err(Error::NoLayers);
+        }
+        if !(self.threshold.is_finite() && self.threshold > 0.0) {
+            return Err(Error::InvalidWeight { layer: usize::MAX, additive: false });
+        }
+        let n = self.skeleton.num_soa_joints();
+        crate::error::check_len(Buffer::SoaPose, n, self.output.len())?;
+        for (additive, layers) in [(false, &self.layers), (true, &self.additive)] {
+            for (layer, l) in layers.iter().enumerate() {
+                if !l.weight.is_finite() || (!additive && l.weight < 0.0) {
+                    return Err(Error::InvalidWeight { layer, additive });
+                }
+                crate::error::check_len(Buffer::LayerPose, n, l.pose.len())?;
+                if let Some(mask) = l.joint_weights {
+                    crate::error::check_len(Buffer::JointWeights, n, mask.len())?;
+                    // Padding lanes are never read, so only real joints are checked.
+                    let joint = (0..self.skeleton.num_joints()).find(|&j| {
+                        let v = mask[j / 4].to_array()[j % 4];
+                        !v.is_finite() || v < 0.0
+                    });
+                    if let Some(joint) = joint {
+                        return Err(Error::InvalidJointWeight { layer, additive, joint });
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the blend.
+    pub fn run(&mut self) -> Result<(), Error> {
+        self.validate()?;
+        let threshold = F4::splat(self.threshold);
+        let rest = self.skeleton.rest_pose();
+        for (g, out) in self.output.iter_mut().enumerate() {
+            let weight_of = |l: &BlendLayer<'_>| match l.joint_weights {
+                Some(mask) => mask[g] * F4::splat(l.weight),
+                None => F4::splat(l.weight),
+            };
+            let mut sum = WeightedSum::default();
+            for l in &self.layers {
+                sum.add(&l.pose[g], weight_of(l));
+            }
+            sum.add(&rest[g], (threshold - sum.total).max(F4::ZERO));
+            let mut blended = sum.mean();
+            for l in &self.additive {
+                apply_additive(&mut blended, &l.pose[g], weight_of(l));
+            }
+            *out = blended;
+        }
+        Ok(())
+    }
+}
+
+/// Running weighted sums of one lane group.
+#[derive(Default)]
+struct WeightedSum {
+    translation: [F4; 3],
+    rotation: [F4; 4],
+    scale: [F4; 3],
+    total: F4,
+}
+
+impl WeightedSum {
+    #[inline(always)]
+    fn add(&mut self, pose: &SoaTransform, w: F4) {
+        let (t, q, s) = (&pose.translation, &pose.rotation, &pose.scale);
+        for (acc, v) in self.translation.iter_mut().zip([t.x, t.y, t.z]) {
+            *acc = v.mul_add(w, *acc);
+        }
+        for (acc, v) in self.scale.iter_mut().zip([s.x, s.y, s.z]) {
+            *acc = v.mul_add(w, *acc);
+        }
+        // Align with the running sum: the first contribution meets a zero sum and keeps its sign.
+        let [x, y, z, qw] = self.rotation;
+        let dot = x.mul_add(q.x, y * q.y) + z.mul_add(q.z, qw * q.w);
+        let aligned = F4::select(dot.cmp_lt(F4::ZERO), -w, w);
+        for (acc, v) in self.rotation.iter_mut().zip([q.x, q.y, q.z, q.w]) {
+            *acc = v.mul_add(aligned, *acc);
+        }
+        self.total = self.total + w;
+    }
+
+    /// Weighted means of translation and scale, normalized rotation. `total` must be > 0.
+    #[inline(always)]
+    fn mean(&self) -> SoaTransform {
+        let inv = F4::ONE / self.total;
+        let [tx, ty, tz] = self.translation;
+        let [sx, sy, sz] = self.scale;
+        let [x, y, z, w] = self.rotation;
+        SoaTransform {
+            translation: SoaVec3 { x: tx * inv, y: ty * inv, z: tz * inv },
+            rotation: SoaQuat { x, y, z, w }.normalize(),
+            scale: SoaVec3 { x: sx * inv, y: sy * inv, z: sz * inv },
+        }
+    }
+}
+
+#[inline(always)]
+fn mul_add3(v: SoaVec3, w: F4, acc: SoaVec3) -> SoaVec3 {
+    SoaVec3 { x: v.x.mul_add(w, acc.x), y: v.y.mul_add(w, acc.y), z: v.z.mul_add(w, acc.z) }
+}
+
+/// `pose ∘ delta^w`, per lane (see the module docs).
+#[inline(always)]
+fn apply_additive(pose: &mut SoaTransform, delta: &SoaTransform, w: F4) {
+    pose.translation = mul_add3(delta.translation, w, pose.translation);
+    let negative = w.cmp_lt(F4::ZERO);
+    let magnitude = w.abs();
+    // nlerp(identity, ±Δq, |w|): the conjugate (negated vector part) undoes the rotation for negative weights.
+    let flip = F4::select(negative, -F4::ONE, F4::ONE);
+    let dq = SoaQuat {
+        x: delta.rotation.x * flip,
+        y: delta.rotation.y * flip,
+        z: delta.rotation.z * flip,
+        w: delta.rotation.w,
+    };
+    let step = SoaQuat::nlerp(SoaQuat::IDENTITY, dq, magnitude);
+    pose.rotation = (pose.rotation * step).normalize();
+    let factor = |d: F4| (d - F4::ONE).mul_add(magnitude, F4::ONE);
+    let apply = |s: F4, d: F4| F4::select(negative, s / factor(d), s * factor(d));
+    pose.scale = SoaVec3 {
+        x: apply(pose.scale.x, delta.scale.x),
+        y: apply(pose.scale.y, delta.scale.y),
+        z: apply(pose.scale.z, delta.scale.z),
+    };
+}
+
+/// Per-joint mix of two poses: `mask = 1` gives all of `a`, `0` all of `b` (lerp, shortest-arc nlerp).
+///
+/// Errors: `BufferLength` (`LayerPose` for `b` or `out`, `JointWeights` for `mask`, all against `a`);
+/// `InvalidJointWeight { layer: 0, additive: false, joint }` for a NaN or infinite mask entry.
+pub fn masked_lerp(a: &[SoaTransform], b: &[SoaTransform], mask: &[F4], out: &mut [SoaTransform]) -> Result<(), Error> {
+    crate::error::check_len(Buffer::LayerPose, a.len(), b.len())?;
+    crate::error::check_len(Buffer::JointWeights, a.len(), mask.len())?;
+    crate::error::check_len(Buffer::SoaPose, a.len(), out.len())?;
+    if let Some(g) = mask.iter().position(|m| m.non_finite_mask().any_set()) {
+        let lane = (0..4).find(|&l| !mask[g].to_array()[l].is_finite()).unwrap_or(0);
+        return Err(Error::InvalidJointWeight { layer: 0, additive: false, joint: 4 * g + lane });
+    }
+    for (((out, a), b), &m) in out.iter_mut().zip(a).zip(b).zip(mask) {
+        *out = crate::sampling::interpolate(b, a, m);
+    }
+    Ok(())
+}
+
+/// The delta of `pose` from `reference`, for additive layers: `Δt = t − t_ref`, `Δq = conj(q_ref)·q`
+/// (normalized), `Δs = s / s_ref`. Applying it with weight 1 on top of `reference` gives back `pose`.
+///
+/// Errors: `BufferLength` (`LayerPose` for `pose` and `out` against `reference`); `NonFinite` (`LayerPose`,
+/// joint) where a reference scale component is zero.
+pub fn additive_delta(
+    reference: &[SoaTransform],
+    pose: &[SoaTransform],
+    out: &mut [SoaTransform],
+) -> Result<(), Error> {
+    crate::error::check_len(Buffer::LayerPose, reference.len(), pose.len())?;
+    crate::error::check_len(Buffer::LayerPose, reference.len(), out.len())?;
+    for (g, ((out, r), p)) in out.iter_mut().zip(reference).zip(pose).enumerate() {
+        let zero = r.scale.x.cmp_eq(F4::ZERO) | r.scale.y.cmp_eq(F4::ZERO) | r.scale.z.cmp_eq(F4::ZERO);
+        if zero.any_set() {
+            let lane = (0..4).find(|&l| zero.to_array()[l] != 0.0).unwrap_or(0);
+            return Err(Error::NonFinite { buffer: Buffer::LayerPose, index: 4 * g + lane });
+        }
+        *out = SoaTransform {
+            translation: SoaVec3 {
+                x: p.translation.x - r.translation.x,
+                y: p.translation.y - r.translation.y,
+                z: p.translation.z - r.translation.z,
+            },
+            rotation: (r.rotation.conjugate() * p.rotation).normalize(),
+            scale: SoaVec3 { x: p.scale.x / r.scale.x, y: p.scale.y / r.scale.y, z: p.scale.z / r.scale.z },
+        };
+    }
+    Ok(())
+}
+
+/// A bone mask: `weight` on `joint` and every joint below it, 0 elsewhere (padding lanes 0).
+///
+/// Errors: `JointOutOfRange`; `BufferLength` (`JointWeights`) unless `out` has `num_soa_joints` entries;
+/// `InvalidJointWeight` for a NaN, infinite or negative `weight`.
+pub fn subtree_mask(skeleton: &Skeleton<'_>, joint: usize, weight: f32, out: &mut [F4]) -> Result<(), Error> {
+    let n = skeleton.num_joints();
+    if joint >= n {
+        return Err(Error::JointOutOfRange { joint, num_joints: n });
+    }
+    crate::error::check_len(Buffer::JointWeights, skeleton.num_soa_joints(), out.len())?;
+    if !(weight.is_finite() && weight >= 0.0) {
+        return Err(Error::InvalidJointWeight { layer: 0, additive: false, joint });
+    }
+    // Parents come first, so one forward pass finds every descendant.
+    let mut inside = [false; MAX_JOINTS];
+    let mut lanes = [0.0f32; 4];
+    for (g, out) in out.iter_mut().enumerate() {
+        for (l, lane) in lanes.iter_mut().enumerate() {
+            let j = 4 * g + l;
+            let parent = skeleton.parents().get(j).copied().unwrap_or(-1);
+            inside[j.min(MAX_JOINTS - 1)] =
+                j < n && (j == joint || (parent >= 0 && inside[parent as usize] && j > joint));
+            *lane = if j < n && inside[j] { weight } else { 0.0 };
+        }
+        *out = F4::from_array(lanes);
+    }
+    Ok(())
+}

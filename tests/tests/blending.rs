@@ -1,0 +1,292 @@
+//! Blending: validation (one test per error), hand-computed behaviour, and reference tests against an f64
+//! implementation on seeded random poses, bone masks and real clips.
+
+use sinew::blending::{BlendLayer, BlendingJob, DEFAULT_THRESHOLD, additive_delta, masked_lerp, subtree_mask};
+use sinew::math::{F4, SoaTransform, Transform, unpack_soa};
+use sinew::{Buffer, Error, Skeleton};
+use sinew_tests::{JOINT_COUNTS, Rng, random_parents, random_pose, to_soa};
+
+/// Largest relative component error against the f64 reference (rotations up to sign).
+const BLEND_TOLERANCE: f64 = 2e-6;
+
+fn layers<'a>(items: &[BlendLayer<'a>]) -> heapless::Vec<BlendLayer<'a>, 16> {
+    items.iter().copied().collect()
+}
+
+fn blend(
+    skeleton: &Skeleton<'_>,
+    normal: &[BlendLayer<'_>],
+    additive: &[BlendLayer<'_>],
+) -> Result<Vec<Transform>, Error> {
+    let mut out = vec![SoaTransform::IDENTITY; skeleton.num_soa_joints()];
+    BlendingJob {
+        skeleton,
+        layers: layers(normal),
+        additive: layers(additive),
+        threshold: DEFAULT_THRESHOLD,
+        output: &mut out,
+    }
+    .run()?;
+    let mut aos = vec![Transform::IDENTITY; skeleton.num_joints()];
+    unpack_soa(&out, &mut aos)?;
+    Ok(aos)
+}
+
+fn flat(t: &Transform) -> [f64; 10] {
+    let (p, q, s) = (t.translation, t.rotation, t.scale);
+    [p.x, p.y, p.z, q.x, q.y, q.z, q.w, s.x, s.y, s.z].map(f64::from)
+}
+
+fn max_error(got: &[Transform], expected: &[[f64; 10]]) -> f64 {
+    got.iter()
+        .zip(expected)
+        .map(|(t, e)| {
+            let v = flat(t);
+            let dot: f64 = (3..7).map(|i| v[i] * e[i]).sum();
+            let sign = if dot < 0.0 { -1.0 } else { 1.0 };
+            (0..10)
+                .map(|i| {
+                    let vi = if (3..7).contains(&i) { sign * v[i] } else { v[i] };
+                    (vi - e[i]).abs() / e[i].abs().max(1.0)
+                })
+                .fold(0.0, f64::max)
+        })
+        .fold(0.0, f64::max)
+}
+
+/// f64 reference of the normal-layer blend: weighted means, rotations summed sign-aligned with the running
+/// sum in layer order, the rest pose filling up to `threshold`, then normalized.
+/// A reference layer: pose, weight, optional per-joint mask.
+type Layer64 = (Vec<Transform>, f64, Option<Vec<f64>>);
+
+fn reference(rest: &[Transform], layers: &[Layer64], threshold: f64) -> Vec<[f64; 10]> {
+    (0..rest.len())
+        .map(|j| {
+            let mut acc = [0.0f64; 10];
+            let add = |acc: &mut [f64; 10], t: &Transform, w: f64| {
+                let v = flat(t);
+                let dot: f64 = (3..7).map(|i| acc[i] * v[i]).sum();
+                let sign = if dot < 0.0 { -1.0 } else { 1.0 };
+                for i in 0..10 {
+                    acc[i] += if (3..7).contains(&i) { sign * w * v[i] } else { w * v[i] };
+                }
+                w
+            };
+            let mut total = 0.0;
+            for (pose, weight, mask) in layers {
+                total += add(&mut acc, &pose[j], weight * mask.as_ref().map_or(1.0, |m| m[j]));
+            }
+            total += add(&mut acc, &rest[j], (threshold - total).max(0.0));
+            let len = (3..7).map(|i| acc[i] * acc[i]).sum::<f64>().sqrt();
+            std::array::from_fn(|i| if (3..7).contains(&i) { acc[i] / len } else { acc[i] / total })
+        })
+        .collect()
+}
+
+fn to_mask(values: &[f64]) -> Vec<F4> {
+    values.chunks(4).map(|c| F4::from_array(std::array::from_fn(|l| c.get(l).copied().unwrap_or(0.0) as f32))).collect()
+}
+
+#[test]
+fn blends_match_the_f64_reference() {
+    let mut rng = Rng::new(0xB1E0);
+    for &n in JOINT_COUNTS {
+        let parents = random_parents(&mut rng, n);
+        let rest = random_pose(&mut rng, n);
+        let rest_soa = to_soa(&rest);
+        let skeleton = Skeleton::new(&parents, &rest_soa, None).expect("skeleton");
+        for count in [1, 2, 4, 8] {
+            let poses: Vec<Vec<Transform>> = (0..count).map(|_| random_pose(&mut rng, n)).collect();
+            let soa: Vec<Vec<SoaTransform>> = poses.iter().map(|p| to_soa(p)).collect();
+            let masks: Vec<Option<Vec<f64>>> =
+                (0..count).map(|i| (i % 2 == 1).then(|| (0..n).map(|_| rng.unit() as f64).collect())).collect();
+            let mask_soa: Vec<Option<Vec<F4>>> = masks.iter().map(|m| m.as_ref().map(|m| to_mask(m))).collect();
+            // Weights from 0 (so the rest pose fills in for some joints) to 1.
+            let weights: Vec<f32> = (0..count).map(|i| if i == 0 { 0.05 } else { rng.unit() }).collect();
+            let items: Vec<BlendLayer<'_>> = (0..count)
+                .map(|i| BlendLayer { pose: &soa[i], weight: weights[i], joint_weights: mask_soa[i].as_deref() })
+                .collect();
+            let got = blend(&skeleton, &items, &[]).expect("blend");
+            let layers64: Vec<_> =
+                (0..count).map(|i| (poses[i].clone(), weights[i] as f64, masks[i].clone())).collect();
+            let err = max_error(&got, &reference(&rest, &layers64, DEFAULT_THRESHOLD as f64));
+            assert!(err <= BLEND_TOLERANCE, "{n} joints, {count} layers: {err:e}");
+            for t in &got {
+                assert!((t.rotation.length_squared() - 1.0).abs() < 1e-6, "unit quaternions out");
+            }
+        }
+    }
+}
+
+fn skeleton_fixture(n: usize, seed: u64) -> (Vec<i16>, Vec<Transform>, Vec<SoaTransform>) {
+    let mut rng = Rng::new(seed);
+    let parents = random_parents(&mut rng, n);
+    let rest = random_pose(&mut rng, n);
+    let soa = to_soa(&rest);
+    (parents, rest, soa)
+}
+
+#[test]
+fn full_weight_on_one_layer_gives_that_layer() {
+    let (parents, _, rest_soa) = skeleton_fixture(5, 1);
+    let skeleton = Skeleton::new(&parents, &rest_soa, None).expect("skeleton");
+    let mut rng = Rng::new(2);
+    let (a, b) = (random_pose(&mut rng, 5), random_pose(&mut rng, 5));
+    let (sa, sb) = (to_soa(&a), to_soa(&b));
+    for (wa, wb, expected) in [(1.0, 0.0, &a), (0.0, 1.0, &b)] {
+        let got = blend(
+            &skeleton,
+            &[
+                BlendLayer { pose: &sa, weight: wa, joint_weights: None },
+                BlendLayer { pose: &sb, weight: wb, joint_weights: None },
+            ],
+            &[],
+        )
+        .expect("blend");
+        let e: Vec<[f64; 10]> = expected.iter().map(flat).collect();
+        assert!(max_error(&got, &e) < 1e-6);
+    }
+}
+
+#[test]
+fn weights_summing_to_zero_give_the_rest_pose() {
+    let (parents, rest, rest_soa) = skeleton_fixture(7, 3);
+    let skeleton = Skeleton::new(&parents, &rest_soa, None).expect("skeleton");
+    let pose = to_soa(&random_pose(&mut Rng::new(4), 7));
+    let got = blend(&skeleton, &[BlendLayer { pose: &pose, weight: 0.0, joint_weights: None }], &[]).expect("blend");
+    let e: Vec<[f64; 10]> = rest.iter().map(flat).collect();
+    assert!(max_error(&got, &e) < 1e-6);
+}
+
+#[test]
+fn masked_lerp_takes_a_where_the_mask_is_one() {
+    let mut rng = Rng::new(5);
+    let (a, b) = (random_pose(&mut rng, 8), random_pose(&mut rng, 8));
+    let (sa, sb) = (to_soa(&a), to_soa(&b));
+    // First half all A, second half all B.
+    let mask = to_mask(&[1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0]);
+    let mut out = vec![SoaTransform::IDENTITY; 2];
+    masked_lerp(&sa, &sb, &mask, &mut out).expect("masked lerp");
+    let mut got = vec![Transform::IDENTITY; 8];
+    unpack_soa(&out, &mut got).expect("unpack");
+    let expected: Vec<[f64; 10]> = a[..4].iter().chain(&b[4..]).map(flat).collect();
+    assert!(max_error(&got, &expected) < 1e-6);
+    assert_eq!(
+        masked_lerp(&sa, &sb[..1], &mask, &mut out),
+        Err(Error::BufferLength { buffer: Buffer::LayerPose, expected: 2, actual: 1 })
+    );
+    let bad = to_mask(&[1.0, f32::NAN as f64, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+    assert_eq!(
+        masked_lerp(&sa, &sb, &bad, &mut out),
+        Err(Error::InvalidJointWeight { layer: 0, additive: false, joint: 1 })
+    );
+}
+
+#[test]
+fn additive_layers_apply_and_undo_deltas() {
+    let (parents, _, rest_soa) = skeleton_fixture(6, 6);
+    let skeleton = Skeleton::new(&parents, &rest_soa, None).expect("skeleton");
+    let mut rng = Rng::new(7);
+    let (base, target) = (random_pose(&mut rng, 6), random_pose(&mut rng, 6));
+    let (base_soa, target_soa) = (to_soa(&base), to_soa(&target));
+    let mut delta = vec![SoaTransform::IDENTITY; 2];
+    additive_delta(&base_soa, &target_soa, &mut delta).expect("delta");
+    let normal = [BlendLayer { pose: &base_soa, weight: 1.0, joint_weights: None }];
+    // Weight 1 on top of the reference gives the target.
+    let got =
+        blend(&skeleton, &normal, &[BlendLayer { pose: &delta, weight: 1.0, joint_weights: None }]).expect("blend");
+    assert!(max_error(&got, &target.iter().map(flat).collect::<Vec<_>>()) < 1e-5);
+    // +1 then −1 gives the base back; a delta of a pose from itself changes nothing.
+    let undo = [
+        BlendLayer { pose: &delta, weight: 1.0, joint_weights: None },
+        BlendLayer { pose: &delta, weight: -1.0, joint_weights: None },
+    ];
+    let got = blend(&skeleton, &normal, &undo).expect("blend");
+    assert!(max_error(&got, &base.iter().map(flat).collect::<Vec<_>>()) < 1e-5);
+    let mut identity = vec![SoaTransform::IDENTITY; 2];
+    additive_delta(&base_soa, &base_soa, &mut identity).expect("delta");
+    let got =
+        blend(&skeleton, &normal, &[BlendLayer { pose: &identity, weight: 0.7, joint_weights: None }]).expect("blend");
+    assert!(max_error(&got, &base.iter().map(flat).collect::<Vec<_>>()) < 1e-6);
+}
+
+#[test]
+fn subtree_masks_cover_a_joint_and_its_descendants() {
+    // 0 ─ 1 ─ 2, 0 ─ 3 ─ 4, 5 (second root)
+    let parents = [-1, 0, 1, 0, 3, -1];
+    let rest = to_soa(&[Transform::IDENTITY; 6]);
+    let skeleton = Skeleton::new(&parents, &rest, None).expect("skeleton");
+    let mut mask = vec![F4::ZERO; 2];
+    subtree_mask(&skeleton, 3, 0.5, &mut mask).expect("mask");
+    assert_eq!(mask[0].to_array(), [0.0, 0.0, 0.0, 0.5]);
+    assert_eq!(mask[1].to_array(), [0.5, 0.0, 0.0, 0.0]);
+    subtree_mask(&skeleton, 0, 1.0, &mut mask).expect("mask");
+    assert_eq!(mask[0].to_array(), [1.0; 4]);
+    assert_eq!(mask[1].to_array(), [1.0, 0.0, 0.0, 0.0]);
+    assert_eq!(subtree_mask(&skeleton, 6, 1.0, &mut mask), Err(Error::JointOutOfRange { joint: 6, num_joints: 6 }));
+    assert_eq!(
+        subtree_mask(&skeleton, 1, 1.0, &mut mask[..1]),
+        Err(Error::BufferLength { buffer: Buffer::JointWeights, expected: 2, actual: 1 })
+    );
+    assert_eq!(
+        subtree_mask(&skeleton, 1, -1.0, &mut mask),
+        Err(Error::InvalidJointWeight { layer: 0, additive: false, joint: 1 })
+    );
+}
+
+#[test]
+fn blending_job_errors() {
+    let (parents, _, rest_soa) = skeleton_fixture(5, 8);
+    let skeleton = Skeleton::new(&parents, &rest_soa, None).expect("skeleton");
+    let pose = to_soa(&random_pose(&mut Rng::new(9), 5));
+    let short = &pose[..1];
+    let ok = BlendLayer { pose: &pose, weight: 1.0, joint_weights: None };
+    let err = |normal: &[BlendLayer<'_>], additive: &[BlendLayer<'_>]| blend(&skeleton, normal, additive).err();
+    assert_eq!(err(&[], &[]), Some(Error::NoLayers));
+    for w in [f32::NAN, f32::INFINITY, -0.5] {
+        assert_eq!(
+            err(&[ok, BlendLayer { weight: w, ..ok }], &[]),
+            Some(Error::InvalidWeight { layer: 1, additive: false })
+        );
+    }
+    assert_eq!(
+        err(&[ok], &[BlendLayer { weight: f32::NAN, ..ok }]),
+        Some(Error::InvalidWeight { layer: 0, additive: true })
+    );
+    assert!(err(&[ok], &[BlendLayer { weight: -1.0, ..ok }]).is_none(), "negative additive weights subtract");
+    assert_eq!(
+        err(&[BlendLayer { pose: short, ..ok }], &[]),
+        Some(Error::BufferLength { buffer: Buffer::LayerPose, expected: 2, actual: 1 })
+    );
+    let mask = [F4::ONE];
+    assert_eq!(
+        err(&[BlendLayer { joint_weights: Some(&mask), ..ok }], &[]),
+        Some(Error::BufferLength { buffer: Buffer::JointWeights, expected: 2, actual: 1 })
+    );
+    let mask = [F4::ONE, F4::new(-1.0, 0.0, 0.0, 0.0)];
+    assert_eq!(
+        err(&[BlendLayer { joint_weights: Some(&mask), ..ok }], &[]),
+        Some(Error::InvalidJointWeight { layer: 0, additive: false, joint: 4 })
+    );
+    // Padding lanes (joints 5..8 of a 5-joint skeleton) are never read: garbage there is fine.
+    let mask = [F4::ONE, F4::new(1.0, f32::NAN, -1.0, f32::INFINITY)];
+    assert!(err(&[BlendLayer { joint_weights: Some(&mask), ..ok }], &[]).is_none());
+    let mut out = vec![SoaTransform::IDENTITY; 1];
+    let job = BlendingJob {
+        skeleton: &skeleton,
+        layers: layers(&[ok]),
+        additive: layers(&[]),
+        threshold: 0.1,
+        output: &mut out,
+    };
+    assert_eq!(job.validate(), Err(Error::BufferLength { buffer: Buffer::SoaPose, expected: 2, actual: 1 }));
+    let mut out = vec![SoaTransform::IDENTITY; 2];
+    let job = BlendingJob {
+        skeleton: &skeleton,
+        layers: layers(&[ok]),
+        additive: layers(&[]),
+        threshold: 0.0,
+        output: &mut out,
+    };
+    assert_eq!(job.validate(), Err(Error::InvalidWeight { layer: usize::MAX, additive: false }));
+}
