@@ -79,3 +79,22 @@ pub fn sample(clip: &AosClip, time: f32, out: &mut AosPose) {
         out.scale[j] = a.scale[j].lerp(b.scale[j], t);
     }
 }
+
+/// Weighted blend of AoS poses, one joint at a time: means of translation and scale, sign-aligned weighted sum
+/// of rotations normalized (what a user writes with glam). `masks[i]`, when present, scales layer `i` per joint.
+pub fn blend(layers: &[(&AosPose, f32, Option<&[f32]>)], out: &mut AosPose) {
+    for j in 0..out.translation.len() {
+        let (mut t, mut s, mut r, mut total) = (Vec3::ZERO, Vec3::ZERO, glam::Vec4::ZERO, 0.0);
+        for (pose, weight, mask) in layers {
+            let w = weight * mask.map_or(1.0, |m| m[j]);
+            t += pose.translation[j] * w;
+            s += pose.scale[j] * w;
+            let q = glam::Vec4::from(pose.rotation[j]);
+            r += if r.dot(q) < 0.0 { -q * w } else { q * w };
+            total += w;
+        }
+        out.translation[j] = t / total;
+        out.scale[j] = s / total;
+        out.rotation[j] = Quat::from_vec4(r.normalize());
+    }
+}
