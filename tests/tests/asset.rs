@@ -68,7 +68,7 @@ fn header_errors() {
     header(&mut b).num_joints = 0;
     assert_eq!(load_err(&b), Error::JointCount { count: 0, max: 1024 });
     // The same bytes at an address that is not 16-byte aligned.
-    let mut shifted = vec![0u8; good.bytes().len() + 16];
+    let mut shifted = vec![0u8; good.bytes().len() + 32];
     let base = shifted.as_ptr() as usize;
     let start = (16 - base % 16) % 16 + 4;
     shifted[start..start + good.bytes().len()].copy_from_slice(good.bytes());
