@@ -71,12 +71,22 @@ impl BlendingJob<'_> {
                 crate::error::check_len(Buffer::LayerPose, n, l.pose.len())?;
                 if let Some(mask) = l.joint_weights {
                     crate::error::check_len(Buffer::JointWeights, n, mask.len())?;
-                    // Padding lanes are never read, so only real joints are checked.
-                    let joint = (0..self.skeleton.num_joints()).find(|&j| {
-                        let v = mask[j / 4].to_array()[j % 4];
-                        !v.is_finite() || v < 0.0
-                    });
-                    if let Some(joint) = joint {
+                    // One lane-mask pass; padding lanes are never read, so they are left out.
+                    let num_joints = self.skeleton.num_joints();
+                    let real_lanes = match num_joints % 4 {
+                        0 => 0xf,
+                        r => (1u32 << r) - 1,
+                    };
+                    let bad = |m: &F4| m.non_finite_mask() | m.cmp_lt(F4::ZERO);
+                    let any_real_bad = mask[..n - 1].iter().fold(F4::ZERO, |acc, m| acc | bad(m))
+                        | (bad(&mask[n - 1]) & F4::lane_mask(real_lanes));
+                    if any_real_bad.any_set() {
+                        let joint = (0..num_joints)
+                            .find(|&j| {
+                                let v = mask[j / 4].to_array()[j % 4];
+                                !v.is_finite() || v < 0.0
+                            })
+                            .unwrap_or(0);
                         return Err(Error::InvalidJointWeight { layer, additive, joint });
                     }
                 }
@@ -99,7 +109,11 @@ impl BlendingJob<'_> {
             for l in &self.layers {
                 sum.add(&l.pose[g], weight_of(l));
             }
-            sum.add(&rest[g], (threshold - sum.total).max(F4::ZERO));
+            // Most blends carry enough weight everywhere: skip the rest pose unless a lane needs it.
+            let missing = threshold - sum.total;
+            if missing.cmp_gt(F4::ZERO).any_set() {
+                sum.add(&rest[g], missing.max(F4::ZERO));
+            }
             let mut blended = sum.mean();
             for l in &self.additive {
                 apply_additive(&mut blended, &l.pose[g], weight_of(l));
