@@ -98,16 +98,32 @@ impl BlendingJob<'_> {
     /// Writes the blend.
     pub fn run(&mut self) -> Result<(), Error> {
         self.validate()?;
+        // Common layer counts get their own copy of the loop, unrolled, so a lane group's weighted sums stay
+        // in registers across the layers instead of spilling to the stack.
+        let l = self.layers.clone();
+        match l.len() {
+            1 => self.blend_groups([l[0]]),
+            2 => self.blend_groups([l[0], l[1]]),
+            3 => self.blend_groups([l[0], l[1], l[2]]),
+            4 => self.blend_groups([l[0], l[1], l[2], l[3]]),
+            _ => self.blend_groups(l),
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn blend_groups<'l, L: AsRef<[BlendLayer<'l>]>>(&mut self, layers: L) {
+        let layers = layers.as_ref();
         let threshold = F4::splat(self.threshold);
         let rest = self.skeleton.rest_pose();
+        let weight_of = |l: &BlendLayer<'_>, g: usize| match l.joint_weights {
+            Some(mask) => mask[g] * F4::splat(l.weight),
+            None => F4::splat(l.weight),
+        };
         for (g, out) in self.output.iter_mut().enumerate() {
-            let weight_of = |l: &BlendLayer<'_>| match l.joint_weights {
-                Some(mask) => mask[g] * F4::splat(l.weight),
-                None => F4::splat(l.weight),
-            };
             let mut sum = WeightedSum::default();
-            for l in &self.layers {
-                sum.add(&l.pose[g], weight_of(l));
+            for l in layers {
+                sum.add(&l.pose[g], weight_of(l, g));
             }
             // Most blends carry enough weight everywhere: skip the rest pose unless a lane needs it.
             let missing = threshold - sum.total;
@@ -116,11 +132,10 @@ impl BlendingJob<'_> {
             }
             let mut blended = sum.mean();
             for l in &self.additive {
-                apply_additive(&mut blended, &l.pose[g], weight_of(l));
+                apply_additive(&mut blended, &l.pose[g], weight_of(l, g));
             }
             *out = blended;
         }
-        Ok(())
     }
 }
 
