@@ -121,7 +121,7 @@ impl BlendingJob<'_> {
             None => F4::splat(l.weight),
         };
         for (g, out) in self.output.iter_mut().enumerate() {
-            let mut sum = WeightedSum::default();
+            let mut sum: WeightedSum = bytemuck::Zeroable::zeroed();
             for l in layers {
                 sum.add(&l.pose[g], weight_of(l, g));
             }
@@ -139,32 +139,29 @@ impl BlendingJob<'_> {
     }
 }
 
-/// Running weighted sums of one lane group.
-#[derive(Default)]
+/// Running weighted sums of one lane group; starts all zero.
+#[derive(bytemuck::Zeroable)]
 struct WeightedSum {
-    translation: [F4; 3],
-    rotation: [F4; 4],
-    scale: [F4; 3],
+    translation: SoaVec3,
+    rotation: SoaQuat,
+    scale: SoaVec3,
     total: F4,
 }
 
 impl WeightedSum {
     #[inline(always)]
     fn add(&mut self, pose: &SoaTransform, w: F4) {
-        let (t, q, s) = (&pose.translation, &pose.rotation, &pose.scale);
-        for (acc, v) in self.translation.iter_mut().zip([t.x, t.y, t.z]) {
-            *acc = v.mul_add(w, *acc);
-        }
-        for (acc, v) in self.scale.iter_mut().zip([s.x, s.y, s.z]) {
-            *acc = v.mul_add(w, *acc);
-        }
+        self.translation = mul_add3(pose.translation, w, self.translation);
+        self.scale = mul_add3(pose.scale, w, self.scale);
         // Align with the running sum: the first contribution meets a zero sum and keeps its sign.
-        let [x, y, z, qw] = self.rotation;
-        let dot = x.mul_add(q.x, y * q.y) + z.mul_add(q.z, qw * q.w);
-        let aligned = F4::select(dot.cmp_lt(F4::ZERO), -w, w);
-        for (acc, v) in self.rotation.iter_mut().zip([q.x, q.y, q.z, q.w]) {
-            *acc = v.mul_add(aligned, *acc);
-        }
+        let (q, acc) = (&pose.rotation, &mut self.rotation);
+        let aligned = F4::select(acc.dot(*q).cmp_lt(F4::ZERO), -w, w);
+        *acc = SoaQuat {
+            x: q.x.mul_add(aligned, acc.x),
+            y: q.y.mul_add(aligned, acc.y),
+            z: q.z.mul_add(aligned, acc.z),
+            w: q.w.mul_add(aligned, acc.w),
+        };
         self.total = self.total + w;
     }
 
@@ -172,13 +169,11 @@ impl WeightedSum {
     #[inline(always)]
     fn mean(&self) -> SoaTransform {
         let inv = F4::ONE / self.total;
-        let [tx, ty, tz] = self.translation;
-        let [sx, sy, sz] = self.scale;
-        let [x, y, z, w] = self.rotation;
+        let per_weight = SoaVec3 { x: inv, y: inv, z: inv };
         SoaTransform {
-            translation: SoaVec3 { x: tx * inv, y: ty * inv, z: tz * inv },
-            rotation: SoaQuat { x, y, z, w }.normalize(),
-            scale: SoaVec3 { x: sx * inv, y: sy * inv, z: sz * inv },
+            translation: self.translation * per_weight,
+            rotation: self.rotation.normalize(),
+            scale: self.scale * per_weight,
         }
     }
 }

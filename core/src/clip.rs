@@ -309,7 +309,7 @@ impl<'a> Clip<'a> {
             }
         }
 
-        let clip = Clip { num_joints, sample_rate, num_frames, constants, track_joints, num_tracks, keys };
+        let clip = Clip::from_validated(parts);
         let frame_len = clip.frame_len();
         let stored = match keys {
             Keys::F32(values) => values.len(),
@@ -342,12 +342,11 @@ impl<'a> Clip<'a> {
                 for (index, r) in ranges.iter().enumerate() {
                     check_values(Buffer::QuantRanges, index, &r.min)?;
                     check_values(Buffer::QuantRanges, index, &r.step)?;
-                    // The largest decoded value must stay finite too.
-                    let max = r.min.iter().zip(&r.step).map(|(m, s)| m + s * u16::MAX as f32);
                     if r.step.iter().any(|s| *s < 0.0) {
                         return Err(Error::Subnormal { buffer: Buffer::QuantRanges, index });
                     }
-                    if max.into_iter().any(|v| !v.is_finite()) {
+                    // The largest decoded value must stay finite too.
+                    if r.min.iter().zip(&r.step).any(|(m, s)| !(m + s * u16::MAX as f32).is_finite()) {
                         return Err(Error::NonFinite { buffer: Buffer::QuantRanges, index });
                     }
                 }

@@ -138,7 +138,6 @@ impl<'a> SamplingContext<'a> {
         let frame_len = clip.frame_len();
         let start = frame as usize * frame_len;
         let [nt, nr, _] = clip.num_tracks();
-        let joints = clip.track_joints();
         match clip.keys() {
             Keys::F32(values) => {
                 let values = &values[start..start + frame_len];
@@ -153,11 +152,14 @@ impl<'a> SamplingContext<'a> {
                 let (t, rest) = keys.split_at(3 * nt);
                 let (r, s) = rest.split_at(3 * nr);
                 let floats: &mut [f32] = bytemuck::cast_slice_mut(pose);
-                for ((&joint, key), range) in joints[..nt].iter().zip(t.chunks_exact(3)).zip(ranges) {
-                    write_lanes(floats, joint, Channel::Translation, &dequantize(range, key)[..3]);
-                }
-                for ((&joint, key), range) in joints[nt + nr..].iter().zip(s.chunks_exact(3)).zip(&ranges[nt..]) {
-                    write_lanes(floats, joint, Channel::Scale, &dequantize(range, key)[..3]);
+                // Ranges: one per translation track, then one per scale track.
+                let (t_ranges, s_ranges) = ranges.split_at(nt);
+                for (channel, keys, ranges) in [(Channel::Translation, t, t_ranges), (Channel::Scale, s, s_ranges)] {
+                    for ((&joint, key), range) in
+                        clip.animated_joints(channel).iter().zip(keys.chunks_exact(3)).zip(ranges)
+                    {
+                        write_lanes(floats, joint, channel, &dequantize(range, key)[..3]);
+                    }
                 }
                 scatter_quantized_rotations(pose, clip.animated_joints(Channel::Rotation), r);
             }
