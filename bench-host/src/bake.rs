@@ -172,53 +172,43 @@ fn bake_clip(skeleton: &RawSkeleton, clip: &RawClip, format: KeyFormat) -> Resul
         let mut range = 0;
         for channel in Channel::ALL {
             let joints = &animated[channel as usize];
-            if format == KeyFormat::F32 {
-                push_f32_keys(&mut baked.keys_f32, fr, channel, joints);
-                continue;
-            }
-            if channel == Channel::Rotation {
-                push_quantized_rotations(&mut baked.keys_u16, fr, joints);
-                continue;
-            }
-            for &joint in joints {
-                let v = channel_value(&fr[joint as usize], channel);
-                let r = &baked.ranges[range];
-                range += 1;
-                baked.keys_u16.extend((0..3).map(|c| {
-                    if r.step[c] == 0.0 {
-                        0
-                    } else {
-                        ((v[c] - r.min[c]) / r.step[c]).round().clamp(0.0, u16::MAX as f32) as u16
+            let value = |j: usize| channel_value(&fr[j], channel).map(flush);
+            match (format, channel) {
+                (KeyFormat::F32, Channel::Rotation) => push_keys(&mut baked.keys_f32, joints, value),
+                (KeyFormat::F32, _) => push_keys(&mut baked.keys_f32, joints, |j| {
+                    let [x, y, z, _] = value(j);
+                    [x, y, z]
+                }),
+                (KeyFormat::Quantized, Channel::Rotation) => {
+                    push_keys(&mut baked.keys_u16, joints, |j| encode_rotation(value(j)))
+                }
+                (KeyFormat::Quantized, _) => {
+                    for &joint in joints {
+                        let v = value(joint as usize);
+                        let r = &baked.ranges[range];
+                        range += 1;
+                        baked.keys_u16.extend((0..3).map(|c| {
+                            if r.step[c] == 0.0 {
+                                0
+                            } else {
+                                ((v[c] - r.min[c]) / r.step[c]).round().clamp(0.0, u16::MAX as f32) as u16
+                            }
+                        }));
                     }
-                }));
+                }
             }
         }
     }
     Ok(baked)
 }
 
-/// Appends one frame's `f32` keys of `channel`: track after track, except runs filling a lane group
-/// (`sinew::clip::track_runs`), which go component-major.
-fn push_f32_keys(keys: &mut Vec<f32>, frame: &[Transform], channel: Channel, joints: &[u16]) {
+/// Appends one frame's keys of the tracks `joints`, `key(joint)` giving a track's `N` stored elements: track
+/// after track, except runs filling a lane group (`sinew::clip::track_runs`), which go component-major.
+fn push_keys<T: Copy, const N: usize>(keys: &mut Vec<T>, joints: &[u16], key: impl Fn(usize) -> [T; N]) {
     for (k, run) in sinew::clip::track_runs(joints) {
-        let values: Vec<[f32; 4]> =
-            joints[k..k + run].iter().map(|&j| channel_value(&frame[j as usize], channel)).collect();
-        for c in 0..channel.f32_components() {
-            keys.extend(values.iter().map(|v| flush(v[c])));
-        }
-    }
-}
-
-/// Appends one frame's smallest-three rotation keys: track after track, except runs filling a lane group,
-/// which go component-major.
-fn push_quantized_rotations(keys: &mut Vec<u16>, frame: &[Transform], joints: &[u16]) {
-    for (k, run) in sinew::clip::track_runs(joints) {
-        let encoded: Vec<[u16; 3]> = joints[k..k + run]
-            .iter()
-            .map(|&j| encode_rotation(channel_value(&frame[j as usize], Channel::Rotation)))
-            .collect();
-        for c in 0..3 {
-            keys.extend(encoded.iter().map(|e| e[c]));
+        let values: Vec<[T; N]> = joints[k..k + run].iter().map(|&j| key(j as usize)).collect();
+        for c in 0..N {
+            keys.extend(values.iter().map(|v| v[c]));
         }
     }
 }

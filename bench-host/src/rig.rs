@@ -271,7 +271,7 @@ pub fn inverse_bind_of_rest(parents: &[i16], rest: &[Transform]) -> Vec<Mat3x4> 
             let mut inv = Mat4 { cols: m.inverse().to_cols_array_2d() };
             // An inverse of an affine matrix is affine; pin the last row against rounding.
             (inv.cols[0][3], inv.cols[1][3], inv.cols[2][3], inv.cols[3][3]) = (0.0, 0.0, 0.0, 1.0);
-            Mat3x4::from_affine(&inv).unwrap_or(Mat3x4::IDENTITY)
+            Mat3x4::from_affine(&inv).expect("last row pinned above")
         })
         .collect()
 }
