@@ -98,3 +98,26 @@ pub fn blend(layers: &[(&AosPose, f32, Option<&[f32]>)], out: &mut AosPose) {
         out.rotation[j] = Quat::from_vec4(r.normalize());
     }
 }
+
+/// Linear blend skinning one vertex at a time, as ozz's reference and most engines' CPU paths do: blend the
+/// influences' matrices, then transform the position (and the normal, by the same matrix). `influences` is
+/// `(count, joints, weights)`, `count` entries per vertex.
+pub fn skin_vertices(
+    palette: &[Mat4],
+    (count, joints, weights): (usize, &[u16], &[f32]),
+    positions: &[Vec3],
+    normals: Option<&[Vec3]>,
+    out_positions: &mut [Vec3],
+    out_normals: &mut [Vec3],
+) {
+    for (v, (js, ws)) in joints.chunks_exact(count).zip(weights.chunks_exact(count)).enumerate() {
+        let mut m = palette[js[0] as usize] * ws[0];
+        for k in 1..count {
+            m += palette[js[k] as usize] * ws[k];
+        }
+        out_positions[v] = m.transform_point3(positions[v]);
+        if let Some(normals) = normals {
+            out_normals[v] = m.transform_vector3(normals[v]);
+        }
+    }
+}

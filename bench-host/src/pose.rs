@@ -111,23 +111,23 @@ impl GltfPoser {
             let runtime_skin = sinew::Skin::new(n, &s.remap, &s.inverse_bind).map_err(|e| e.to_string())?;
             let mut palette = vec![Mat4::IDENTITY; s.remap.len()];
             runtime_skin.palette(&model, &mut palette).map_err(|e| e.to_string())?;
-            let vertices: Vec<[f32; 3]> = mesh
-                .positions
-                .iter()
-                .zip(&mesh.joints)
-                .zip(&mesh.weights)
-                .map(|((p, joints), weights)| {
-                    let p = sinew::math::Vec3::new(p[0], p[1], p[2]);
-                    let mut acc = [0.0f32; 3];
-                    for (&j, &w) in joints.iter().zip(weights) {
-                        let q = palette[j as usize].transform_point(p);
-                        acc[0] += w * q.x;
-                        acc[1] += w * q.y;
-                        acc[2] += w * q.z;
-                    }
-                    acc
-                })
-                .collect();
+            let influences =
+                sinew::Influences::new(4, bytemuck::cast_slice(&mesh.joints), bytemuck::cast_slice(&mesh.weights))
+                    .map_err(|e| e.to_string())?;
+            let layout = sinew::vertex_skinning::VertexLayout::POSITIONS;
+            let mut skinned = vec![[0.0f32; 3]; mesh.positions.len()];
+            sinew::VertexSkinningJob {
+                palette: &palette,
+                influences: &influences,
+                normal_mode: sinew::vertex_skinning::NormalMode::Rigid,
+                input: bytemuck::cast_slice(&mesh.positions),
+                input_layout: layout,
+                output: bytemuck::cast_slice_mut(&mut skinned),
+                output_layout: layout,
+            }
+            .run()
+            .map_err(|e| e.to_string())?;
+            let vertices = skinned;
             out["vertices"] = serde_json::json!(vertices);
         }
         Ok(out)

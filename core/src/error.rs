@@ -1,5 +1,6 @@
 //! The one error type of the runtime. Every kernel returns it instead of panicking on caller data.
 
+use crate::vertex_skinning::AttributeKind;
 use core::fmt;
 
 /// Which caller buffer an error is about.
@@ -44,6 +45,14 @@ pub enum Buffer {
     LayerPose,
     /// Per-joint weights (a bone mask), SoA.
     JointWeights,
+    /// The vertex buffer read by vertex skinning.
+    VertexInput,
+    /// The vertex buffer written by vertex skinning.
+    VertexOutput,
+    /// An influence table's joint indices.
+    InfluenceJoints,
+    /// An influence table's weights.
+    InfluenceWeights,
 }
 
 /// What was wrong. Indices are joint indices (skeleton order) unless the variant says otherwise.
@@ -102,6 +111,20 @@ pub enum Error {
     InvalidWeight { layer: usize, additive: bool },
     /// A bone mask entry for `joint` is NaN, infinite or negative.
     InvalidJointWeight { layer: usize, additive: bool, joint: usize },
+    /// An influence table needs at least one influence per vertex.
+    InfluenceCount { count: usize },
+    /// A skin weight of `vertex` is NaN, infinite or negative.
+    InvalidInfluenceWeight { vertex: usize },
+    /// `vertex` is influenced by `joint`, but the palette has only `palette_len` matrices.
+    InfluenceOutOfRange { vertex: usize, joint: u16, palette_len: usize },
+    /// An attribute is in the input layout but not the output one, or the other way round.
+    AttributeMismatch { attribute: AttributeKind },
+    /// An attribute's stride is below its element size `min`.
+    Stride { buffer: Buffer, attribute: AttributeKind, stride: usize, min: usize },
+    /// An attribute's last element ends at `needed` (`None`: the end overflows), past the buffer's `len`.
+    VertexBufferTooShort { buffer: Buffer, attribute: AttributeKind, needed: Option<usize>, len: usize },
+    /// Two output attributes would write the same bytes.
+    AttributeOverlap { first: AttributeKind, second: AttributeKind },
 }
 
 /// A region of an asset blob (see `asset`).
@@ -195,6 +218,26 @@ impl fmt::Display for Error {
                     f,
                     "bone mask of layer {layer} (additive: {additive}) is NaN, infinite or negative at joint {joint}"
                 )
+            }
+            Error::InfluenceCount { count } => write!(f, "influence table has {count} influences per vertex"),
+            Error::InvalidInfluenceWeight { vertex } => {
+                write!(f, "vertex {vertex} has a NaN, infinite or negative skin weight")
+            }
+            Error::InfluenceOutOfRange { vertex, joint, palette_len } => {
+                write!(f, "vertex {vertex} is influenced by joint {joint}; the palette has {palette_len}")
+            }
+            Error::AttributeMismatch { attribute } => {
+                write!(f, "{attribute:?} is in only one of the input and output vertex layouts")
+            }
+            Error::Stride { buffer, attribute, stride, min } => {
+                write!(f, "{buffer:?} {attribute:?} stride is {stride} bytes; an element takes {min}")
+            }
+            Error::VertexBufferTooShort { buffer, attribute, needed, len } => match needed {
+                Some(end) => write!(f, "{buffer:?} {attribute:?} needs {end} bytes; the buffer has {len}"),
+                None => write!(f, "{buffer:?} {attribute:?} extent overflows usize"),
+            },
+            Error::AttributeOverlap { first, second } => {
+                write!(f, "output attributes {first:?} and {second:?} overlap")
             }
         }
     }

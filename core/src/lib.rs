@@ -8,8 +8,9 @@
 //!               └─ motion (root motion, correction, warping) runs beside the pose
 //! ```
 //!
-//! Stages present today: [`local_to_model`] and [`skinning`], over the [`math`] types, a validated
-//! [`skeleton`], and caller-owned memory from an [`arena`]. Sampling, blending, inertialization and IK follow.
+//! Stages present today: [`sampling`] of baked [`clip`]s (loaded zero-copy from an [`asset`] blob),
+//! [`blending`], [`local_to_model`], [`skinning`] matrices and CPU [`vertex_skinning`], over the [`math`]
+//! types, a validated [`skeleton`], and caller-owned memory from an [`arena`]. Inertialization and IK follow.
 //!
 //! Ground rules (see `docs/conventions.md`):
 //! - No allocation: every buffer is the caller's (an [`Arena`] carves them); stateful parts say their
@@ -89,6 +90,7 @@ pub mod math;
 pub mod sampling;
 pub mod skeleton;
 pub mod skinning;
+pub mod vertex_skinning;
 
 pub use arena::{Arena, Checkpoint};
 pub use asset::Asset;
@@ -99,3 +101,4 @@ pub use local_to_model::LocalToModelJob;
 pub use sampling::{Playback, SamplingContext, SamplingJob};
 pub use skeleton::Skeleton;
 pub use skinning::Skin;
+pub use vertex_skinning::{Influences, VertexSkinningJob};

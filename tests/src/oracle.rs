@@ -97,3 +97,36 @@ pub fn rotate(q: Quat, v: [f64; 3]) -> [f64; 3] {
     let r = rotation(q);
     [0, 1, 2].map(|row| r[row][0] * v[0] + r[row][1] * v[1] + r[row][2] * v[2])
 }
+
+/// The 3×3 inverse by Gauss-Jordan elimination with partial pivoting, and the determinant as the signed product
+/// of the pivots; `None` when a pivot vanishes. `m[r][c]`.
+pub fn inverse3(m: [[f64; 3]; 3]) -> Option<([[f64; 3]; 3], f64)> {
+    let mut a = m;
+    let mut inv = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+    let mut det = 1.0;
+    for col in 0..3 {
+        let pivot = (col..3).max_by(|&x, &y| a[x][col].abs().total_cmp(&a[y][col].abs()))?;
+        if a[pivot][col] == 0.0 {
+            return None;
+        }
+        if pivot != col {
+            a.swap(pivot, col);
+            inv.swap(pivot, col);
+            det = -det;
+        }
+        let p = a[col][col];
+        det *= p;
+        for c in 0..3 {
+            a[col][c] /= p;
+            inv[col][c] /= p;
+        }
+        for r in (0..3).filter(|&r| r != col) {
+            let f = a[r][col];
+            for c in 0..3 {
+                a[r][c] -= f * a[col][c];
+                inv[r][c] -= f * inv[col][c];
+            }
+        }
+    }
+    Some((inv, det))
+}

@@ -24,7 +24,7 @@ const STEPS: &[Step] = &[
     ("test-aarch64", "the tests for aarch64-unknown-linux-gnu under qemu-user", test_aarch64),
     (
         "miri",
-        "arena, skeleton, math, local-to-model, skinning, sampling, asset and blending tests under Miri (scalar build)",
+        "arena, skeleton, math, local-to-model, skinning, sampling, asset, blending and vertex-skinning tests under Miri (scalar build)",
         miri,
     ),
 ];
@@ -274,7 +274,9 @@ fn miri() -> Result<(), String> {
         "--target-dir",
         "target/miri",
     ]);
-    for test in ["arena", "skeleton", "math", "local_to_model", "skinning", "sampling", "asset", "blending"] {
+    for test in
+        ["arena", "skeleton", "math", "local_to_model", "skinning", "sampling", "asset", "blending", "vertex_skinning"]
+    {
         c.args(["--test", test]);
     }
     run(c)

@@ -1,0 +1,464 @@
+//! CPU vertex skinning: linear blend skinning of positions, normals and tangents by a `Mat4` palette.
+//!
+//! Each vertex blends its influences' matrices, `M = sum_k w_k * palette[j_k]`, then transforms its
+//! attributes by `M`. Blending the matrix first (48 multiply-adds for four influences) costs less than
+//! transforming the vertex by each matrix and blending the results.
+//!
+//! Layout: vertex attributes live in byte buffers (`&[u8]` in, `&mut [u8]` out) at any byte offset and stride,
+//! so interleaved engine vertex buffers and packed arrays both work, and several attributes may share one
+//! buffer. Positions and normals are three native-endian `f32`; tangents are four (`xyz`, then the handedness
+//! `w`, copied unchanged, as glTF stores them). No alignment is required. Influences are packed: vertex `v`
+//! reads `joints[v * count + k]` and `weights[v * count + k]`, `k < count`.
+//!
+//! Space: the palette maps bind-pose model space to current model space (see [`crate::skinning`]); inputs are
+//! bind-pose mesh attributes, outputs current model-space attributes.
+//!
+//! Normals: [`NormalMode::Rigid`] transforms normals by the blended matrix itself, which is right when every
+//! palette matrix is a rotation with uniform scale. [`NormalMode::InverseTranspose`] transforms them by the
+//! blended matrix's cofactor with the sign of its determinant, `sign(det M) * cof(M) = |det M| * M^-T`: the
+//! inverse-transpose direction, exact under non-uniform scale and shear, with no division, so a zero-scale
+//! joint gives a zero normal instead of NaN. [`NormalMode::for_palette`] picks between them. Neither mode
+//! renormalizes: rigid normals scale with the joints' uniform scale, inverse-transpose normals by `|det M|`.
+//! Tangents always use the blended matrix (they lie in the surface).
+//!
+//! Weights are used as given (importers normalize them to sum 1); a vertex whose weights sum to `s` comes
+//! out scaled by `s` about the origin.
+//!
+//! Errors: layouts, lengths and index ranges are checked in `run` before anything is written (the influence
+//! table's checks happen once, in [`Influences::new`]); non-finite results are caught by a fused check on the
+//! output, whose `Err` names the first such vertex (the output may then be partly written).
+//!
+//! Precision: each output component is at most 4 × count + 3 multiply-adds of the inputs, no estimates.
+
+use crate::math::{F4, Mat4};
+use crate::{Buffer, Error};
+
+/// Bytes of a position or normal: three `f32`.
+pub const VEC3_BYTES: usize = 12;
+/// Bytes of a tangent: four `f32` (`w` is the bitangent sign).
+pub const TANGENT_BYTES: usize = 16;
+
+/// Which vertex attribute an error is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AttributeKind {
+    Position,
+    Normal,
+    Tangent,
+}
+
+impl AttributeKind {
+    /// Bytes of one element.
+    pub const fn bytes(self) -> usize {
+        match self {
+            AttributeKind::Position | AttributeKind::Normal => VEC3_BYTES,
+            AttributeKind::Tangent => TANGENT_BYTES,
+        }
+    }
+}
+
+/// Where one attribute lives in a byte buffer: vertex `v` starts at `offset + v * stride`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Attribute {
+    pub offset: usize,
+    pub stride: usize,
+}
+
+impl Attribute {
+    /// An attribute at `offset`, vertices `stride` bytes apart.
+    pub const fn new(offset: usize, stride: usize) -> Attribute {
+        Attribute { offset, stride }
+    }
+}
+
+/// The attributes of one vertex buffer. Positions are required; normals and tangents are skinned when present
+/// in both the input and the output layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VertexLayout {
+    pub position: Attribute,
+    pub normal: Option<Attribute>,
+    pub tangent: Option<Attribute>,
+}
+
+impl VertexLayout {
+    /// Positions only, packed (`stride` 12) from byte 0.
+    pub const POSITIONS: VertexLayout =
+        VertexLayout { position: Attribute::new(0, VEC3_BYTES), normal: None, tangent: None };
+
+    /// Interleaved position then normal (24-byte vertices).
+    pub const POSITIONS_NORMALS: VertexLayout = VertexLayout {
+        position: Attribute::new(0, 2 * VEC3_BYTES),
+        normal: Some(Attribute::new(VEC3_BYTES, 2 * VEC3_BYTES)),
+        tangent: None,
+    };
+
+    fn attributes(&self) -> [(AttributeKind, Option<Attribute>); 3] {
+        [
+            (AttributeKind::Position, Some(self.position)),
+            (AttributeKind::Normal, self.normal),
+            (AttributeKind::Tangent, self.tangent),
+        ]
+    }
+}
+
+/// How normals are transformed (see the module documentation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NormalMode {
+    /// By the blended matrix: for palettes of rotations with uniform scale.
+    Rigid,
+    /// By `sign(det M) * cof(M)`, the inverse-transpose direction: for any palette.
+    InverseTranspose,
+}
+
+impl NormalMode {
+    /// Relative tolerance of [`NormalMode::for_palette`]'s test for rotation with uniform scale.
+    pub const RIGID_TOLERANCE: f32 = 1e-4;
+
+    /// `Rigid` when every matrix's upper 3×3 has orthogonal columns of equal length (within
+    /// `RIGID_TOLERANCE` of the squared column length), else `InverseTranspose`. Run it when a palette's
+    /// kind of scale changes, not per frame: it reads every matrix.
+    pub fn for_palette(palette: &[Mat4]) -> NormalMode {
+        let rigid = |m: &Mat4| {
+            let c = |i: usize| Vec3f::from(&m.cols[i]);
+            let (a, b, d) = (c(0), c(1), c(2));
+            let len_sq = a.dot(a);
+            let tol = NormalMode::RIGID_TOLERANCE * len_sq;
+            (b.dot(b) - len_sq).abs() <= tol
+                && (d.dot(d) - len_sq).abs() <= tol
+                && a.dot(b).abs() <= tol
+                && a.dot(d).abs() <= tol
+                && b.dot(d).abs() <= tol
+        };
+        if palette.iter().all(rigid) { NormalMode::Rigid } else { NormalMode::InverseTranspose }
+    }
+}
+
+/// Three scalars for the palette test above (the kernels work in `F4`).
+#[derive(Clone, Copy)]
+struct Vec3f([f32; 3]);
+
+impl Vec3f {
+    fn from(col: &[f32; 4]) -> Vec3f {
+        Vec3f([col[0], col[1], col[2]])
+    }
+    fn dot(self, o: Vec3f) -> f32 {
+        self.0[0] * o.0[0] + self.0[1] * o.0[1] + self.0[2] * o.0[2]
+    }
+}
+
+/// A validated influence table: `count` joint indices and weights per vertex, packed.
+#[derive(Clone, Copy, Debug)]
+pub struct Influences<'a> {
+    count: usize,
+    joints: &'a [u16],
+    weights: &'a [f32],
+    max_joint: u16,
+}
+
+impl<'a> Influences<'a> {
+    /// Checks the table once, at load time.
+    ///
+    /// Errors: `InfluenceCount` when `count` is 0; `BufferLength` (`InfluenceWeights`) unless both slices
+    /// have the same length, (`InfluenceJoints`) unless it is a multiple of `count`; `InvalidInfluenceWeight`
+    /// for the first vertex with a NaN, infinite or negative weight.
+    pub fn new(count: usize, joints: &'a [u16], weights: &'a [f32]) -> Result<Influences<'a>, Error> {
+        if count == 0 {
+            return Err(Error::InfluenceCount { count });
+        }
+        crate::error::check_len(Buffer::InfluenceWeights, joints.len(), weights.len())?;
+        let whole = joints.len() / count * count;
+        crate::error::check_len(Buffer::InfluenceJoints, whole, joints.len())?;
+        if let Some(i) = weights.iter().position(|w| !(w.is_finite() && *w >= 0.0)) {
+            return Err(Error::InvalidInfluenceWeight { vertex: i / count });
+        }
+        let max_joint = joints.iter().copied().max().unwrap_or(0);
+        Ok(Influences { count, joints, weights, max_joint })
+    }
+
+    /// Influences per vertex.
+    #[inline]
+    pub fn count(&self) -> usize {
+        self.count
+    }
+
+    #[inline]
+    pub fn num_vertices(&self) -> usize {
+        self.joints.len() / self.count
+    }
+
+    /// The largest joint index: a palette needs more entries than this.
+    #[inline]
+    pub fn max_joint(&self) -> u16 {
+        self.max_joint
+    }
+}
+
+/// Skins every vertex of `influences` from `input` into `output`.
+#[derive(Debug)]
+pub struct VertexSkinningJob<'a> {
+    /// Skinning matrices (see [`crate::Skin::palette`]), indexed by the influence joint indices.
+    pub palette: &'a [Mat4],
+    pub influences: &'a Influences<'a>,
+    pub normal_mode: NormalMode,
+    pub input: &'a [u8],
+    pub input_layout: VertexLayout,
+    pub output: &'a mut [u8],
+    pub output_layout: VertexLayout,
+}
+
+impl VertexSkinningJob<'_> {
+    /// Checks everything `run` relies on; writes nothing.
+    ///
+    /// Errors: `InfluenceOutOfRange` (first vertex reading a joint `>= palette.len()`); `AttributeMismatch`
+    /// when normals or tangents are in one layout but not the other; `Stride` for a stride below the element
+    /// size; `VertexBufferTooShort` when an attribute's last vertex ends past its buffer; `AttributeOverlap`
+    /// when two output attributes would write the same bytes.
+    pub fn validate(&self) -> Result<(), Error> {
+        let n = self.influences.num_vertices();
+        if n > 0 && self.influences.max_joint as usize >= self.palette.len() {
+            return Err(self.first_out_of_range());
+        }
+        let pairs = self.input_layout.attributes().into_iter().zip(self.output_layout.attributes());
+        for ((kind, input), (_, output)) in pairs {
+            match (input, output) {
+                (Some(i), Some(o)) => {
+                    check_attribute(Buffer::VertexInput, kind, i, n, self.input.len())?;
+                    check_attribute(Buffer::VertexOutput, kind, o, n, self.output.len())?;
+                }
+                (None, None) => {}
+                _ => return Err(Error::AttributeMismatch { attribute: kind }),
+            }
+        }
+        let written = self.output_layout.attributes();
+        for (a, (kind_a, attr_a)) in written.iter().enumerate() {
+            for (kind_b, attr_b) in &written[a + 1..] {
+                if let (Some(x), Some(y)) = (attr_a, attr_b)
+                    && overlap(*x, kind_a.bytes(), *y, kind_b.bytes(), n)
+                {
+                    return Err(Error::AttributeOverlap { first: *kind_a, second: *kind_b });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    #[cold]
+    fn first_out_of_range(&self) -> Error {
+        let count = self.influences.count;
+        let palette_len = self.palette.len();
+        let (i, &joint) = self
+            .influences
+            .joints
+            .iter()
+            .enumerate()
+            .find(|&(_, &j)| j as usize >= palette_len)
+            .unwrap_or((0, &self.influences.max_joint));
+        Error::InfluenceOutOfRange { vertex: i / count, joint, palette_len }
+    }
+
+    /// Validates, then skins. Influence counts 1 to 4 run unrolled loops; larger counts a general one.
+    ///
+    /// Errors: as [`VertexSkinningJob::validate`]; `NonFinite` (`VertexOutput`, vertex) for the first vertex
+    /// whose output holds NaN or infinity.
+    pub fn run(&mut self) -> Result<(), Error> {
+        self.validate()?;
+        let streams = Streams::new(self);
+        let (palette, influences, mode) = (self.palette, self.influences, self.normal_mode);
+        let sum = match influences.count {
+            1 => skin::<1>(palette, influences, mode, &streams),
+            2 => skin::<2>(palette, influences, mode, &streams),
+            3 => skin::<3>(palette, influences, mode, &streams),
+            4 => skin::<4>(palette, influences, mode, &streams),
+            _ => skin::<0>(palette, influences, mode, &streams),
+        };
+        if sum.non_finite_mask().any_set() { self.first_non_finite(&streams) } else { Ok(()) }
+    }
+
+    #[cold]
+    fn first_non_finite(&self, streams: &Streams) -> Result<(), Error> {
+        for v in 0..self.influences.num_vertices() {
+            for attr in streams.outputs() {
+                let bytes = &self.output[attr.offset + v * attr.stride..][..VEC3_BYTES];
+                if bytes.chunks_exact(4).any(|c| !f32::from_ne_bytes([c[0], c[1], c[2], c[3]]).is_finite()) {
+                    return Err(Error::NonFinite { buffer: Buffer::VertexOutput, index: v });
+                }
+            }
+        }
+        // The fused sum overflowed on finite outputs: they are what the inputs give.
+        Ok(())
+    }
+}
+
+/// `Stride` below the element size, or `VertexBufferTooShort` past the buffer's end (checked arithmetic).
+fn check_attribute(buffer: Buffer, kind: AttributeKind, a: Attribute, n: usize, len: usize) -> Result<(), Error> {
+    let bytes = kind.bytes();
+    if a.stride < bytes {
+        return Err(Error::Stride { buffer, attribute: kind, stride: a.stride, min: bytes });
+    }
+    if n == 0 {
+        return Ok(());
+    }
+    let end = (n - 1).checked_mul(a.stride).and_then(|s| s.checked_add(a.offset)).and_then(|s| s.checked_add(bytes));
+    match end {
+        Some(end) if end <= len => Ok(()),
+        _ => Err(Error::VertexBufferTooShort { buffer, attribute: kind, needed: end, len }),
+    }
+}
+
+/// Whether two attributes of `n` vertices share a byte. With equal strides (interleaved attributes) this is
+/// exact; with different strides the attributes' whole spans must be disjoint.
+fn overlap(a: Attribute, a_bytes: usize, b: Attribute, b_bytes: usize, n: usize) -> bool {
+    if n == 0 {
+        return false;
+    }
+    if a.stride == b.stride {
+        // Element i of `a` and element j of `b` intersect when -b_bytes < diff + m * stride < a_bytes with
+        // m = j - i in -(n-1)..=n-1: take the smallest m above the lower bound and test the upper one.
+        let (s, n) = (a.stride as i128, n as i128);
+        let diff = b.offset as i128 - a.offset as i128;
+        let m = ((-(b_bytes as i128) - diff).div_euclid(s) + 1).max(1 - n);
+        return m < n && diff + m * s < a_bytes as i128;
+    }
+    // Spans end within the buffers `check_attribute` accepted, so these sums do not overflow.
+    let end = |x: Attribute, bytes: usize| x.offset + (n - 1) * x.stride + bytes;
+    a.offset < end(b, b_bytes) && b.offset < end(a, a_bytes)
+}
+
+/// Raw pointers and strides of the validated attributes, read in the hot loop without bounds checks.
+struct Streams {
+    src: [*const u8; 3],
+    dst: [*mut u8; 3],
+    src_stride: [usize; 3],
+    dst_stride: [usize; 3],
+    has_normal: bool,
+    has_tangent: bool,
+    output: [Option<Attribute>; 3],
+}
+
+impl Streams {
+    fn new(job: &mut VertexSkinningJob) -> Streams {
+        let (i, o) = (job.input_layout, job.output_layout);
+        let in_attr = [Some(i.position), i.normal, i.tangent];
+        let out_attr = [Some(o.position), o.normal, o.tangent];
+        let base_in = job.input.as_ptr();
+        let base_out = job.output.as_mut_ptr();
+        // Absent attributes keep the position's pointer; the kernels never read or write them.
+        let pick = |a: Option<Attribute>| a.unwrap_or(i.position);
+        let pick_out = |a: Option<Attribute>| a.unwrap_or(o.position);
+        Streams {
+            src: in_attr.map(|a| base_in.wrapping_add(pick(a).offset)),
+            dst: out_attr.map(|a| base_out.wrapping_add(pick_out(a).offset)),
+            src_stride: in_attr.map(|a| pick(a).stride),
+            dst_stride: out_attr.map(|a| pick_out(a).stride),
+            has_normal: i.normal.is_some(),
+            has_tangent: i.tangent.is_some(),
+            output: out_attr,
+        }
+    }
+
+    /// The output attributes present. Only their first three `f32` are computed (a tangent's `w` is copied).
+    fn outputs(&self) -> impl Iterator<Item = Attribute> + '_ {
+        self.output.iter().flatten().copied()
+    }
+}
+
+/// `(x, y, z, 0)` from 12 bytes at `p`.
+///
+/// SAFETY: `p` must point to 12 readable bytes.
+#[inline(always)]
+unsafe fn read_vec3(p: *const u8) -> F4 {
+    // SAFETY: the caller guarantees 12 readable bytes; `read_unaligned` needs no alignment.
+    let [x, y, z] = unsafe { p.cast::<[f32; 3]>().read_unaligned() };
+    F4::new(x, y, z, 0.0)
+}
+
+/// Writes lanes 0..3 of `v` to 12 bytes at `p`.
+///
+/// SAFETY: `p` must point to 12 writable bytes.
+#[inline(always)]
+unsafe fn write_vec3(p: *mut u8, v: F4) {
+    let [x, y, z, _] = v.to_array();
+    // SAFETY: the caller guarantees 12 writable bytes; `write_unaligned` needs no alignment.
+    unsafe { p.cast::<[f32; 3]>().write_unaligned([x, y, z]) }
+}
+
+/// `x * c0 + y * c1 + z * c2` for `v = (x, y, z, _)`.
+#[inline(always)]
+fn rotate(cols: &[F4; 4], v: F4) -> F4 {
+    cols[2].mul_add(v.broadcast::<2>(), cols[1].mul_add(v.broadcast::<1>(), cols[0] * v.broadcast::<0>()))
+}
+
+/// `a × b` on lanes 0..3 (lane 3 is 0 when both inputs' lane 3 is finite).
+#[inline(always)]
+fn cross(a: F4, b: F4) -> F4 {
+    let [ax, ay, az, _] = a.to_array();
+    let [bx, by, bz, _] = b.to_array();
+    let yzx = |x: f32, y: f32, z: f32| F4::new(y, z, x, 0.0);
+    let zxy = |x: f32, y: f32, z: f32| F4::new(z, x, y, 0.0);
+    yzx(ax, ay, az) * zxy(bx, by, bz) - zxy(ax, ay, az) * yzx(bx, by, bz)
+}
+
+/// `sign(det M) * cof(M) * n`: the columns of `cof(M)` are `c1 × c2`, `c2 × c0`, `c0 × c1`.
+#[inline(always)]
+fn inverse_transpose_normal(cols: &[F4; 4], n: F4) -> F4 {
+    let (x, y, z) = (cross(cols[1], cols[2]), cross(cols[2], cols[0]), cross(cols[0], cols[1]));
+    let out = z.mul_add(n.broadcast::<2>(), y.mul_add(n.broadcast::<1>(), x * n.broadcast::<0>()));
+    // det M = c0 · (c1 × c2): the sign of lane sum of c0 * x.
+    let [a, b, c, _] = (cols[0] * x).to_array();
+    if a + b + c < 0.0 { -out } else { out }
+}
+
+/// The loop over vertices. `K` is the influence count for 1..=4 (unrolled blends); `K = 0` reads the count
+/// from the table. Returns the lane sum of every value written, for the fused finite check.
+#[inline(always)]
+fn skin<const K: usize>(palette: &[Mat4], influences: &Influences, mode: NormalMode, s: &Streams) -> F4 {
+    let count = if K == 0 { influences.count } else { K };
+    let (joints, weights) = (influences.joints, influences.weights);
+    let inverse_transpose = mode == NormalMode::InverseTranspose;
+    let mut sum = F4::ZERO;
+    for (v, (js, ws)) in joints.chunks_exact(count).zip(weights.chunks_exact(count)).enumerate() {
+        let blend = |k: usize, acc: Option<[F4; 4]>| {
+            // `validate` proved every joint index is below `palette.len()`, so this never panics.
+            let m = palette[js[k] as usize].load_cols();
+            let w = F4::splat(ws[k]);
+            match acc {
+                None => m.map(|c| c * w),
+                Some(a) => [0, 1, 2, 3].map(|i| m[i].mul_add(w, a[i])),
+            }
+        };
+        let mut cols = blend(0, None);
+        for k in 1..count {
+            cols = blend(k, Some(cols));
+        }
+        // SAFETY: `validate` checked that every present attribute's element `v < num_vertices` lies inside its
+        // buffer, and that output attributes do not overlap; absent attributes are not touched.
+        unsafe {
+            let p = read_vec3(s.src[0].add(v * s.src_stride[0]));
+            let p_out = rotate(&cols, p) + cols[3];
+            write_vec3(s.dst[0].add(v * s.dst_stride[0]), p_out);
+            sum = sum + p_out;
+            if s.has_normal {
+                let n = read_vec3(s.src[1].add(v * s.src_stride[1]));
+                let n_out = if inverse_transpose { inverse_transpose_normal(&cols, n) } else { rotate(&cols, n) };
+                write_vec3(s.dst[1].add(v * s.dst_stride[1]), n_out);
+                sum = sum + n_out;
+            }
+            if s.has_tangent {
+                let src = s.src[2].add(v * s.src_stride[2]);
+                let t_out = rotate(&cols, read_vec3(src));
+                let dst = s.dst[2].add(v * s.dst_stride[2]);
+                write_vec3(dst, t_out);
+                // The handedness sign is copied bit for bit.
+                dst.add(VEC3_BYTES)
+                    .cast::<[u8; 4]>()
+                    .write_unaligned(src.add(VEC3_BYTES).cast::<[u8; 4]>().read_unaligned());
+                sum = sum + t_out;
+            }
+        }
+    }
+    sum
+}
+
+/// Bytes the influence table of `num_vertices` vertices with `count` influences takes (joints and weights).
+pub const fn influence_bytes(num_vertices: usize, count: usize) -> usize {
+    num_vertices * count * (core::mem::size_of::<u16>() + core::mem::size_of::<f32>())
+}
