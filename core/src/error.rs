@@ -53,6 +53,10 @@ pub enum Buffer {
     InfluenceJoints,
     /// An influence table's weights.
     InfluenceWeights,
+    /// Per-joint duration factors of a transition, SoA.
+    DurationProfile,
+    /// Scalar curves given to or produced by the inertializer.
+    Curves,
 }
 
 /// What was wrong. Indices are joint indices (skeleton order) unless the variant says otherwise.
@@ -125,6 +129,13 @@ pub enum Error {
     VertexBufferTooShort { buffer: Buffer, attribute: AttributeKind, needed: Option<usize>, len: usize },
     /// Two output attributes would write the same bytes.
     AttributeOverlap { first: AttributeKind, second: AttributeKind },
+    /// A transition duration (`joint: None`) or a joint's duration after its profile factor is NaN, infinite
+    /// or shorter than `inertialization::MIN_DURATION`.
+    InvalidDuration { joint: Option<usize> },
+    /// A time step is NaN, infinite or negative.
+    InvalidTimeStep,
+    /// Relative-velocity inertialization needs the previous target on a request frame.
+    MissingPreviousTarget,
 }
 
 /// A region of an asset blob (see `asset`).
@@ -238,6 +249,14 @@ impl fmt::Display for Error {
             },
             Error::AttributeOverlap { first, second } => {
                 write!(f, "output attributes {first:?} and {second:?} overlap")
+            }
+            Error::InvalidDuration { joint: None } => write!(f, "transition duration is NaN, infinite or too short"),
+            Error::InvalidDuration { joint: Some(joint) } => {
+                write!(f, "transition duration of joint {joint} (duration × profile) is NaN, infinite or too short")
+            }
+            Error::InvalidTimeStep => write!(f, "time step is NaN, infinite or negative"),
+            Error::MissingPreviousTarget => {
+                write!(f, "relative-velocity inertialization needs the previous target pose on a request frame")
             }
         }
     }

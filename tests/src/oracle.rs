@@ -130,3 +130,57 @@ pub fn inverse3(m: [[f64; 3]; 3]) -> Option<([[f64; 3]; 3], f64)> {
     }
     Some((inv, det))
 }
+
+/// Seed 000's motion transition curve for one degree of freedom, in `f64`, written from the paper's steps:
+/// the offset `x` at time `t` of a transition with offset `x0`, source velocity `v0` and duration `t1`.
+pub fn inertialize(x0: f64, v0: f64, t1: f64, t: f64) -> f64 {
+    if t <= 0.0 {
+        return x0;
+    }
+    // Mirror so x0 >= 0, and negate the result at the end.
+    let sign = if x0 < 0.0 { -1.0 } else { 1.0 };
+    let (x0, mut v0) = (x0 * sign, v0 * sign);
+    if v0 > 0.0 {
+        v0 = 0.0;
+    }
+    let t1 = if v0 < 0.0 { t1.min(-5.0 * x0 / v0) } else { t1 };
+    if t >= t1 {
+        return 0.0;
+    }
+    let mut a0 = (-8.0 * t1 * v0 - 20.0 * x0) / (t1 * t1);
+    if a0 < 0.0 {
+        a0 = 0.0;
+    }
+    let a = (a0 * t1 * t1 + 6.0 * t1 * v0 + 12.0 * x0) / t1.powi(5);
+    let b = (3.0 * a0 * t1 * t1 + 16.0 * t1 * v0 + 30.0 * x0) / t1.powi(4);
+    let c = (3.0 * a0 * t1 * t1 + 12.0 * t1 * v0 + 20.0 * x0) / t1.powi(3);
+    let x = (-a * t.powi(5) + b * t.powi(4) - c * t.powi(3) + a0 * t * t) / 2.0 + v0 * t + x0;
+    sign * x
+}
+
+/// The limited duration the paper's curve uses (`t1`, or `-5 x0 / v0` when that is shorter), after mirroring
+/// and the velocity clamp.
+pub fn limited_duration(x0: f64, v0: f64, t1: f64) -> f64 {
+    let v = if x0 < 0.0 { -v0 } else { v0 };
+    if v < 0.0 { t1.min(-5.0 * x0.abs() / v) } else { t1 }
+}
+
+/// Rotation vector (axis × angle) of a quaternion `[x, y, z, w]`, taking the hemisphere it is given in.
+pub fn rotation_vector(q: [f64; 4]) -> [f64; 3] {
+    let len = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2]).sqrt();
+    if len == 0.0 {
+        return [0.0; 3];
+    }
+    let angle = 2.0 * len.atan2(q[3]);
+    [q[0] / len * angle, q[1] / len * angle, q[2] / len * angle]
+}
+
+/// Unit quaternion of a rotation vector.
+pub fn from_rotation_vector(r: [f64; 3]) -> [f64; 4] {
+    let angle = (r[0] * r[0] + r[1] * r[1] + r[2] * r[2]).sqrt();
+    if angle == 0.0 {
+        return [0.0, 0.0, 0.0, 1.0];
+    }
+    let s = (angle / 2.0).sin() / angle;
+    [r[0] * s, r[1] * s, r[2] * s, (angle / 2.0).cos()]
+}

@@ -157,3 +157,43 @@ fn aos_mat4_mul_matches_oracle() {
     let want = oracle::mul(&oracle::trs(&a), &oracle::trs(&b));
     assert!(sinew_tests::max_abs_diff(&got, &want) < 1e-5);
 }
+
+#[test]
+fn atan2_and_rotation_vectors_against_f64() {
+    use sinew::math::atan2_upper;
+    let mut rng = Rng::new(77);
+    for _ in 0..20_000 {
+        let y = F4::from_array([0; 4].map(|_| rng.range(0.0, 2.0) * if rng.below(8) == 0 { 0.0 } else { 1.0 }));
+        let x = F4::from_array([0; 4].map(|_| rng.range(-2.0, 2.0)));
+        let got = atan2_upper(y, x).to_array();
+        for ((g, y), x) in got.iter().zip(y.to_array()).zip(x.to_array()) {
+            let want = (y as f64).atan2(x as f64);
+            assert!((*g as f64 - want).abs() < 4e-7, "atan2({y}, {x}) = {g} vs {want}");
+        }
+        // Rotation vectors up to angle π and back.
+        let r = [0; 3].map(|_| F4::from_array([0; 4].map(|_| rng.range(-1.8, 1.8))));
+        let r = SoaVec3 { x: r[0], y: r[1], z: r[2] };
+        let q = SoaQuat::from_rotation_vector(r);
+        let back = q.to_rotation_vector();
+        for l in 0..4 {
+            let rv = [r.x.to_array()[l], r.y.to_array()[l], r.z.to_array()[l]].map(f64::from);
+            let angle = (rv[0] * rv[0] + rv[1] * rv[1] + rv[2] * rv[2]).sqrt();
+            if angle > std::f64::consts::PI {
+                continue;
+            }
+            let want = sinew_tests::oracle::from_rotation_vector(rv);
+            let got = [q.x, q.y, q.z, q.w].map(|c| c.to_array()[l] as f64);
+            for c in 0..4 {
+                assert!((got[c] - want[c]).abs() < 1.5e-7, "exp {rv:?}: {got:?} vs {want:?}");
+            }
+            let got_back = [back.x, back.y, back.z].map(|c| c.to_array()[l] as f64);
+            for c in 0..3 {
+                assert!((got_back[c] - rv[c]).abs() < 1e-6, "log(exp({rv:?})) = {got_back:?}");
+            }
+        }
+    }
+    // The zero rotation both ways.
+    let zero = SoaVec3 { x: F4::ZERO, y: F4::ZERO, z: F4::ZERO };
+    assert_eq!(SoaQuat::from_rotation_vector(zero), SoaQuat::IDENTITY);
+    assert_eq!(SoaQuat::IDENTITY.to_rotation_vector(), zero);
+}

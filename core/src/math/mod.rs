@@ -6,4 +6,4 @@ pub mod soa;
 
 pub use aos::{Mat3x4, Mat4, Quat, Transform, Vec3};
 pub use lane::F4;
-pub use soa::{SoaAffine, SoaQuat, SoaTransform, SoaVec3, num_soa_joints, pack_soa, unpack_soa};
+pub use soa::{SoaAffine, SoaQuat, SoaTransform, SoaVec3, atan2_upper, num_soa_joints, pack_soa, unpack_soa};

@@ -296,3 +296,77 @@ pub fn unpack_soa(soa: &[SoaTransform], aos: &mut [Transform]) -> Result<(), cra
     }
     Ok(())
 }
+
+/// `atan2(y, x)` per lane for `y >= 0`, in `[0, π]`; `(0, 0)` gives 0.
+///
+/// Precision: within 4e-7 rad of the true angle, about 2 ulps near π (Cephes' `atanf` polynomial on `|z| <= tan(π/8)` after
+/// folding the ratio into `[0, 1]` and then around π/4; asserted against `f64::atan2` by the `math` tests).
+#[inline(always)]
+pub fn atan2_upper(y: F4, x: F4) -> F4 {
+    let ax = x.abs();
+    let (small, big) = (y.min(ax), y.max(ax));
+    let z = F4::select(big.cmp_gt(F4::ZERO), small / big, F4::ZERO);
+    // Fold z > tan(π/8) around π/4: atan(z) = π/4 + atan((z - 1) / (z + 1)).
+    let fold = z.cmp_gt(F4::splat(core::f32::consts::SQRT_2 - 1.0));
+    let z = F4::select(fold, (z - F4::ONE) / (z + F4::ONE), z);
+    let z2 = z * z;
+    let poly = F4::splat(8.053_744_5e-2)
+        .mul_add(z2, F4::splat(-1.387_768_5e-1))
+        .mul_add(z2, F4::splat(1.997_771_1e-1))
+        .mul_add(z2, F4::splat(-3.333_295e-1));
+    let atan_z = (z * z2).mul_add(poly, z) + F4::select(fold, F4::splat(core::f32::consts::FRAC_PI_4), F4::ZERO);
+    let angle = F4::select(y.cmp_gt(ax), F4::splat(core::f32::consts::FRAC_PI_2) - atan_z, atan_z);
+    F4::select(x.cmp_lt(F4::ZERO), F4::splat(core::f32::consts::PI) - angle, angle)
+}
+
+/// Taylor coefficients in `u = θ²` of `cos(θ/2)` and of `sin(θ/2)/θ`, lowest first, through `u^6`.
+const HALF_COS: [f32; 7] = series(1);
+const HALF_SINC: [f32; 7] = series(2);
+
+/// `(-1)^k / (4^k (2k)!)` (`first = 1`, cos) or `(-1)^k / (2 · 4^k (2k+1)!)` (`first = 2`, sinc).
+const fn series(first: u32) -> [f32; 7] {
+    let mut out = [0.0f32; 7];
+    let mut term = 1.0f64 / first as f64;
+    let mut k = 0;
+    while k < 7 {
+        out[k] = term as f32;
+        // Next term: divide by 4 · (n + 1)(n + 2) where n = 2k (cos) or 2k + 1 (sinc), and flip the sign.
+        let n = (2 * k as u32 + first - 1) as f64;
+        term = -term / (4.0 * (n + 1.0) * (n + 2.0));
+        k += 1;
+    }
+    out
+}
+
+impl SoaQuat {
+    /// The rotation vector (axis × angle, radians) of each lane: `2 atan2(|v|, w) v / |v|`.
+    ///
+    /// Scale-invariant, so the quaternions need not be unit; `w < 0` gives angles past π (the caller picks
+    /// the hemisphere). A zero vector part gives the zero vector. Precision: angle within 1e-6 rad.
+    #[inline(always)]
+    pub fn to_rotation_vector(self) -> SoaVec3 {
+        let len = self.x.mul_add(self.x, self.y.mul_add(self.y, self.z * self.z)).sqrt();
+        let half = atan2_upper(len, self.w);
+        let k = F4::select(len.cmp_gt(F4::ZERO), (half + half) / len, F4::ZERO);
+        SoaVec3 { x: self.x * k, y: self.y * k, z: self.z * k }
+    }
+
+    /// The unit quaternion of each lane's rotation vector `r` (angle `|r|` ≤ π): `(r sin(θ/2)/θ, cos(θ/2))`,
+    /// both even series in `θ² = r·r`, so no square root, no division and no special case at zero.
+    ///
+    /// Precision: each component within 1.5e-7 of the exact value for `|r| <= π` (the series' first omitted
+    /// term is below 7e-9); beyond π the error grows quickly.
+    #[inline(always)]
+    pub fn from_rotation_vector(r: SoaVec3) -> SoaQuat {
+        let u = r.x.mul_add(r.x, r.y.mul_add(r.y, r.z * r.z));
+        let horner = |c: &[f32; 7]| {
+            let mut acc = F4::splat(c[6]);
+            for &k in c[..6].iter().rev() {
+                acc = acc.mul_add(u, F4::splat(k));
+            }
+            acc
+        };
+        let s = horner(&HALF_SINC);
+        SoaQuat { x: r.x * s, y: r.y * s, z: r.z * s, w: horner(&HALF_COS) }
+    }
+}

@@ -1,0 +1,580 @@
+//! Inertialization: transitions as a post-process (Bollo, Gears of War 4, SIGGRAPH 2017).
+//!
+//! At a transition the game cuts straight to the target animation and the inertializer adds an offset that
+//! starts at "what was displayed minus the target" and decays to exactly zero. Only the target is sampled, so
+//! a transition costs one clip instead of a crossfade's two.
+//!
+//! The curve, per scalar degree of freedom (DOF), is seed 000's quintic: `x0 = source − target`, `v0` the
+//! source's velocity (mirrored so `x0 >= 0`), `v0` clamped to 0 when it moves away from the target, the
+//! duration `t1` limited to `−5 x0 / v0`, the initial acceleration `a0` from the zero-jerk condition kept only
+//! when positive. See [`Quintic`] for how it is stored and evaluated.
+//!
+//! Channels per joint: translation (difference), rotation (the offset quaternion `source · target⁻¹` on the
+//! shortest arc, as a rotation vector; the output is `exp(offset) · target`) and scale (difference), plus any
+//! number of scalar curves (morph weights, IK weights). [`ChannelMode`] picks one curve along each offset
+//! (projected) or one per component; [`VelocityMode`] picks the source's own velocity (absolute, the paper)
+//! or its velocity relative to the target's (relative).
+//!
+//! Time: a transition's `t = 0` is the last displayed frame (the source), and the request's frame is
+//! evaluated at `t = dt`. So the first output continues from what was on screen instead of repeating it.
+//!
+//! Layout: poses are SoA (`num_soa_joints` lane groups); curves are per lane group, four [`Quintic`]s per
+//! channel component, 9 per group (576 bytes, 144 per joint). Memory: all state lives in caller memory carved
+//! from an [`Arena`]; see [`Inertializer::required_bytes`].
+//!
+//! Errors: bad input is rejected before any state changes (a request frame validates the target first), and
+//! a per-frame output that comes out non-finite is not recorded as history, so the inertializer stays usable.
+//!
+//! Precision: curve coefficients in `f32` (within a few ulps of the seed's formulas evaluated in `f64`, as the
+//! tests check); rotation vectors within 5e-7 rad; output rotations unit within 1e-6.
+
+use crate::math::{F4, SoaQuat, SoaTransform, SoaVec3, num_soa_joints};
+use crate::skeleton::MAX_JOINTS;
+use crate::{Arena, Buffer, Error};
+
+/// Shortest duration a request accepts, seconds.
+pub const MIN_DURATION: f32 = 1e-6;
+
+/// Relative amount `1/t1` is raised by, so `t1 · (1/t1)` rounds to at least 1 (2^-22).
+const INV_T1_ROUND_UP: f32 = 1.0 / (1 << 22) as f32;
+
+/// The seed's quintic for one DOF per lane, stored factored.
+///
+/// The curve, in normalized time `τ = t / t1`, has `x(1) = x'(1) = x''(1) = 0`, so `(1 − τ)³` divides it:
+/// `x(τ) = (1 − τ)³ (α + β τ + γ τ²)` with `α = x0`, `β = v0 t1 + 3 x0` and `γ = (a0 t1² + 6 v0 t1 + 12 x0) / 2`
+/// (the seed's A, B, C expanded; the `f64` oracle in the tests uses A, B, C as written). Evaluation clamps τ
+/// to 1: one multiply, one min, two multiply-adds and three multiplies, no select, and exactly 0 from `t1` on
+/// because `1 − 1 = 0`. The mirror sign is folded into α, β, γ.
+///
+/// Precision: where the zero-jerk `a0` applies, `α + β τ + γ τ²` itself has a root at τ = 1, so f32 rounding
+/// can leave a value on the wrong side of 0 next to t1; it is below `1e-7 · |x0| · (1 − τ)³`, far under any
+/// visible overshoot. `1/t1` is rounded up by 2^-22, so curves end that much early.
+///
+/// Layout: 64 bytes, four lanes of each coefficient. Units: those of the DOF (α), per second via `1/t1`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+pub struct Quintic {
+    pub alpha: F4,
+    pub beta: F4,
+    pub gamma: F4,
+    /// `1/t1` after the limit, or 0 for a finished (or empty) curve, whose α, β, γ are then 0.
+    pub inv_t1: F4,
+}
+
+impl Quintic {
+    /// Coefficients for offset `x0`, offset velocity `v0` and duration `t1` (> 0) per lane, as seed 000 does.
+    #[inline(always)]
+    pub fn new(x0: F4, v0: F4, t1: F4) -> Quintic {
+        let sign = F4::select(x0.cmp_lt(F4::ZERO), -F4::ONE, F4::ONE);
+        let x0 = x0.abs();
+        // Moving away from the target: clamp the velocity to 0 so the curve stays between source and target.
+        let v0 = (v0 * sign).min(F4::ZERO);
+        // No inflection before t1: t1 <= -5 x0 / v0 where v0 < 0 (other lanes' quotients are discarded).
+        let limit = F4::select(v0.cmp_lt(F4::ZERO), F4::splat(-5.0) * x0 / v0, F4::splat(f32::INFINITY));
+        let t1 = t1.min(limit);
+        let v = v0 * t1;
+        // a0 t1² from the zero-jerk condition a0 = (-8 t1 v0 - 20 x0) / t1², kept when positive.
+        let acc = F4::splat(-8.0).mul_add(v, F4::splat(-20.0) * x0).max(F4::ZERO);
+        // A limit below the smallest normal f32 (x0 = 0, or a subnormal x0) has nothing left to do; every other
+        // t1 keeps 1/t1 finite.
+        let finished = t1.cmp_lt(F4::splat(f32::MIN_POSITIVE));
+        let signed = |c: F4| F4::select(finished, F4::ZERO, c * sign);
+        Quintic {
+            alpha: signed(x0),
+            beta: signed(F4::splat(3.0).mul_add(x0, v)),
+            gamma: signed(F4::splat(0.5) * F4::splat(6.0).mul_add(v, F4::splat(12.0).mul_add(x0, acc))),
+            // Rounded up (by at most 2.4e-7 relative) so that t1 * (1/t1) >= 1 in f32: exactly 0 from t1 on.
+            inv_t1: F4::select(finished, F4::ZERO, F4::ONE / t1 * F4::splat(1.0 + INV_T1_ROUND_UP)),
+        }
+    }
+
+    /// The offset at time `t >= 0` since the transition's start.
+    #[inline(always)]
+    pub fn eval(&self, t: F4) -> F4 {
+        let tau = (t * self.inv_t1).min(F4::ONE);
+        let s = F4::ONE - tau;
+        let poly = self.gamma.mul_add(tau, self.beta).mul_add(tau, self.alpha);
+        (s * s) * (s * poly)
+    }
+}
+
+/// How a 3-D channel's offset becomes curves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChannelMode {
+    /// One curve along the offset's direction (Unreal's way): the velocity's perpendicular part is dropped.
+    Projected,
+    /// One curve per component: the full 3-D velocity is kept.
+    PerComponent,
+}
+
+/// Which velocity the curve starts with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VelocityMode {
+    /// The source's own velocity (the paper). Needs no extra target pose.
+    Absolute,
+    /// Source velocity minus target velocity, from one extra target pose at the request: the output's velocity
+    /// then matches the source's at the switch (where the clamp does not fire).
+    Relative,
+}
+
+/// How transitions are shaped; fixed for an inertializer's life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Settings {
+    pub channel: ChannelMode,
+    pub velocity: VelocityMode,
+}
+
+impl Default for Settings {
+    /// Per-component, relative: the lowest start-velocity jump on the shared mocap with no overshoot
+    /// (`sinew-bench quality`; numbers in ARCHITECTURE.md).
+    fn default() -> Settings {
+        Settings { channel: ChannelMode::PerComponent, velocity: VelocityMode::Relative }
+    }
+}
+
+/// One transition request.
+#[derive(Clone, Copy, Debug)]
+pub struct Transition<'a> {
+    /// Seconds; finite and ≥ `MIN_DURATION`.
+    pub duration: f32,
+    /// Optional per-joint factors on `duration` (SoA, one `F4` per lane group; finite and > 0 for real
+    /// joints, padding lanes ignored), e.g. 0.5 for fingers so they settle before the spine.
+    pub profile: Option<&'a [F4]>,
+}
+
+/// The target of one frame: the pose the animation graph produced, and its scalar curves.
+#[derive(Clone, Copy, Debug)]
+pub struct Target<'a> {
+    pub pose: &'a [SoaTransform],
+    pub curves: &'a [f32],
+    /// The target one frame earlier (`dt` before), read only on a request frame in relative mode.
+    pub previous: Option<(&'a [SoaTransform], &'a [f32])>,
+}
+
+/// Curves of the nine DOFs of one lane group: translation xyz, rotation-vector xyz, scale xyz.
+type GroupCurves = [Quintic; 9];
+
+/// The inertializer's state: the last two outputs and the curves of the transition in flight.
+#[derive(Debug)]
+pub struct Inertializer<'a> {
+    settings: Settings,
+    num_joints: usize,
+    num_curves: usize,
+    /// Two outputs, `[slot][group]` flattened: slot `newest` holds the last one.
+    history: &'a mut [SoaTransform],
+    curve_history: &'a mut [F4],
+    curves: &'a mut [GroupCurves],
+    scalar_curves: &'a mut [Quintic],
+    /// Per-joint durations of this frame's requests (the shortest wins), `+inf` where none.
+    pending: &'a mut [F4],
+    pending_scalar: f32,
+    has_pending: bool,
+    newest: usize,
+    frames: u8,
+    /// `dt` between the two history outputs.
+    history_dt: f32,
+    /// Time since the transition's `t = 0`, and the time from which every curve is 0.
+    elapsed: f32,
+    end: f32,
+}
+
+impl<'a> Inertializer<'a> {
+    /// Bytes an arena needs for an inertializer of `num_joints` joints and `num_curves` scalar curves
+    /// (alignment padding included): per joint 228 bytes (two history poses 80, curves 144, pending
+    /// duration 4), per scalar curve 28 (history 8, curve 16, pending 4), in whole lane groups.
+    pub const fn required_bytes(num_joints: usize, num_curves: usize) -> usize {
+        let (g, c) = (num_soa_joints(num_joints), num_curves.div_ceil(4));
+        Arena::required_bytes::<SoaTransform>(2 * g)
+            + Arena::required_bytes::<F4>(2 * c)
+            + Arena::required_bytes::<GroupCurves>(g)
+            + Arena::required_bytes::<Quintic>(c)
+            + Arena::required_bytes::<F4>(g)
+    }
+
+    /// An inertializer with no history and no transition, its state carved from `arena`.
+    ///
+    /// Errors: `JointCount` unless `1 <= num_joints <= MAX_JOINTS`; `ArenaExhausted`.
+    pub fn new(
+        arena: &'a Arena<'_>,
+        num_joints: usize,
+        num_curves: usize,
+        settings: Settings,
+    ) -> Result<Inertializer<'a>, Error> {
+        if num_joints == 0 || num_joints > MAX_JOINTS {
+            return Err(Error::JointCount { count: num_joints, max: MAX_JOINTS });
+        }
+        let (g, c) = (num_soa_joints(num_joints), num_curves.div_ceil(4));
+        let history = arena.alloc::<SoaTransform>(2 * g)?;
+        let curve_history = arena.alloc::<F4>(2 * c)?;
+        let curves = arena.alloc::<GroupCurves>(g)?;
+        let scalar_curves = arena.alloc::<Quintic>(c)?;
+        let pending = arena.alloc::<F4>(g)?;
+        let mut inertializer = Inertializer {
+            settings,
+            num_joints,
+            num_curves,
+            history,
+            curve_history,
+            curves,
+            scalar_curves,
+            pending,
+            pending_scalar: f32::INFINITY,
+            has_pending: false,
+            newest: 0,
+            frames: 0,
+            history_dt: 0.0,
+            elapsed: 0.0,
+            end: 0.0,
+        };
+        inertializer.reset();
+        Ok(inertializer)
+    }
+
+    /// Forgets the history, any transition in flight and pending requests (a teleport): the next output is
+    /// the target, and a request on that frame has no source to start from.
+    pub fn reset(&mut self) {
+        self.pending.fill(F4::splat(f32::INFINITY));
+        self.pending_scalar = f32::INFINITY;
+        self.has_pending = false;
+        self.frames = 0;
+        self.elapsed = 0.0;
+        self.end = 0.0;
+    }
+
+    #[inline]
+    pub fn settings(&self) -> Settings {
+        self.settings
+    }
+
+    #[inline]
+    pub fn num_joints(&self) -> usize {
+        self.num_joints
+    }
+
+    #[inline]
+    pub fn num_curves(&self) -> usize {
+        self.num_curves
+    }
+
+    /// True while a transition's offset is not yet zero everywhere.
+    #[inline]
+    pub fn is_transitioning(&self) -> bool {
+        self.elapsed < self.end
+    }
+
+    /// Asks for a transition on the next [`Inertializer::update`]. Several requests before one update
+    /// combine per joint: the shortest duration wins.
+    ///
+    /// Errors (nothing recorded): `InvalidDuration { joint: None }` for a duration that is NaN, infinite or
+    /// below `MIN_DURATION`; `BufferLength` (`DurationProfile`); `InvalidDuration { joint: Some(j) }` for a
+    /// profile factor that is not finite and > 0, or makes the duration too short.
+    pub fn request(&mut self, transition: &Transition) -> Result<(), Error> {
+        let duration = transition.duration;
+        if !(duration.is_finite() && duration >= MIN_DURATION) {
+            return Err(Error::InvalidDuration { joint: None });
+        }
+        if let Some(profile) = transition.profile {
+            crate::error::check_len(Buffer::DurationProfile, self.pending.len(), profile.len())?;
+            let bad = (0..self.num_joints).find(|&j| {
+                let d = duration * profile[j / 4].to_array()[j % 4];
+                !(d.is_finite() && d >= MIN_DURATION)
+            });
+            if let Some(joint) = bad {
+                return Err(Error::InvalidDuration { joint: Some(joint) });
+            }
+        }
+        let lanes = F4::splat(duration);
+        for (g, pending) in self.pending.iter_mut().enumerate() {
+            // Padding lanes take the plain duration; their offsets are zero anyway.
+            let factor = transition.profile.map_or(F4::ONE, |p| {
+                let real = F4::lane_mask((1u32 << (self.num_joints - 4 * g).min(4)) - 1);
+                F4::select(real, p[g], F4::ONE)
+            });
+            *pending = pending.min(lanes * factor);
+        }
+        self.pending_scalar = self.pending_scalar.min(duration);
+        self.has_pending = true;
+        Ok(())
+    }
+
+    /// Advances by `dt` seconds and writes this frame's output: the target plus the decaying offset (the
+    /// target unchanged when no transition is in flight). A pending request starts here, from the last output.
+    ///
+    /// Errors, with the state unchanged: `InvalidTimeStep` for a NaN, infinite or negative `dt`;
+    /// `BufferLength` (`SoaPose` for the target, previous target and output; `Curves` for curve slices);
+    /// `MissingPreviousTarget` on a request frame in relative mode without `target.previous`; on a request
+    /// frame, `NonFinite` / `ZeroQuaternion` (`SoaPose`, lane group) for a bad target; `NonFinite` (`SoaPose`
+    /// or `Curves`, lane group) when the output comes out non-finite (the output is then partly written).
+    pub fn update(
+        &mut self,
+        dt: f32,
+        target: &Target,
+        output: &mut [SoaTransform],
+        curves_out: &mut [f32],
+    ) -> Result<(), Error> {
+        if !(dt.is_finite() && dt >= 0.0) {
+            return Err(Error::InvalidTimeStep);
+        }
+        let g = self.pending.len();
+        crate::error::check_len(Buffer::SoaPose, g, target.pose.len())?;
+        crate::error::check_len(Buffer::SoaPose, g, output.len())?;
+        crate::error::check_len(Buffer::Curves, self.num_curves, target.curves.len())?;
+        crate::error::check_len(Buffer::Curves, self.num_curves, curves_out.len())?;
+        if self.has_pending {
+            let previous = match (self.settings.velocity, target.previous) {
+                (VelocityMode::Relative, None) => return Err(Error::MissingPreviousTarget),
+                (VelocityMode::Relative, Some((pose, curves))) => {
+                    crate::error::check_len(Buffer::SoaPose, g, pose.len())?;
+                    crate::error::check_len(Buffer::Curves, self.num_curves, curves.len())?;
+                    check_pose(pose)?;
+                    Some((pose, curves))
+                }
+                (VelocityMode::Absolute, _) => None,
+            };
+            check_pose(target.pose)?;
+            check_curves(target.curves)?;
+            if let Some((_, curves)) = previous {
+                check_curves(curves)?;
+            }
+            if self.frames > 0 {
+                self.start(dt, target, previous);
+            }
+            self.pending.fill(F4::splat(f32::INFINITY));
+            self.pending_scalar = f32::INFINITY;
+            self.has_pending = false;
+        }
+        let elapsed = self.elapsed + dt;
+        let next = 1 - self.newest;
+        let history = &mut self.history[next * g..][..g];
+        let t = F4::splat(elapsed);
+        let active = elapsed < self.end;
+        let sum = if active {
+            evaluate(&self.curves[..], t, target.pose, output, history)
+        } else {
+            copy_pose(target.pose, output, history)
+        };
+        if sum.non_finite_mask().any_set() {
+            return Err(first_non_finite_group(output));
+        }
+        let curve_sum = self.update_curves(t, active, next, target.curves, curves_out);
+        if curve_sum.non_finite_mask().any_set() {
+            let index = curves_out.iter().position(|v| !v.is_finite()).unwrap_or(0);
+            return Err(Error::NonFinite { buffer: Buffer::Curves, index });
+        }
+        self.newest = next;
+        self.frames = (self.frames + 1).min(2);
+        self.history_dt = dt;
+        self.elapsed = if active { elapsed } else { self.end };
+        Ok(())
+    }
+
+    /// Scalar curves: `out = target + offset`, recorded in the history slot `next`. Returns their lane sum.
+    fn update_curves(&mut self, t: F4, active: bool, next: usize, target: &[f32], out: &mut [f32]) -> F4 {
+        let c = self.scalar_curves.len();
+        let history = &mut self.curve_history[next * c..][..c];
+        let mut sum = F4::ZERO;
+        for ((curve, slot), (tgt, o)) in
+            self.scalar_curves.iter().zip(history).zip(target.chunks(4).zip(out.chunks_mut(4)))
+        {
+            let value = load_lanes(tgt) + if active { curve.eval(t) } else { F4::ZERO };
+            *slot = value;
+            o.copy_from_slice(&value.to_array()[..o.len()]);
+            sum = sum + value;
+        }
+        sum
+    }
+
+    /// Computes every curve for a transition starting at the last output (`t = 0`), evaluated first at `dt`.
+    fn start(&mut self, dt: f32, target: &Target, previous: Option<(&[SoaTransform], &[f32])>) {
+        let inv_dt = F4::splat(if dt > 0.0 { 1.0 / dt } else { 0.0 });
+        let have_velocity = self.frames >= 2 && self.history_dt > 0.0;
+        let inv_history_dt = F4::splat(if have_velocity { 1.0 / self.history_dt } else { 0.0 });
+        let g = self.pending.len();
+        let (newest, older) = (self.newest, 1 - self.newest);
+        let mode = self.settings.channel;
+        let mut end = F4::ZERO;
+        for i in 0..g {
+            let source = self.history[newest * g + i];
+            let source_prev = if have_velocity { self.history[older * g + i] } else { source };
+            // t = 0 is the last output's frame: the target there is the previous target (relative) or, in
+            // absolute mode, the current one held still.
+            let target_at_zero = previous.map_or(&target.pose[i], |(p, _)| &p[i]);
+            let (x0, reference) = offset(&source, target_at_zero, None);
+            let (x_prev, _) = offset(&source_prev, target_at_zero, Some(reference));
+            let mut v0 = (x0 - x_prev).scale(inv_history_dt);
+            if previous.is_some() {
+                // Relative: subtract the target's velocity, (T(dt) - T(0)) / dt = (x0 - (source - T(dt))) / dt.
+                let (x_now, _) = offset(&source, &target.pose[i], Some(reference));
+                v0 = v0 - (x0 - x_now).scale(inv_dt);
+            }
+            let t1 = self.pending[i];
+            let curves = &mut self.curves[i];
+            for (c, (x, v)) in x0.channels.iter().zip(v0.channels.iter()).enumerate() {
+                let three = channel_curves(mode, x, v, t1);
+                curves[3 * c..][..3].copy_from_slice(&three);
+                for q in &three {
+                    end = end.max(F4::select(q.inv_t1.cmp_gt(F4::ZERO), F4::ONE / q.inv_t1, F4::ZERO));
+                }
+            }
+        }
+        let c = self.scalar_curves.len();
+        let t1 = F4::splat(self.pending_scalar);
+        let previous_curves = previous.map_or(target.curves, |(_, p)| p);
+        for (i, (now, at_zero)) in target.curves.chunks(4).zip(previous_curves.chunks(4)).enumerate() {
+            let (now, at_zero) = (load_lanes(now), load_lanes(at_zero));
+            let source = self.curve_history[newest * c + i];
+            let source_prev = if have_velocity { self.curve_history[older * c + i] } else { source };
+            let x0 = source - at_zero;
+            let mut v0 = (x0 - (source_prev - at_zero)) * inv_history_dt;
+            if previous.is_some() {
+                v0 = v0 - (now - at_zero) * inv_dt;
+            }
+            let q = Quintic::new(x0, v0, t1);
+            end = end.max(F4::select(q.inv_t1.cmp_gt(F4::ZERO), F4::ONE / q.inv_t1, F4::ZERO));
+            self.scalar_curves[i] = q;
+        }
+        let [a, b, c, d] = end.to_array();
+        self.end = a.max(b).max(c).max(d);
+        self.elapsed = 0.0;
+    }
+}
+
+/// Lanes from up to four values (missing lanes 0).
+#[inline(always)]
+fn load_lanes(values: &[f32]) -> F4 {
+    let mut lanes = [0.0; 4];
+    lanes[..values.len()].copy_from_slice(values);
+    F4::from_array(lanes)
+}
+
+/// Three channels' offsets (translation, rotation vector, scale) of one lane group.
+#[derive(Clone, Copy)]
+struct Offsets {
+    channels: [SoaVec3; 3],
+}
+
+impl core::ops::Sub for Offsets {
+    type Output = Offsets;
+    fn sub(self, o: Offsets) -> Offsets {
+        let [a, b, c] = self.channels;
+        let [d, e, f] = o.channels;
+        let sub = |x: SoaVec3, y: SoaVec3| SoaVec3 { x: x.x - y.x, y: x.y - y.y, z: x.z - y.z };
+        Offsets { channels: [sub(a, d), sub(b, e), sub(c, f)] }
+    }
+}
+
+impl Offsets {
+    fn scale(self, k: F4) -> Offsets {
+        Offsets { channels: self.channels.map(|v| SoaVec3 { x: v.x * k, y: v.y * k, z: v.z * k }) }
+    }
+}
+
+/// `source − target` per channel; the rotation offset `source · target⁻¹` takes the shortest arc, or, given
+/// `reference`, the hemisphere of `reference` (so differences of nearby offsets never wrap). Returns the
+/// offset quaternion used, as the reference for later calls.
+fn offset(source: &SoaTransform, target: &SoaTransform, reference: Option<SoaQuat>) -> (Offsets, SoaQuat) {
+    let q = source.rotation * target.rotation.conjugate();
+    let against = reference.unwrap_or(SoaQuat { x: F4::ZERO, y: F4::ZERO, z: F4::ZERO, w: F4::ONE });
+    let flip = F4::select(q.dot(against).cmp_lt(F4::ZERO), -F4::ONE, F4::ONE);
+    let q = SoaQuat { x: q.x * flip, y: q.y * flip, z: q.z * flip, w: q.w * flip };
+    let sub = |a: SoaVec3, b: SoaVec3| SoaVec3 { x: a.x - b.x, y: a.y - b.y, z: a.z - b.z };
+    let channels =
+        [sub(source.translation, target.translation), q.to_rotation_vector(), sub(source.scale, target.scale)];
+    (Offsets { channels }, q)
+}
+
+/// The three curves of one 3-D channel.
+fn channel_curves(mode: ChannelMode, x0: &SoaVec3, v0: &SoaVec3, t1: F4) -> [Quintic; 3] {
+    match mode {
+        ChannelMode::PerComponent => {
+            [Quintic::new(x0.x, v0.x, t1), Quintic::new(x0.y, v0.y, t1), Quintic::new(x0.z, v0.z, t1)]
+        }
+        ChannelMode::Projected => {
+            // One curve along the offset: x0 = |offset|, v0 = velocity · direction. The component curves are
+            // that curve scaled by the direction (the quintic is linear in its coefficients).
+            let len = x0.x.mul_add(x0.x, x0.y.mul_add(x0.y, x0.z * x0.z)).sqrt();
+            let inv = F4::select(len.cmp_gt(F4::ZERO), F4::ONE / len, F4::ZERO);
+            let dir = [x0.x * inv, x0.y * inv, x0.z * inv];
+            let speed = v0.x.mul_add(dir[0], v0.y.mul_add(dir[1], v0.z * dir[2]));
+            let q = Quintic::new(len, speed, t1);
+            dir.map(|d| Quintic { alpha: q.alpha * d, beta: q.beta * d, gamma: q.gamma * d, inv_t1: q.inv_t1 })
+        }
+    }
+}
+
+/// Output = target + offsets at `t`, also written to `history`. Returns the lane sum of every output value.
+#[inline(always)]
+fn evaluate(
+    curves: &[GroupCurves],
+    t: F4,
+    target: &[SoaTransform],
+    output: &mut [SoaTransform],
+    history: &mut [SoaTransform],
+) -> F4 {
+    let mut sum = F4::ZERO;
+    for (((c, tgt), out), hist) in curves.iter().zip(target).zip(output.iter_mut()).zip(history.iter_mut()) {
+        let x = c.map(|q| q.eval(t));
+        let rotation = SoaQuat::from_rotation_vector(SoaVec3 { x: x[3], y: x[4], z: x[5] }) * tgt.rotation;
+        let value = SoaTransform {
+            translation: SoaVec3 {
+                x: tgt.translation.x + x[0],
+                y: tgt.translation.y + x[1],
+                z: tgt.translation.z + x[2],
+            },
+            rotation,
+            scale: SoaVec3 { x: tgt.scale.x + x[6], y: tgt.scale.y + x[7], z: tgt.scale.z + x[8] },
+        };
+        *out = value;
+        *hist = value;
+        sum = sum + lane_sum(&value);
+    }
+    sum
+}
+
+/// No transition: output = target, recorded as history.
+#[inline(always)]
+fn copy_pose(target: &[SoaTransform], output: &mut [SoaTransform], history: &mut [SoaTransform]) -> F4 {
+    let mut sum = F4::ZERO;
+    for ((tgt, out), hist) in target.iter().zip(output.iter_mut()).zip(history.iter_mut()) {
+        *out = *tgt;
+        *hist = *tgt;
+        sum = sum + lane_sum(tgt);
+    }
+    sum
+}
+
+/// Sum of a transform's ten lanes vectors: NaN when any is NaN or infinite (or the sum overflows).
+#[inline(always)]
+fn lane_sum(t: &SoaTransform) -> F4 {
+    let (a, r, s) = (t.translation, t.rotation, t.scale);
+    ((a.x + a.y) + (a.z + r.x)) + ((r.y + r.z) + (r.w + s.x)) + (s.y + s.z)
+}
+
+#[cold]
+fn first_non_finite_group(output: &[SoaTransform]) -> Error {
+    let index = output.iter().position(|t| lane_sum(t).non_finite_mask().any_set()).unwrap_or(0);
+    Error::NonFinite { buffer: Buffer::SoaPose, index }
+}
+
+/// A pose that a request may start from: finite, with no zero-length rotation. Reports the lane group.
+fn check_pose(pose: &[SoaTransform]) -> Result<(), Error> {
+    for (index, t) in pose.iter().enumerate() {
+        if lane_sum(t).non_finite_mask().any_set() {
+            return Err(Error::NonFinite { buffer: Buffer::SoaPose, index });
+        }
+        if t.rotation.dot(t.rotation).cmp_lt(F4::splat(ZERO_ROTATION_SQ)).any_set() {
+            return Err(Error::ZeroQuaternion { buffer: Buffer::SoaPose, index });
+        }
+    }
+    Ok(())
+}
+
+fn check_curves(curves: &[f32]) -> Result<(), Error> {
+    match curves.iter().position(|v| !v.is_finite()) {
+        Some(index) => Err(Error::NonFinite { buffer: Buffer::Curves, index }),
+        None => Ok(()),
+    }
+}
+
+/// Squared rotation length below which a target rotation counts as zero.
+const ZERO_ROTATION_SQ: f32 = 1e-12;

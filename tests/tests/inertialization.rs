@@ -1,0 +1,602 @@
+//! Inertialization: the quintic against seed 000's formulas in f64 (property tests on seeded random inputs),
+//! the inertializer end to end against an f64 oracle in every channel and velocity mode, request semantics
+//! (interruptions, shortest wins, profiles, reset, dt = 0), one test per error, and determinism.
+
+use sinew::inertialization::{ChannelMode, MIN_DURATION, Quintic, Settings, VelocityMode};
+use sinew::math::{F4, Quat, SoaTransform, Transform, Vec3, num_soa_joints, pack_soa, unpack_soa};
+use sinew::{Arena, Buffer, Error, Inertializer, Target, Transition};
+use sinew_tests::{Rng, oracle};
+
+const MODES: [Settings; 4] = [
+    Settings { channel: ChannelMode::PerComponent, velocity: VelocityMode::Absolute },
+    Settings { channel: ChannelMode::PerComponent, velocity: VelocityMode::Relative },
+    Settings { channel: ChannelMode::Projected, velocity: VelocityMode::Absolute },
+    Settings { channel: ChannelMode::Projected, velocity: VelocityMode::Relative },
+];
+
+/// A value spanning tiny to huge magnitudes, either sign.
+fn wide_value(rng: &mut Rng) -> f32 {
+    let magnitude = 10f32.powf(rng.range(-6.0, 4.0));
+    if rng.below(2) == 0 { -magnitude } else { magnitude }
+}
+
+#[test]
+fn quintic_matches_seed_000_in_f64() {
+    let mut rng = Rng::new(4000);
+    for case in 0..20_000 {
+        let x0 = F4::from_array([0; 4].map(|_| wide_value(&mut rng)));
+        // Velocities toward and away from the target, from negligible to large against x0 / t1.
+        let v0 = F4::from_array(x0.to_array().map(|x| x * rng.range(-40.0, 40.0) + wide_value(&mut rng) * 1e-3));
+        let t1 = F4::from_array([0; 4].map(|_| rng.range(0.01, 2.0)));
+        let q = Quintic::new(x0, v0, t1);
+        let (x0, v0, t1) = (x0.to_array(), v0.to_array(), t1.to_array());
+        let ts = [0.0f32, rng.range(0.0, 0.3), rng.range(0.0, 2.2), t1[0]];
+        for t in ts {
+            let got = q.eval(F4::splat(t)).to_array();
+            for lane in 0..4 {
+                let (x, v, d) = (x0[lane] as f64, v0[lane] as f64, t1[lane] as f64);
+                let want = oracle::inertialize(x, v, d, t as f64);
+                let limited = oracle::limited_duration(x, v, d);
+                // Relative to the curve's scale: x0 and the distance the initial velocity covers.
+                let scale = x.abs() + v.abs() * limited;
+                let err = (got[lane] as f64 - want).abs();
+                assert!(
+                    err <= 2e-6 * scale,
+                    "case {case} lane {lane}: x0 {x} v0 {v} t1 {d} t {t}: {} vs {want}",
+                    got[lane]
+                );
+                if t == 0.0 {
+                    assert_eq!(got[lane], x0[lane], "exactly the source offset at t = 0");
+                }
+                // Exactly zero from t1 on; f32 computes the limited t1 within a few ulps of f64's.
+                if t as f64 >= limited * (1.0 + 1e-6) || t == t1[lane] {
+                    assert_eq!(got[lane], 0.0, "exactly zero from t1 on (case {case} lane {lane})");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn quintic_never_overshoots() {
+    let mut rng = Rng::new(4100);
+    for case in 0..3000 {
+        let x0 = F4::from_array([0; 4].map(|_| wide_value(&mut rng)));
+        let v0 = F4::from_array(x0.to_array().map(|x| x * rng.range(-60.0, 60.0)));
+        let t1 = F4::splat(rng.range(0.05, 1.0));
+        let q = Quintic::new(x0, v0, t1);
+        let x0 = x0.to_array();
+        for step in 0..=200 {
+            let got = q.eval(F4::splat(step as f32 * 0.005)).to_array();
+            for lane in 0..4 {
+                // Between the source offset and 0, up to f32 rounding next to a root (see `Quintic`).
+                let (x, g) = (x0[lane], got[lane]);
+                let rounding = 1e-7 * x.abs();
+                assert!(
+                    g * x.signum() >= -rounding && g.abs() <= x.abs() + rounding,
+                    "case {case} step {step}: {g} vs {x}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn quintic_finished_and_empty_curves() {
+    // x0 = 0 with a velocity toward it limits t1 to 0: nothing to do. A zero offset with zero velocity too.
+    let q = Quintic::new(F4::new(0.0, 0.0, 1.0, -1.0), F4::new(-3.0, 0.0, 0.0, 0.0), F4::splat(0.5));
+    for t in [0.0, 0.1, 0.7] {
+        assert_eq!(q.eval(F4::splat(t)).to_array()[..2], [0.0, 0.0]);
+    }
+    assert_eq!(q.inv_t1.to_array()[0], 0.0, "finished at once");
+    assert_eq!(q.eval(F4::splat(0.0)).to_array()[2..], [1.0, -1.0]);
+    // A limit far below any frame still starts at the source and ends at its (tiny) t1.
+    let tiny = Quintic::new(F4::splat(1e-12), F4::splat(-1.0), F4::splat(1.0));
+    assert_eq!(tiny.eval(F4::splat(0.0)), F4::splat(1e-12));
+    assert_eq!(tiny.eval(F4::splat(MIN_DURATION)), F4::ZERO);
+}
+
+/// `n` joints of AoS transforms as a SoA pose.
+fn soa(pose: &[Transform]) -> Vec<SoaTransform> {
+    let mut out = vec![SoaTransform::IDENTITY; num_soa_joints(pose.len())];
+    pack_soa(pose, &mut out).unwrap();
+    out
+}
+
+fn aos(pose: &[SoaTransform], n: usize) -> Vec<Transform> {
+    let mut out = vec![Transform::IDENTITY; n];
+    unpack_soa(pose, &mut out).unwrap();
+    out
+}
+
+/// A pose near `base`: every channel moved a little (so velocities are plausible).
+fn nudge(rng: &mut Rng, base: &[Transform], amount: f32) -> Vec<Transform> {
+    base.iter()
+        .map(|t| {
+            let d = rng.vec3(-amount, amount);
+            let axis = rng.vec3(-1.0, 1.0);
+            let turn = Quat::from_axis_angle(normalize(axis), rng.range(-amount, amount));
+            let s = rng.vec3(-amount * 0.1, amount * 0.1);
+            Transform {
+                translation: Vec3::new(t.translation.x + d.x, t.translation.y + d.y, t.translation.z + d.z),
+                rotation: (turn * t.rotation).normalize(),
+                scale: Vec3::new(t.scale.x + s.x, t.scale.y + s.y, t.scale.z + s.z),
+            }
+        })
+        .collect()
+}
+
+fn normalize(v: Vec3) -> Vec3 {
+    let len = (v.x * v.x + v.y * v.y + v.z * v.z).sqrt().max(1e-6);
+    Vec3::new(v.x / len, v.y / len, v.z / len)
+}
+
+fn random_pose(rng: &mut Rng, n: usize) -> Vec<Transform> {
+    (0..n)
+        .map(|_| Transform { translation: rng.vec3(-1.0, 1.0), rotation: rng.quat(), scale: rng.vec3(0.8, 1.2) })
+        .collect()
+}
+
+fn wide(q: Quat) -> [f64; 4] {
+    [q.x as f64, q.y as f64, q.z as f64, q.w as f64]
+}
+
+fn conj(q: [f64; 4]) -> [f64; 4] {
+    [-q[0], -q[1], -q[2], q[3]]
+}
+
+fn qmul(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
+    [
+        a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
+        a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
+        a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
+        a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2],
+    ]
+}
+
+fn dot4(a: [f64; 4], b: [f64; 4]) -> f64 {
+    a.iter().zip(&b).map(|(x, y)| x * y).sum()
+}
+
+/// The f64 oracle of one joint's three channel offsets (translation, rotation vector, scale) from source to
+/// target, the rotation in `reference`'s hemisphere (shortest arc without one).
+fn oracle_offsets(source: &Transform, target: &Transform, reference: Option<[f64; 4]>) -> ([[f64; 3]; 3], [f64; 4]) {
+    let sub = |a: Vec3, b: Vec3| [(a.x - b.x) as f64, (a.y - b.y) as f64, (a.z - b.z) as f64];
+    let mut q = qmul(wide(source.rotation), conj(wide(target.rotation)));
+    if dot4(q, reference.unwrap_or([0.0, 0.0, 0.0, 1.0])) < 0.0 {
+        q = q.map(|c| -c);
+    }
+    ([sub(source.translation, target.translation), oracle::rotation_vector(q), sub(source.scale, target.scale)], q)
+}
+
+/// The three components of one channel's offset at `t`, per the channel mode.
+fn oracle_channel(mode: ChannelMode, x0: [f64; 3], v0: [f64; 3], t1: f64, t: f64) -> [f64; 3] {
+    match mode {
+        ChannelMode::PerComponent => [0, 1, 2].map(|i| oracle::inertialize(x0[i], v0[i], t1, t)),
+        ChannelMode::Projected => {
+            let len = (x0[0] * x0[0] + x0[1] * x0[1] + x0[2] * x0[2]).sqrt();
+            if len == 0.0 {
+                return [0.0; 3];
+            }
+            let dir = x0.map(|c| c / len);
+            let speed = v0[0] * dir[0] + v0[1] * dir[1] + v0[2] * dir[2];
+            let x = oracle::inertialize(len, speed, t1, t);
+            dir.map(|d| d * x)
+        }
+    }
+}
+
+/// Runs: two source frames, a request of `duration`, then `targets.len()` frames. Returns the outputs.
+struct Run {
+    outputs: Vec<Vec<Transform>>,
+    curves: Vec<Vec<f32>>,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run(
+    settings: Settings,
+    n: usize,
+    sources: [&[Transform]; 2],
+    source_curves: [&[f32]; 2],
+    target_prev: (&[Transform], &[f32]),
+    targets: &[(Vec<Transform>, Vec<f32>)],
+    dts: [f32; 3],
+    duration: f32,
+) -> Run {
+    let num_curves = source_curves[0].len();
+    let mut memory = vec![0u8; Inertializer::required_bytes(n, num_curves)];
+    let arena = Arena::new(&mut memory);
+    let mut inertializer = Inertializer::new(&arena, n, num_curves, settings).unwrap();
+    let mut output = vec![SoaTransform::IDENTITY; num_soa_joints(n)];
+    let mut curves_out = vec![0.0; num_curves];
+    for (k, (s, c)) in sources.iter().zip(source_curves).enumerate() {
+        let pose = soa(s);
+        let target = Target { pose: &pose, curves: c, previous: None };
+        inertializer.update(dts[k], &target, &mut output, &mut curves_out).unwrap();
+    }
+    inertializer.request(&Transition { duration, profile: None }).unwrap();
+    let prev_pose = soa(target_prev.0);
+    let mut result = Run { outputs: vec![], curves: vec![] };
+    for (k, (pose, c)) in targets.iter().enumerate() {
+        let pose = soa(pose);
+        let previous = (k == 0).then_some((&prev_pose[..], target_prev.1));
+        let target = Target { pose: &pose, curves: c, previous };
+        inertializer.update(dts[2], &target, &mut output, &mut curves_out).unwrap();
+        result.outputs.push(aos(&output, n));
+        result.curves.push(curves_out.clone());
+    }
+    result
+}
+
+#[test]
+fn inertializer_matches_f64_oracle_in_every_mode() {
+    for (m, settings) in MODES.iter().enumerate() {
+        for &n in &[1usize, 5, 67] {
+            let mut rng = Rng::new(4200 + m as u64 * 10 + n as u64);
+            let num_curves = 6;
+            let source_prev = random_pose(&mut rng, n);
+            let source = nudge(&mut rng, &source_prev, 0.05);
+            let target_prev = random_pose(&mut rng, n);
+            let curves_prev: Vec<f32> = (0..num_curves).map(|_| rng.range(-1.0, 1.0)).collect();
+            let curves_now: Vec<f32> = curves_prev.iter().map(|c| c + rng.range(-0.05, 0.05)).collect();
+            let target_curves_prev: Vec<f32> = (0..num_curves).map(|_| rng.range(-1.0, 1.0)).collect();
+            let mut targets = vec![];
+            let (mut pose, mut curves) = (target_prev.clone(), target_curves_prev.clone());
+            for _ in 0..20 {
+                pose = nudge(&mut rng, &pose, 0.05);
+                curves = curves.iter().map(|c| c + rng.range(-0.05, 0.05)).collect();
+                targets.push((pose.clone(), curves.clone()));
+            }
+            let (dt_history, dt, duration) = (1.0 / 60.0, 1.0 / 30.0, 0.4);
+            let got = run(
+                *settings,
+                n,
+                [&source_prev, &source],
+                [&curves_prev, &curves_now],
+                (&target_prev, &target_curves_prev),
+                &targets,
+                [dt_history, dt_history, dt],
+                duration,
+            );
+            let relative = settings.velocity == VelocityMode::Relative;
+            for j in 0..n {
+                let at_zero = if relative { &target_prev[j] } else { &targets[0].0[j] };
+                let (x0, reference) = oracle_offsets(&source[j], at_zero, None);
+                let (x_prev, _) = oracle_offsets(&source_prev[j], at_zero, Some(reference));
+                let (x_now, _) = oracle_offsets(&source[j], &targets[0].0[j], Some(reference));
+                let mut v0 = [[0.0; 3]; 3];
+                for c in 0..3 {
+                    for i in 0..3 {
+                        v0[c][i] = (x0[c][i] - x_prev[c][i]) / dt_history as f64;
+                        if relative {
+                            v0[c][i] -= (x0[c][i] - x_now[c][i]) / dt as f64;
+                        }
+                    }
+                }
+                for (k, (target, _)) in targets.iter().enumerate() {
+                    let t = dt as f64 * (k + 1) as f64;
+                    let off = [0, 1, 2].map(|c| oracle_channel(settings.channel, x0[c], v0[c], duration as f64, t));
+                    let out = &got.outputs[k][j];
+                    let tgt = &target[j];
+                    let want_t = [tgt.translation.x, tgt.translation.y, tgt.translation.z];
+                    let got_t = [out.translation.x, out.translation.y, out.translation.z];
+                    let want_s = [tgt.scale.x, tgt.scale.y, tgt.scale.z];
+                    let got_s = [out.scale.x, out.scale.y, out.scale.z];
+                    for i in 0..3 {
+                        let what = format!("{settings:?} n {n} joint {j} frame {k} axis {i}");
+                        assert!((got_t[i] as f64 - (want_t[i] as f64 + off[0][i])).abs() < 2e-4, "translation {what}");
+                        assert!((got_s[i] as f64 - (want_s[i] as f64 + off[2][i])).abs() < 2e-4, "scale {what}");
+                    }
+                    let want_q = qmul(oracle::from_rotation_vector(off[1]), wide(tgt.rotation));
+                    let got_q = wide(out.rotation);
+                    // Within 2e-5 rad: velocities divide f32 rotation offsets by dt.
+                    let align = dot4(want_q, got_q).abs() / (dot4(want_q, want_q) * dot4(got_q, got_q)).sqrt();
+                    assert!(
+                        1.0 - align < 5e-11,
+                        "rotation {settings:?} n {n} joint {j} frame {k}: {got_q:?} vs {want_q:?}"
+                    );
+                    assert!((dot4(got_q, got_q) - 1.0).abs() < 2e-6, "unit rotation out");
+                }
+            }
+            // Scalar curves: per-component always.
+            for i in 0..num_curves {
+                let at_zero = if relative { target_curves_prev[i] } else { targets[0].1[i] } as f64;
+                let x0 = curves_now[i] as f64 - at_zero;
+                let mut v0 = (curves_now[i] - curves_prev[i]) as f64 / dt_history as f64;
+                if relative {
+                    v0 -= (targets[0].1[i] as f64 - at_zero) / dt as f64;
+                }
+                for (k, (_, target)) in targets.iter().enumerate() {
+                    let want =
+                        target[i] as f64 + oracle::inertialize(x0, v0, duration as f64, dt as f64 * (k + 1) as f64);
+                    assert!((got.curves[k][i] as f64 - want).abs() < 2e-4, "curve {i} frame {k}");
+                }
+            }
+        }
+    }
+}
+
+/// An inertializer for `n` joints and `c` curves over its own memory.
+struct Fixture {
+    memory: Vec<u8>,
+    n: usize,
+    c: usize,
+}
+
+impl Fixture {
+    fn new(n: usize, c: usize) -> Fixture {
+        Fixture { memory: vec![0u8; Inertializer::required_bytes(n, c)], n, c }
+    }
+}
+
+/// Translations only: joint j at `(x_j, 0, 0)`, identity rotation, unit scale.
+fn along_x(xs: &[f32]) -> Vec<SoaTransform> {
+    soa(&xs
+        .iter()
+        .map(|&x| Transform { translation: Vec3::new(x, 0.0, 0.0), ..Transform::IDENTITY })
+        .collect::<Vec<_>>())
+}
+
+fn x_of(pose: &[SoaTransform], n: usize) -> Vec<f32> {
+    aos(pose, n).iter().map(|t| t.translation.x).collect()
+}
+
+fn step(i: &mut Inertializer, dt: f32, pose: &[SoaTransform], previous: Option<&[SoaTransform]>) -> Vec<SoaTransform> {
+    let mut out = vec![SoaTransform::IDENTITY; pose.len()];
+    let target = Target { pose, curves: &[], previous: previous.map(|p| (p, &[][..])) };
+    i.update(dt, &target, &mut out, &mut []).unwrap();
+    out
+}
+
+const ABSOLUTE: Settings = Settings { channel: ChannelMode::PerComponent, velocity: VelocityMode::Absolute };
+
+#[test]
+fn first_frame_and_zero_dt_are_defined() {
+    let mut f = Fixture::new(3, 0);
+    let arena = Arena::new(&mut f.memory);
+    let mut i = Inertializer::new(&arena, f.n, f.c, Settings::default()).unwrap();
+    // A request with no history: nothing to start from, the output is the target.
+    i.request(&Transition { duration: 0.3, profile: None }).unwrap();
+    let target = along_x(&[1.0, 2.0, 3.0]);
+    let out = step(&mut i, 1.0 / 60.0, &target, Some(&target));
+    assert_eq!(out, target);
+    assert!(!i.is_transitioning());
+    // dt = 0 on a request frame: zero target velocity, output exactly the last output.
+    i.request(&Transition { duration: 0.3, profile: None }).unwrap();
+    let other = along_x(&[5.0, 5.0, 5.0]);
+    let out = step(&mut i, 0.0, &other, Some(&other));
+    assert_eq!(x_of(&out, 3), [1.0, 2.0, 3.0]);
+    // One history frame only before a request: zero source velocity, still finite.
+    i.reset();
+    step(&mut i, 1.0 / 60.0, &target, None);
+    i.request(&Transition { duration: 0.3, profile: None }).unwrap();
+    let out = step(&mut i, 1.0 / 60.0, &other, Some(&other));
+    assert!(x_of(&out, 3).iter().all(|x| x.is_finite() && *x > 1.0 && *x < 5.0));
+}
+
+#[test]
+fn transition_ends_exactly_on_target_and_shortest_request_wins() {
+    let mut f = Fixture::new(2, 0);
+    let arena = Arena::new(&mut f.memory);
+    let mut i = Inertializer::new(&arena, f.n, f.c, ABSOLUTE).unwrap();
+    let dt = 0.01;
+    let source = along_x(&[0.0, 0.0]);
+    step(&mut i, dt, &source, None);
+    step(&mut i, dt, &source, None);
+    i.request(&Transition { duration: 0.5, profile: None }).unwrap();
+    i.request(&Transition { duration: 0.2, profile: None }).unwrap();
+    i.request(&Transition { duration: 0.9, profile: None }).unwrap();
+    let target = along_x(&[1.0, -1.0]);
+    let mut last = [0.0, 0.0];
+    for frame in 1..=30 {
+        let out = x_of(&step(&mut i, dt, &target, None), 2);
+        // Monotonic towards the target, never past it.
+        assert!(out[0] >= last[0] && out[0] <= 1.0 && out[1] <= last[1] && out[1] >= -1.0, "{frame}: {out:?}");
+        // Elapsed time is a running f32 sum, so the frame at exactly 0.2 may land on either side.
+        if frame as f32 * dt >= 0.2 + 1e-6 {
+            assert_eq!(out, [1.0, -1.0], "frame {frame}: exactly the target after the shortest duration");
+        } else if frame as f32 * dt < 0.2 - 1e-3 {
+            assert!(out[0] < 1.0, "frame {frame}: {out:?}");
+        }
+        last = [out[0], out[1]];
+    }
+    assert!(!i.is_transitioning());
+}
+
+#[test]
+fn duration_profile_finishes_joints_at_their_own_time() {
+    let mut f = Fixture::new(5, 0);
+    let arena = Arena::new(&mut f.memory);
+    let mut i = Inertializer::new(&arena, f.n, f.c, ABSOLUTE).unwrap();
+    let dt = 0.01;
+    let source = along_x(&[0.0; 5]);
+    step(&mut i, dt, &source, None);
+    step(&mut i, dt, &source, None);
+    // Joints 1 and 4 ("fingers") at half the duration.
+    let profile = [F4::new(1.0, 0.5, 1.0, 1.0), F4::new(0.5, 0.0, 0.0, 0.0)];
+    i.request(&Transition { duration: 0.4, profile: Some(&profile) }).unwrap();
+    let target = along_x(&[1.0; 5]);
+    for frame in 1..=25 {
+        let out = x_of(&step(&mut i, dt, &target, None), 5);
+        if frame >= 21 {
+            assert_eq!(out[1], 1.0);
+            assert_eq!(out[4], 1.0);
+            assert!(out[0] < 1.0 && out[2] < 1.0 && out[3] < 1.0, "frame {frame}: {out:?}");
+        }
+    }
+}
+
+#[test]
+fn interruption_starts_from_the_displayed_output() {
+    let mut f = Fixture::new(1, 0);
+    let arena = Arena::new(&mut f.memory);
+    let mut i = Inertializer::new(&arena, f.n, f.c, Settings::default()).unwrap();
+    let dt = 1.0 / 60.0;
+    let a = along_x(&[0.0]);
+    let b = along_x(&[1.0]);
+    let c = along_x(&[-2.0]);
+    step(&mut i, dt, &a, None);
+    step(&mut i, dt, &a, None);
+    i.request(&Transition { duration: 0.5, profile: None }).unwrap();
+    let mut shown = vec![0.0];
+    // Static targets: each is its own previous pose.
+    for _ in 0..10 {
+        shown.push(x_of(&step(&mut i, dt, &b, Some(&b)), 1)[0]);
+    }
+    // Mid-flight to c: the next output continues from what was shown, no pop.
+    i.request(&Transition { duration: 0.5, profile: None }).unwrap();
+    let next = x_of(&step(&mut i, dt, &c, Some(&c)), 1)[0];
+    let last = shown[shown.len() - 1];
+    let speed = (last - shown[shown.len() - 2]) / dt;
+    // The source moves away from c, so the clamp drops its velocity: the output holds still (it may not
+    // continue past the source), and in no case jumps further than one frame at the previous speed.
+    assert!((next - last).abs() <= speed.abs() * dt, "shown {shown:?} then {next}");
+    assert!((next - last).abs() < 0.01 * (last + 2.0), "no pop towards c: {last} then {next}");
+}
+
+#[test]
+fn relative_mode_keeps_the_source_velocity_at_the_switch() {
+    // Source moving at +1 unit/s towards a target far ahead moving at +3 units/s: the relative offset
+    // velocity (−2) heads to the target, so the clamp does not fire and the output keeps +1 unit/s.
+    for (settings, continuous) in [(Settings::default(), true), (ABSOLUTE, false)] {
+        let mut f = Fixture::new(1, 0);
+        let arena = Arena::new(&mut f.memory);
+        let mut i = Inertializer::new(&arena, f.n, f.c, settings).unwrap();
+        let dt = 1.0 / 120.0;
+        step(&mut i, dt, &along_x(&[0.0]), None);
+        step(&mut i, dt, &along_x(&[dt]), None);
+        i.request(&Transition { duration: 0.5, profile: None }).unwrap();
+        let (t_prev, t_now) = (along_x(&[-1.0]), along_x(&[-1.0 + 3.0 * dt]));
+        let out = x_of(&step(&mut i, dt, &t_now, Some(&t_prev)), 1)[0];
+        let velocity = (out - dt) / dt;
+        if continuous {
+            assert!((velocity - 1.0).abs() < 0.02, "relative: {velocity}");
+        } else {
+            // Absolute mode adds the target's own motion on top of the source velocity.
+            assert!((velocity - 1.0).abs() > 0.5, "absolute: {velocity}");
+        }
+    }
+}
+
+#[test]
+fn errors_leave_the_inertializer_usable() {
+    let mut f = Fixture::new(5, 2);
+    let arena = Arena::new(&mut f.memory);
+    let mut i = Inertializer::new(&arena, f.n, f.c, Settings::default()).unwrap();
+    let good = along_x(&[1.0; 5]);
+    let mut out = vec![SoaTransform::IDENTITY; 2];
+    let mut curves_out = [0.0; 2];
+    let target = Target { pose: &good, curves: &[0.0, 1.0], previous: Some((&good, &[0.0, 1.0])) };
+
+    for bad in [0.0, -1.0, f32::NAN, f32::INFINITY, 1e-9] {
+        assert_eq!(
+            i.request(&Transition { duration: bad, profile: None }),
+            Err(Error::InvalidDuration { joint: None })
+        );
+    }
+    assert_eq!(
+        i.request(&Transition { duration: 0.2, profile: Some(&[F4::ONE]) }),
+        Err(Error::BufferLength { buffer: Buffer::DurationProfile, expected: 2, actual: 1 })
+    );
+    let profile = [F4::ONE, F4::new(1.0, f32::NAN, f32::NAN, f32::NAN)];
+    assert_eq!(i.request(&Transition { duration: 0.2, profile: Some(&profile) }), Ok(()), "padding lanes ignored");
+    let profile = [F4::new(1.0, 1.0, -1.0, 1.0), F4::ONE];
+    assert_eq!(
+        i.request(&Transition { duration: 0.2, profile: Some(&profile) }),
+        Err(Error::InvalidDuration { joint: Some(2) })
+    );
+
+    for dt in [-0.1, f32::NAN, f32::INFINITY] {
+        assert_eq!(i.update(dt, &target, &mut out, &mut curves_out), Err(Error::InvalidTimeStep));
+    }
+    let short = Target { pose: &good[..1], ..target };
+    assert_eq!(
+        i.update(0.1, &short, &mut out, &mut curves_out),
+        Err(Error::BufferLength { buffer: Buffer::SoaPose, expected: 2, actual: 1 })
+    );
+    assert_eq!(
+        i.update(0.1, &target, &mut out[..1], &mut curves_out),
+        Err(Error::BufferLength { buffer: Buffer::SoaPose, expected: 2, actual: 1 })
+    );
+    assert_eq!(
+        i.update(0.1, &Target { curves: &[0.0], ..target }, &mut out, &mut curves_out),
+        Err(Error::BufferLength { buffer: Buffer::Curves, expected: 2, actual: 1 })
+    );
+    assert_eq!(
+        i.update(0.1, &target, &mut out, &mut curves_out[..1]),
+        Err(Error::BufferLength { buffer: Buffer::Curves, expected: 2, actual: 1 })
+    );
+    assert_eq!(
+        i.update(0.1, &Target { previous: None, ..target }, &mut out, &mut curves_out),
+        Err(Error::MissingPreviousTarget)
+    );
+    let mut nan = good.clone();
+    nan[1].translation.y = F4::new(0.0, f32::NAN, 0.0, 0.0);
+    assert_eq!(
+        i.update(0.1, &Target { pose: &nan, ..target }, &mut out, &mut curves_out),
+        Err(Error::NonFinite { buffer: Buffer::SoaPose, index: 1 })
+    );
+    let mut zero = good.clone();
+    zero[0].rotation.w = F4::new(1.0, 1.0, 0.0, 1.0);
+    assert_eq!(
+        i.update(0.1, &Target { pose: &zero, ..target }, &mut out, &mut curves_out),
+        Err(Error::ZeroQuaternion { buffer: Buffer::SoaPose, index: 0 })
+    );
+    assert_eq!(
+        i.update(0.1, &Target { curves: &[0.0, f32::NAN], ..target }, &mut out, &mut curves_out),
+        Err(Error::NonFinite { buffer: Buffer::Curves, index: 1 })
+    );
+    // The request is still pending after all that; a good frame consumes it.
+    assert_eq!(i.update(0.1, &target, &mut out, &mut curves_out), Ok(()));
+    // A non-request frame with a NaN target fails and records nothing: the next good frame is unaffected.
+    let before = out.clone();
+    assert_eq!(
+        i.update(0.1, &Target { pose: &nan, previous: None, ..target }, &mut out, &mut curves_out),
+        Err(Error::NonFinite { buffer: Buffer::SoaPose, index: 1 })
+    );
+    assert_eq!(i.update(0.1, &Target { previous: None, ..target }, &mut out, &mut curves_out), Ok(()));
+    assert_eq!(out, before);
+
+    let mut small = [0u8; 64];
+    let small_arena = Arena::new(&mut small);
+    assert!(matches!(Inertializer::new(&small_arena, 5, 0, Settings::default()), Err(Error::ArenaExhausted { .. })));
+    let arena2 = Arena::new(&mut small);
+    assert_eq!(
+        Inertializer::new(&arena2, 0, 0, Settings::default()).unwrap_err(),
+        Error::JointCount { count: 0, max: 1024 }
+    );
+}
+
+#[test]
+fn identical_runs_are_bit_identical() {
+    let results: Vec<Vec<Vec<Transform>>> = (0..2)
+        .map(|_| {
+            let mut rng = Rng::new(4300);
+            let n = 67;
+            let a = random_pose(&mut rng, n);
+            let a2 = nudge(&mut rng, &a, 0.05);
+            let b = random_pose(&mut rng, n);
+            let targets: Vec<(Vec<Transform>, Vec<f32>)> =
+                (0..30).map(|_| (nudge(&mut rng, &b, 0.05), vec![])).collect();
+            run(Settings::default(), n, [&a, &a2], [&[], &[]], (&b, &[]), &targets, [0.016, 0.016, 0.016], 0.3).outputs
+        })
+        .collect();
+    let bytes = |r: &Vec<Vec<Transform>>| -> Vec<u32> {
+        r.iter()
+            .flatten()
+            .flat_map(|t| {
+                [
+                    t.translation.x,
+                    t.translation.y,
+                    t.translation.z,
+                    t.rotation.x,
+                    t.rotation.y,
+                    t.rotation.z,
+                    t.rotation.w,
+                ]
+                .map(f32::to_bits)
+            })
+            .collect()
+    };
+    assert_eq!(bytes(&results[0]), bytes(&results[1]));
+}
