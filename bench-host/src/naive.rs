@@ -121,3 +121,56 @@ pub fn skin_vertices(
         }
     }
 }
+
+/// Seed 000's curve for one DOF as a user writes it from the paper: coefficients A, B, C, a0 kept per DOF,
+/// evaluated with a branch on `t >= t1`.
+#[derive(Clone, Copy, Default)]
+pub struct AosCurve {
+    x0: f32,
+    v0: f32,
+    a0: f32,
+    a: f32,
+    b: f32,
+    c: f32,
+    t1: f32,
+    sign: f32,
+}
+
+impl AosCurve {
+    pub fn new(x0: f32, v0: f32, t1: f32) -> AosCurve {
+        let sign = if x0 < 0.0 { -1.0 } else { 1.0 };
+        let (x0, mut v0) = (x0 * sign, v0 * sign);
+        v0 = v0.min(0.0);
+        let t1 = if v0 < 0.0 { t1.min(-5.0 * x0 / v0) } else { t1 };
+        if t1 <= 0.0 {
+            return AosCurve::default();
+        }
+        let a0 = ((-8.0 * t1 * v0 - 20.0 * x0) / (t1 * t1)).max(0.0);
+        let a = (a0 * t1 * t1 + 6.0 * t1 * v0 + 12.0 * x0) / t1.powi(5);
+        let b = (3.0 * a0 * t1 * t1 + 16.0 * t1 * v0 + 30.0 * x0) / t1.powi(4);
+        let c = (3.0 * a0 * t1 * t1 + 12.0 * t1 * v0 + 20.0 * x0) / t1.powi(3);
+        AosCurve { x0, v0, a0, a, b, c, t1, sign }
+    }
+
+    pub fn eval(&self, t: f32) -> f32 {
+        if t >= self.t1 {
+            return 0.0;
+        }
+        let x = (((-self.a * t + self.b) * t - self.c) * t + self.a0) * t * t / 2.0 + self.v0 * t + self.x0;
+        self.sign * x
+    }
+}
+
+/// Per joint: translation, rotation-vector and scale curves (9 DOFs), AoS.
+pub type AosJointCurves = [AosCurve; 9];
+
+/// Naive per-frame inertialization: per joint evaluate nine curves, then `target + offset` with glam (the
+/// rotation through `Quat::from_scaled_axis`).
+pub fn inertialize(curves: &[AosJointCurves], t: f32, target: &AosPose, out: &mut AosPose) {
+    for (j, c) in curves.iter().enumerate() {
+        let x = c.map(|q| q.eval(t));
+        out.translation[j] = target.translation[j] + Vec3::new(x[0], x[1], x[2]);
+        out.rotation[j] = Quat::from_scaled_axis(Vec3::new(x[3], x[4], x[5])) * target.rotation[j];
+        out.scale[j] = target.scale[j] + Vec3::new(x[6], x[7], x[8]);
+    }
+}

@@ -151,6 +151,14 @@ pub struct Target<'a> {
     pub previous: Option<(&'a [SoaTransform], &'a [f32])>,
 }
 
+/// One frame's output, borrowed from the inertializer's history until the next call.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Output<'s> {
+    /// SoA local pose, `num_soa_joints` lane groups.
+    pub pose: &'s [SoaTransform],
+    pub curves: &'s [f32],
+}
+
 /// Curves of the nine DOFs of one lane group: translation xyz, rotation-vector xyz, scale xyz.
 type GroupCurves = [Quintic; 9];
 
@@ -297,29 +305,24 @@ impl<'a> Inertializer<'a> {
         Ok(())
     }
 
-    /// Advances by `dt` seconds and writes this frame's output: the target plus the decaying offset (the
+    /// Advances by `dt` seconds and returns this frame's output: the target plus the decaying offset (the
     /// target unchanged when no transition is in flight). A pending request starts here, from the last output.
     ///
+    /// The output lives in the inertializer's history (it is the source of the next request), so it is
+    /// returned by reference rather than copied: pass it on to local-to-model, or copy it out.
+    ///
     /// Errors, with the state unchanged: `InvalidTimeStep` for a NaN, infinite or negative `dt`;
-    /// `BufferLength` (`SoaPose` for the target, previous target and output; `Curves` for curve slices);
+    /// `BufferLength` (`SoaPose` for the target and previous target; `Curves` for curve slices);
     /// `MissingPreviousTarget` on a request frame in relative mode without `target.previous`; on a request
     /// frame, `NonFinite` / `ZeroQuaternion` (`SoaPose`, lane group) for a bad target; `NonFinite` (`SoaPose`
-    /// or `Curves`, lane group) when the output comes out non-finite (the output is then partly written).
-    pub fn update(
-        &mut self,
-        dt: f32,
-        target: &Target,
-        output: &mut [SoaTransform],
-        curves_out: &mut [f32],
-    ) -> Result<(), Error> {
+    /// or `Curves`, lane group or curve) when the output comes out non-finite.
+    pub fn update(&mut self, dt: f32, target: &Target) -> Result<Output<'_>, Error> {
         if !(dt.is_finite() && dt >= 0.0) {
             return Err(Error::InvalidTimeStep);
         }
         let g = self.pending.len();
         crate::error::check_len(Buffer::SoaPose, g, target.pose.len())?;
-        crate::error::check_len(Buffer::SoaPose, g, output.len())?;
         crate::error::check_len(Buffer::Curves, self.num_curves, target.curves.len())?;
-        crate::error::check_len(Buffer::Curves, self.num_curves, curves_out.len())?;
         if self.has_pending {
             let previous = match (self.settings.velocity, target.previous) {
                 (VelocityMode::Relative, None) => return Err(Error::MissingPreviousTarget),
@@ -345,43 +348,33 @@ impl<'a> Inertializer<'a> {
         }
         let elapsed = self.elapsed + dt;
         let next = 1 - self.newest;
-        let history = &mut self.history[next * g..][..g];
         let t = F4::splat(elapsed);
         let active = elapsed < self.end;
-        let sum = if active {
-            evaluate(&self.curves[..], t, target.pose, output, history)
-        } else {
-            copy_pose(target.pose, output, history)
-        };
+        let pose = &mut self.history[next * g..][..g];
+        let sum = if active { evaluate(&self.curves[..], t, target.pose, pose) } else { copy_pose(target.pose, pose) };
         if sum.non_finite_mask().any_set() {
-            return Err(first_non_finite_group(output));
+            return Err(first_non_finite_group(pose));
         }
-        let curve_sum = self.update_curves(t, active, next, target.curves, curves_out);
+        let c = self.scalar_curves.len();
+        let curves = &mut self.curve_history[next * c..][..c];
+        let mut curve_sum = F4::ZERO;
+        for ((curve, out), tgt) in self.scalar_curves.iter().zip(curves.iter_mut()).zip(target.curves.chunks(4)) {
+            *out = load_lanes(tgt) + if active { curve.eval(t) } else { F4::ZERO };
+            curve_sum = curve_sum + *out;
+        }
+        let curves: &[f32] = &bytemuck::cast_slice::<F4, f32>(curves)[..self.num_curves];
         if curve_sum.non_finite_mask().any_set() {
-            let index = curves_out.iter().position(|v| !v.is_finite()).unwrap_or(0);
+            let index = curves.iter().position(|v| !v.is_finite()).unwrap_or(0);
             return Err(Error::NonFinite { buffer: Buffer::Curves, index });
         }
         self.newest = next;
         self.frames = (self.frames + 1).min(2);
         self.history_dt = dt;
         self.elapsed = if active { elapsed } else { self.end };
-        Ok(())
-    }
-
-    /// Scalar curves: `out = target + offset`, recorded in the history slot `next`. Returns their lane sum.
-    fn update_curves(&mut self, t: F4, active: bool, next: usize, target: &[f32], out: &mut [f32]) -> F4 {
-        let c = self.scalar_curves.len();
-        let history = &mut self.curve_history[next * c..][..c];
-        let mut sum = F4::ZERO;
-        for ((curve, slot), (tgt, o)) in
-            self.scalar_curves.iter().zip(history).zip(target.chunks(4).zip(out.chunks_mut(4)))
-        {
-            let value = load_lanes(tgt) + if active { curve.eval(t) } else { F4::ZERO };
-            *slot = value;
-            o.copy_from_slice(&value.to_array()[..o.len()]);
-            sum = sum + value;
-        }
-        sum
+        Ok(Output {
+            pose: &self.history[next * g..][..g],
+            curves: &bytemuck::cast_slice(&self.curve_history[next * c..][..c])[..self.num_curves],
+        })
     }
 
     /// Computes every curve for a transition starting at the last output (`t = 0`), evaluated first at `dt`.
@@ -502,17 +495,11 @@ fn channel_curves(mode: ChannelMode, x0: &SoaVec3, v0: &SoaVec3, t1: F4) -> [Qui
     }
 }
 
-/// Output = target + offsets at `t`, also written to `history`. Returns the lane sum of every output value.
+/// Output = target + offsets at `t`. Returns the lane sum of every output value.
 #[inline(always)]
-fn evaluate(
-    curves: &[GroupCurves],
-    t: F4,
-    target: &[SoaTransform],
-    output: &mut [SoaTransform],
-    history: &mut [SoaTransform],
-) -> F4 {
+fn evaluate(curves: &[GroupCurves], t: F4, target: &[SoaTransform], output: &mut [SoaTransform]) -> F4 {
     let mut sum = F4::ZERO;
-    for (((c, tgt), out), hist) in curves.iter().zip(target).zip(output.iter_mut()).zip(history.iter_mut()) {
+    for ((c, tgt), out) in curves.iter().zip(target).zip(output.iter_mut()) {
         let x = c.map(|q| q.eval(t));
         let rotation = SoaQuat::from_rotation_vector(SoaVec3 { x: x[3], y: x[4], z: x[5] }) * tgt.rotation;
         let value = SoaTransform {
@@ -525,19 +512,17 @@ fn evaluate(
             scale: SoaVec3 { x: tgt.scale.x + x[6], y: tgt.scale.y + x[7], z: tgt.scale.z + x[8] },
         };
         *out = value;
-        *hist = value;
         sum = sum + lane_sum(&value);
     }
     sum
 }
 
-/// No transition: output = target, recorded as history.
+/// No transition: output = target.
 #[inline(always)]
-fn copy_pose(target: &[SoaTransform], output: &mut [SoaTransform], history: &mut [SoaTransform]) -> F4 {
+fn copy_pose(target: &[SoaTransform], output: &mut [SoaTransform]) -> F4 {
     let mut sum = F4::ZERO;
-    for ((tgt, out), hist) in target.iter().zip(output.iter_mut()).zip(history.iter_mut()) {
+    for (tgt, out) in target.iter().zip(output.iter_mut()) {
         *out = *tgt;
-        *hist = *tgt;
         sum = sum + lane_sum(tgt);
     }
     sum

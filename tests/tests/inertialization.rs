@@ -207,12 +207,10 @@ fn run(
     let mut memory = vec![0u8; Inertializer::required_bytes(n, num_curves)];
     let arena = Arena::new(&mut memory);
     let mut inertializer = Inertializer::new(&arena, n, num_curves, settings).unwrap();
-    let mut output = vec![SoaTransform::IDENTITY; num_soa_joints(n)];
-    let mut curves_out = vec![0.0; num_curves];
     for (k, (s, c)) in sources.iter().zip(source_curves).enumerate() {
         let pose = soa(s);
         let target = Target { pose: &pose, curves: c, previous: None };
-        inertializer.update(dts[k], &target, &mut output, &mut curves_out).unwrap();
+        inertializer.update(dts[k], &target).unwrap();
     }
     inertializer.request(&Transition { duration, profile: None }).unwrap();
     let prev_pose = soa(target_prev.0);
@@ -221,9 +219,9 @@ fn run(
         let pose = soa(pose);
         let previous = (k == 0).then_some((&prev_pose[..], target_prev.1));
         let target = Target { pose: &pose, curves: c, previous };
-        inertializer.update(dts[2], &target, &mut output, &mut curves_out).unwrap();
-        result.outputs.push(aos(&output, n));
-        result.curves.push(curves_out.clone());
+        let out = inertializer.update(dts[2], &target).unwrap();
+        result.outputs.push(aos(out.pose, n));
+        result.curves.push(out.curves.to_vec());
     }
     result
 }
@@ -342,10 +340,8 @@ fn x_of(pose: &[SoaTransform], n: usize) -> Vec<f32> {
 }
 
 fn step(i: &mut Inertializer, dt: f32, pose: &[SoaTransform], previous: Option<&[SoaTransform]>) -> Vec<SoaTransform> {
-    let mut out = vec![SoaTransform::IDENTITY; pose.len()];
     let target = Target { pose, curves: &[], previous: previous.map(|p| (p, &[][..])) };
-    i.update(dt, &target, &mut out, &mut []).unwrap();
-    out
+    i.update(dt, &target).unwrap().pose.to_vec()
 }
 
 const ABSOLUTE: Settings = Settings { channel: ChannelMode::PerComponent, velocity: VelocityMode::Absolute };
@@ -484,8 +480,6 @@ fn errors_leave_the_inertializer_usable() {
     let arena = Arena::new(&mut f.memory);
     let mut i = Inertializer::new(&arena, f.n, f.c, Settings::default()).unwrap();
     let good = along_x(&[1.0; 5]);
-    let mut out = vec![SoaTransform::IDENTITY; 2];
-    let mut curves_out = [0.0; 2];
     let target = Target { pose: &good, curves: &[0.0, 1.0], previous: Some((&good, &[0.0, 1.0])) };
 
     for bad in [0.0, -1.0, f32::NAN, f32::INFINITY, 1e-9] {
@@ -507,55 +501,44 @@ fn errors_leave_the_inertializer_usable() {
     );
 
     for dt in [-0.1, f32::NAN, f32::INFINITY] {
-        assert_eq!(i.update(dt, &target, &mut out, &mut curves_out), Err(Error::InvalidTimeStep));
+        assert_eq!(i.update(dt, &target), Err(Error::InvalidTimeStep));
     }
     let short = Target { pose: &good[..1], ..target };
+    assert_eq!(i.update(0.1, &short), Err(Error::BufferLength { buffer: Buffer::SoaPose, expected: 2, actual: 1 }));
     assert_eq!(
-        i.update(0.1, &short, &mut out, &mut curves_out),
-        Err(Error::BufferLength { buffer: Buffer::SoaPose, expected: 2, actual: 1 })
-    );
-    assert_eq!(
-        i.update(0.1, &target, &mut out[..1], &mut curves_out),
-        Err(Error::BufferLength { buffer: Buffer::SoaPose, expected: 2, actual: 1 })
-    );
-    assert_eq!(
-        i.update(0.1, &Target { curves: &[0.0], ..target }, &mut out, &mut curves_out),
+        i.update(0.1, &Target { curves: &[0.0], ..target }),
         Err(Error::BufferLength { buffer: Buffer::Curves, expected: 2, actual: 1 })
     );
-    assert_eq!(
-        i.update(0.1, &target, &mut out, &mut curves_out[..1]),
-        Err(Error::BufferLength { buffer: Buffer::Curves, expected: 2, actual: 1 })
-    );
-    assert_eq!(
-        i.update(0.1, &Target { previous: None, ..target }, &mut out, &mut curves_out),
-        Err(Error::MissingPreviousTarget)
-    );
+    assert_eq!(i.update(0.1, &Target { previous: None, ..target }), Err(Error::MissingPreviousTarget));
     let mut nan = good.clone();
     nan[1].translation.y = F4::new(0.0, f32::NAN, 0.0, 0.0);
     assert_eq!(
-        i.update(0.1, &Target { pose: &nan, ..target }, &mut out, &mut curves_out),
+        i.update(0.1, &Target { pose: &nan, ..target }),
         Err(Error::NonFinite { buffer: Buffer::SoaPose, index: 1 })
     );
     let mut zero = good.clone();
     zero[0].rotation.w = F4::new(1.0, 1.0, 0.0, 1.0);
     assert_eq!(
-        i.update(0.1, &Target { pose: &zero, ..target }, &mut out, &mut curves_out),
+        i.update(0.1, &Target { pose: &zero, ..target }),
         Err(Error::ZeroQuaternion { buffer: Buffer::SoaPose, index: 0 })
     );
     assert_eq!(
-        i.update(0.1, &Target { curves: &[0.0, f32::NAN], ..target }, &mut out, &mut curves_out),
+        i.update(0.1, &Target { curves: &[0.0, f32::NAN], ..target }),
         Err(Error::NonFinite { buffer: Buffer::Curves, index: 1 })
     );
     // The request is still pending after all that; a good frame consumes it.
-    assert_eq!(i.update(0.1, &target, &mut out, &mut curves_out), Ok(()));
-    // A non-request frame with a NaN target fails and records nothing: the next good frame is unaffected.
-    let before = out.clone();
+    let before = i.update(0.1, &target).unwrap().pose.to_vec();
     assert_eq!(
-        i.update(0.1, &Target { pose: &nan, previous: None, ..target }, &mut out, &mut curves_out),
+        i.update(0.1, &Target { pose: &nan, previous: None, ..target }),
         Err(Error::NonFinite { buffer: Buffer::SoaPose, index: 1 })
     );
-    assert_eq!(i.update(0.1, &Target { previous: None, ..target }, &mut out, &mut curves_out), Ok(()));
-    assert_eq!(out, before);
+    // Same target, no transition in flight after the first frame's zero offsets: the same output.
+    assert_eq!(i.update(0.1, &Target { previous: None, ..target }).unwrap().pose, &before[..]);
+    // Had the NaN frame been recorded, a transition would start from it and fail.
+    let elsewhere = along_x(&[3.0; 5]);
+    i.request(&Transition { duration: 0.2, profile: None }).unwrap();
+    let out = i.update(0.1, &Target { pose: &elsewhere, previous: Some((&elsewhere, &[0.0, 1.0])), ..target }).unwrap();
+    assert!(x_of(out.pose, 5).iter().all(|x| *x > 1.0 && *x < 3.0), "{:?}", x_of(out.pose, 5));
 
     let mut small = [0u8; 64];
     let small_arena = Arena::new(&mut small);

@@ -1,0 +1,84 @@
+//! Inertialization per rig size: a frame mid-transition (evaluate every curve, rebuild rotations, record
+//! history), a request frame (coefficients for every DOF, then that frame), and a frame with no transition
+//! (copy), vs the naive AoS glam loop evaluating the paper's formula per DOF. Throughput counts joints.
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use sinew::math::{SoaTransform, num_soa_joints, pack_soa};
+use sinew::{Arena, Inertializer, Target, Transition};
+use sinew_bench_host::bench_support::BENCH_JOINTS;
+use sinew_bench_host::naive::{self, AosCurve, AosJointCurves, AosPose};
+use sinew_bench_host::rig::Rig;
+use std::hint::black_box;
+
+/// A step so small the transition never ends however many iterations criterion runs: every frame costs
+/// the same as one mid-transition.
+const TINY_DT: f32 = 1e-9;
+
+/// A target with its previous pose (relative velocity, the default) and no scalar curves.
+fn frame<'a>(pose: &'a [SoaTransform], previous: &'a [SoaTransform]) -> Target<'a> {
+    Target { pose, curves: &[], previous: Some((previous, &[])) }
+}
+
+fn inertialization(c: &mut Criterion) {
+    let mut group = c.benchmark_group("inertialization");
+    for &n in &BENCH_JOINTS {
+        let rig = Rig::humanoid(n);
+        let poses = rig.poses(4);
+        let soa: Vec<Vec<SoaTransform>> = poses
+            .iter()
+            .map(|p| {
+                let mut s = vec![SoaTransform::IDENTITY; num_soa_joints(n)];
+                pack_soa(p, &mut s).expect("sized");
+                s
+            })
+            .collect();
+        let mut memory = vec![0u8; Inertializer::required_bytes(n, 0)];
+        let arena = Arena::new(&mut memory);
+        let mut inertializer = Inertializer::new(&arena, n, 0, Default::default()).expect("sized");
+        // Two source frames, then a long transition towards pose 3.
+        for p in [&soa[0], &soa[1]] {
+            inertializer.update(1.0 / 60.0, &frame(p, p)).expect("valid");
+        }
+        let long = Transition { duration: 1e6, profile: None };
+        inertializer.request(&long).expect("valid");
+        inertializer.update(1.0 / 60.0, &frame(&soa[3], &soa[2])).expect("valid");
+        group.throughput(Throughput::Elements(n as u64));
+        group.bench_function(BenchmarkId::new("sinew_frame", n), |b| {
+            b.iter(|| inertializer.update(TINY_DT, &frame(black_box(&soa[3]), &soa[2])).map(|o| o.pose.len()))
+        });
+        group.bench_function(BenchmarkId::new("sinew_request_frame", n), |b| {
+            b.iter(|| {
+                inertializer.request(&long).expect("valid");
+                inertializer.update(TINY_DT, &frame(black_box(&soa[3]), &soa[2])).map(|o| o.pose.len())
+            })
+        });
+        let mut idle_memory = vec![0u8; Inertializer::required_bytes(n, 0)];
+        let idle_arena = Arena::new(&mut idle_memory);
+        let mut idle = Inertializer::new(&idle_arena, n, 0, Default::default()).expect("sized");
+        group.bench_function(BenchmarkId::new("sinew_idle_frame", n), |b| {
+            b.iter(|| idle.update(1.0 / 60.0, &frame(black_box(&soa[3]), &soa[2])).map(|o| o.pose.len()))
+        });
+
+        // Naive: the same offsets' curves in AoS, evaluated per DOF from the paper's formula.
+        let target = AosPose::new(&poses[3]);
+        let curves: Vec<AosJointCurves> = (0..n)
+            .map(|j| {
+                let (s, t) = (&poses[1][j], &poses[3][j]);
+                let d = [
+                    s.translation.x - t.translation.x,
+                    s.translation.y - t.translation.y,
+                    s.translation.z - t.translation.z,
+                ];
+                std::array::from_fn(|i| AosCurve::new(d[i % 3] + 0.1 * i as f32, -0.5, 1e6))
+            })
+            .collect();
+        let mut aos_out = AosPose::new(&poses[0]);
+        group.bench_function(BenchmarkId::new("naive_aos_glam_frame", n), |b| {
+            b.iter(|| naive::inertialize(black_box(&curves), 0.25, &target, &mut aos_out))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, inertialization);
+criterion_main!(benches);
