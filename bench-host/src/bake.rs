@@ -306,6 +306,25 @@ pub fn from_bvh(bvh: &crate::bvh::Bvh, name: &str) -> Result<(RawSkeleton, RawCl
     Ok((skeleton, RawClip { name: name.to_string(), sample_rate: (1.0 / bvh.frame_time) as f32, frames }))
 }
 
+/// BVH files of one skeleton (same joint names and parents): the skeleton and one clip per file, named
+/// after the file's stem.
+pub fn from_bvh_files(paths: &[std::path::PathBuf]) -> Result<(RawSkeleton, Vec<RawClip>), String> {
+    let mut skeleton: Option<RawSkeleton> = None;
+    let mut clips = Vec::new();
+    for path in paths {
+        let bvh = crate::bvh::Bvh::load(path).map_err(|e| e.to_string())?;
+        let name = path.file_stem().map_or("clip".into(), |s| s.to_string_lossy().into_owned());
+        let (s, clip) = from_bvh(&bvh, &name)?;
+        match &skeleton {
+            None => skeleton = Some(s),
+            Some(first) if first.names == s.names && first.parents == s.parents => {}
+            Some(_) => return Err(format!("{}: a different skeleton than the first file", path.display())),
+        }
+        clips.push(clip);
+    }
+    Ok((skeleton.ok_or("no input files")?, clips))
+}
+
 /// One line for the blob, then one per clip: frames, rate, stored bytes, and bytes per second of animation
 /// per joint next to the raw size (10 `f32` per joint per frame).
 pub fn summary(blob: &AlignedBlob) -> Result<String, String> {

@@ -108,19 +108,15 @@ pub fn max_abs_diff(a: &[f32; 16], b: &[f64; 16]) -> f64 {
 /// The shared real-animation folder (`../shared/data` next to the repository, or `$SINEW_DATA`), or `None`
 /// with a message saying the data-driven test `test` is skipped.
 pub fn shared_data(test: &str) -> Option<std::path::PathBuf> {
-    let dir = std::env::var_os("SINEW_DATA")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data"));
     if cfg!(miri) {
         eprintln!("{test}: skipped under Miri (file I/O)");
         return None;
     }
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("{test}: SKIPPED — shared data not found at {} (set SINEW_DATA)", dir.display());
-        None
+    let dir = sinew_bench_host::shared_data_dir();
+    if dir.is_none() {
+        eprintln!("{test}: SKIPPED — shared data not found (../shared/data or $SINEW_DATA)");
     }
+    dir
 }
 
 /// Every file with extension `ext` under `dir`, sorted.

@@ -2,8 +2,7 @@
 
 use clap::{Args, Parser, Subcommand};
 use sinew_bench_host::bake::{self, KeyFormat};
-use sinew_bench_host::bvh::Bvh;
-use sinew_bench_host::{pose, profile};
+use sinew_bench_host::{pose, profile, transition};
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -22,6 +21,65 @@ enum Command {
     Bake(BakeArgs),
     /// Print model-space joint positions of a clip at one time, computed through the baked runtime path.
     Pose(PoseArgs),
+    /// Compare transition methods (hard cut, crossfade, four inertialization modes) on seeded cuts of real clips.
+    Quality(QualityArgs),
+    /// Print one transition frame by frame: output, source and target joint positions.
+    Transition(TransitionArgs),
+    /// Draw one degree of freedom through four kinds of transition (seed 001's figure 2) as SVG.
+    PlotTransition(PlotArgs),
+}
+
+#[derive(Args)]
+struct QualityArgs {
+    /// BVH files of one skeleton; default: the Bandai clips in the shared data.
+    #[arg(long)]
+    bvh: Vec<std::path::PathBuf>,
+    /// Number of seeded cuts.
+    #[arg(long, default_value_t = 300)]
+    cuts: usize,
+    /// Transition duration, seconds.
+    #[arg(long, default_value_t = 0.2)]
+    duration: f32,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Frame rate of the simulation, Hz; default: the first clip's key rate. Higher rates sample between keys
+    /// (a frame-rate refinement: a velocity-continuous method's jump shrinks with the frame time).
+    #[arg(long)]
+    rate: Option<f32>,
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct TransitionArgs {
+    /// The source clip.
+    #[arg(long)]
+    bvh: std::path::PathBuf,
+    /// Seconds into the source clip at the switch.
+    #[arg(long)]
+    at: f32,
+    /// The target clip (same skeleton).
+    #[arg(long)]
+    to_bvh: std::path::PathBuf,
+    /// Seconds into the target clip at the switch.
+    #[arg(long)]
+    to_at: f32,
+    /// Transition duration, seconds.
+    #[arg(long, default_value_t = 0.3)]
+    duration: f32,
+    /// hard-cut, crossfade, projected, projected-relative, per-component or relative (the default).
+    #[arg(long, default_value = "relative")]
+    mode: String,
+    /// Print JSON (the only format; the flag is accepted for symmetry with the other subcommands).
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct PlotArgs {
+    /// Output SVG file.
+    #[arg(long, default_value = "transition.svg")]
+    out: std::path::PathBuf,
 }
 
 #[derive(Args)]
@@ -75,22 +133,7 @@ fn bake(args: &BakeArgs) -> Result<String, String> {
             let asset = sinew_bench_host::gltf_import::load(path)?;
             (asset.skeleton, asset.clips)
         }
-        None => {
-            let mut skeleton = None;
-            let mut clips = Vec::new();
-            for path in &args.bvh {
-                let bvh = Bvh::load(path).map_err(|e| e.to_string())?;
-                let name = path.file_stem().map_or("clip".into(), |s| s.to_string_lossy().into_owned());
-                let (s, clip) = bake::from_bvh(&bvh, &name)?;
-                match &skeleton {
-                    None => skeleton = Some(s),
-                    Some(first) if first.names == s.names && first.parents == s.parents => {}
-                    Some(_) => return Err(format!("{}: a different skeleton than the first file", path.display())),
-                }
-                clips.push(clip);
-            }
-            (skeleton.ok_or("no input files")?, clips)
-        }
+        None => bake::from_bvh_files(&args.bvh)?,
     };
     let blob = bake::bake(&skeleton, &clips, key_format(args.quantize))?;
     std::fs::write(&args.out, blob.bytes()).map_err(|e| format!("{}: {e}", args.out.display()))?;
@@ -114,6 +157,55 @@ fn pose(args: &PoseArgs) -> Result<String, String> {
         out += &format!("{name:<28} {:>6} {:>12.4} {:>12.4} {:>12.4}\n", j["parent"], p(0), p(1), p(2));
     }
     Ok(out)
+}
+
+fn quality(args: &QualityArgs) -> Result<String, String> {
+    let files = if args.bvh.is_empty() {
+        let dir = sinew_bench_host::shared_data_dir().ok_or("no --bvh given and no shared data to default to")?;
+        let mut files: Vec<_> = std::fs::read_dir(dir.join("bvh/bandai"))
+            .map_err(|e| e.to_string())?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "bvh"))
+            .collect();
+        files.sort();
+        files
+    } else {
+        args.bvh.clone()
+    };
+    if !(args.duration.is_finite() && args.duration > 0.0) || args.cuts == 0 {
+        return Err("--duration must be > 0 and --cuts at least 1".into());
+    }
+    let clips = transition::Clips::from_bvh(&files)?;
+    let dt = match args.rate {
+        Some(rate) if rate.is_finite() && rate > 0.0 => 1.0 / rate,
+        Some(_) => return Err("--rate must be > 0".into()),
+        None => clips.dt,
+    };
+    let asset = clips.asset()?;
+    let cuts = transition::seeded_cuts(&asset, dt, args.duration, args.cuts, args.seed);
+    if cuts.is_empty() {
+        return Err("the clips are too short for this transition".into());
+    }
+    let rows = transition::quality(&asset, dt, args.duration, &cuts)?;
+    Ok(if args.json {
+        transition::quality_json(&rows, cuts.len(), dt, args.duration).to_string()
+    } else {
+        transition::quality_table(&rows, cuts.len(), dt, args.duration)
+    })
+}
+
+fn transition(args: &TransitionArgs) -> Result<String, String> {
+    let method = transition::Method::parse(&args.mode)?;
+    if !(args.duration.is_finite() && args.duration > 0.0) {
+        return Err("--duration must be > 0".into());
+    }
+    let clips = transition::Clips::from_bvh(&[args.bvh.clone(), args.to_bvh.clone()])?;
+    let asset = clips.asset()?;
+    let cut = transition::Cut { a: 0, ta: args.at, b: 1, tb: args.to_at };
+    let half_second = (0.5 / clips.dt).ceil() as usize;
+    let trace = transition::simulate(&asset, clips.dt, method, cut, args.duration, (half_second, half_second))?;
+    let _ = args.json;
+    Ok(transition::trace_json(&trace).to_string())
 }
 
 fn report(result: Result<String, String>) -> ExitCode {
@@ -163,6 +255,9 @@ fn main() -> ExitCode {
     match cli.command.unwrap_or(Command::Profile(ProfileArgs::default())) {
         Command::Bake(args) => report(bake(&args)),
         Command::Pose(args) => report(pose(&args)),
+        Command::Quality(args) => report(quality(&args)),
+        Command::Transition(args) => report(transition(&args)),
+        Command::PlotTransition(args) => report(sinew_bench_host::plot::transition_figure(&args.out)),
         Command::Profile(args) => {
             if let Some(&bad) = args
                 .joints

@@ -1,0 +1,511 @@
+//! Transitions on real clips, through the runtime path (baked clips → sampling → blend or inertialize →
+//! local-to-model): the `quality` table that compares transition methods on many seeded cuts, and the
+//! `transition` export of one cut frame by frame.
+//!
+//! A cut goes from clip A at time `ta` to clip B at `tb`. Frame `k` is `k · dt` after the switch: frames
+//! before it show A; from frame 0 on the target is B at `tb + k · dt` and A keeps playing as the source.
+//! The transition's `t = 0` is frame −1, the last frame of A that was shown. B's root is moved on the ground
+//! plane so that its joints' mean position starts where A's was (the shift goes into joint 0, the root).
+
+use crate::bake::{self, AlignedBlob, KeyFormat};
+use sinew::blending::{BlendLayer, BlendingJob, DEFAULT_THRESHOLD};
+use sinew::inertialization::{ChannelMode, Settings, VelocityMode};
+use sinew::math::{F4, Mat4, SoaTransform};
+use sinew::{Arena, Asset, Inertializer, LocalToModelJob, Playback, SamplingContext, SamplingJob, Target, Transition};
+
+/// How a transition is made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// Switch to B at once.
+    HardCut,
+    /// Sample A and B for the transition's duration and blend them with a weight rising linearly to 1.
+    Crossfade,
+    /// Inertialize, one curve along each offset, source velocity (Unreal's way).
+    Projected,
+    /// Inertialize, one curve along each offset, velocity relative to the target.
+    ProjectedRelative,
+    /// Inertialize, one curve per component, source velocity (the paper).
+    PerComponent,
+    /// Inertialize, one curve per component, velocity relative to the target.
+    Relative,
+}
+
+impl Method {
+    pub const ALL: [Method; 6] = [
+        Method::HardCut,
+        Method::Crossfade,
+        Method::Projected,
+        Method::ProjectedRelative,
+        Method::PerComponent,
+        Method::Relative,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::HardCut => "hard-cut",
+            Method::Crossfade => "crossfade",
+            Method::Projected => "projected",
+            Method::ProjectedRelative => "projected-relative",
+            Method::PerComponent => "per-component",
+            Method::Relative => "relative",
+        }
+    }
+
+    pub fn parse(name: &str) -> Result<Method, String> {
+        Method::ALL.into_iter().find(|m| m.name() == name).ok_or_else(|| {
+            let names: Vec<&str> = Method::ALL.iter().map(|m| m.name()).collect();
+            format!("unknown mode `{name}` (modes: {})", names.join(", "))
+        })
+    }
+
+    /// The inertializer settings, for the inertializing methods.
+    pub fn settings(self) -> Option<Settings> {
+        let (channel, velocity) = match self {
+            Method::HardCut | Method::Crossfade => return None,
+            Method::Projected => (ChannelMode::Projected, VelocityMode::Absolute),
+            Method::ProjectedRelative => (ChannelMode::Projected, VelocityMode::Relative),
+            Method::PerComponent => (ChannelMode::PerComponent, VelocityMode::Absolute),
+            Method::Relative => (ChannelMode::PerComponent, VelocityMode::Relative),
+        };
+        Some(Settings { channel, velocity })
+    }
+}
+
+/// Clips of one skeleton, baked (f32 keys) into one blob.
+pub struct Clips {
+    blob: AlignedBlob,
+    pub names: Vec<String>,
+    /// Seconds per frame of the first clip: the step every simulation uses.
+    pub dt: f32,
+}
+
+impl Clips {
+    pub fn from_bvh(paths: &[std::path::PathBuf]) -> Result<Clips, String> {
+        let (skeleton, clips) = bake::from_bvh_files(paths)?;
+        let dt = 1.0 / clips.first().ok_or("no clips")?.sample_rate;
+        let names = clips.iter().map(|c| c.name.clone()).collect();
+        Ok(Clips { blob: bake::bake(&skeleton, &clips, KeyFormat::F32)?, names, dt })
+    }
+
+    pub fn asset(&self) -> Result<Asset<'_>, String> {
+        Asset::load(self.blob.bytes()).map_err(|e| e.to_string())
+    }
+}
+
+/// One cut: from clip `a` at `ta` seconds to clip `b` at `tb`.
+#[derive(Clone, Copy, Debug)]
+pub struct Cut {
+    pub a: usize,
+    pub ta: f32,
+    pub b: usize,
+    pub tb: f32,
+}
+
+/// Model-space joint positions per frame, for the output and for each clip alone.
+#[derive(Clone, Debug, Default)]
+pub struct Trace {
+    pub dt: f32,
+    /// Index of frame 0 (the first frame of the transition) in the vectors below.
+    pub switch_frame: usize,
+    pub output: Vec<Vec<[f32; 3]>>,
+    pub source: Vec<Vec<[f32; 3]>>,
+    pub target: Vec<Vec<[f32; 3]>>,
+    /// Local-space offsets of the output from the target per frame and joint: translation, rotation vector
+    /// (of `output · target⁻¹`, shortest arc) and scale, as the inertializer's curves see them.
+    pub local_offsets: Vec<Vec<[[f64; 3]; 3]>>,
+}
+
+/// Per joint, `output − target` in local space by channel.
+fn local_offsets(output: &[SoaTransform], target: &[SoaTransform], n: usize) -> Vec<[[f64; 3]; 3]> {
+    let unpack = |pose: &[SoaTransform]| {
+        let mut aos = vec![sinew::math::Transform::IDENTITY; n];
+        sinew::math::unpack_soa(pose, &mut aos).map(|_| aos)
+    };
+    let (Ok(out), Ok(tgt)) = (unpack(output), unpack(target)) else { return vec![] };
+    out.iter()
+        .zip(&tgt)
+        .map(|(o, t)| {
+            let d = |a: sinew::math::Vec3, b: sinew::math::Vec3| {
+                [a.x as f64 - b.x as f64, a.y as f64 - b.y as f64, a.z as f64 - b.z as f64]
+            };
+            let q = o.rotation * t.rotation.conjugate();
+            let (v, w) = ([q.x as f64, q.y as f64, q.z as f64], q.w as f64);
+            let sign = if w < 0.0 { -1.0 } else { 1.0 };
+            let len = norm(v);
+            let angle = 2.0 * len.atan2(w * sign);
+            let rotation = if len > 0.0 { v.map(|c| c * sign * angle / len) } else { [0.0; 3] };
+            [d(o.translation, t.translation), rotation, d(o.scale, t.scale)]
+        })
+        .collect()
+}
+
+/// Samples clips of one asset through a sampling context per clip (so playback decodes each frame once).
+struct Sampler<'a> {
+    asset: &'a Asset<'a>,
+    memory: Vec<Vec<u8>>,
+}
+
+impl<'a> Sampler<'a> {
+    fn new(asset: &'a Asset<'a>) -> Sampler<'a> {
+        let bytes = SamplingContext::required_bytes(asset.skeleton().num_joints());
+        Sampler { asset, memory: vec![vec![0u8; bytes]; asset.num_clips()] }
+    }
+
+    fn sample(&mut self, clip: usize, time: f32, out: &mut [SoaTransform]) -> Result<(), String> {
+        let skeleton = self.asset.skeleton();
+        let runtime_clip = self.asset.clip(clip).ok_or("clip index out of range")?;
+        let arena = Arena::new(&mut self.memory[clip]);
+        let mut context = SamplingContext::new(&arena, skeleton.num_joints()).map_err(|e| e.to_string())?;
+        SamplingJob {
+            skeleton,
+            clip: &runtime_clip,
+            time,
+            playback: Playback::Clamp,
+            context: &mut context,
+            output: out,
+        }
+        .run()
+        .map_err(|e| e.to_string())
+    }
+}
+
+/// Plays one cut with `method` from `before` frames ahead of the switch to `after` frames past the end of a
+/// transition of `duration` seconds, and records model-space positions.
+pub fn simulate(
+    asset: &Asset,
+    dt: f32,
+    method: Method,
+    cut: Cut,
+    duration: f32,
+    (before, after): (usize, usize),
+) -> Result<Trace, String> {
+    let skeleton = asset.skeleton();
+    let (n, g) = (skeleton.num_joints(), skeleton.num_soa_joints());
+    let mut sampler = Sampler::new(asset);
+    let mut memory = vec![0u8; Inertializer::required_bytes(n, 0)];
+    let arena = Arena::new(&mut memory);
+    let mut inertializer = match method.settings() {
+        Some(settings) => Some(Inertializer::new(&arena, n, 0, settings).map_err(|e| e.to_string())?),
+        None => None,
+    };
+    let transition_frames = (duration / dt).ceil() as usize;
+    let frames = before + transition_frames + after;
+    let (mut source, mut target, mut previous, mut blended) = (
+        vec![SoaTransform::IDENTITY; g],
+        vec![SoaTransform::IDENTITY; g],
+        vec![SoaTransform::IDENTITY; g],
+        vec![SoaTransform::IDENTITY; g],
+    );
+    let mut model = vec![Mat4::IDENTITY; n];
+    let mut positions = |local: &[SoaTransform]| -> Result<Vec<[f32; 3]>, String> {
+        LocalToModelJob { skeleton, local, root: None, model: &mut model }.run().map_err(|e| e.to_string())?;
+        Ok(model.iter().map(|m| m.translation().to_array()).collect())
+    };
+    let mut trace = Trace { dt, switch_frame: before, ..Trace::default() };
+    // Clips start wherever they were captured: move B on the ground plane (BVH is Y-up) so that its joints'
+    // mean position matches A's at t = 0, as a game keeps a character's world position across a transition.
+    // The shift goes into the root's translation, which is in the parent-less model space.
+    sampler.sample(cut.a, cut.ta - dt, &mut source)?;
+    sampler.sample(cut.b, cut.tb - dt, &mut target)?;
+    let (a_mean, b_mean) = (mean(&positions(&source)?), mean(&positions(&target)?));
+    let ground_shift = [(a_mean[0] - b_mean[0]) as f32, (a_mean[2] - b_mean[2]) as f32];
+    let sample_target = |sampler: &mut Sampler, time: f32, out: &mut [SoaTransform]| -> Result<(), String> {
+        sampler.sample(cut.b, time, out)?;
+        let root = &mut out[0].translation;
+        let [x, y, z, w] = root.x.to_array();
+        root.x = F4::new(x + ground_shift[0], y, z, w);
+        let [x, y, z, w] = root.z.to_array();
+        root.z = F4::new(x + ground_shift[1], y, z, w);
+        Ok(())
+    };
+    for frame in 0..frames {
+        let k = frame as f32 - before as f32;
+        sampler.sample(cut.a, cut.ta + k * dt, &mut source)?;
+        sample_target(&mut sampler, cut.tb + k * dt, &mut target)?;
+        let switched = frame >= before;
+        let shown: &[SoaTransform] = match (method, &mut inertializer) {
+            (_, Some(inertializer)) => {
+                let pose = if switched { &target } else { &source };
+                let mut previous_target = None;
+                if frame == before {
+                    inertializer.request(&Transition { duration, profile: None }).map_err(|e| e.to_string())?;
+                    sample_target(&mut sampler, cut.tb - dt, &mut previous)?;
+                    previous_target = Some((&previous[..], &[][..]));
+                }
+                let frame_target = Target { pose, curves: &[], previous: previous_target };
+                inertializer.update(dt, &frame_target).map_err(|e| e.to_string())?.pose
+            }
+            (Method::Crossfade, None) if switched => {
+                let weight = (((k + 1.0) * dt) / duration).min(1.0);
+                let mut layers = heapless::Vec::new();
+                let _ = layers.push(BlendLayer { pose: &source, weight: 1.0 - weight, joint_weights: None });
+                let _ = layers.push(BlendLayer { pose: &target, weight, joint_weights: None });
+                BlendingJob {
+                    skeleton,
+                    layers,
+                    additive: heapless::Vec::new(),
+                    threshold: DEFAULT_THRESHOLD,
+                    output: &mut blended,
+                }
+                .run()
+                .map_err(|e| e.to_string())?;
+                &blended
+            }
+            _ => {
+                if switched {
+                    &target
+                } else {
+                    &source
+                }
+            }
+        };
+        trace.local_offsets.push(local_offsets(shown, &target, n));
+        trace.output.push(positions(shown)?);
+        trace.source.push(positions(&source)?);
+        trace.target.push(positions(&target)?);
+    }
+    Ok(trace)
+}
+
+/// Quality figures of one method over many cuts (positions in file units, times in seconds).
+#[derive(Clone, Debug, Default)]
+pub struct Quality {
+    pub method: &'static str,
+    /// |velocity change| per frame at the switch (the larger of the first two frames), per joint: max and 99th
+    /// percentile, file units per second.
+    pub velocity_jump_max: f64,
+    pub velocity_jump_p99: f64,
+    /// Share of degrees of freedom (joint × axis, offsets above 1% of the cut's largest) whose offset from
+    /// the target changes sign during the transition.
+    pub sign_flip_share: f64,
+    /// The same over local-space DOFs (translation, rotation vector and scale components), where the
+    /// inertializer's curves live: the no-overshoot guarantee applies here.
+    pub local_flip_share: f64,
+    /// Largest |offset| during the transition over |offset at t = 0|, per DOF: max and 99th percentile.
+    pub offset_growth_max: f64,
+    pub offset_growth_p99: f64,
+    /// Summed |jerk| of the output over the transition window, divided by the target clip's alone (mean over
+    /// cuts): 1 adds nothing.
+    pub jerk_ratio_mean: f64,
+    /// Largest |output − target| at the first frame at or past t1.
+    pub residual_max: f64,
+}
+
+/// A sign change counts when the offset passes this fraction of the cut's largest offset (per channel) to
+/// the other side; below it is f32 rounding (a rotation offset's last bit is about 1.2e-7 rad).
+pub const FLIP_TOLERANCE: f64 = 1e-4;
+
+/// Frames before the switch that every metric needs (velocity: 2, jerk: 3).
+pub const FRAMES_BEFORE: usize = 4;
+
+/// Seeded cuts between (and within) clips, each with room for the transition on both sides.
+pub fn seeded_cuts(asset: &Asset, dt: f32, duration: f32, count: usize, seed: u64) -> Vec<Cut> {
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let margin = (FRAMES_BEFORE + 2) as f32 * dt;
+    let durations: Vec<f32> = (0..asset.num_clips()).map(|c| asset.clip(c).map_or(0.0, |c| c.duration())).collect();
+    let usable: Vec<usize> = (0..durations.len()).filter(|&c| durations[c] > 2.0 * margin + duration).collect();
+    if usable.is_empty() {
+        return vec![];
+    }
+    (0..count)
+        .map(|_| {
+            let a = usable[(next() * usable.len() as f64) as usize % usable.len()];
+            let b = usable[(next() * usable.len() as f64) as usize % usable.len()];
+            let span = |c: usize| durations[c] - 2.0 * margin - duration;
+            Cut { a, ta: margin + next() as f32 * span(a), b, tb: margin + next() as f32 * span(b) }
+        })
+        .collect()
+}
+
+fn mean(points: &[[f32; 3]]) -> [f64; 3] {
+    let n = points.len().max(1) as f64;
+    [0, 1, 2].map(|i| points.iter().map(|p| p[i] as f64).sum::<f64>() / n)
+}
+
+fn sub(a: [f32; 3], b: [f32; 3]) -> [f64; 3] {
+    [0, 1, 2].map(|i| a[i] as f64 - b[i] as f64)
+}
+
+fn norm(v: [f64; 3]) -> f64 {
+    (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
+}
+
+fn percentile(values: &mut [f64], p: f64) -> f64 {
+    if values.is_empty() {
+        return 0.0;
+    }
+    values.sort_by(f64::total_cmp);
+    values[((values.len() - 1) as f64 * p).round() as usize]
+}
+
+/// Runs every method over the cuts and summarizes each.
+pub fn quality(asset: &Asset, dt: f32, duration: f32, cuts: &[Cut]) -> Result<Vec<Quality>, String> {
+    let transition_frames = (duration / dt).ceil() as usize;
+    Method::ALL
+        .iter()
+        .map(|&method| {
+            let (mut jumps, mut growth, mut jerk_ratios) = (vec![], vec![], vec![]);
+            let (mut dofs, mut flips, mut residual_max) = (0usize, 0usize, 0.0f64);
+            let (mut local_dofs, mut local_flips) = (0usize, 0usize);
+            for &cut in cuts {
+                let trace = simulate(asset, dt, method, cut, duration, (FRAMES_BEFORE, 4))?;
+                let s = trace.switch_frame;
+                let (p, t) = (&trace.output, &trace.target);
+                let n = p[0].len();
+                // The first two frames: absolute-velocity modes hold the target still for the first frame, so
+                // their jump (the target's own velocity) shows one frame later.
+                jumps.extend((0..n).map(|j| {
+                    let jump = |f: usize| norm(sub_f64(sub(p[f][j], p[f - 1][j]), sub(p[f - 1][j], p[f - 2][j])));
+                    jump(s).max(jump(s + 1)) / dt as f64
+                }));
+                // Offsets from the target alone, per DOF, from t = 0 (frame −1) through the transition.
+                let window = s - 1..=s + transition_frames;
+                let largest = (0..n).map(|j| norm(sub(p[s - 1][j], t[s - 1][j]))).fold(0.0, f64::max);
+                let dofs_of = |n: usize| (0..n).flat_map(|j| (0..3).map(move |axis| (j, axis)));
+                for (j, axis) in dofs_of(n) {
+                    let offset = |f: usize| p[f][j][axis] as f64 - t[f][j][axis] as f64;
+                    if let Some((flip, grew)) = flip_and_growth(offset, window.clone(), largest) {
+                        dofs += 1;
+                        flips += flip as usize;
+                        growth.push(grew);
+                    }
+                }
+                // Local DOFs, thresholds per channel (units differ), the same window.
+                let offsets = &trace.local_offsets;
+                for channel in 0..3 {
+                    let largest = offsets[s - 1].iter().map(|o| norm(o[channel])).fold(0.0, f64::max);
+                    for (j, axis) in dofs_of(n) {
+                        let offset = |f: usize| offsets[f][j][channel][axis];
+                        if let Some((flip, _)) = flip_and_growth(offset, window.clone(), largest) {
+                            local_dofs += 1;
+                            local_flips += flip as usize;
+                        }
+                    }
+                }
+                let jerk = |q: &Vec<Vec<[f32; 3]>>| -> f64 {
+                    (s..=s + transition_frames)
+                        .map(|f| {
+                            (0..q[0].len())
+                                .map(|j| {
+                                    let d = |k: usize| q[f - k][j];
+                                    norm([0, 1, 2].map(|i| {
+                                        d(0)[i] as f64 - 3.0 * d(1)[i] as f64 + 3.0 * d(2)[i] as f64 - d(3)[i] as f64
+                                    }))
+                                })
+                                .sum::<f64>()
+                        })
+                        .sum()
+                };
+                let target_jerk = jerk(t);
+                if target_jerk > 0.0 {
+                    jerk_ratios.push(jerk(p) / target_jerk);
+                }
+                let end = s + transition_frames;
+                for j in 0..p[0].len() {
+                    residual_max = residual_max.max(norm(sub(p[end][j], t[end][j])));
+                }
+            }
+            let jerk_ratio_mean = jerk_ratios.iter().sum::<f64>() / jerk_ratios.len().max(1) as f64;
+            Ok(Quality {
+                method: method.name(),
+                velocity_jump_max: jumps.iter().copied().fold(0.0, f64::max),
+                velocity_jump_p99: percentile(&mut jumps, 0.99),
+                sign_flip_share: flips as f64 / dofs.max(1) as f64,
+                local_flip_share: local_flips as f64 / local_dofs.max(1) as f64,
+                offset_growth_max: growth.iter().copied().fold(0.0, f64::max),
+                offset_growth_p99: percentile(&mut growth, 0.99),
+                jerk_ratio_mean,
+                residual_max,
+            })
+        })
+        .collect()
+}
+
+/// One DOF's offset over `window` (starting at t = 0): whether it crosses to the other side of 0 by more
+/// than `FLIP_TOLERANCE · largest`, and its largest magnitude over the first. `None` for offsets under 1% of
+/// the cut's largest, whose ratios are noise.
+fn flip_and_growth(
+    offset: impl Fn(usize) -> f64,
+    window: std::ops::RangeInclusive<usize>,
+    largest: f64,
+) -> Option<(bool, f64)> {
+    let x0 = offset(*window.start());
+    if largest == 0.0 || x0.abs() <= 0.01 * largest {
+        return None;
+    }
+    let tolerance = FLIP_TOLERANCE * largest;
+    let flip = window.clone().any(|f| offset(f) * x0.signum() < -tolerance);
+    let growth = window.map(|f| offset(f).abs()).fold(0.0, f64::max) / x0.abs();
+    Some((flip, growth))
+}
+
+fn sub_f64(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+/// The quality table.
+pub fn quality_table(rows: &[Quality], cuts: usize, dt: f32, duration: f32) -> String {
+    let mut out =
+        format!("{cuts} cuts, {:.0} Hz, transition {duration} s; positions in file units, model space\n", 1.0 / dt);
+    out += &format!(
+        "{:<19} {:>11} {:>11} {:>9} {:>9} {:>9} {:>9} {:>8} {:>10}\n",
+        "method", "vjump max", "vjump p99", "flips %", "local %", "grow max", "grow p99", "jerk ×", "residual"
+    );
+    for q in rows {
+        out += &format!(
+            "{:<19} {:>11.2} {:>11.2} {:>9.2} {:>9.2} {:>9.3} {:>9.3} {:>8.2} {:>10.2e}\n",
+            q.method,
+            q.velocity_jump_max,
+            q.velocity_jump_p99,
+            100.0 * q.sign_flip_share,
+            100.0 * q.local_flip_share,
+            q.offset_growth_max,
+            q.offset_growth_p99,
+            q.jerk_ratio_mean,
+            q.residual_max
+        );
+    }
+    out
+}
+
+pub fn quality_json(rows: &[Quality], cuts: usize, dt: f32, duration: f32) -> serde_json::Value {
+    let methods: Vec<serde_json::Value> = rows
+        .iter()
+        .map(|q| {
+            serde_json::json!({
+                "method": q.method,
+                "velocity_jump_max": q.velocity_jump_max,
+                "velocity_jump_p99": q.velocity_jump_p99,
+                "sign_flip_share": q.sign_flip_share,
+                "local_flip_share": q.local_flip_share,
+                "offset_growth_max": q.offset_growth_max,
+                "offset_growth_p99": q.offset_growth_p99,
+                "jerk_ratio_mean": q.jerk_ratio_mean,
+                "residual_max": q.residual_max,
+            })
+        })
+        .collect();
+    serde_json::json!({ "cuts": cuts, "dt": dt, "duration": duration, "methods": methods })
+}
+
+/// `{"dt", "switch_frame", "frames": [{"t", "output", "source", "target"}]}`; `t` is seconds from the switch.
+pub fn trace_json(trace: &Trace) -> serde_json::Value {
+    let frames: Vec<serde_json::Value> = (0..trace.output.len())
+        .map(|f| {
+            let t = (f as f32 - trace.switch_frame as f32) * trace.dt;
+            serde_json::json!({
+                "t": t,
+                "output": trace.output[f],
+                "source": trace.source[f],
+                "target": trace.target[f],
+            })
+        })
+        .collect();
+    serde_json::json!({ "dt": trace.dt, "switch_frame": trace.switch_frame, "frames": frames })
+}

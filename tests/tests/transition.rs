@@ -1,0 +1,118 @@
+//! Transitions on the shared mocap (skipped with a message when `../shared/data` is absent): the quality
+//! figures' guarantees, the transition export, and an interruption storm.
+
+use sinew::math::SoaTransform;
+use sinew::{Arena, Inertializer, Playback, SamplingContext, SamplingJob, Target, Transition};
+use sinew_bench_host::transition::{self, Clips, Cut, Method};
+use sinew_tests::shared_data;
+
+fn bandai(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    sinew_tests::files_with_extension(&dir.join("bvh/bandai"), "bvh")
+}
+
+#[test]
+fn quality_guarantees_on_bandai_clips() {
+    let Some(dir) = shared_data("quality_guarantees_on_bandai_clips") else { return };
+    let clips = Clips::from_bvh(&bandai(&dir)).unwrap();
+    let asset = clips.asset().unwrap();
+    let cuts = transition::seeded_cuts(&asset, clips.dt, 0.2, 60, 7);
+    assert_eq!(cuts.len(), 60);
+    let rows = transition::quality(&asset, clips.dt, 0.2, &cuts).unwrap();
+    let row = |m: Method| rows.iter().find(|q| q.method == m.name()).unwrap();
+    for m in [Method::Projected, Method::ProjectedRelative, Method::PerComponent, Method::Relative] {
+        // Inertialization ends exactly on the target, and never jumps like a hard cut.
+        assert_eq!(row(m).residual_max, 0.0, "{m:?}");
+        assert!(row(m).velocity_jump_p99 < 0.3 * row(Method::HardCut).velocity_jump_p99, "{m:?}");
+    }
+    // Relative-velocity curves start from the shown pose relative to the moving target: no local DOF's
+    // offset changes sign. A crossfade lets many do.
+    assert_eq!(row(Method::Relative).local_flip_share, 0.0);
+    assert_eq!(row(Method::ProjectedRelative).local_flip_share, 0.0);
+    assert!(row(Method::Crossfade).local_flip_share > 0.05);
+    assert_eq!(row(Method::HardCut).offset_growth_max, 1.0);
+}
+
+#[test]
+fn transition_export_has_every_frame() {
+    let Some(dir) = shared_data("transition_export_has_every_frame") else { return };
+    let files = bandai(&dir);
+    let clips = Clips::from_bvh(&files[..2]).unwrap();
+    let asset = clips.asset().unwrap();
+    let cut = Cut { a: 0, ta: 1.0, b: 1, tb: 2.0 };
+    let half_second = (0.5 / clips.dt).ceil() as usize;
+    let trace = transition::simulate(&asset, clips.dt, Method::Relative, cut, 0.3, (half_second, half_second)).unwrap();
+    let json = transition::trace_json(&trace);
+    let frames = json["frames"].as_array().unwrap();
+    // 0.5 s before, the transition (0.3 s), 0.5 s after.
+    assert_eq!(frames.len(), 2 * half_second + (0.3 / clips.dt).ceil() as usize);
+    let s = json["switch_frame"].as_u64().unwrap() as usize;
+    assert_eq!(s, half_second);
+    assert_eq!(frames[s]["t"].as_f64().unwrap(), 0.0);
+    let joints = asset.skeleton().num_joints();
+    for f in frames {
+        for key in ["output", "source", "target"] {
+            assert_eq!(f[key].as_array().unwrap().len(), joints);
+        }
+    }
+    // Before the switch the output is the source; at the end, the target.
+    assert_eq!(frames[s - 1]["output"], frames[s - 1]["source"]);
+    assert_eq!(frames.last().unwrap()["output"], frames.last().unwrap()["target"]);
+}
+
+#[test]
+fn interruption_storm_stays_bounded() {
+    let Some(dir) = shared_data("interruption_storm_stays_bounded") else { return };
+    let clips = Clips::from_bvh(&[dir.join("bvh/cmu/01_01.bvh")]).unwrap();
+    let asset = clips.asset().unwrap();
+    let skeleton = asset.skeleton();
+    let clip = asset.clip(0).unwrap();
+    let (n, g) = (skeleton.num_joints(), skeleton.num_soa_joints());
+    let mut context_memory = vec![0u8; SamplingContext::required_bytes(n)];
+    let context_arena = Arena::new(&mut context_memory);
+    let mut context = SamplingContext::new(&context_arena, n).unwrap();
+    let mut sample = |time: f32, out: &mut [SoaTransform]| {
+        SamplingJob { skeleton, clip: &clip, time, playback: Playback::Loop, context: &mut context, output: out }
+            .run()
+            .unwrap()
+    };
+    let mut memory = vec![0u8; Inertializer::required_bytes(n, 0)];
+    let arena = Arena::new(&mut memory);
+    let mut inertializer = Inertializer::new(&arena, n, 0, Default::default()).unwrap();
+    let (mut target, mut previous) = (vec![SoaTransform::IDENTITY; g], vec![SoaTransform::IDENTITY; g]);
+    let dt = clips.dt;
+    // Bounds of the clip itself: outputs must stay near them.
+    let mut largest = 0.0f32;
+    for f in 0..(clip.duration() / dt) as usize {
+        sample(f as f32 * dt, &mut target);
+        largest = target
+            .iter()
+            .map(|t| t.translation.x.abs().max(t.translation.z.abs()).to_array().into_iter().fold(0.0, f32::max))
+            .fold(largest, f32::max);
+    }
+    // Every 0.1 s jump to a far part of the clip (a new request mid-flight), for 10 s.
+    let frames = (10.0 / dt) as usize;
+    let every = (0.1 / dt).round() as usize;
+    let mut offset = 0.0;
+    for frame in 0..frames {
+        let time = frame as f32 * dt + offset;
+        if frame > 0 && frame % every == 0 {
+            offset += 3.7;
+            inertializer.request(&Transition { duration: 0.3, profile: None }).unwrap();
+        }
+        let time = if frame % every == 0 { frame as f32 * dt + offset } else { time };
+        sample(time - dt, &mut previous);
+        sample(time, &mut target);
+        let out =
+            inertializer.update(dt, &Target { pose: &target, curves: &[], previous: Some((&previous, &[])) }).unwrap();
+        for t in out.pose {
+            let q = t.rotation.dot(t.rotation).to_array();
+            assert!(q.iter().all(|l| (l - 1.0).abs() < 1e-5), "frame {frame}: |q|² {q:?}");
+            for v in [t.translation.x, t.translation.y, t.translation.z] {
+                assert!(
+                    v.to_array().iter().all(|x| x.is_finite() && x.abs() <= 3.0 * largest + 100.0),
+                    "frame {frame}"
+                );
+            }
+        }
+    }
+}
