@@ -16,11 +16,11 @@ const AFTER: f64 = 0.3;
 
 fn source(t: f64) -> f64 {
     // A swing: fast and heading down at the switch (t = 0).
-    1.0 + 0.8 * (4.0 * t + 0.6).cos()
+    0.9 + 0.8 * (10.0 * t + 1.2).cos()
 }
 
 fn source_velocity(t: f64) -> f64 {
-    -3.2 * (4.0 * t + 0.6).sin()
+    -8.0 * (10.0 * t + 1.2).sin()
 }
 
 fn target(t: f64) -> f64 {

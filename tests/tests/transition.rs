@@ -116,3 +116,26 @@ fn interruption_storm_stays_bounded() {
         }
     }
 }
+
+#[test]
+fn figure_two_curves_show_what_the_seed_describes() {
+    let curves = sinew_bench_host::plot::curves();
+    let after = |i: usize| curves[i].1.iter().filter(|(t, _)| *t >= 0.0).copied().collect::<Vec<_>>();
+    // The target drifts as 0.4 + 0.1 t; the source arrives from above, fast.
+    let below_target = |points: &[(f64, f64)]| points.iter().map(|&(t, y)| 0.4 + 0.1 * t - y).fold(0.0, f64::max);
+    let first_step = |points: &[(f64, f64)]| points[1].1 - points[0].1;
+    let (cut, pose_only, velocity, quintic) = (after(0), after(1), after(2), after(3));
+    assert!(below_target(&velocity) > 0.05, "cubic velocity matching overshoots the target");
+    assert!(below_target(&quintic) < 1e-6, "the quintic does not");
+    assert!(below_target(&pose_only) < 1e-6);
+    // The quintic leaves with the source's velocity; pose matching starts at rest.
+    let source_step = curves[0].1.iter().filter(|(t, _)| *t < 0.0).map(|&(_, y)| y).collect::<Vec<_>>();
+    let source_step = source_step[source_step.len() - 1] - source_step[source_step.len() - 2];
+    assert!(
+        (first_step(&quintic) - source_step).abs() < 0.2 * source_step.abs(),
+        "{} vs {source_step}",
+        first_step(&quintic)
+    );
+    assert!(first_step(&pose_only).abs() < 0.1 * source_step.abs());
+    assert!((cut[0].1 - 0.4).abs() < 1e-9, "the hard cut is on the target at once");
+}
