@@ -1,5 +1,6 @@
-//! Inertialization per rig size: a frame mid-transition (evaluate every curve, rebuild rotations, record
-//! history), a request frame (coefficients for every DOF, then that frame), and a frame with no transition
+//! Inertialization per rig size: a frame mid-transition (evaluate the active curves, rebuild rotations,
+//! record history; the rig animates rotations and the root's translation), the same with every channel of
+//! every joint active, a request frame (coefficients for every DOF, then that frame), and a frame with no transition
 //! (copy), vs the naive AoS glam loop evaluating the paper's formula per DOF. Throughput counts joints.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
@@ -51,6 +52,24 @@ fn inertialization(c: &mut Criterion) {
                 inertializer.request(&long).expect("valid");
                 inertializer.update(TINY_DT, &frame(black_box(&soa[3]), &soa[2])).map(|o| o.pose.len())
             })
+        });
+        // Every channel animated: translations and scales of the target moved too, so nothing is skipped.
+        let mut moved = soa[3].clone();
+        for group in &mut moved {
+            for v in [&mut group.translation.x, &mut group.translation.z, &mut group.scale.y] {
+                *v = *v + sinew::math::F4::splat(0.05);
+            }
+        }
+        let mut all_memory = vec![0u8; Inertializer::required_bytes(n, 0)];
+        let all_arena = Arena::new(&mut all_memory);
+        let mut all = Inertializer::new(&all_arena, n, 0, Default::default()).expect("sized");
+        for p in [&soa[0], &soa[1]] {
+            all.update(1.0 / 60.0, &frame(p, p)).expect("valid");
+        }
+        all.request(&long).expect("valid");
+        all.update(1.0 / 60.0, &frame(&moved, &soa[2])).expect("valid");
+        group.bench_function(BenchmarkId::new("sinew_frame_all_channels", n), |b| {
+            b.iter(|| all.update(TINY_DT, &frame(black_box(&moved), &soa[2])).map(|o| o.pose.len()))
         });
         let mut idle_memory = vec![0u8; Inertializer::required_bytes(n, 0)];
         let idle_arena = Arena::new(&mut idle_memory);

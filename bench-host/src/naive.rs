@@ -164,6 +164,19 @@ impl AosCurve {
 /// Per joint: translation, rotation-vector and scale curves (9 DOFs), AoS.
 pub type AosJointCurves = [AosCurve; 9];
 
+/// Curves from `source` to `target` (offsets per component, zero velocity), as a user sets them up with glam.
+pub fn transition_curves(source: &AosPose, target: &AosPose, duration: f32) -> Vec<AosJointCurves> {
+    (0..target.translation.len())
+        .map(|j| {
+            let t = source.translation[j] - target.translation[j];
+            let r = (source.rotation[j] * target.rotation[j].conjugate()).to_scaled_axis();
+            let s = source.scale[j] - target.scale[j];
+            let x = [t.x, t.y, t.z, r.x, r.y, r.z, s.x, s.y, s.z];
+            x.map(|x0| AosCurve::new(x0, 0.0, duration))
+        })
+        .collect()
+}
+
 /// Naive per-frame inertialization: per joint evaluate nine curves, then `target + offset` with glam (the
 /// rotation through `Quat::from_scaled_axis`).
 pub fn inertialize(curves: &[AosJointCurves], t: f32, target: &AosPose, out: &mut AosPose) {

@@ -8,8 +8,9 @@
 use crate::bake::{KeyFormat, RawClip, RawSkeleton};
 use crate::naive::{self, AosClip, AosPose};
 use crate::rig::Rig;
+use sinew::blending::{BlendLayer, BlendingJob, DEFAULT_THRESHOLD};
 use sinew::math::{Mat3x4, Mat4, SoaTransform, num_soa_joints};
-use sinew::{Arena, Asset, LocalToModelJob, Playback, SamplingContext, SamplingJob};
+use sinew::{Arena, Asset, Inertializer, LocalToModelJob, Playback, SamplingContext, SamplingJob, Target, Transition};
 use std::time::Instant;
 
 /// What to run: procedural rigs by joint count, plus real files.
@@ -42,6 +43,8 @@ pub struct RigReport {
     pub frames: usize,
     pub stages: Vec<StageCost>,
     pub baseline: Vec<StageCost>,
+    pub transition: TransitionFrames,
+    pub naive_transition: TransitionFrames,
 }
 
 /// A skeleton, a baked clip and a skin: everything one character of a crowd plays.
@@ -99,14 +102,33 @@ struct Character<'a> {
     local: &'a mut [SoaTransform],
     model: &'a mut [Mat4],
     palette: &'a mut [Mat3x4],
+    /// Transition state: the crossfade's source clip (its own cache) and blend output, and the inertializer.
+    source_context: SamplingContext<'a>,
+    source_local: &'a mut [SoaTransform],
+    blended: &'a mut [SoaTransform],
+    inertializer: Inertializer<'a>,
 }
 
-/// Bytes one character needs: its sampling context, local pose, model matrices and 3×4 palette.
+/// Bytes one character needs: two sampling contexts (a transition's source and target), local poses for
+/// both and the blend, model matrices, a 3×4 palette and an inertializer.
 pub fn character_bytes(num_joints: usize, num_skin_joints: usize) -> usize {
-    SamplingContext::required_bytes(num_joints)
-        + Arena::required_bytes::<SoaTransform>(num_soa_joints(num_joints))
+    2 * SamplingContext::required_bytes(num_joints)
+        + 3 * Arena::required_bytes::<SoaTransform>(num_soa_joints(num_joints))
         + LocalToModelJob::required_bytes(num_joints)
         + sinew::Skin::required_bytes::<Mat3x4>(num_skin_joints)
+        + Inertializer::required_bytes(num_joints, 0)
+}
+
+/// Seconds every transition in the profile lasts: longer than any run, so every timed frame is mid-transition.
+const TRANSITION_SECONDS: f32 = 1e4;
+
+/// The Gears of War 4 comparison: a frame during a transition made as a crossfade (sample source and target,
+/// blend, local-to-model, skinning matrices) and as inertialization (sample the target, inertialize,
+/// local-to-model, skinning matrices).
+#[derive(Clone, Debug)]
+pub struct TransitionFrames {
+    pub crossfade_us: f64,
+    pub inertialized_us: f64,
 }
 
 fn median(samples: &mut [f64]) -> f64 {
@@ -160,11 +182,16 @@ pub fn profile_workload(w: &Workload, characters: usize, frames: usize) -> Resul
     let arenas: Vec<Arena> = memory.chunks_mut(per_character).map(Arena::new).collect();
     let mut crowd = Vec::with_capacity(characters);
     for arena in &arenas {
+        let err = |e: sinew::Error| e.to_string();
         crowd.push(Character {
-            context: SamplingContext::new(arena, n).map_err(|e| e.to_string())?,
-            local: arena.alloc::<SoaTransform>(skeleton.num_soa_joints()).map_err(|e| e.to_string())?,
-            model: arena.alloc::<Mat4>(n).map_err(|e| e.to_string())?,
-            palette: arena.alloc::<Mat3x4>(skin.num_joints()).map_err(|e| e.to_string())?,
+            context: SamplingContext::new(arena, n).map_err(err)?,
+            local: arena.alloc::<SoaTransform>(skeleton.num_soa_joints()).map_err(err)?,
+            model: arena.alloc::<Mat4>(n).map_err(err)?,
+            palette: arena.alloc::<Mat3x4>(skin.num_joints()).map_err(err)?,
+            source_context: SamplingContext::new(arena, n).map_err(err)?,
+            source_local: arena.alloc::<SoaTransform>(skeleton.num_soa_joints()).map_err(err)?,
+            blended: arena.alloc::<SoaTransform>(skeleton.num_soa_joints()).map_err(err)?,
+            inertializer: Inertializer::new(arena, n, 0, Default::default()).map_err(err)?,
         });
     }
     let bytes = arenas.iter().map(Arena::high_water).max().unwrap_or(0);
@@ -191,6 +218,41 @@ pub fn profile_workload(w: &Workload, characters: usize, frames: usize) -> Resul
     let skinning = time_frames(frames, |_| {
         for ch in crowd.iter_mut() {
             record(skin.palette_3x4(ch.model, ch.palette));
+        }
+    });
+    // Transitions: the source is the same clip half its length away, sampled through its own context.
+    let source_time = |c: usize, frame: usize| (character_time(c, frame, duration) + 0.5 * duration) % duration;
+    let source_sampling = time_frames(frames, |frame| {
+        for (c, ch) in crowd.iter_mut().enumerate() {
+            let (context, output) = (&mut ch.source_context, &mut *ch.source_local);
+            let time = source_time(c, frame);
+            record(SamplingJob { skeleton, clip: &clip, time, playback: Playback::Loop, context, output }.run());
+        }
+    });
+    let blend = time_frames(frames, |frame| {
+        for ch in crowd.iter_mut() {
+            let weight = (frame % 12) as f32 / 12.0;
+            let mut layers = heapless::Vec::new();
+            let _ = layers.push(BlendLayer { pose: ch.source_local, weight: 1.0 - weight, joint_weights: None });
+            let _ = layers.push(BlendLayer { pose: ch.local, weight: weight + 1e-3, joint_weights: None });
+            let (additive, threshold, output) = (heapless::Vec::new(), DEFAULT_THRESHOLD, &mut *ch.blended);
+            record(BlendingJob { skeleton, layers, additive, threshold, output }.run());
+        }
+    });
+    // Every character starts a transition from its source pose (two frames of history) to its target.
+    for ch in crowd.iter_mut() {
+        for _ in 0..2 {
+            let target = Target { pose: ch.source_local, curves: &[], previous: None };
+            record(ch.inertializer.update(GAME_DT, &target).map(|_| ()));
+        }
+        record(ch.inertializer.request(&Transition { duration: TRANSITION_SECONDS, profile: None }));
+        let target = Target { pose: ch.local, curves: &[], previous: Some((ch.local, &[])) };
+        record(ch.inertializer.update(GAME_DT, &target).map(|_| ()));
+    }
+    let inertialization = time_frames(frames, |_| {
+        for ch in crowd.iter_mut() {
+            let target = Target { pose: ch.local, curves: &[], previous: None };
+            record(ch.inertializer.update(GAME_DT, &target).map(|_| ()));
         }
     });
     if let Some(e) = first_error {
@@ -220,6 +282,26 @@ pub fn profile_workload(w: &Workload, characters: usize, frames: usize) -> Resul
             naive::skinning_matrices_3x4(model, &w.skin_remap, &inverse_bind, palette);
         }
     });
+    let mut aos_source: Vec<AosPose> = (0..characters).map(|_| AosPose::new(&w.skeleton.rest)).collect();
+    let naive_source_sampling = time_frames(frames, |frame| {
+        for (c, pose) in aos_source.iter_mut().enumerate() {
+            naive::sample(&aos_clip, source_time(c, frame), pose);
+        }
+    });
+    let mut aos_blended: Vec<AosPose> = (0..characters).map(|_| AosPose::new(&w.skeleton.rest)).collect();
+    let naive_blend = time_frames(frames, |frame| {
+        let weight = (frame % 12) as f32 / 12.0;
+        for ((source, target), out) in aos_source.iter().zip(&aos).zip(aos_blended.iter_mut()) {
+            naive::blend(&[(source, 1.0 - weight, None), (target, weight + 1e-3, None)], out);
+        }
+    });
+    let aos_curves: Vec<Vec<naive::AosJointCurves>> =
+        aos_source.iter().zip(&aos).map(|(s, t)| naive::transition_curves(s, t, TRANSITION_SECONDS)).collect();
+    let naive_inertialization = time_frames(frames, |frame| {
+        for ((curves, target), out) in aos_curves.iter().zip(&aos).zip(aos_blended.iter_mut()) {
+            naive::inertialize(curves, 0.1 + frame as f32 * GAME_DT, target, out);
+        }
+    });
     std::hint::black_box((&aos_model, &aos_palette));
     // Naive per character: two cached AoS frames are not kept; a pose, model matrices and a palette are.
     let aos_bytes = n * (12 + 16 + 12 + 64) + skin.num_joints() * 48;
@@ -235,13 +317,29 @@ pub fn profile_workload(w: &Workload, characters: usize, frames: usize) -> Resul
             cost("local_to_model", l2m, characters, n, bytes),
             cost("skinning_matrices_3x4", skinning, characters, n, bytes),
             cost("frame_total", sampling + l2m + skinning, characters, n, bytes),
+            cost("source_sampling", source_sampling, characters, n, bytes),
+            cost("blend_2_layers", blend, characters, n, bytes),
+            cost("inertialization", inertialization, characters, n, bytes),
         ],
         baseline: vec![
             cost("sampling", naive_sampling, characters, n, aos_bytes),
             cost("local_to_model", naive_l2m, characters, n, aos_bytes),
             cost("skinning_matrices_3x4", naive_skinning, characters, n, aos_bytes),
             cost("frame_total", naive_sampling + naive_l2m + naive_skinning, characters, n, aos_bytes),
+            cost("source_sampling", naive_source_sampling, characters, n, aos_bytes),
+            cost("blend_2_layers", naive_blend, characters, n, aos_bytes),
+            cost("inertialization", naive_inertialization, characters, n, aos_bytes),
         ],
+        transition: TransitionFrames {
+            crossfade_us: (sampling + source_sampling + blend + l2m + skinning) * 1e6 / characters as f64,
+            inertialized_us: (sampling + inertialization + l2m + skinning) * 1e6 / characters as f64,
+        },
+        naive_transition: TransitionFrames {
+            crossfade_us: (naive_sampling + naive_source_sampling + naive_blend + naive_l2m + naive_skinning) * 1e6
+                / characters as f64,
+            inertialized_us: (naive_sampling + naive_inertialization + naive_l2m + naive_skinning) * 1e6
+                / characters as f64,
+        },
     })
 }
 
@@ -297,6 +395,17 @@ pub fn table(reports: &[RigReport]) -> String {
                 b.us_per_character / s.us_per_character
             );
         }
+        let frame_total = r.stages.iter().find(|s| s.stage == "frame_total").map_or(0.0, |s| s.us_per_character);
+        let _ = writeln!(out, "characters per ms per core (frame_total): {:.0}", 1e3 / frame_total);
+        let (t, nt) = (&r.transition, &r.naive_transition);
+        let _ = writeln!(
+            out,
+            "transition frame (Gears of War 4 comparison): crossfade {:.3} µs/char, inertialized {:.3} µs/char, ratio {:.2} (seed: 12 vs 30 µs = 0.40; naive AoS {:.2})",
+            t.crossfade_us,
+            t.inertialized_us,
+            t.inertialized_us / t.crossfade_us,
+            nt.inertialized_us / nt.crossfade_us
+        );
     }
     out
 }
@@ -322,6 +431,12 @@ pub fn json(reports: &[RigReport]) -> serde_json::Value {
             "frames": r.frames,
             "stages": r.stages.iter().map(stage).collect::<Vec<_>>(),
             "naive_aos": r.baseline.iter().map(stage).collect::<Vec<_>>(),
+            "transition": {
+                "crossfade_us_per_character": r.transition.crossfade_us,
+                "inertialized_us_per_character": r.transition.inertialized_us,
+                "ratio": r.transition.inertialized_us / r.transition.crossfade_us,
+                "naive_ratio": r.naive_transition.inertialized_us / r.naive_transition.crossfade_us,
+            },
         })).collect::<Vec<_>>(),
     })
 }

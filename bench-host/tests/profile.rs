@@ -9,7 +9,19 @@ fn profile_reports_every_stage() {
     assert_eq!(reports.len(), 2);
     for r in &reports {
         let stages: Vec<&str> = r.stages.iter().map(|s| s.stage).collect();
-        assert_eq!(stages, ["sampling", "local_to_model", "skinning_matrices_3x4", "frame_total"]);
+        assert_eq!(
+            stages,
+            [
+                "sampling",
+                "local_to_model",
+                "skinning_matrices_3x4",
+                "frame_total",
+                "source_sampling",
+                "blend_2_layers",
+                "inertialization"
+            ]
+        );
+        assert!(r.transition.crossfade_us > 0.0 && r.transition.inertialized_us > 0.0);
         assert_eq!(r.baseline.len(), r.stages.len());
         for s in &r.stages {
             assert!(s.us_per_character > 0.0 && s.ns_per_joint > 0.0);
@@ -21,4 +33,6 @@ fn profile_reports_every_stage() {
     let j = json(&reports);
     assert_eq!(j["rigs"][1]["joints"], 67);
     assert_eq!(j["rigs"][0]["stages"][1]["stage"], "local_to_model");
+    assert!(j["rigs"][0]["transition"]["ratio"].as_f64().is_some_and(|r| r > 0.0));
+    assert!(text.contains("Gears of War 4"));
 }

@@ -18,8 +18,9 @@
 //! Time: a transition's `t = 0` is the last displayed frame (the source), and the request's frame is
 //! evaluated at `t = dt`. So the first output continues from what was on screen instead of repeating it.
 //!
-//! Layout: poses are SoA (`num_soa_joints` lane groups); curves are per lane group, four [`Quintic`]s per
-//! channel component, 9 per group (576 bytes, 144 per joint). Memory: all state lives in caller memory carved
+//! Layout: poses are SoA (`num_soa_joints` lane groups); curves are stored per pair of lane groups, one
+//! eight-lane [`Quintic`] per DOF, 9 per pair (1152 bytes, 144 per joint), so x86-64-v3 evaluates two groups
+//! per instruction and other targets run the same code as two four-lane halves. Memory: all state lives in caller memory carved
 //! from an [`Arena`]; see [`Inertializer::required_bytes`].
 //!
 //! Errors: bad input is rejected before any state changes (a request frame validates the target first), and
@@ -28,7 +29,7 @@
 //! Precision: curve coefficients in `f32` (within a few ulps of the seed's formulas evaluated in `f64`, as the
 //! tests check); rotation vectors within 5e-7 rad; output rotations unit within 1e-6.
 
-use crate::math::{F4, SoaQuat, SoaTransform, SoaVec3, num_soa_joints};
+use crate::math::{F4, F8, Lanes, SoaQuat, SoaTransform, SoaVec3, num_soa_joints, quat_from_rotation_vector, quat_mul};
 use crate::skeleton::MAX_JOINTS;
 use crate::{Arena, Buffer, Error};
 
@@ -50,21 +51,61 @@ const INV_T1_ROUND_UP: f32 = 1.0 / (1 << 22) as f32;
 /// can leave a value on the wrong side of 0 next to t1; it is below `1e-7 · |x0| · (1 − τ)³`, far under any
 /// visible overshoot. `1/t1` is rounded up by 2^-22, so curves end that much early.
 ///
-/// Layout: 64 bytes, four lanes of each coefficient. Units: those of the DOF (α), per second via `1/t1`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+/// Layout: four lanes of each coefficient (`L = F4`, 64 bytes) or eight, two lane groups side by side
+/// (`L = F8`, 128 bytes: how the inertializer stores them, so x86-64-v3 evaluates two groups per instruction).
+/// Units: those of the DOF (α), per second via `1/t1`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[repr(C)]
-pub struct Quintic {
-    pub alpha: F4,
-    pub beta: F4,
-    pub gamma: F4,
+pub struct Quintic<L = F4> {
+    pub alpha: L,
+    pub beta: L,
+    pub gamma: L,
     /// `1/t1` after the limit, or 0 for a finished (or empty) curve, whose α, β, γ are then 0.
-    pub inv_t1: F4,
+    pub inv_t1: L,
 }
 
-impl Quintic {
+// SAFETY: four `F4` (16-aligned, 16 bytes) or four `F8` (32-aligned, 32 bytes) in `repr(C)`: no padding, and
+// every bit pattern is valid.
+unsafe impl bytemuck::Zeroable for Quintic<F4> {}
+// SAFETY: as above.
+unsafe impl bytemuck::Pod for Quintic<F4> {}
+// SAFETY: as above.
+unsafe impl bytemuck::Zeroable for Quintic<F8> {}
+// SAFETY: as above.
+unsafe impl bytemuck::Pod for Quintic<F8> {}
+
+impl<L: Lanes> Quintic<L> {
+    /// The offset at time `t >= 0` since the transition's start.
+    #[inline(always)]
+    pub fn eval(&self, t: L) -> L {
+        let tau = (t * self.inv_t1).min(L::splat(1.0));
+        let s = L::splat(1.0) - tau;
+        let poly = self.gamma.mul_add(tau, self.beta).mul_add(tau, self.alpha);
+        (s * s) * (s * poly)
+    }
+}
+
+impl Quintic<F8> {
+    /// Overwrites the lanes of lane group `half` (0: lanes 0–3, 1: lanes 4–7) with `q`: four 16-byte stores.
+    fn set_half(&mut self, half: usize, q: &Quintic<F4>) {
+        let halves = bytemuck::cast_mut::<Quintic<F8>, [[F4; 2]; 4]>(self);
+        for (pair, v) in halves.iter_mut().zip([q.alpha, q.beta, q.gamma, q.inv_t1]) {
+            pair[half] = v;
+        }
+    }
+}
+
+impl Quintic<F4> {
     /// Coefficients for offset `x0`, offset velocity `v0` and duration `t1` (> 0) per lane, as seed 000 does.
     #[inline(always)]
     pub fn new(x0: F4, v0: F4, t1: F4) -> Quintic {
+        Quintic::with_duration(x0, v0, t1).0
+    }
+
+    /// As [`Quintic::new`], with the duration after the limit (0 for a finished curve): the time from which
+    /// the curve is 0.
+    #[inline(always)]
+    pub fn with_duration(x0: F4, v0: F4, t1: F4) -> (Quintic, F4) {
         let sign = F4::select(x0.cmp_lt(F4::ZERO), -F4::ONE, F4::ONE);
         let x0 = x0.abs();
         // Moving away from the target: clamp the velocity to 0 so the curve stays between source and target.
@@ -79,22 +120,14 @@ impl Quintic {
         // t1 keeps 1/t1 finite.
         let finished = t1.cmp_lt(F4::splat(f32::MIN_POSITIVE));
         let signed = |c: F4| F4::select(finished, F4::ZERO, c * sign);
-        Quintic {
+        let curve = Quintic {
             alpha: signed(x0),
             beta: signed(F4::splat(3.0).mul_add(x0, v)),
             gamma: signed(F4::splat(0.5) * F4::splat(6.0).mul_add(v, F4::splat(12.0).mul_add(x0, acc))),
             // Rounded up (by at most 2.4e-7 relative) so that t1 * (1/t1) >= 1 in f32: exactly 0 from t1 on.
             inv_t1: F4::select(finished, F4::ZERO, F4::ONE / t1 * F4::splat(1.0 + INV_T1_ROUND_UP)),
-        }
-    }
-
-    /// The offset at time `t >= 0` since the transition's start.
-    #[inline(always)]
-    pub fn eval(&self, t: F4) -> F4 {
-        let tau = (t * self.inv_t1).min(F4::ONE);
-        let s = F4::ONE - tau;
-        let poly = self.gamma.mul_add(tau, self.beta).mul_add(tau, self.alpha);
-        (s * s) * (s * poly)
+        };
+        (curve, F4::select(finished, F4::ZERO, t1))
     }
 }
 
@@ -159,8 +192,8 @@ pub struct Output<'s> {
     pub curves: &'s [f32],
 }
 
-/// Curves of the nine DOFs of one lane group: translation xyz, rotation-vector xyz, scale xyz.
-type GroupCurves = [Quintic; 9];
+/// Curves of the nine DOFs of two lane groups: translation xyz, rotation-vector xyz, scale xyz.
+type PairCurves = [Quintic<F8>; 9];
 
 /// The inertializer's state: the last two outputs and the curves of the transition in flight.
 #[derive(Debug)]
@@ -171,7 +204,12 @@ pub struct Inertializer<'a> {
     /// Two outputs, `[slot][group]` flattened: slot `newest` holds the last one.
     history: &'a mut [SoaTransform],
     curve_history: &'a mut [F4],
-    curves: &'a mut [GroupCurves],
+    /// Per pair of lane groups (the last one padded with empty curves).
+    curves: &'a mut [PairCurves],
+    /// Per pair of lane groups, bit `c` set when channel `c` (translation, rotation, scale) has a non-zero
+    /// curve in any lane: the others are neither read nor computed. Real rigs animate few translations and
+    /// scales.
+    active: &'a mut [u8],
     scalar_curves: &'a mut [Quintic],
     /// Per-joint durations of this frame's requests (the shortest wins), `+inf` where none.
     pending: &'a mut [F4],
@@ -194,7 +232,8 @@ impl<'a> Inertializer<'a> {
         let (g, c) = (num_soa_joints(num_joints), num_curves.div_ceil(4));
         Arena::required_bytes::<SoaTransform>(2 * g)
             + Arena::required_bytes::<F4>(2 * c)
-            + Arena::required_bytes::<GroupCurves>(g)
+            + Arena::required_bytes::<PairCurves>(g.div_ceil(2))
+            + Arena::required_bytes::<u8>(g.div_ceil(2))
             + Arena::required_bytes::<Quintic>(c)
             + Arena::required_bytes::<F4>(g)
     }
@@ -214,7 +253,8 @@ impl<'a> Inertializer<'a> {
         let (g, c) = (num_soa_joints(num_joints), num_curves.div_ceil(4));
         let history = arena.alloc::<SoaTransform>(2 * g)?;
         let curve_history = arena.alloc::<F4>(2 * c)?;
-        let curves = arena.alloc::<GroupCurves>(g)?;
+        let curves = arena.alloc::<PairCurves>(g.div_ceil(2))?;
+        let active = arena.alloc::<u8>(g.div_ceil(2))?;
         let scalar_curves = arena.alloc::<Quintic>(c)?;
         let pending = arena.alloc::<F4>(g)?;
         let mut inertializer = Inertializer {
@@ -224,6 +264,7 @@ impl<'a> Inertializer<'a> {
             history,
             curve_history,
             curves,
+            active,
             scalar_curves,
             pending,
             pending_scalar: f32::INFINITY,
@@ -351,7 +392,11 @@ impl<'a> Inertializer<'a> {
         let t = F4::splat(elapsed);
         let active = elapsed < self.end;
         let pose = &mut self.history[next * g..][..g];
-        let sum = if active { evaluate(&self.curves[..], t, target.pose, pose) } else { copy_pose(target.pose, pose) };
+        let sum = if active {
+            evaluate(&self.curves[..], &self.active[..], t, target.pose, pose)
+        } else {
+            copy_pose(target.pose, pose)
+        };
         if sum.non_finite_mask().any_set() {
             return Err(first_non_finite_group(pose));
         }
@@ -401,12 +446,19 @@ impl<'a> Inertializer<'a> {
                 v0 = v0 - (x0 - x_now).scale(inv_dt);
             }
             let t1 = self.pending[i];
-            let curves = &mut self.curves[i];
+            let (pair, half) = (i / 2, i % 2);
+            if half == 0 {
+                // A fresh pair: the padding group of an odd count keeps empty curves.
+                self.curves[pair] = [Quintic::default(); 9];
+                self.active[pair] = 0;
+            }
             for (c, (x, v)) in x0.channels.iter().zip(v0.channels.iter()).enumerate() {
-                let three = channel_curves(mode, x, v, t1);
-                curves[3 * c..][..3].copy_from_slice(&three);
-                for q in &three {
-                    end = end.max(F4::select(q.inv_t1.cmp_gt(F4::ZERO), F4::ONE / q.inv_t1, F4::ZERO));
+                let (three, duration) = channel_curves(mode, x, v, t1);
+                end = end.max(duration);
+                for (d, q) in three.into_iter().enumerate() {
+                    let nonzero = q.alpha.cmp_ne(F4::ZERO) | q.beta.cmp_ne(F4::ZERO) | q.gamma.cmp_ne(F4::ZERO);
+                    self.active[pair] |= (nonzero.any_set() as u8) << c;
+                    self.curves[pair][3 * c + d].set_half(half, &q);
                 }
             }
         }
@@ -422,8 +474,8 @@ impl<'a> Inertializer<'a> {
             if previous.is_some() {
                 v0 = v0 - (now - at_zero) * inv_dt;
             }
-            let q = Quintic::new(x0, v0, t1);
-            end = end.max(F4::select(q.inv_t1.cmp_gt(F4::ZERO), F4::ONE / q.inv_t1, F4::ZERO));
+            let (q, duration) = Quintic::with_duration(x0, v0, t1);
+            end = end.max(duration);
             self.scalar_curves[i] = q;
         }
         let [a, b, c, d] = end.to_array();
@@ -476,11 +528,14 @@ fn offset(source: &SoaTransform, target: &SoaTransform, reference: Option<SoaQua
     (Offsets { channels }, q)
 }
 
-/// The three curves of one 3-D channel.
-fn channel_curves(mode: ChannelMode, x0: &SoaVec3, v0: &SoaVec3, t1: F4) -> [Quintic; 3] {
+/// The three curves of one 3-D channel, and the longest of their durations.
+fn channel_curves(mode: ChannelMode, x0: &SoaVec3, v0: &SoaVec3, t1: F4) -> ([Quintic; 3], F4) {
     match mode {
         ChannelMode::PerComponent => {
-            [Quintic::new(x0.x, v0.x, t1), Quintic::new(x0.y, v0.y, t1), Quintic::new(x0.z, v0.z, t1)]
+            let (x, dx) = Quintic::with_duration(x0.x, v0.x, t1);
+            let (y, dy) = Quintic::with_duration(x0.y, v0.y, t1);
+            let (z, dz) = Quintic::with_duration(x0.z, v0.z, t1);
+            ([x, y, z], dx.max(dy).max(dz))
         }
         ChannelMode::Projected => {
             // One curve along the offset: x0 = |offset|, v0 = velocity · direction. The component curves are
@@ -489,30 +544,54 @@ fn channel_curves(mode: ChannelMode, x0: &SoaVec3, v0: &SoaVec3, t1: F4) -> [Qui
             let inv = F4::select(len.cmp_gt(F4::ZERO), F4::ONE / len, F4::ZERO);
             let dir = [x0.x * inv, x0.y * inv, x0.z * inv];
             let speed = v0.x.mul_add(dir[0], v0.y.mul_add(dir[1], v0.z * dir[2]));
-            let q = Quintic::new(len, speed, t1);
-            dir.map(|d| Quintic { alpha: q.alpha * d, beta: q.beta * d, gamma: q.gamma * d, inv_t1: q.inv_t1 })
+            let (q, duration) = Quintic::with_duration(len, speed, t1);
+            (
+                dir.map(|d| Quintic { alpha: q.alpha * d, beta: q.beta * d, gamma: q.gamma * d, inv_t1: q.inv_t1 }),
+                duration,
+            )
         }
     }
 }
 
-/// Output = target + offsets at `t`. Returns the lane sum of every output value.
+/// Output = target + offsets at `t`, two lane groups at a time (one `F8` per coefficient), channels whose
+/// `active` bit is clear copied. Returns the lane sum of every output value.
 #[inline(always)]
-fn evaluate(curves: &[GroupCurves], t: F4, target: &[SoaTransform], output: &mut [SoaTransform]) -> F4 {
+fn evaluate(curves: &[PairCurves], active: &[u8], t: F4, target: &[SoaTransform], output: &mut [SoaTransform]) -> F4 {
+    let t = F8::from_halves(t, t);
+    let offset = |c: &[Quintic<F8>]| [c[0].eval(t), c[1].eval(t), c[2].eval(t)].map(F8::halves);
+    let add = |v: SoaVec3, x: [(F4, F4); 3], high: bool| {
+        let pick = |h: (F4, F4)| if high { h.1 } else { h.0 };
+        SoaVec3 { x: v.x + pick(x[0]), y: v.y + pick(x[1]), z: v.z + pick(x[2]) }
+    };
     let mut sum = F4::ZERO;
-    for ((c, tgt), out) in curves.iter().zip(target).zip(output.iter_mut()) {
-        let x = c.map(|q| q.eval(t));
-        let rotation = SoaQuat::from_rotation_vector(SoaVec3 { x: x[3], y: x[4], z: x[5] }) * tgt.rotation;
-        let value = SoaTransform {
-            translation: SoaVec3 {
-                x: tgt.translation.x + x[0],
-                y: tgt.translation.y + x[1],
-                z: tgt.translation.z + x[2],
-            },
-            rotation,
-            scale: SoaVec3 { x: tgt.scale.x + x[6], y: tgt.scale.y + x[7], z: tgt.scale.z + x[8] },
-        };
-        *out = value;
-        sum = sum + lane_sum(&value);
+    let pairs = curves.iter().zip(active).zip(target.chunks(2).zip(output.chunks_mut(2)));
+    for ((c, &mask), (tgt, out)) in pairs {
+        // An odd count's last pair computes its padding half from the identity and never stores it.
+        let (lo, hi) = (tgt[0], tgt.get(1).copied().unwrap_or(SoaTransform::IDENTITY));
+        let (mut a, mut b) = (lo, hi);
+        if mask & 1 != 0 {
+            let x = offset(&c[0..3]);
+            (a.translation, b.translation) = (add(lo.translation, x, false), add(hi.translation, x, true));
+        }
+        if mask & 2 != 0 {
+            let [x, y, z] = offset(&c[3..6]).map(|(l, h)| F8::from_halves(l, h));
+            let r = |q: &SoaQuat| [q.x, q.y, q.z, q.w];
+            let target_rotation: [F8; 4] =
+                core::array::from_fn(|i| F8::from_halves(r(&lo.rotation)[i], r(&hi.rotation)[i]));
+            let [qx, qy, qz, qw] = quat_mul(quat_from_rotation_vector([x, y, z]), target_rotation).map(F8::halves);
+            a.rotation = SoaQuat { x: qx.0, y: qy.0, z: qz.0, w: qw.0 };
+            b.rotation = SoaQuat { x: qx.1, y: qy.1, z: qz.1, w: qw.1 };
+        }
+        if mask & 4 != 0 {
+            let x = offset(&c[6..9]);
+            (a.scale, b.scale) = (add(lo.scale, x, false), add(hi.scale, x, true));
+        }
+        out[0] = a;
+        sum = sum + lane_sum(&a);
+        if let Some(second) = out.get_mut(1) {
+            *second = b;
+            sum = sum + lane_sum(&b);
+        }
     }
     sum
 }

@@ -15,11 +15,48 @@ mod backend;
 #[path = "lane/scalar.rs"]
 mod backend;
 
-pub use backend::F4;
+pub use backend::{F4, F8};
 
 // The backends must agree on size and alignment: SoA structs are `Pod` on top of this.
 const _: () = assert!(core::mem::size_of::<F4>() == 16);
 const _: () = assert!(core::mem::align_of::<F4>() == 16);
+const _: () = assert!(core::mem::size_of::<F8>() == 32);
+const _: () = assert!(core::mem::align_of::<F8>() == 32);
+
+/// What formulas written once for both widths need: `F4` (one lane group) and `F8` (two lane groups, one
+/// AVX register on x86-64-v3). The methods are the types' own; see `F4` for their precision.
+pub trait Lanes:
+    Copy
+    + core::ops::Add<Output = Self>
+    + core::ops::Sub<Output = Self>
+    + core::ops::Mul<Output = Self>
+    + core::ops::Neg<Output = Self>
+{
+    fn splat(v: f32) -> Self;
+    fn mul_add(self, a: Self, b: Self) -> Self;
+    fn min(self, rhs: Self) -> Self;
+}
+
+/// `Lanes` by the type's inherent methods of the same names.
+macro_rules! impl_lanes {
+    ($($ty:ident),*) => {$(
+        impl Lanes for $ty {
+            #[inline(always)]
+            fn splat(v: f32) -> $ty {
+                $ty::splat(v)
+            }
+            #[inline(always)]
+            fn mul_add(self, a: $ty, b: $ty) -> $ty {
+                $ty::mul_add(self, a, b)
+            }
+            #[inline(always)]
+            fn min(self, rhs: $ty) -> $ty {
+                $ty::min(self, rhs)
+            }
+        }
+    )*};
+}
+impl_lanes!(F4, F8);
 
 /// Name of the active lane backend, for profiler and test output.
 pub const BACKEND: &str = backend::NAME;
@@ -126,6 +163,13 @@ impl core::ops::Mul<f32> for F4 {
     #[inline(always)]
     fn mul(self, rhs: f32) -> F4 {
         self * F4::splat(rhs)
+    }
+}
+
+impl core::fmt::Debug for F8 {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let (lo, hi) = self.halves();
+        f.debug_tuple("F8").field(&lo.to_array()).field(&hi.to_array()).finish()
     }
 }
 

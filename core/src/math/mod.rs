@@ -5,5 +5,8 @@ pub mod lane;
 pub mod soa;
 
 pub use aos::{Mat3x4, Mat4, Quat, Transform, Vec3};
-pub use lane::F4;
-pub use soa::{SoaAffine, SoaQuat, SoaTransform, SoaVec3, atan2_upper, num_soa_joints, pack_soa, unpack_soa};
+pub use lane::{F4, F8, Lanes};
+pub use soa::{
+    SoaAffine, SoaQuat, SoaTransform, SoaVec3, atan2_upper, num_soa_joints, pack_soa, quat_from_rotation_vector,
+    quat_mul, unpack_soa,
+};

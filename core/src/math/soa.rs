@@ -5,7 +5,7 @@
 //! transform so the kernels can run over whole lane groups; their results are never written out.
 
 use super::aos::{Mat4, Quat, Transform, Vec3};
-use super::lane::F4;
+use super::lane::{F4, Lanes};
 use bytemuck::{Pod, Zeroable};
 
 /// Three components of four vectors.
@@ -178,14 +178,37 @@ impl core::ops::Mul for SoaQuat {
     /// Hamilton product per lane: rotates by `r` first, then by `self`.
     #[inline(always)]
     fn mul(self, r: SoaQuat) -> SoaQuat {
-        let l = self;
-        SoaQuat {
-            x: l.w.mul_add(r.x, l.x.mul_add(r.w, l.y.mul_add(r.z, -(l.z * r.y)))),
-            y: l.w.mul_add(r.y, l.y.mul_add(r.w, l.z.mul_add(r.x, -(l.x * r.z)))),
-            z: l.w.mul_add(r.z, l.z.mul_add(r.w, l.x.mul_add(r.y, -(l.y * r.x)))),
-            w: l.w.mul_add(r.w, -(l.x.mul_add(r.x, l.y.mul_add(r.y, l.z * r.z)))),
-        }
+        let [x, y, z, w] = quat_mul([self.x, self.y, self.z, self.w], [r.x, r.y, r.z, r.w]);
+        SoaQuat { x, y, z, w }
     }
+}
+
+/// Hamilton product `l · r` of `(x, y, z, w)` lanes, at either width.
+#[inline(always)]
+pub fn quat_mul<L: Lanes>(l: [L; 4], r: [L; 4]) -> [L; 4] {
+    let ([lx, ly, lz, lw], [rx, ry, rz, rw]) = (l, r);
+    [
+        lw.mul_add(rx, lx.mul_add(rw, ly.mul_add(rz, -(lz * ry)))),
+        lw.mul_add(ry, ly.mul_add(rw, lz.mul_add(rx, -(lx * rz)))),
+        lw.mul_add(rz, lz.mul_add(rw, lx.mul_add(ry, -(ly * rx)))),
+        lw.mul_add(rw, -(lx.mul_add(rx, ly.mul_add(ry, lz * rz)))),
+    ]
+}
+
+/// The unit quaternion `(x, y, z, w)` of rotation vectors `r` at either width; see
+/// [`SoaQuat::from_rotation_vector`].
+#[inline(always)]
+pub fn quat_from_rotation_vector<L: Lanes>(r: [L; 3]) -> [L; 4] {
+    let u = r[0].mul_add(r[0], r[1].mul_add(r[1], r[2] * r[2]));
+    let horner = |c: &[f32; 7]| {
+        let mut acc = L::splat(c[6]);
+        for &k in c[..6].iter().rev() {
+            acc = acc.mul_add(u, L::splat(k));
+        }
+        acc
+    };
+    let s = horner(&HALF_SINC);
+    [r[0] * s, r[1] * s, r[2] * s, horner(&HALF_COS)]
 }
 
 impl SoaTransform {
@@ -358,15 +381,7 @@ impl SoaQuat {
     /// term is below 7e-9); beyond π the error grows quickly.
     #[inline(always)]
     pub fn from_rotation_vector(r: SoaVec3) -> SoaQuat {
-        let u = r.x.mul_add(r.x, r.y.mul_add(r.y, r.z * r.z));
-        let horner = |c: &[f32; 7]| {
-            let mut acc = F4::splat(c[6]);
-            for &k in c[..6].iter().rev() {
-                acc = acc.mul_add(u, F4::splat(k));
-            }
-            acc
-        };
-        let s = horner(&HALF_SINC);
-        SoaQuat { x: r.x * s, y: r.y * s, z: r.z * s, w: horner(&HALF_COS) }
+        let [x, y, z, w] = quat_from_rotation_vector([r.x, r.y, r.z]);
+        SoaQuat { x, y, z, w }
     }
 }

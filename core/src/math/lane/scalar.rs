@@ -165,3 +165,59 @@ impl Neg for F4 {
         map(self, |x| -x)
     }
 }
+
+/// Eight `f32` lanes as two `F4` (see the SIMD backend's `F8`).
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(32))]
+pub struct F8(F4, F4);
+
+// SAFETY: two 16-byte `F4` fill the 32 bytes exactly (no padding); no invalid bit patterns.
+unsafe impl bytemuck::Zeroable for F8 {}
+// SAFETY: as above.
+unsafe impl bytemuck::Pod for F8 {}
+
+impl F8 {
+    #[inline(always)]
+    pub fn from_halves(lo: F4, hi: F4) -> F8 {
+        F8(lo, hi)
+    }
+    #[inline(always)]
+    pub fn halves(self) -> (F4, F4) {
+        (self.0, self.1)
+    }
+    #[inline(always)]
+    pub fn splat(v: f32) -> F8 {
+        F8(F4::splat(v), F4::splat(v))
+    }
+    #[inline(always)]
+    pub fn mul_add(self, a: F8, b: F8) -> F8 {
+        F8(self.0.mul_add(a.0, b.0), self.1.mul_add(a.1, b.1))
+    }
+    #[inline(always)]
+    pub fn min(self, rhs: F8) -> F8 {
+        F8(self.0.min(rhs.0), self.1.min(rhs.1))
+    }
+}
+
+macro_rules! binary_op8 {
+    ($trait:ident, $method:ident) => {
+        impl $trait for F8 {
+            type Output = F8;
+            #[inline(always)]
+            fn $method(self, rhs: F8) -> F8 {
+                F8($trait::$method(self.0, rhs.0), $trait::$method(self.1, rhs.1))
+            }
+        }
+    };
+}
+binary_op8!(Add, add);
+binary_op8!(Sub, sub);
+binary_op8!(Mul, mul);
+
+impl Neg for F8 {
+    type Output = F8;
+    #[inline(always)]
+    fn neg(self) -> F8 {
+        F8(-self.0, -self.1)
+    }
+}
