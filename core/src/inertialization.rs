@@ -26,6 +26,33 @@
 //! Errors: bad input is rejected before any state changes (a request frame validates the target first), and
 //! a per-frame output that comes out non-finite is not recorded as history, so the inertializer stays usable.
 //!
+//! A character's frame, all memory from the caller:
+//!
+//! ```
+//! use sinew::math::{SoaTransform, Transform, Vec3, pack_soa};
+//! use sinew::{Arena, Inertializer, Target, Transition};
+//!
+//! let pose_at = |x: f32| {
+//!     let mut soa = [SoaTransform::IDENTITY; 1];
+//!     let t = Transform { translation: Vec3::new(x, 0.0, 0.0), ..Transform::IDENTITY };
+//!     pack_soa(&[t; 3], &mut soa).map(|_| soa)
+//! };
+//! let mut memory = vec![0u8; Inertializer::required_bytes(3, 0)];
+//! let arena = Arena::new(&mut memory);
+//! let mut inertializer = Inertializer::new(&arena, 3, 0, Default::default())?;
+//! let (walk, run) = (pose_at(0.0)?, pose_at(1.0)?);
+//! for _ in 0..2 {
+//!     inertializer.update(1.0 / 60.0, &Target { pose: &walk, curves: &[], previous: None })?;
+//! }
+//! // Cut to the run; the inertializer smooths it over 0.2 s.
+//! inertializer.request(&Transition { duration: 0.2, profile: None })?;
+//! let target = Target { pose: &run, curves: &[], previous: Some((&run, &[])) };
+//! let shown = inertializer.update(1.0 / 60.0, &target)?;
+//! let x = shown.pose[0].translation.x.to_array()[0];
+//! assert!(x > 0.0 && x < 0.1, "still near the walk's pose: {x}");
+//! # Ok::<(), sinew::Error>(())
+//! ```
+//!
 //! Precision: curve coefficients in `f32` (within a few ulps of the seed's formulas evaluated in `f64`, as the
 //! tests check); rotation vectors within 5e-7 rad; output rotations unit within 1e-6.
 
@@ -158,8 +185,8 @@ pub struct Settings {
 }
 
 impl Default for Settings {
-    /// Per-component, relative: the lowest start-velocity jump on the shared mocap with no overshoot
-    /// (`sinew-bench quality`; numbers in ARCHITECTURE.md).
+    /// Per-component, relative: the lowest start-velocity jump and added jerk on the shared mocap, and no
+    /// local offset changing sign (`sinew-bench quality`; the table is in the README).
     fn default() -> Settings {
         Settings { channel: ChannelMode::PerComponent, velocity: VelocityMode::Relative }
     }
@@ -226,8 +253,9 @@ pub struct Inertializer<'a> {
 
 impl<'a> Inertializer<'a> {
     /// Bytes an arena needs for an inertializer of `num_joints` joints and `num_curves` scalar curves
-    /// (alignment padding included): per joint 228 bytes (two history poses 80, curves 144, pending
-    /// duration 4), per scalar curve 28 (history 8, curve 16, pending 4), in whole lane groups.
+    /// (alignment padding included): per joint about 229 bytes (two history poses 80, curves 144, pending
+    /// duration 4, a channel mask byte per eight joints), per scalar curve 28 (history 8, curve 16, pending 4),
+    /// in whole lane groups.
     pub const fn required_bytes(num_joints: usize, num_curves: usize) -> usize {
         let (g, c) = (num_soa_joints(num_joints), num_curves.div_ceil(4));
         Arena::required_bytes::<SoaTransform>(2 * g)

@@ -9,8 +9,8 @@
 //! ```
 //!
 //! Stages present today: [`sampling`] of baked [`clip`]s (loaded zero-copy from an [`asset`] blob),
-//! [`blending`], [`local_to_model`], [`skinning`] matrices and CPU [`vertex_skinning`], over the [`math`]
-//! types, a validated [`skeleton`], and caller-owned memory from an [`arena`]. Inertialization and IK follow.
+//! [`blending`], [`inertialization`], [`local_to_model`], [`skinning`] matrices and CPU [`vertex_skinning`],
+//! over the [`math`] types, a validated [`skeleton`], and caller-owned memory from an [`arena`]. IK follows.
 //!
 //! Ground rules (see `docs/conventions.md`):
 //! - No allocation: every buffer is the caller's (an [`Arena`] carves them); stateful parts say their
