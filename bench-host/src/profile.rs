@@ -160,6 +160,46 @@ fn cost(stage: &'static str, seconds: f64, characters: usize, joints: usize, byt
     }
 }
 
+/// One function per timed sinew stage, never inlined, so `valgrind --tool=callgrind` attributes each stage's
+/// instructions to a named symbol (`cargo xtask budgets` reads their inclusive counts).
+macro_rules! stage_functions {
+    ($($name:ident),*) => {$(
+        #[inline(never)]
+        pub fn $name(body: impl FnOnce()) {
+            let start = Instant::now();
+            body();
+            injected_slowdown(stringify!($name), start);
+        }
+    )*};
+}
+
+/// `SINEW_INJECT_SLOWDOWN=stage_local_to_model:0.3` makes that stage take 30% longer (busy work, so both the
+/// timing and the instruction-count gates see it): how `cargo xtask budgets` is shown to catch a regression.
+fn injected_slowdown(stage: &str, start: Instant) {
+    static INJECTED: std::sync::OnceLock<Option<(String, f64)>> = std::sync::OnceLock::new();
+    let injected = INJECTED.get_or_init(|| {
+        let value = std::env::var("SINEW_INJECT_SLOWDOWN").ok()?;
+        let (name, fraction) = value.split_once(':')?;
+        Some((name.to_string(), fraction.parse().ok()?))
+    });
+    if let Some((name, fraction)) = injected
+        && name == stage
+    {
+        let until = start.elapsed().mul_f64(1.0 + fraction);
+        while start.elapsed() < until {
+            std::hint::spin_loop();
+        }
+    }
+}
+stage_functions!(
+    stage_sampling,
+    stage_local_to_model,
+    stage_skinning_matrices_3x4,
+    stage_source_sampling,
+    stage_blend_2_layers,
+    stage_inertialization
+);
+
 /// The game's frame step: characters play their clip at 60 Hz, each from its own start time.
 const GAME_DT: f32 = 1.0 / 60.0;
 
@@ -203,41 +243,51 @@ pub fn profile_workload(w: &Workload, characters: usize, frames: usize) -> Resul
         }
     };
     let sampling = time_frames(frames, |frame| {
-        for (c, ch) in crowd.iter_mut().enumerate() {
-            let time = character_time(c, frame, duration);
-            let playback = Playback::Loop;
-            let (context, output) = (&mut ch.context, &mut *ch.local);
-            record(SamplingJob { skeleton, clip: &clip, time, playback, context, output }.run());
-        }
+        stage_sampling(|| {
+            for (c, ch) in crowd.iter_mut().enumerate() {
+                let time = character_time(c, frame, duration);
+                let playback = Playback::Loop;
+                let (context, output) = (&mut ch.context, &mut *ch.local);
+                record(SamplingJob { skeleton, clip: &clip, time, playback, context, output }.run());
+            }
+        })
     });
     let l2m = time_frames(frames, |_| {
-        for ch in crowd.iter_mut() {
-            record(LocalToModelJob { skeleton, local: ch.local, root: None, model: ch.model }.run());
-        }
+        stage_local_to_model(|| {
+            for ch in crowd.iter_mut() {
+                record(LocalToModelJob { skeleton, local: ch.local, root: None, model: ch.model }.run());
+            }
+        })
     });
     let skinning = time_frames(frames, |_| {
-        for ch in crowd.iter_mut() {
-            record(skin.palette_3x4(ch.model, ch.palette));
-        }
+        stage_skinning_matrices_3x4(|| {
+            for ch in crowd.iter_mut() {
+                record(skin.palette_3x4(ch.model, ch.palette));
+            }
+        })
     });
     // Transitions: the source is the same clip half its length away, sampled through its own context.
     let source_time = |c: usize, frame: usize| (character_time(c, frame, duration) + 0.5 * duration) % duration;
     let source_sampling = time_frames(frames, |frame| {
-        for (c, ch) in crowd.iter_mut().enumerate() {
-            let (context, output) = (&mut ch.source_context, &mut *ch.source_local);
-            let time = source_time(c, frame);
-            record(SamplingJob { skeleton, clip: &clip, time, playback: Playback::Loop, context, output }.run());
-        }
+        stage_source_sampling(|| {
+            for (c, ch) in crowd.iter_mut().enumerate() {
+                let (context, output) = (&mut ch.source_context, &mut *ch.source_local);
+                let time = source_time(c, frame);
+                record(SamplingJob { skeleton, clip: &clip, time, playback: Playback::Loop, context, output }.run());
+            }
+        })
     });
     let blend = time_frames(frames, |frame| {
-        for ch in crowd.iter_mut() {
-            let weight = (frame % 12) as f32 / 12.0;
-            let mut layers = heapless::Vec::new();
-            let _ = layers.push(BlendLayer { pose: ch.source_local, weight: 1.0 - weight, joint_weights: None });
-            let _ = layers.push(BlendLayer { pose: ch.local, weight: weight + 1e-3, joint_weights: None });
-            let (additive, threshold, output) = (heapless::Vec::new(), DEFAULT_THRESHOLD, &mut *ch.blended);
-            record(BlendingJob { skeleton, layers, additive, threshold, output }.run());
-        }
+        stage_blend_2_layers(|| {
+            for ch in crowd.iter_mut() {
+                let weight = (frame % 12) as f32 / 12.0;
+                let mut layers = heapless::Vec::new();
+                let _ = layers.push(BlendLayer { pose: ch.source_local, weight: 1.0 - weight, joint_weights: None });
+                let _ = layers.push(BlendLayer { pose: ch.local, weight: weight + 1e-3, joint_weights: None });
+                let (additive, threshold, output) = (heapless::Vec::new(), DEFAULT_THRESHOLD, &mut *ch.blended);
+                record(BlendingJob { skeleton, layers, additive, threshold, output }.run());
+            }
+        })
     });
     // Every character starts a transition from its source pose (two frames of history) to its target.
     for ch in crowd.iter_mut() {
@@ -250,10 +300,12 @@ pub fn profile_workload(w: &Workload, characters: usize, frames: usize) -> Resul
         record(ch.inertializer.update(GAME_DT, &target).map(|_| ()));
     }
     let inertialization = time_frames(frames, |_| {
-        for ch in crowd.iter_mut() {
-            let target = Target { pose: ch.local, curves: &[], previous: None };
-            record(ch.inertializer.update(GAME_DT, &target).map(|_| ()));
-        }
+        stage_inertialization(|| {
+            for ch in crowd.iter_mut() {
+                let target = Target { pose: ch.local, curves: &[], previous: None };
+                record(ch.inertializer.update(GAME_DT, &target).map(|_| ()));
+            }
+        })
     });
     if let Some(e) = first_error {
         return Err(e.to_string());

@@ -263,13 +263,15 @@ impl VertexSkinningJob<'_> {
         self.validate()?;
         let streams = Streams::new(self);
         let (palette, influences, mode) = (self.palette, self.influences, self.normal_mode);
-        let sum = match influences.count {
-            1 => skin::<1>(palette, influences, mode, &streams),
-            2 => skin::<2>(palette, influences, mode, &streams),
-            3 => skin::<3>(palette, influences, mode, &streams),
-            4 => skin::<4>(palette, influences, mode, &streams),
-            _ => skin::<0>(palette, influences, mode, &streams),
-        };
+        let (start, wide_sum) = wide_prefix(palette, influences, mode, &streams);
+        let sum = wide_sum
+            + match influences.count {
+                1 => skin::<1>(palette, influences, mode, &streams, start),
+                2 => skin::<2>(palette, influences, mode, &streams, start),
+                3 => skin::<3>(palette, influences, mode, &streams, start),
+                4 => skin::<4>(palette, influences, mode, &streams, start),
+                _ => skin::<0>(palette, influences, mode, &streams, start),
+            };
         if sum.non_finite_mask().any_set() { self.first_non_finite(&streams) } else { Ok(()) }
     }
 
@@ -323,6 +325,39 @@ fn overlap(a: Attribute, a_bytes: usize, b: Attribute, b_bytes: usize, n: usize)
     a.offset < end(b, b_bytes) && b.offset < end(a, a_bytes)
 }
 
+/// The x86-64-v3 loop, two vertices per register, where it applies.
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma", not(feature = "scalar")))]
+mod avx2;
+
+/// Skins the longest even prefix of vertices the two-vertex loop can take (positions and rigid normals, 1–4
+/// influences, 16-byte reads in bounds); returns where the portable loop continues and the prefix's lane sum.
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma", not(feature = "scalar")))]
+fn wide_prefix(palette: &[Mat4], influences: &Influences, mode: NormalMode, s: &Streams) -> (usize, F4) {
+    if mode != NormalMode::Rigid || s.has_tangent {
+        return (0, F4::ZERO);
+    }
+    let end = s.wide_read_end.min(influences.num_vertices()) & !1;
+    let (j, w) = (influences.joints, influences.weights);
+    // SAFETY: `validate` checked every element's bounds, disjoint outputs and joint indices; `wide_read_end`
+    // bounds the 16-byte reads.
+    let sum = unsafe {
+        match influences.count {
+            1 => avx2::skin_pairs::<1>(palette, j, w, s, end),
+            2 => avx2::skin_pairs::<2>(palette, j, w, s, end),
+            3 => avx2::skin_pairs::<3>(palette, j, w, s, end),
+            4 => avx2::skin_pairs::<4>(palette, j, w, s, end),
+            _ => return (0, F4::ZERO),
+        }
+    };
+    (end, sum)
+}
+
+/// Other targets have no two-vertex loop: the portable loop takes every vertex.
+#[cfg(not(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma", not(feature = "scalar"))))]
+fn wide_prefix(_: &[Mat4], _: &Influences, _: NormalMode, _: &Streams) -> (usize, F4) {
+    (0, F4::ZERO)
+}
+
 /// Raw pointers and strides of the validated attributes, read in the hot loop without bounds checks.
 struct Streams {
     src: [*const u8; 3],
@@ -332,6 +367,12 @@ struct Streams {
     has_normal: bool,
     has_tangent: bool,
     output: [Option<Attribute>; 3],
+    /// Vertices `0..wide_read_end` have 16 readable input bytes at each position and normal element.
+    #[cfg_attr(
+        not(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma", not(feature = "scalar"))),
+        allow(dead_code)
+    )]
+    wide_read_end: usize,
 }
 
 impl Streams {
@@ -352,6 +393,15 @@ impl Streams {
             has_normal: i.normal.is_some(),
             has_tangent: i.tangent.is_some(),
             output: out_attr,
+            wide_read_end: [Some(i.position), i.normal]
+                .into_iter()
+                .flatten()
+                .map(|a| match job.input.len().checked_sub(a.offset + 16) {
+                    Some(room) => room / a.stride + 1,
+                    None => 0,
+                })
+                .min()
+                .unwrap_or(0),
         }
     }
 
@@ -407,15 +457,16 @@ fn inverse_transpose_normal(cols: &[F4; 4], n: F4) -> F4 {
     if a + b + c < 0.0 { -out } else { out }
 }
 
-/// The loop over vertices. `K` is the influence count for 1..=4 (unrolled blends); `K = 0` reads the count
-/// from the table. Returns the lane sum of every value written, for the fused finite check.
+/// The loop over vertices `start..`. `K` is the influence count for 1..=4 (unrolled blends); `K = 0` reads
+/// the count from the table. Returns the lane sum of every value written, for the fused finite check.
 #[inline(always)]
-fn skin<const K: usize>(palette: &[Mat4], influences: &Influences, mode: NormalMode, s: &Streams) -> F4 {
+fn skin<const K: usize>(palette: &[Mat4], influences: &Influences, mode: NormalMode, s: &Streams, start: usize) -> F4 {
     let count = if K == 0 { influences.count } else { K };
     let (joints, weights) = (influences.joints, influences.weights);
     let inverse_transpose = mode == NormalMode::InverseTranspose;
     let mut sum = F4::ZERO;
-    for (v, (js, ws)) in joints.chunks_exact(count).zip(weights.chunks_exact(count)).enumerate() {
+    let tables = joints.chunks_exact(count).zip(weights.chunks_exact(count));
+    for (v, (js, ws)) in tables.enumerate().skip(start) {
         let blend = |k: usize, acc: Option<[F4; 4]>| {
             // `validate` proved every joint index is below `palette.len()`, so this never panics.
             let m = palette[js[k] as usize].load_cols();

@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::Instant;
 
+mod budgets;
+
 const AARCH64_LINUX: &str = "aarch64-unknown-linux-gnu";
 const AARCH64_BARE: &str = "aarch64-unknown-none";
 const X86_64_BARE: &str = "x86_64-unknown-none";
@@ -22,6 +24,7 @@ const STEPS: &[Step] = &[
     ("build-v3", "x86-64-v3 (AVX2+FMA) release build and tests, own target dir", build_v3),
     ("build-nostd", "no_std builds of sinew for aarch64-unknown-none (NEON) and x86_64-unknown-none", build_nostd),
     ("test-aarch64", "the tests for aarch64-unknown-linux-gnu under qemu-user", test_aarch64),
+    ("budgets", "profiler stages against budgets.toml: pinned timings and callgrind instruction counts", budgets_step),
     (
         "miri",
         "arena, skeleton, math, local-to-model, skinning, sampling, asset, blending and vertex-skinning tests under Miri (scalar build)",
@@ -38,6 +41,7 @@ fn main() -> ExitCode {
     let result = match command {
         "ci" => ci(),
         "bench-report" => bench_report(),
+        "budgets" => budgets::budgets(args.iter().any(|a| a == "--record")),
         "help" | "--help" | "-h" => {
             usage();
             Ok(())
@@ -83,6 +87,10 @@ fn ci() -> Result<(), String> {
     }
     eprintln!("\nxtask ci summary:\n{}", summary.join("\n"));
     if failed.is_empty() { Ok(()) } else { Err(format!("failed steps: {}", failed.join(", "))) }
+}
+
+fn budgets_step() -> Result<(), String> {
+    budgets::budgets(false)
 }
 
 fn root() -> PathBuf {

@@ -224,8 +224,9 @@ fn report(result: Result<String, String>) -> ExitCode {
 
 #[derive(Args)]
 struct ProfileArgs {
-    /// Joint counts of the procedural humanoid to profile (22..=1024); repeat for several rigs.
-    #[arg(long = "joints", default_values_t = [67, 256])]
+    /// Joint counts of the procedural humanoid to profile (22..=1024); repeat for several rigs. Default: 67
+    /// and 256 when no file is given either.
+    #[arg(long = "joints")]
     joints: Vec<usize>,
     /// BVH files to profile (their motion, skinned at the rest pose); repeatable.
     #[arg(long)]
@@ -258,7 +259,10 @@ fn main() -> ExitCode {
         Command::Quality(args) => report(quality(&args)),
         Command::Transition(args) => report(transition(&args)),
         Command::PlotTransition(args) => report(sinew_bench_host::plot::transition_figure(&args.out)),
-        Command::Profile(args) => {
+        Command::Profile(mut args) => {
+            if args.joints.is_empty() && args.bvh.is_empty() && args.gltf.is_empty() {
+                args.joints = ProfileArgs::default().joints;
+            }
             if let Some(&bad) = args
                 .joints
                 .iter()
