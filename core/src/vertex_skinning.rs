@@ -325,34 +325,34 @@ fn overlap(a: Attribute, a_bytes: usize, b: Attribute, b_bytes: usize, n: usize)
     a.offset < end(b, b_bytes) && b.offset < end(a, a_bytes)
 }
 
-/// The x86-64-v3 loop, two vertices per register, where it applies.
+/// The x86-64-v3 loop, a blended matrix in two registers, where it applies.
 #[cfg(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma", not(feature = "scalar")))]
 mod avx2;
 
-/// Skins the longest even prefix of vertices the two-vertex loop can take (positions and rigid normals, 1–4
+/// Skins the longest prefix of vertices the x86-64-v3 loop can take (positions and rigid normals, 1–4
 /// influences, 16-byte reads in bounds); returns where the portable loop continues and the prefix's lane sum.
 #[cfg(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma", not(feature = "scalar")))]
 fn wide_prefix(palette: &[Mat4], influences: &Influences, mode: NormalMode, s: &Streams) -> (usize, F4) {
     if mode != NormalMode::Rigid || s.has_tangent {
         return (0, F4::ZERO);
     }
-    let end = s.wide_read_end.min(influences.num_vertices()) & !1;
+    let end = s.wide_read_end.min(influences.num_vertices());
     let (j, w) = (influences.joints, influences.weights);
     // SAFETY: `validate` checked every element's bounds, disjoint outputs and joint indices; `wide_read_end`
     // bounds the 16-byte reads.
     let sum = unsafe {
         match influences.count {
-            1 => avx2::skin_pairs::<1>(palette, j, w, s, end),
-            2 => avx2::skin_pairs::<2>(palette, j, w, s, end),
-            3 => avx2::skin_pairs::<3>(palette, j, w, s, end),
-            4 => avx2::skin_pairs::<4>(palette, j, w, s, end),
+            1 => avx2::skin_vertices::<1>(palette, j, w, s, end),
+            2 => avx2::skin_vertices::<2>(palette, j, w, s, end),
+            3 => avx2::skin_vertices::<3>(palette, j, w, s, end),
+            4 => avx2::skin_vertices::<4>(palette, j, w, s, end),
             _ => return (0, F4::ZERO),
         }
     };
     (end, sum)
 }
 
-/// Other targets have no two-vertex loop: the portable loop takes every vertex.
+/// Other targets have no separate loop: the portable loop takes every vertex.
 #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma", not(feature = "scalar"))))]
 fn wide_prefix(_: &[Mat4], _: &Influences, _: NormalMode, _: &Streams) -> (usize, F4) {
     (0, F4::ZERO)
@@ -415,10 +415,9 @@ impl Streams {
 ///
 /// SAFETY: `p` must point to 12 readable bytes.
 #[inline(always)]
-unsafe fn read_vec3(p: *const u8) -> F4 {
+unsafe fn read_vec3(p: *const u8) -> [f32; 3] {
     // SAFETY: the caller guarantees 12 readable bytes; `read_unaligned` needs no alignment.
-    let [x, y, z] = unsafe { p.cast::<[f32; 3]>().read_unaligned() };
-    F4::new(x, y, z, 0.0)
+    unsafe { p.cast::<[f32; 3]>().read_unaligned() }
 }
 
 /// Writes lanes 0..3 of `v` to 12 bytes at `p`.
@@ -433,8 +432,9 @@ unsafe fn write_vec3(p: *mut u8, v: F4) {
 
 /// `x * c0 + y * c1 + z * c2` for `v = (x, y, z, _)`.
 #[inline(always)]
-fn rotate(cols: &[F4; 4], v: F4) -> F4 {
-    cols[2].mul_add(v.broadcast::<2>(), cols[1].mul_add(v.broadcast::<1>(), cols[0] * v.broadcast::<0>()))
+fn rotate(cols: &[F4; 4], [x, y, z]: [f32; 3]) -> F4 {
+    // Splats of scalars read from memory: one load-and-shuffle each, no lane extraction.
+    cols[2].mul_add(F4::splat(z), cols[1].mul_add(F4::splat(y), cols[0] * F4::splat(x)))
 }
 
 /// `a × b` on lanes 0..3 (lane 3 is 0 when both inputs' lane 3 is finite).
@@ -449,9 +449,10 @@ fn cross(a: F4, b: F4) -> F4 {
 
 /// `sign(det M) * cof(M) * n`: the columns of `cof(M)` are `c1 × c2`, `c2 × c0`, `c0 × c1`.
 #[inline(always)]
-fn inverse_transpose_normal(cols: &[F4; 4], n: F4) -> F4 {
-    let (x, y, z) = (cross(cols[1], cols[2]), cross(cols[2], cols[0]), cross(cols[0], cols[1]));
-    let out = z.mul_add(n.broadcast::<2>(), y.mul_add(n.broadcast::<1>(), x * n.broadcast::<0>()));
+fn inverse_transpose_normal(cols: &[F4; 4], n: [f32; 3]) -> F4 {
+    let cofactor = [cross(cols[1], cols[2]), cross(cols[2], cols[0]), cross(cols[0], cols[1]), F4::ZERO];
+    let out = rotate(&cofactor, n);
+    let x = cofactor[0];
     // det M = c0 · (c1 × c2): the sign of lane sum of c0 * x.
     let [a, b, c, _] = (cols[0] * x).to_array();
     if a + b + c < 0.0 { -out } else { out }
@@ -464,7 +465,8 @@ fn skin<const K: usize>(palette: &[Mat4], influences: &Influences, mode: NormalM
     let count = if K == 0 { influences.count } else { K };
     let (joints, weights) = (influences.joints, influences.weights);
     let inverse_transpose = mode == NormalMode::InverseTranspose;
-    let mut sum = F4::ZERO;
+    // Two running sums, alternating by vertex: one would chain every vertex on the add latency.
+    let mut sums = [F4::ZERO; 2];
     let tables = joints.chunks_exact(count).zip(weights.chunks_exact(count));
     for (v, (js, ws)) in tables.enumerate().skip(start) {
         let blend = |k: usize, acc: Option<[F4; 4]>| {
@@ -486,12 +488,12 @@ fn skin<const K: usize>(palette: &[Mat4], influences: &Influences, mode: NormalM
             let p = read_vec3(s.src[0].add(v * s.src_stride[0]));
             let p_out = rotate(&cols, p) + cols[3];
             write_vec3(s.dst[0].add(v * s.dst_stride[0]), p_out);
-            sum = sum + p_out;
+            let mut written = p_out;
             if s.has_normal {
                 let n = read_vec3(s.src[1].add(v * s.src_stride[1]));
                 let n_out = if inverse_transpose { inverse_transpose_normal(&cols, n) } else { rotate(&cols, n) };
                 write_vec3(s.dst[1].add(v * s.dst_stride[1]), n_out);
-                sum = sum + n_out;
+                written = written + n_out;
             }
             if s.has_tangent {
                 let src = s.src[2].add(v * s.src_stride[2]);
@@ -502,11 +504,12 @@ fn skin<const K: usize>(palette: &[Mat4], influences: &Influences, mode: NormalM
                 dst.add(VEC3_BYTES)
                     .cast::<[u8; 4]>()
                     .write_unaligned(src.add(VEC3_BYTES).cast::<[u8; 4]>().read_unaligned());
-                sum = sum + t_out;
+                written = written + t_out;
             }
+            sums[v & 1] = sums[v & 1] + written;
         }
     }
-    sum
+    sums[0] + sums[1]
 }
 
 /// Bytes the influence table of `num_vertices` vertices with `count` influences takes (joints and weights).
