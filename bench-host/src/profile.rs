@@ -449,10 +449,20 @@ pub fn table(reports: &[RigReport]) -> String {
         }
         let frame_total = r.stages.iter().find(|s| s.stage == "frame_total").map_or(0.0, |s| s.us_per_character);
         let _ = writeln!(out, "characters per ms per core (frame_total): {:.0}", 1e3 / frame_total);
+        let stage_us = |name: &str| r.stages.iter().find(|s| s.stage == name).map_or(0.0, |s| s.us_per_character);
+        let (inertialize, replaced) =
+            (stage_us("inertialization"), stage_us("source_sampling") + stage_us("blend_2_layers"));
+        let _ = writeln!(
+            out,
+            "transition cost (seed 001: inertialization 12 µs vs sample + blend 30 µs = 0.40): inertialize {:.3} µs/char vs sample source + blend {:.3}, ratio {:.2}",
+            inertialize,
+            replaced,
+            inertialize / replaced
+        );
         let (t, nt) = (&r.transition, &r.naive_transition);
         let _ = writeln!(
             out,
-            "transition frame (Gears of War 4 comparison): crossfade {:.3} µs/char, inertialized {:.3} µs/char, ratio {:.2} (seed: 12 vs 30 µs = 0.40; naive AoS {:.2})",
+            "transition frame (Gears of War 4 comparison, whole frame): crossfade {:.3} µs/char, inertialized {:.3} µs/char, ratio {:.2} (naive AoS {:.2})",
             t.crossfade_us,
             t.inertialized_us,
             t.inertialized_us / t.crossfade_us,
