@@ -290,3 +290,52 @@ fn blending_job_errors() {
     };
     assert_eq!(job.validate(), Err(Error::InvalidWeight { layer: usize::MAX, additive: false }));
 }
+
+#[test]
+fn blending_two_real_clips_matches_the_f64_reference() {
+    use sinew::{Arena, Playback, SamplingContext, SamplingJob};
+    let Some(dir) = sinew_tests::shared_data("blending_two_real_clips_matches_the_f64_reference") else { return };
+    // The Bandai walk and run share one skeleton; bake both and blend them at several times.
+    let files = sinew_tests::files_with_extension(&dir.join("bvh/bandai"), "bvh");
+    let walk_run: Vec<_> = files
+        .into_iter()
+        .filter(|f| f.to_string_lossy().contains("walk") || f.to_string_lossy().contains("run"))
+        .collect();
+    assert_eq!(walk_run.len(), 2, "the Bandai walk and run");
+    let clips = sinew_bench_host::transition::Clips::from_bvh(&walk_run).expect("bake");
+    let asset = clips.asset().expect("load");
+    let skeleton = asset.skeleton();
+    let n = skeleton.num_joints();
+    let mut rest = vec![Transform::IDENTITY; n];
+    unpack_soa(skeleton.rest_pose(), &mut rest).expect("rest");
+    let mut mask_soa = vec![F4::ZERO; skeleton.num_soa_joints()];
+    subtree_mask(skeleton, 1, 0.6, &mut mask_soa).expect("mask");
+    let mask: Vec<f64> = (0..n).map(|j| mask_soa[j / 4].to_array()[j % 4] as f64).collect();
+    for time in [0.0f32, 0.4, 1.1, 2.35] {
+        let poses: Vec<(Vec<SoaTransform>, Vec<Transform>)> = (0..2)
+            .map(|c| {
+                let mut memory = vec![0u8; SamplingContext::required_bytes(n)];
+                let arena = Arena::new(&mut memory);
+                let mut context = SamplingContext::new(&arena, n).expect("context");
+                let clip = asset.clip(c).expect("clip");
+                let mut soa = vec![SoaTransform::IDENTITY; skeleton.num_soa_joints()];
+                let (context, output) = (&mut context, &mut soa[..]);
+                SamplingJob { skeleton, clip: &clip, time, playback: Playback::Loop, context, output }
+                    .run()
+                    .expect("sample");
+                let mut aos = vec![Transform::IDENTITY; n];
+                unpack_soa(&soa, &mut aos).expect("unpack");
+                (soa, aos)
+            })
+            .collect();
+        let items = [
+            BlendLayer { pose: &poses[0].0, weight: 0.3, joint_weights: None },
+            BlendLayer { pose: &poses[1].0, weight: 0.7, joint_weights: Some(&mask_soa) },
+        ];
+        let got = blend(skeleton, &items, &[]).expect("blend");
+        let layers64 = [(poses[0].1.clone(), 0.3, None), (poses[1].1.clone(), 0.7, Some(mask.clone()))];
+        let err = max_error(&got, &reference(&rest, &layers64, DEFAULT_THRESHOLD as f64));
+        assert!(err <= BLEND_TOLERANCE, "t = {time}: {err:e}");
+        assert!(got.iter().all(|t| (t.rotation.length_squared() - 1.0).abs() < 1e-6), "unit quaternions out");
+    }
+}
