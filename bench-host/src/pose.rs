@@ -41,12 +41,20 @@ pub fn bvh_pose_json(path: &std::path::Path, time: f32, format: KeyFormat) -> Re
     Ok(serde_json::json!({ "joints": joints }))
 }
 
-/// Clip index from an index or a name.
-fn find_clip(names: &[String], clip: &str) -> Result<usize, String> {
+/// Clip index from an index or a name, looked up in the baked blob (the runtime's `Asset::find_clip`).
+fn clip_index(blob: &AlignedBlob, clip: &str) -> Result<usize, String> {
+    let asset = Asset::load(blob.bytes()).map_err(|e| e.to_string())?;
     if let Ok(i) = clip.parse::<usize>() {
-        return if i < names.len() { Ok(i) } else { Err(format!("clip {i}: the file has {} clips", names.len())) };
+        return if i < asset.num_clips() {
+            Ok(i)
+        } else {
+            Err(format!("clip {i}: the file has {} clips", asset.num_clips()))
+        };
     }
-    names.iter().position(|n| n == clip).ok_or_else(|| format!("no clip named `{clip}` (clips: {})", names.join(", ")))
+    asset.find_clip(clip).ok_or_else(|| {
+        let names: Vec<&str> = (0..asset.num_clips()).filter_map(|i| asset.clip_name(i)).collect();
+        format!("no clip named `{clip}` (clips: {})", names.join(", "))
+    })
 }
 
 /// A glTF file imported and baked once, posed at any clip and time.
@@ -80,8 +88,7 @@ impl GltfPoser {
     /// glTF 2.0 specifies).
     pub fn pose_json(&self, clip: &str, time: f32, skin: bool) -> Result<serde_json::Value, String> {
         let (asset, blob) = (&self.asset, &self.blob);
-        let names: Vec<String> = asset.clips.iter().map(|c| c.name.clone()).collect();
-        let index = find_clip(&names, clip)?;
+        let index = clip_index(blob, clip)?;
         let model = model_pose(blob, index, time)?;
         let n = asset.skeleton.parents.len();
         let listed: Vec<usize> = match &asset.skin {
