@@ -1,9 +1,12 @@
 //! `cargo xtask budgets`: the profiler's per-stage costs against `budgets.toml`, two ways.
 //!
 //! Time: the profiler is built for each target-feature set (own target dir each) and run several times as
-//! separate processes pinned to one core; the best median per stage counts. A stage over budget is measured
-//! again once (the machine is shared and noisy) before the step fails, naming the stage, the budget and the
-//! measurement. Instructions: one small run per build under `valgrind --tool=callgrind`, whose per-stage counts
+//! separate processes pinned to one core, on a crowd small enough to stay in L2/L3 (`settings.timing_args`:
+//! a crowd that spills to DRAM swung ±30% with the neighbours' load, a 16-character one ±5%); the best median
+//! per stage counts. A stage over budget is measured again up to `settings.retries` times (the machine is
+//! shared) before the step fails, naming the stage, the budget and the measurement. With
+//! `settings.enforce_time = false` (this shared machine: see budgets.toml) time overages are printed as
+//! warnings and only the instruction counts and bytes fail the step. Instructions: one small run per build under `valgrind --tool=callgrind`, whose per-stage counts
 //! (the profiler's `stage_*` functions) must stay within a small tolerance of the recorded ones. Callgrind
 //! cannot decode AVX-512, so no build here targets it. `--record` prints measured values in the file's format.
 
@@ -43,6 +46,13 @@ pub fn budgets(record: bool) -> Result<(), String> {
     let config: toml::Table = text.parse().map_err(|e| format!("{}: {e}", path.display()))?;
     let settings = config.get("settings").and_then(|s| s.as_table()).ok_or("budgets.toml: no [settings]")?;
     let runs = settings.get("runs").and_then(|v| v.as_integer()).unwrap_or(3) as usize;
+    let retries = settings.get("retries").and_then(|v| v.as_integer()).unwrap_or(1) as usize;
+    let enforce_time = settings.get("enforce_time").and_then(|v| v.as_bool()).unwrap_or(true);
+    let timing_args: Vec<String> = settings
+        .get("timing_args")
+        .and_then(|v| v.as_array())
+        .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+        .unwrap_or_default();
     let tolerance = settings.get("instruction_tolerance").and_then(|v| v.as_float()).unwrap_or(0.03);
     let workloads = config.get("workload").and_then(|w| w.as_array()).ok_or("budgets.toml: no [[workload]]")?;
 
@@ -56,11 +66,17 @@ pub fn budgets(record: bool) -> Result<(), String> {
                 continue;
             };
             let budget = workload.get(build.name).and_then(|v| v.as_table());
-            let mut measured = measure(&binary, &args, runs)?;
+            let timed: Vec<String> = args.iter().chain(&timing_args).cloned().collect();
+            let mut measured = measure(&binary, &timed, runs)?;
             let over = |m: &Measured| over_budget(m, budget);
-            if !over(&measured).is_empty() && !record {
+            for _ in 0..retries {
+                if over(&measured).is_empty() || record || !enforce_time {
+                    break;
+                }
+                // A shared machine has slow spells lasting seconds: wait one out, then measure again.
                 eprintln!("    {name} [{}]: over budget, measuring again", build.name);
-                let again = measure(&binary, &args, runs)?;
+                std::thread::sleep(std::time::Duration::from_secs(3));
+                let again = measure(&binary, &timed, runs)?;
                 for (stage, us) in again.us {
                     let best = measured.us.entry(stage).or_insert(us);
                     *best = best.min(us);
@@ -73,7 +89,12 @@ pub fn budgets(record: bool) -> Result<(), String> {
                 continue;
             }
             for (stage, us, limit) in over(&measured) {
-                failures.push(format!("{name} [{}] {stage}: {us:.3} µs/character, budget {limit:.3}", build.name));
+                let line = format!("{name} [{}] {stage}: {us:.3} µs/character, budget {limit:.3}", build.name);
+                if enforce_time {
+                    failures.push(line);
+                } else {
+                    eprintln!("    warning (time budgets not enforced here, see budgets.toml): {line}");
+                }
             }
             if let Some(limit) = workload.get("bytes_per_character").and_then(|v| v.as_integer())
                 && measured.bytes > limit as u64
@@ -236,7 +257,7 @@ fn report(name: &str, build: &str, m: &Measured, budget: Option<&toml::Table>, c
     }
 }
 
-/// The measured values as TOML: times with 20% headroom (a 30% regression still fails), counts as measured.
+/// The measured values as TOML: times with 20% headroom, counts as measured (see budgets.toml on picking).
 fn print_record(name: &str, build: &str, m: &Measured, counts: &BTreeMap<String, f64>) {
     println!("# {name}: bytes_per_character = {}", m.bytes);
     println!("[workload.{build}]  # of {name}");
