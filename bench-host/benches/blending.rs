@@ -3,7 +3,7 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use sinew::blending::{BlendLayer, BlendingJob, DEFAULT_THRESHOLD};
-use sinew::math::{F4, SoaTransform, num_soa_joints, pack_soa};
+use sinew::math::{F4, SoaTransform, num_soa_joints};
 use sinew_bench_host::bench_support::BENCH_JOINTS;
 use sinew_bench_host::naive::{self, AosPose};
 use sinew_bench_host::rig::Rig;
@@ -15,14 +15,7 @@ fn blending(c: &mut Criterion) {
         let rig = Rig::humanoid(n);
         let skeleton = rig.skeleton();
         let poses = rig.poses(8);
-        let soa: Vec<Vec<SoaTransform>> = poses
-            .iter()
-            .map(|p| {
-                let mut s = vec![SoaTransform::IDENTITY; num_soa_joints(n)];
-                pack_soa(p, &mut s).expect("sized");
-                s
-            })
-            .collect();
+        let soa = sinew_bench_host::bench_support::soa_poses(&poses);
         let aos: Vec<AosPose> = poses.iter().map(|p| AosPose::new(p)).collect();
         let mask_values: Vec<f32> = (0..n).map(|j| if j % 3 == 0 { 0.25 } else { 1.0 }).collect();
         let mask: Vec<F4> = mask_values

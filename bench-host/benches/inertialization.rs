@@ -4,7 +4,7 @@
 //! (copy), vs the naive AoS glam loop evaluating the paper's formula per DOF. Throughput counts joints.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use sinew::math::{SoaTransform, num_soa_joints, pack_soa};
+use sinew::math::SoaTransform;
 use sinew::{Arena, Inertializer, Target, Transition};
 use sinew_bench_host::bench_support::BENCH_JOINTS;
 use sinew_bench_host::naive::{self, AosCurve, AosJointCurves, AosPose};
@@ -25,14 +25,7 @@ fn inertialization(c: &mut Criterion) {
     for &n in &BENCH_JOINTS {
         let rig = Rig::humanoid(n);
         let poses = rig.poses(4);
-        let soa: Vec<Vec<SoaTransform>> = poses
-            .iter()
-            .map(|p| {
-                let mut s = vec![SoaTransform::IDENTITY; num_soa_joints(n)];
-                pack_soa(p, &mut s).expect("sized");
-                s
-            })
-            .collect();
+        let soa = sinew_bench_host::bench_support::soa_poses(&poses);
         let mut memory = vec![0u8; Inertializer::required_bytes(n, 0)];
         let arena = Arena::new(&mut memory);
         let mut inertializer = Inertializer::new(&arena, n, 0, Default::default()).expect("sized");

@@ -52,3 +52,15 @@ impl Fixture {
         }
     }
 }
+
+/// AoS poses packed as SoA, one `Vec` per pose (the joint count is the poses' length).
+pub fn soa_poses(poses: &[Vec<sinew::math::Transform>]) -> Vec<Vec<SoaTransform>> {
+    poses
+        .iter()
+        .map(|p| {
+            let mut s = vec![SoaTransform::IDENTITY; num_soa_joints(p.len())];
+            pack_soa(p, &mut s).expect("sized by num_soa_joints");
+            s
+        })
+        .collect()
+}
