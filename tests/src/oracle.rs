@@ -82,8 +82,13 @@ pub fn widen(m: &sinew::math::Mat4) -> M4 {
 
 /// Quaternion product `a * b` in f64, as `[x, y, z, w]`.
 pub fn quat_mul(a: Quat, b: Quat) -> [f64; 4] {
-    let (ax, ay, az, aw) = (a.x as f64, a.y as f64, a.z as f64, a.w as f64);
-    let (bx, by, bz, bw) = (b.x as f64, b.y as f64, b.z as f64, b.w as f64);
+    let wide = |q: Quat| [q.x, q.y, q.z, q.w].map(f64::from);
+    quat_mul64(wide(a), wide(b))
+}
+
+/// Hamilton product of `[x, y, z, w]` quaternions in f64.
+pub fn quat_mul64(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
+    let ([ax, ay, az, aw], [bx, by, bz, bw]) = (a, b);
     [
         aw * bx + ax * bw + ay * bz - az * by,
         aw * by - ax * bz + ay * bw + az * bx,

@@ -145,15 +145,6 @@ fn conj(q: [f64; 4]) -> [f64; 4] {
     [-q[0], -q[1], -q[2], q[3]]
 }
 
-fn qmul(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
-    [
-        a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
-        a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
-        a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
-        a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2],
-    ]
-}
-
 fn dot4(a: [f64; 4], b: [f64; 4]) -> f64 {
     a.iter().zip(&b).map(|(x, y)| x * y).sum()
 }
@@ -162,7 +153,7 @@ fn dot4(a: [f64; 4], b: [f64; 4]) -> f64 {
 /// target, the rotation in `reference`'s hemisphere (shortest arc without one).
 fn oracle_offsets(source: &Transform, target: &Transform, reference: Option<[f64; 4]>) -> ([[f64; 3]; 3], [f64; 4]) {
     let sub = |a: Vec3, b: Vec3| [(a.x - b.x) as f64, (a.y - b.y) as f64, (a.z - b.z) as f64];
-    let mut q = qmul(wide(source.rotation), conj(wide(target.rotation)));
+    let mut q = oracle::quat_mul64(wide(source.rotation), conj(wide(target.rotation)));
     if dot4(q, reference.unwrap_or([0.0, 0.0, 0.0, 1.0])) < 0.0 {
         q = q.map(|c| -c);
     }
@@ -285,7 +276,7 @@ fn inertializer_matches_f64_oracle_in_every_mode() {
                         assert!((got_t[i] as f64 - (want_t[i] as f64 + off[0][i])).abs() < 2e-4, "translation {what}");
                         assert!((got_s[i] as f64 - (want_s[i] as f64 + off[2][i])).abs() < 2e-4, "scale {what}");
                     }
-                    let want_q = qmul(oracle::from_rotation_vector(off[1]), wide(tgt.rotation));
+                    let want_q = oracle::quat_mul64(oracle::from_rotation_vector(off[1]), wide(tgt.rotation));
                     let got_q = wide(out.rotation);
                     // Within 2e-5 rad: velocities divide f32 rotation offsets by dt.
                     let align = dot4(want_q, got_q).abs() / (dot4(want_q, want_q) * dot4(got_q, got_q)).sqrt();
