@@ -15,7 +15,7 @@
 //!
 //! Errors: see [`BlendingJob::validate`]; on an `Err` nothing is written.
 
-use crate::math::{F4, SoaQuat, SoaTransform, SoaVec3};
+use crate::math::{F4, F8, SoaQuat, SoaTransform, SoaVec3};
 use crate::skeleton::{MAX_JOINTS, Skeleton};
 use crate::{Buffer, Error};
 
@@ -111,70 +111,113 @@ impl BlendingJob<'_> {
         Ok(())
     }
 
+    /// One lane group per step, its ten components as five `F8` (see [`Halves`]), so on x86-64-v3 every
+    /// input load folds into a multiply-add. Additive layers follow in a second pass over the output.
     #[inline(always)]
     fn blend_groups<'l, L: AsRef<[BlendLayer<'l>]>>(&mut self, layers: L) {
         let layers = layers.as_ref();
-        let threshold = F4::splat(self.threshold);
         let rest = self.skeleton.rest_pose();
-        let weight_of = |l: &BlendLayer<'_>, g: usize| match l.joint_weights {
-            Some(mask) => mask[g] * F4::splat(l.weight),
-            None => F4::splat(l.weight),
-        };
+        let threshold = F4::splat(self.threshold);
         for (g, out) in self.output.iter_mut().enumerate() {
-            let mut sum: WeightedSum = bytemuck::Zeroable::zeroed();
+            let mut sum = WeightedSum::default();
+            let mut total = F4::ZERO;
             for l in layers {
-                sum.add(&l.pose[g], weight_of(l, g));
+                let w = l.weight_of_group(g);
+                sum.add(&l.pose[g], w);
+                total = total + w;
             }
-            // Most blends carry enough weight everywhere: skip the rest pose unless a lane needs it.
-            let missing = threshold - sum.total;
+            // Most blends carry enough weight everywhere: the rest pose joins only where a lane needs it.
+            let missing = threshold - total;
             if missing.cmp_gt(F4::ZERO).any_set() {
-                sum.add(&rest[g], missing.max(F4::ZERO));
+                let w = missing.max(F4::ZERO);
+                sum.add(&rest[g], w);
+                total = total + w;
             }
-            let mut blended = sum.mean();
-            for l in &self.additive {
-                apply_additive(&mut blended, &l.pose[g], weight_of(l, g));
+            *out = sum.mean(total);
+        }
+        for l in &self.additive {
+            for (g, out) in self.output.iter_mut().enumerate() {
+                apply_additive(out, &l.pose[g], l.weight_of_group(g));
             }
-            *out = blended;
         }
     }
 }
 
+impl BlendLayer<'_> {
+    /// The layer's weight for lane group `g`, its bone mask applied.
+    #[inline(always)]
+    fn weight_of_group(&self, g: usize) -> F4 {
+        match self.joint_weights {
+            Some(mask) => mask[g] * F4::splat(self.weight),
+            None => F4::splat(self.weight),
+        }
+    }
+}
+
+/// A lane group's ten components (in [`SoaTransform::components`] order) as five `F8` of two components each:
+/// `[tx|ty] [tz|rx] [ry|rz] [rw|sx] [sy|sz]`. Translation and scale are weighted per lane whatever the
+/// component; only the rotation, split over halves of `[1]`, `[2]` and `[3]`, needs a few half shuffles.
+type Halves = [F8; 5];
+
+#[inline(always)]
+fn load_halves(t: &SoaTransform) -> Halves {
+    let c = t.components();
+    core::array::from_fn(|i| F8::from_halves(c[2 * i], c[2 * i + 1]))
+}
+
+/// Per lane, `Σ a·b` over the four rotation components, in both halves.
+#[inline(always)]
+fn rotation_dot(a: &Halves, b: &Halves) -> F8 {
+    // [rw | rx] from the low half of [3] and the high half of [1], then [ry | rz] on top.
+    let ends = F8::low_high(a[3] * b[3], a[1] * b[1]);
+    let pairs = a[2].mul_add(b[2], ends);
+    pairs + pairs.swap_halves()
+}
+
 /// Running weighted sums of one lane group; starts all zero.
-#[derive(bytemuck::Zeroable)]
+#[derive(Default)]
 struct WeightedSum {
-    translation: SoaVec3,
-    rotation: SoaQuat,
-    scale: SoaVec3,
-    total: F4,
+    halves: Halves,
+    started: bool,
 }
 
 impl WeightedSum {
     #[inline(always)]
     fn add(&mut self, pose: &SoaTransform, w: F4) {
-        self.translation = mul_add3(pose.translation, w, self.translation);
-        self.scale = mul_add3(pose.scale, w, self.scale);
-        // Align with the running sum: the first contribution meets a zero sum and keeps its sign.
-        let (q, acc) = (&pose.rotation, &mut self.rotation);
-        let aligned = F4::select(acc.dot(*q).cmp_lt(F4::ZERO), -w, w);
-        *acc = SoaQuat {
-            x: q.x.mul_add(aligned, acc.x),
-            y: q.y.mul_add(aligned, acc.y),
-            z: q.z.mul_add(aligned, acc.z),
-            w: q.w.mul_add(aligned, acc.w),
-        };
-        self.total = self.total + w;
+        let p = load_halves(pose);
+        let w = F8::from_halves(w, w);
+        if !self.started {
+            // The first contribution keeps its sign.
+            self.halves = p.map(|c| c * w);
+            self.started = true;
+            return;
+        }
+        // Align with the running sum: rotation components take the weight with the dot product's sign.
+        let aligned = w.mul_sign(rotation_dot(&self.halves, &p));
+        let weight = [w, F8::low_high(w, aligned), aligned, F8::low_high(aligned, w), w];
+        for ((sum, c), w) in self.halves.iter_mut().zip(p).zip(weight) {
+            *sum = c.mul_add(w, *sum);
+        }
     }
 
     /// Weighted means of translation and scale, normalized rotation. `total` must be > 0.
     #[inline(always)]
-    fn mean(&self) -> SoaTransform {
-        let inv = F4::ONE / self.total;
-        let per_weight = SoaVec3 { x: inv, y: inv, z: inv };
-        SoaTransform {
-            translation: self.translation * per_weight,
-            rotation: self.rotation.normalize(),
-            scale: self.scale * per_weight,
+    fn mean(&self, total: F4) -> SoaTransform {
+        let per_weight = F4::ONE / total;
+        let per_weight = F8::from_halves(per_weight, per_weight);
+        let per_length = rotation_dot(&self.halves, &self.halves).rsqrt();
+        let factor = [
+            per_weight,
+            F8::low_high(per_weight, per_length),
+            per_length,
+            F8::low_high(per_length, per_weight),
+            per_weight,
+        ];
+        let mut components = [F4::ZERO; 10];
+        for (i, (h, f)) in self.halves.iter().zip(factor).enumerate() {
+            (components[2 * i], components[2 * i + 1]) = (*h * f).halves();
         }
+        bytemuck::cast(components)
     }
 }
 

@@ -1,7 +1,7 @@
 //! The lane type: precision of the shared fast reciprocal square root, masks, selects, transposes.
 
-use sinew::math::F4;
 use sinew::math::lane::BACKEND;
+use sinew::math::{F4, F8};
 use sinew_tests::Rng;
 
 /// The bound `F4::rsqrt` documents, on every backend.
@@ -35,6 +35,37 @@ fn rsqrt_of_unit_length_is_near_one() {
         let x = 0.99 + 0.02 * (i as f32 / 10_000.0);
         assert!(rsqrt_rel_error(x) <= RSQRT_MAX_REL_ERROR, "x = {x}");
     }
+}
+
+#[test]
+fn f8_rsqrt_is_the_f4_result_in_each_half() {
+    // One precision contract at both widths: the same estimate and Newton step per lane, bit for bit.
+    let mut rng = Rng::new(2);
+    for e in -60..=60 {
+        let base = (e as f32).exp2();
+        for _ in 0..16 {
+            let lo = F4::from_array(std::array::from_fn(|_| base * rng.range(1.0, 2.0)));
+            let hi = F4::from_array(std::array::from_fn(|_| base * rng.range(1.0, 2.0)));
+            let (got_lo, got_hi) = F8::from_halves(lo, hi).rsqrt().halves();
+            assert_eq!(got_lo.to_array().map(f32::to_bits), lo.rsqrt().to_array().map(f32::to_bits));
+            assert_eq!(got_hi.to_array().map(f32::to_bits), hi.rsqrt().to_array().map(f32::to_bits));
+        }
+    }
+}
+
+#[test]
+fn f8_half_moves_and_sign_transfer() {
+    let a = F8::from_halves(F4::new(1.0, 2.0, 3.0, 4.0), F4::new(5.0, 6.0, 7.0, 8.0));
+    let b = F8::from_halves(F4::new(-1.0, 0.0, -0.0, 9.0), F4::new(-5.0, f32::NAN, 2.0, -8.0));
+    let halves = |v: F8| {
+        let (lo, hi) = v.halves();
+        [lo.to_array(), hi.to_array()].concat()
+    };
+    assert_eq!(halves(F8::low_high(a, b))[..5], [1.0, 2.0, 3.0, 4.0, -5.0]);
+    assert_eq!(halves(F8::low_high(b, a)), [-1.0, 0.0, -0.0, 9.0, 5.0, 6.0, 7.0, 8.0]);
+    assert_eq!(halves(a.swap_halves()), [5.0, 6.0, 7.0, 8.0, 1.0, 2.0, 3.0, 4.0]);
+    // The sign bit of `of` flips `self`: −0 flips, +0 and positive NaN do not.
+    assert_eq!(halves(a.mul_sign(b)), [-1.0, 2.0, -3.0, 4.0, -5.0, 6.0, 7.0, -8.0]);
 }
 
 #[test]

@@ -94,10 +94,7 @@ impl F4 {
     /// Input 0 gives +inf times NaN refinement = NaN; callers that can see zero guard it first.
     #[inline(always)]
     pub fn rsqrt(self) -> F4 {
-        let est = self.rsqrt_est();
-        // One Newton step for y = 1/sqrt(x): y' = y * (1.5 - 0.5 * x * y * y).
-        let x_est_sq = self * est * est;
-        est * x_est_sq.mul_add(F4::splat(-0.5), F4::splat(1.5))
+        newton_rsqrt(self, self.rsqrt_est())
     }
 
     /// True when every lane of a comparison mask is set.
@@ -137,6 +134,34 @@ impl F4 {
             F4::new(a[3], b[3], c[3], d[3]),
         ]
     }
+}
+
+impl F8 {
+    /// Lanes 0–3 of `low`, 4–7 of `high` (one `vblendps` on AVX, nothing on two-register backends).
+    #[inline(always)]
+    pub fn low_high(low: F8, high: F8) -> F8 {
+        F8::from_halves(low.halves().0, high.halves().1)
+    }
+
+    /// The two halves exchanged (one `vperm2f128` on AVX, nothing on two-register backends).
+    #[inline(always)]
+    pub fn swap_halves(self) -> F8 {
+        let (lo, hi) = self.halves();
+        F8::from_halves(hi, lo)
+    }
+
+    /// As [`F4::rsqrt`], with the same precision (the same estimate and Newton step per lane).
+    #[inline(always)]
+    pub fn rsqrt(self) -> F8 {
+        newton_rsqrt(self, self.rsqrt_est())
+    }
+}
+
+/// One Newton step for y = 1/sqrt(x): y' = y · (1.5 − 0.5 · x · y²), at either width.
+#[inline(always)]
+fn newton_rsqrt<L: Lanes>(x: L, est: L) -> L {
+    let x_est_sq = x * est * est;
+    est * x_est_sq.mul_add(L::splat(-0.5), L::splat(1.5))
 }
 
 /// `LANE_MASKS[bits]` has lane `l` set when bit `l` of `bits` is set.

@@ -219,6 +219,12 @@ impl SoaTransform {
         scale: SoaVec3 { x: F4::ONE, y: F4::ONE, z: F4::ONE },
     };
 
+    /// The ten lane vectors in memory order: translation x, y, z, rotation x, y, z, w, scale x, y, z.
+    #[inline(always)]
+    pub fn components(&self) -> &[F4; 10] {
+        bytemuck::cast_ref(self)
+    }
+
     /// Lane `lane` (< 4) as an AoS transform.
     pub fn get(&self, lane: usize) -> Transform {
         Transform {

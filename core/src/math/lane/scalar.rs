@@ -75,6 +75,10 @@ impl F4 {
         map(self, libm::fabsf)
     }
     #[inline(always)]
+    pub fn mul_sign(self, of: F4) -> F4 {
+        bits(self, of, |x, s| x ^ (s & 0x8000_0000))
+    }
+    #[inline(always)]
     pub fn sqrt(self) -> F4 {
         map(self, libm::sqrtf)
     }
@@ -196,6 +200,14 @@ impl F8 {
     #[inline(always)]
     pub fn min(self, rhs: F8) -> F8 {
         F8(self.0.min(rhs.0), self.1.min(rhs.1))
+    }
+    #[inline(always)]
+    pub fn mul_sign(self, of: F8) -> F8 {
+        F8(self.0.mul_sign(of.0), self.1.mul_sign(of.1))
+    }
+    #[inline(always)]
+    pub fn rsqrt_est(self) -> F8 {
+        F8(self.0.rsqrt_est(), self.1.rsqrt_est())
     }
 }
 

@@ -1,7 +1,7 @@
 //! SIMD backend: a transparent wrapper over `wide::f32x4`.
 
 use core::ops::{Add, BitAnd, BitOr, Div, Mul, Neg, Sub};
-use wide::f32x4;
+use wide::{f32x4, f32x8};
 
 pub const NAME: &str = if cfg!(all(target_arch = "aarch64", target_feature = "neon")) {
     "neon"
@@ -59,6 +59,11 @@ impl F4 {
     #[inline(always)]
     pub fn abs(self) -> F4 {
         F4(self.0.abs())
+    }
+    /// `self` with its sign flipped where `of` has its sign bit set (−0 and NaN with the bit included).
+    #[inline(always)]
+    pub fn mul_sign(self, of: F4) -> F4 {
+        F4(self.0 ^ (of.0 & f32x4::splat(-0.0)))
     }
     /// Correctly rounded square root.
     #[inline(always)]
@@ -212,6 +217,25 @@ impl F8 {
     #[inline(always)]
     pub fn min(self, rhs: F8) -> F8 {
         F8(self.0.fast_min(rhs.0))
+    }
+    /// As `F4::mul_sign`.
+    #[inline(always)]
+    pub fn mul_sign(self, of: F8) -> F8 {
+        F8(self.0 ^ (of.0 & f32x8::splat(-0.0)))
+    }
+    /// As `F4::rsqrt_est`, lane for lane the same estimate.
+    #[inline(always)]
+    pub fn rsqrt_est(self) -> F8 {
+        #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+        {
+            // `wide` divides exactly on NEON; the F4 estimate keeps both widths on one precision contract.
+            let (lo, hi) = self.halves();
+            F8::from_halves(lo.rsqrt_est(), hi.rsqrt_est())
+        }
+        #[cfg(not(all(target_arch = "aarch64", target_feature = "neon")))]
+        {
+            F8(self.0.recip_sqrt())
+        }
     }
 }
 
