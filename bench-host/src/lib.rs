@@ -13,6 +13,7 @@ pub mod bake;
 pub mod bench_support;
 pub mod bvh;
 pub mod gltf_import;
+pub mod machine;
 pub mod naive;
 pub mod plot;
 pub mod pose;

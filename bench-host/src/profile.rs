@@ -6,6 +6,7 @@
 //! same process, so ratios come from one run.
 
 use crate::bake::{KeyFormat, RawClip, RawSkeleton};
+use crate::machine::{CacheFlush, Peaks, STAGE_MODELS};
 use crate::naive::{self, AosClip, AosPose};
 use crate::rig::Rig;
 use sinew::blending::{BlendLayer, BlendingJob, DEFAULT_THRESHOLD};
@@ -21,6 +22,8 @@ pub struct Config {
     pub gltf: Vec<std::path::PathBuf>,
     pub characters: usize,
     pub frames: usize,
+    /// Threads for the multi-threaded crowd frame (1 = that measurement is skipped).
+    pub threads: usize,
 }
 
 /// One stage's cost.
@@ -30,6 +33,8 @@ pub struct StageCost {
     pub us_per_character: f64,
     pub ns_per_joint: f64,
     pub bytes_per_character: usize,
+    /// The stage's physical lower bound on this machine (`machine` module), when the model covers it.
+    pub lower_bound_ns_per_joint: Option<f64>,
 }
 
 /// One workload's results.
@@ -45,6 +50,11 @@ pub struct RigReport {
     pub baseline: Vec<StageCost>,
     pub transition: TransitionFrames,
     pub naive_transition: TransitionFrames,
+    /// One character's plain frame, stage by stage, right after a cache flush and again warm.
+    pub cold: Vec<StageCost>,
+    pub warm: Vec<StageCost>,
+    /// The crowd's plain frame on 1..=`threads` threads.
+    pub scaling: Vec<ThreadScaling>,
 }
 
 /// A skeleton, a baked clip and a skin: everything one character of a crowd plays.
@@ -157,7 +167,23 @@ fn cost(stage: &'static str, seconds: f64, characters: usize, joints: usize, byt
         us_per_character: seconds * 1e6 / characters as f64,
         ns_per_joint: seconds * 1e9 / (characters * joints) as f64,
         bytes_per_character: bytes,
+        lower_bound_ns_per_joint: None,
     }
+}
+
+/// Fills each stage's lower bound from the machine model; `frame_total` is the sum of its three stages'.
+fn with_lower_bounds(mut stages: Vec<StageCost>, peaks: &Peaks, joints: usize) -> Vec<StageCost> {
+    let bound = |stage: &str| {
+        let working_set = STAGE_MODELS.iter().find(|m| m.stage == stage).map_or(0, |m| m.bytes as usize * joints);
+        peaks.lower_bound_ns_per_joint(stage, working_set)
+    };
+    for s in &mut stages {
+        s.lower_bound_ns_per_joint = match s.stage {
+            "frame_total" => ["sampling", "local_to_model", "skinning_matrices_3x4"].iter().map(|s| bound(s)).sum(),
+            stage => bound(stage),
+        };
+    }
+    stages
 }
 
 /// One function per timed sinew stage, never inlined, so `valgrind --tool=callgrind` attributes each stage's
@@ -207,8 +233,29 @@ fn character_time(character: usize, frame: usize, duration: f32) -> f32 {
     (character as f32 * 0.37 + frame as f32 * GAME_DT) % duration.max(GAME_DT)
 }
 
+/// The crowd's plain frame (sampling, local-to-model, skinning matrices) split over `threads` threads.
+#[derive(Clone, Debug)]
+pub struct ThreadScaling {
+    pub threads: usize,
+    pub us_per_frame: f64,
+    pub characters_per_ms: f64,
+}
+
+const CACHE_LINE: usize = 64;
+
+/// Crowd memory in cache-line-aligned units.
+#[derive(Clone, Copy, bytemuck::Zeroable, bytemuck::Pod)]
+#[repr(C, align(64))]
+struct CacheLine([u8; CACHE_LINE]);
+
 /// Runs the crowd on one workload.
-pub fn profile_workload(w: &Workload, characters: usize, frames: usize) -> Result<RigReport, String> {
+pub fn profile_workload(
+    w: &Workload,
+    characters: usize,
+    frames: usize,
+    threads: usize,
+    peaks: &Peaks,
+) -> Result<RigReport, String> {
     let blob = crate::bake::bake(&w.skeleton, std::slice::from_ref(&w.clip), KeyFormat::F32)?;
     let asset = Asset::load(blob.bytes()).map_err(|e| e.to_string())?;
     let skeleton = asset.skeleton();
@@ -217,8 +264,11 @@ pub fn profile_workload(w: &Workload, characters: usize, frames: usize) -> Resul
     let skin = sinew::Skin::new(n, &w.skin_remap, &w.inverse_bind).map_err(|e| e.to_string())?;
     let duration = clip.duration();
 
-    let per_character = character_bytes(n, skin.num_joints());
-    let mut memory = vec![0u8; per_character * characters];
+    // Every character's arena starts on a cache line, so its alignment padding (and the high-water mark) does
+    // not depend on where the allocator put the crowd.
+    let per_character = character_bytes(n, skin.num_joints()).next_multiple_of(CACHE_LINE);
+    let mut memory = vec![CacheLine([0; CACHE_LINE]); per_character / CACHE_LINE * characters];
+    let memory: &mut [u8] = bytemuck::cast_slice_mut(&mut memory);
     let arenas: Vec<Arena> = memory.chunks_mut(per_character).map(Arena::new).collect();
     let mut crowd = Vec::with_capacity(characters);
     for arena in &arenas {
@@ -307,6 +357,78 @@ pub fn profile_workload(w: &Workload, characters: usize, frames: usize) -> Resul
             }
         })
     });
+    // Cold and warm: one character's plain frame, stage by stage, after a flush of the last-level cache and
+    // again straight after (warm). Each cold sample costs a pass over twice the LLC, so fewer samples.
+    let mut flush = CacheFlush::new(peaks);
+    let mut single_frame = |frame: usize, cold: bool| {
+        let ch = &mut crowd[0];
+        if cold {
+            flush.flush();
+        }
+        let time = character_time(0, frame, duration);
+        let start = Instant::now();
+        let (context, output) = (&mut ch.context, &mut *ch.local);
+        record(SamplingJob { skeleton, clip: &clip, time, playback: Playback::Loop, context, output }.run());
+        let sampled = Instant::now();
+        record(LocalToModelJob { skeleton, local: ch.local, root: None, model: ch.model }.run());
+        let modelled = Instant::now();
+        record(skin.palette_3x4(ch.model, ch.palette));
+        let end = Instant::now();
+        [sampled - start, modelled - sampled, end - modelled].map(|d| d.as_secs_f64())
+    };
+    let single_samples = frames.min(31);
+    let (mut cold, mut warm) = (Vec::new(), Vec::new());
+    for frame in 0..single_samples {
+        cold.push(single_frame(frame, true));
+        warm.push(single_frame(frame, false));
+    }
+    let single_costs = |samples: &[[f64; 3]]| {
+        let stage = |i: usize| median(&mut samples.iter().map(|s| s[i]).collect::<Vec<_>>());
+        let total = median(&mut samples.iter().map(|s| s.iter().sum()).collect::<Vec<_>>());
+        let names = ["sampling", "local_to_model", "skinning_matrices_3x4"];
+        let mut costs: Vec<StageCost> = names.iter().enumerate().map(|(i, s)| cost(s, stage(i), 1, n, bytes)).collect();
+        costs.push(cost("frame_total", total, 1, n, bytes));
+        with_lower_bounds(costs, peaks, n)
+    };
+    let (cold, warm) = (single_costs(&cold), single_costs(&warm));
+
+    // The crowd's plain frame over 1..=threads threads, each thread taking a contiguous share of characters.
+    let mut scaling = Vec::new();
+    for t in (1..=threads).filter(|&t| threads > 1 && (t == 1 || t == threads || t.is_power_of_two())) {
+        let share = characters.div_ceil(t);
+        let frame_seconds = time_frames(frames, |frame| {
+            let results = std::thread::scope(|scope| {
+                let mut handles = Vec::with_capacity(t);
+                for (chunk_index, chunk) in crowd.chunks_mut(share).enumerate() {
+                    let skin = &skin;
+                    let clip = &clip;
+                    handles.push(scope.spawn(move || {
+                        let mut result = Ok(());
+                        for (i, ch) in chunk.iter_mut().enumerate() {
+                            let time = character_time(chunk_index * share + i, frame, duration);
+                            let (context, output) = (&mut ch.context, &mut *ch.local);
+                            let playback = Playback::Loop;
+                            result = result
+                                .and(SamplingJob { skeleton, clip, time, playback, context, output }.run())
+                                .and(LocalToModelJob { skeleton, local: ch.local, root: None, model: ch.model }.run())
+                                .and(skin.palette_3x4(ch.model, ch.palette));
+                        }
+                        result
+                    }));
+                }
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                    .collect::<Vec<_>>()
+            });
+            results.into_iter().for_each(&mut record);
+        });
+        scaling.push(ThreadScaling {
+            threads: t,
+            us_per_frame: frame_seconds * 1e6,
+            characters_per_ms: characters as f64 / (frame_seconds * 1e3),
+        });
+    }
     if let Some(e) = first_error {
         return Err(e.to_string());
     }
@@ -364,15 +486,19 @@ pub fn profile_workload(w: &Workload, characters: usize, frames: usize) -> Resul
         max_depth: skeleton.max_depth(),
         characters,
         frames,
-        stages: vec![
-            cost("sampling", sampling, characters, n, bytes),
-            cost("local_to_model", l2m, characters, n, bytes),
-            cost("skinning_matrices_3x4", skinning, characters, n, bytes),
-            cost("frame_total", sampling + l2m + skinning, characters, n, bytes),
-            cost("source_sampling", source_sampling, characters, n, bytes),
-            cost("blend_2_layers", blend, characters, n, bytes),
-            cost("inertialization", inertialization, characters, n, bytes),
-        ],
+        stages: with_lower_bounds(
+            vec![
+                cost("sampling", sampling, characters, n, bytes),
+                cost("local_to_model", l2m, characters, n, bytes),
+                cost("skinning_matrices_3x4", skinning, characters, n, bytes),
+                cost("frame_total", sampling + l2m + skinning, characters, n, bytes),
+                cost("source_sampling", source_sampling, characters, n, bytes),
+                cost("blend_2_layers", blend, characters, n, bytes),
+                cost("inertialization", inertialization, characters, n, bytes),
+            ],
+            peaks,
+            n,
+        ),
         baseline: vec![
             cost("sampling", naive_sampling, characters, n, aos_bytes),
             cost("local_to_model", naive_l2m, characters, n, aos_bytes),
@@ -392,11 +518,14 @@ pub fn profile_workload(w: &Workload, characters: usize, frames: usize) -> Resul
             inertialized_us: (naive_sampling + naive_inertialization + naive_l2m + naive_skinning) * 1e6
                 / characters as f64,
         },
+        cold,
+        warm,
+        scaling,
     })
 }
 
 /// Runs every configured workload.
-pub fn run(config: &Config) -> Result<Vec<RigReport>, String> {
+pub fn run(config: &Config) -> Result<(Vec<RigReport>, Peaks), String> {
     let mut workloads: Vec<Workload> = config.joints.iter().map(|&j| Workload::humanoid(j)).collect();
     for path in &config.bvh {
         workloads.push(Workload::bvh(path)?);
@@ -404,7 +533,10 @@ pub fn run(config: &Config) -> Result<Vec<RigReport>, String> {
     for path in &config.gltf {
         workloads.push(Workload::gltf(path)?);
     }
-    workloads.iter().map(|w| profile_workload(w, config.characters, config.frames)).collect()
+    let peaks = Peaks::measure();
+    let reports =
+        workloads.iter().map(|w| profile_workload(w, config.characters, config.frames, config.threads, &peaks));
+    Ok((reports.collect::<Result<_, _>>()?, peaks))
 }
 
 /// CPU model name, for the report header.
@@ -420,34 +552,66 @@ pub fn cpu_model() -> String {
 }
 
 /// The human-readable table.
-pub fn table(reports: &[RigReport]) -> String {
+pub fn table(reports: &[RigReport], peaks: &Peaks) -> String {
     use std::fmt::Write;
     let mut out = String::new();
     let _ = writeln!(out, "sinew profile — lanes: {}, cpu: {}", sinew::math::lane::BACKEND, cpu_model());
+    let _ = writeln!(
+        out,
+        "machine: {:.0} flops/ns (multiply-add, these lanes), copy {:.0} B/ns in L1, {:.0} B/ns in L2; bound = max(flops, bytes) per the model in machine.rs",
+        peaks.flops_per_ns, peaks.l1_bytes_per_ns, peaks.l2_bytes_per_ns
+    );
     for r in reports {
         let _ = writeln!(
             out,
             "\n{}: {} joints (depth {}), {} characters, median of {} frames",
             r.rig, r.joints, r.max_depth, r.characters, r.frames
         );
+        let frame_total = r.stages.iter().find(|s| s.stage == "frame_total").map_or(0.0, |s| s.us_per_character);
         let _ = writeln!(
             out,
-            "{:<24} {:>12} {:>10} {:>12} {:>14} {:>9}",
-            "stage", "µs/char", "ns/joint", "bytes/char", "naive µs/char", "speedup"
+            "{:<24} {:>10} {:>9} {:>7} {:>10} {:>8} {:>11} {:>12} {:>8}",
+            "stage", "µs/char", "ns/joint", "share", "bound ns/j", "×bound", "bytes/char", "naive µs/ch", "speedup"
         );
         for (s, b) in r.stages.iter().zip(&r.baseline) {
+            let bound = s.lower_bound_ns_per_joint;
             let _ = writeln!(
                 out,
-                "{:<24} {:>12.3} {:>10.2} {:>12} {:>14.3} {:>8.2}x",
+                "{:<24} {:>10.3} {:>9.2} {:>6.0}% {:>10} {:>8} {:>11} {:>12.3} {:>7.2}x",
                 s.stage,
                 s.us_per_character,
                 s.ns_per_joint,
+                100.0 * s.us_per_character / frame_total,
+                bound.map_or("-".into(), |b| format!("{b:.2}")),
+                bound.map_or("-".into(), |b| format!("{:.1}", s.ns_per_joint / b)),
                 s.bytes_per_character,
                 b.us_per_character,
                 b.us_per_character / s.us_per_character
             );
         }
-        let frame_total = r.stages.iter().find(|s| s.stage == "frame_total").map_or(0.0, |s| s.us_per_character);
+        let _ = writeln!(out, "one character, cold (after a flush of the last-level cache) vs warm, ns/joint:");
+        for (c, w) in r.cold.iter().zip(&r.warm) {
+            let _ = writeln!(
+                out,
+                "  {:<22} cold {:>8.2}  warm {:>7.2}  ({:.1}x)",
+                c.stage,
+                c.ns_per_joint,
+                w.ns_per_joint,
+                c.ns_per_joint / w.ns_per_joint
+            );
+        }
+        if let Some(one) = r.scaling.first() {
+            for s in &r.scaling {
+                let _ = writeln!(
+                    out,
+                    "crowd frame on {} thread(s): {:.1} µs, {:.0} characters/ms ({:.2}x one thread)",
+                    s.threads,
+                    s.us_per_frame,
+                    s.characters_per_ms,
+                    one.us_per_frame / s.us_per_frame
+                );
+            }
+        }
         let _ = writeln!(out, "characters per ms per core (frame_total): {:.0}", 1e3 / frame_total);
         let stage_us = |name: &str| r.stages.iter().find(|s| s.stage == name).map_or(0.0, |s| s.us_per_character);
         let (inertialize, replaced) =
@@ -473,18 +637,24 @@ pub fn table(reports: &[RigReport]) -> String {
 }
 
 /// The machine-readable report.
-pub fn json(reports: &[RigReport]) -> serde_json::Value {
+pub fn json(reports: &[RigReport], peaks: &Peaks) -> serde_json::Value {
     let stage = |s: &StageCost| {
         serde_json::json!({
             "stage": s.stage,
             "us_per_character": s.us_per_character,
             "ns_per_joint": s.ns_per_joint,
             "bytes_per_character": s.bytes_per_character,
+            "lower_bound_ns_per_joint": s.lower_bound_ns_per_joint,
         })
     };
     serde_json::json!({
         "backend": sinew::math::lane::BACKEND,
         "cpu": cpu_model(),
+        "machine": {
+            "flops_per_ns": peaks.flops_per_ns,
+            "l1_copy_bytes_per_ns": peaks.l1_bytes_per_ns,
+            "l2_copy_bytes_per_ns": peaks.l2_bytes_per_ns,
+        },
         "rigs": reports.iter().map(|r| serde_json::json!({
             "rig": r.rig,
             "joints": r.joints,
@@ -499,6 +669,13 @@ pub fn json(reports: &[RigReport]) -> serde_json::Value {
                 "ratio": r.transition.inertialized_us / r.transition.crossfade_us,
                 "naive_ratio": r.naive_transition.inertialized_us / r.naive_transition.crossfade_us,
             },
+            "cold_single_character": r.cold.iter().map(stage).collect::<Vec<_>>(),
+            "warm_single_character": r.warm.iter().map(stage).collect::<Vec<_>>(),
+            "threads": r.scaling.iter().map(|s| serde_json::json!({
+                "threads": s.threads,
+                "us_per_frame": s.us_per_frame,
+                "characters_per_ms": s.characters_per_ms,
+            })).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
     })
 }

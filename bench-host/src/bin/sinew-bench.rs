@@ -240,6 +240,9 @@ struct ProfileArgs {
     /// Frames to time; each stage reports its median frame.
     #[arg(long, default_value_t = 101)]
     frames: usize,
+    /// Also run the crowd's plain frame on 1, 2, 4, … up to this many threads and print the scaling.
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
     /// Print JSON instead of the table.
     #[arg(long)]
     json: bool,
@@ -247,7 +250,15 @@ struct ProfileArgs {
 
 impl Default for ProfileArgs {
     fn default() -> Self {
-        ProfileArgs { joints: vec![67, 256], bvh: vec![], gltf: vec![], characters: 256, frames: 101, json: false }
+        ProfileArgs {
+            joints: vec![67, 256],
+            bvh: vec![],
+            gltf: vec![],
+            characters: 256,
+            frames: 101,
+            threads: 1,
+            json: false,
+        }
     }
 }
 
@@ -271,8 +282,8 @@ fn main() -> ExitCode {
                 eprintln!("--joints {bad}: the procedural rig has 22..=1024 joints");
                 return ExitCode::FAILURE;
             }
-            if args.characters == 0 || args.frames == 0 {
-                eprintln!("--characters and --frames must be at least 1");
+            if args.characters == 0 || args.frames == 0 || args.threads == 0 {
+                eprintln!("--characters, --frames and --threads must be at least 1");
                 return ExitCode::FAILURE;
             }
             let config = profile::Config {
@@ -281,12 +292,13 @@ fn main() -> ExitCode {
                 gltf: args.gltf,
                 characters: args.characters,
                 frames: args.frames,
+                threads: args.threads,
             };
-            report(profile::run(&config).map(|reports| {
+            report(profile::run(&config).map(|(reports, peaks)| {
                 if args.json {
-                    serde_json::to_string_pretty(&profile::json(&reports)).unwrap_or_default()
+                    serde_json::to_string_pretty(&profile::json(&reports, &peaks)).unwrap_or_default()
                 } else {
-                    profile::table(&reports)
+                    profile::table(&reports, &peaks)
                 }
             }))
         }
