@@ -56,7 +56,10 @@
 //! Precision: curve coefficients in `f32` (within a few ulps of the seed's formulas evaluated in `f64`, as the
 //! tests check); rotation vectors within 5e-7 rad; output rotations unit within 1e-6.
 
-use crate::math::{F4, F8, Lanes, SoaQuat, SoaTransform, SoaVec3, num_soa_joints, quat_from_rotation_vector, quat_mul};
+use crate::math::{
+    F4, F8, Lanes, SoaQuat, SoaTransform, SoaVec3, num_soa_joints, quat_from_rotation_vector, quat_mul,
+    quat_to_rotation_vector,
+};
 use crate::skeleton::MAX_JOINTS;
 use crate::{Arena, Buffer, Error};
 
@@ -112,49 +115,41 @@ impl<L: Lanes> Quintic<L> {
     }
 }
 
-impl Quintic<F8> {
-    /// Overwrites the lanes of lane group `half` (0: lanes 0–3, 1: lanes 4–7) with `q`: four 16-byte stores.
-    fn set_half(&mut self, half: usize, q: &Quintic<F4>) {
-        let halves = bytemuck::cast_mut::<Quintic<F8>, [[F4; 2]; 4]>(self);
-        for (pair, v) in halves.iter_mut().zip([q.alpha, q.beta, q.gamma, q.inv_t1]) {
-            pair[half] = v;
-        }
-    }
-}
-
-impl Quintic<F4> {
+impl<L: Lanes> Quintic<L> {
     /// Coefficients for offset `x0`, offset velocity `v0` and duration `t1` (> 0) per lane, as seed 000 does.
     #[inline(always)]
-    pub fn new(x0: F4, v0: F4, t1: F4) -> Quintic {
+    pub fn new(x0: L, v0: L, t1: L) -> Quintic<L> {
         Quintic::with_duration(x0, v0, t1).0
     }
 
     /// As [`Quintic::new`], with the duration after the limit (0 for a finished curve): the time from which
     /// the curve is 0.
     #[inline(always)]
-    pub fn with_duration(x0: F4, v0: F4, t1: F4) -> (Quintic, F4) {
-        let sign = F4::select(x0.cmp_lt(F4::ZERO), -F4::ONE, F4::ONE);
+    pub fn with_duration(x0: L, v0: L, t1: L) -> (Quintic<L>, L) {
+        let zero = L::splat(0.0);
+        // Mirror so x0 >= 0: the sign of x0 moves onto the velocity now and back onto the coefficients.
+        let x0_signed = x0;
         let x0 = x0.abs();
         // Moving away from the target: clamp the velocity to 0 so the curve stays between source and target.
-        let v0 = (v0 * sign).min(F4::ZERO);
+        let v0 = v0.mul_sign(x0_signed).min(zero);
         // No inflection before t1: t1 <= -5 x0 / v0 where v0 < 0 (other lanes' quotients are discarded).
-        let limit = F4::select(v0.cmp_lt(F4::ZERO), F4::splat(-5.0) * x0 / v0, F4::splat(f32::INFINITY));
+        let limit = L::select(v0.cmp_lt(zero), L::splat(-5.0) * x0 / v0, L::splat(f32::INFINITY));
         let t1 = t1.min(limit);
         let v = v0 * t1;
         // a0 t1² from the zero-jerk condition a0 = (-8 t1 v0 - 20 x0) / t1², kept when positive.
-        let acc = F4::splat(-8.0).mul_add(v, F4::splat(-20.0) * x0).max(F4::ZERO);
+        let acc = L::splat(-8.0).mul_add(v, L::splat(-20.0) * x0).max(zero);
         // A limit below the smallest normal f32 (x0 = 0, or a subnormal x0) has nothing left to do; every other
         // t1 keeps 1/t1 finite.
-        let finished = t1.cmp_lt(F4::splat(f32::MIN_POSITIVE));
-        let signed = |c: F4| F4::select(finished, F4::ZERO, c * sign);
+        let finished = t1.cmp_lt(L::splat(f32::MIN_POSITIVE));
+        let signed = |c: L| L::select(finished, zero, c.mul_sign(x0_signed));
         let curve = Quintic {
             alpha: signed(x0),
-            beta: signed(F4::splat(3.0).mul_add(x0, v)),
-            gamma: signed(F4::splat(0.5) * F4::splat(6.0).mul_add(v, F4::splat(12.0).mul_add(x0, acc))),
+            beta: signed(L::splat(3.0).mul_add(x0, v)),
+            gamma: signed(L::splat(0.5) * L::splat(6.0).mul_add(v, L::splat(12.0).mul_add(x0, acc))),
             // Rounded up (by at most 2.4e-7 relative) so that t1 * (1/t1) >= 1 in f32: exactly 0 from t1 on.
-            inv_t1: F4::select(finished, F4::ZERO, F4::ONE / t1 * F4::splat(1.0 + INV_T1_ROUND_UP)),
+            inv_t1: L::select(finished, zero, L::splat(1.0) / t1 * L::splat(1.0 + INV_T1_ROUND_UP)),
         };
-        (curve, F4::select(finished, F4::ZERO, t1))
+        (curve, L::select(finished, zero, t1))
     }
 }
 
@@ -452,44 +447,68 @@ impl<'a> Inertializer<'a> {
 
     /// Computes every curve for a transition starting at the last output (`t = 0`), evaluated first at `dt`.
     fn start(&mut self, dt: f32, target: &Target, previous: Option<(&[SoaTransform], &[f32])>) {
-        let inv_dt = F4::splat(if dt > 0.0 { 1.0 / dt } else { 0.0 });
+        let inv_dt = if dt > 0.0 { 1.0 / dt } else { 0.0 };
         let have_velocity = self.frames >= 2 && self.history_dt > 0.0;
-        let inv_history_dt = F4::splat(if have_velocity { 1.0 / self.history_dt } else { 0.0 });
+        let inv_history_dt = if have_velocity { 1.0 / self.history_dt } else { 0.0 };
         let g = self.pending.len();
-        let (newest, older) = (self.newest, 1 - self.newest);
+        let (newest, older) = (&self.history[self.newest * g..][..g], &self.history[(1 - self.newest) * g..][..g]);
         let mode = self.settings.channel;
-        let mut end = F4::ZERO;
-        for i in 0..g {
-            let source = self.history[newest * g + i];
-            let source_prev = if have_velocity { self.history[older * g + i] } else { source };
+        let (inv_dt8, inv_history_dt8) = (F8::splat(inv_dt), F8::splat(inv_history_dt));
+        let mut end8 = F8::splat(0.0);
+        // Two lane groups at a time in `F8`, the layout the curves are stored in, one channel at a time so only
+        // its offsets and velocities are live.
+        for (pair, (curves, active)) in self.curves.iter_mut().zip(self.active.iter_mut()).enumerate() {
+            let (lo, hi) = (2 * pair, 2 * pair + 1);
+            let both = |pose| group_pair(pose, lo);
+            let source = both(newest);
+            let source_prev = if have_velocity { both(older) } else { source };
             // t = 0 is the last output's frame: the target there is the previous target (relative) or, in
             // absolute mode, the current one held still.
-            let target_at_zero = previous.map_or(&target.pose[i], |(p, _)| &p[i]);
-            let (x0, reference) = offset(&source, target_at_zero, None);
-            let (x_prev, _) = offset(&source_prev, target_at_zero, Some(reference));
-            let mut v0 = (x0 - x_prev).scale(inv_history_dt);
-            if previous.is_some() {
-                // Relative: subtract the target's velocity, (T(dt) - T(0)) / dt = (x0 - (source - T(dt))) / dt.
-                let (x_now, _) = offset(&source, &target.pose[i], Some(reference));
-                v0 = v0 - (x0 - x_now).scale(inv_dt);
-            }
-            let t1 = self.pending[i];
-            let (pair, half) = (i / 2, i % 2);
-            if half == 0 {
-                // A fresh pair: the padding group of an odd count keeps empty curves.
-                self.curves[pair] = [Quintic::default(); 9];
-                self.active[pair] = 0;
-            }
-            for (c, (x, v)) in x0.channels.iter().zip(v0.channels.iter()).enumerate() {
-                let (three, duration) = channel_curves(mode, x, v, t1);
-                end = end.max(duration);
+            let target_now = both(target.pose);
+            let target_at_zero = previous.map_or(target_now, |(p, _)| both(p));
+            let t1 = F8::from_halves(self.pending[lo], self.pending.get(hi).copied().unwrap_or(F4::ZERO));
+            *active = 0;
+            let mut store = |channel: usize, x0: [F8; 3], v0: [F8; 3]| {
+                let (three, duration) = channel_curves(mode, x0, v0, t1);
+                end8 = end8.max(duration);
                 for (d, q) in three.into_iter().enumerate() {
-                    let nonzero = q.alpha.cmp_ne(F4::ZERO) | q.beta.cmp_ne(F4::ZERO) | q.gamma.cmp_ne(F4::ZERO);
-                    self.active[pair] |= (nonzero.any_set() as u8) << c;
-                    self.curves[pair][3 * c + d].set_half(half, &q);
+                    let zero = F8::splat(0.0);
+                    let nonzero = q.alpha.cmp_ne(zero) | q.beta.cmp_ne(zero) | q.gamma.cmp_ne(zero);
+                    *active |= (nonzero.any_set() as u8) << channel;
+                    curves[3 * channel + d] = q;
                 }
+            };
+            // Translation and scale: x0 = source − target(0), v0 = the source's velocity, minus the target's
+            // (T(dt) − T(0)) / dt in relative mode.
+            for (channel, first) in [(0, 0), (2, 7)] {
+                let (mut x0, mut v0) = ([F8::splat(0.0); 3], [F8::splat(0.0); 3]);
+                for k in 0..3 {
+                    let [s, p, t0, tn] =
+                        [source, source_prev, target_at_zero, target_now].map(|t| pair_component(t, first + k));
+                    x0[k] = s - t0;
+                    v0[k] = (s - p) * inv_history_dt8;
+                    if previous.is_some() {
+                        v0[k] = v0[k] - (tn - t0) * inv_dt8;
+                    }
+                }
+                store(channel, x0, v0);
             }
+            // Rotation: offsets as rotation vectors, each in the hemisphere of the first so differences never wrap.
+            let rotation = |t: GroupPair<'_>| core::array::from_fn::<F8, 4, _>(|k| pair_component(t, 3 + k));
+            let (x0, reference) = rotation_offset(rotation(source), rotation(target_at_zero), None);
+            let (x_prev, _) = rotation_offset(rotation(source_prev), rotation(target_at_zero), Some(reference));
+            let mut v0: [F8; 3] = core::array::from_fn(|k| (x0[k] - x_prev[k]) * inv_history_dt8);
+            if previous.is_some() {
+                // Relative: (T(dt) − T(0)) / dt = (x0 − (source − T(dt))) / dt.
+                let (x_now, _) = rotation_offset(rotation(source), rotation(target_now), Some(reference));
+                v0 = core::array::from_fn(|k| v0[k] - (x0[k] - x_now[k]) * inv_dt8);
+            }
+            store(1, x0, v0);
         }
+        let (end_lo, end_hi) = end8.halves();
+        let mut end = end_lo.max(end_hi);
+        let (inv_dt, inv_history_dt) = (F4::splat(inv_dt), F4::splat(inv_history_dt));
+        let (newest, older) = (self.newest, 1 - self.newest);
         let c = self.scalar_curves.len();
         let t1 = F4::splat(self.pending_scalar);
         let previous_curves = previous.map_or(target.curves, |(_, p)| p);
@@ -520,58 +539,51 @@ fn load_lanes(values: &[f32]) -> F4 {
     F4::from_array(lanes)
 }
 
-/// Three channels' offsets (translation, rotation vector, scale) of one lane group.
-#[derive(Clone, Copy)]
-struct Offsets {
-    channels: [SoaVec3; 3],
+/// The rotation offset `source · target⁻¹` of `(x, y, z, w)` lanes as a rotation vector, along the shortest
+/// arc or, given `reference`, in the hemisphere of `reference` (so differences of nearby offsets never wrap).
+/// Returns the offset quaternion used, as the reference for later calls.
+#[inline(always)]
+fn rotation_offset<L: Lanes>(source: [L; 4], target: [L; 4], reference: Option<[L; 4]>) -> ([L; 3], [L; 4]) {
+    let [x, y, z, w] = target;
+    let q = quat_mul(source, [-x, -y, -z, w]);
+    // Against the identity the dot product is just w.
+    let dot = reference.map_or(q[3], |r| q[0].mul_add(r[0], q[1].mul_add(r[1], q[2].mul_add(r[2], q[3] * r[3]))));
+    let q = q.map(|c| c.mul_sign(dot));
+    (quat_to_rotation_vector(q), q)
 }
 
-impl core::ops::Sub for Offsets {
-    type Output = Offsets;
-    fn sub(self, o: Offsets) -> Offsets {
-        let [a, b, c] = self.channels;
-        let [d, e, f] = o.channels;
-        let sub = |x: SoaVec3, y: SoaVec3| SoaVec3 { x: x.x - y.x, y: x.y - y.y, z: x.z - y.z };
-        Offsets { channels: [sub(a, d), sub(b, e), sub(c, f)] }
-    }
+/// Lane groups `lo` and `lo + 1` of a pose.
+type GroupPair<'p> = (&'p SoaTransform, &'p SoaTransform);
+
+/// Lane groups `lo` and `lo + 1`; the padding group past an odd count reads the identity (zero offsets, so
+/// finished curves).
+#[inline(always)]
+fn group_pair(pose: &[SoaTransform], lo: usize) -> GroupPair<'_> {
+    (&pose[lo], pose.get(lo + 1).unwrap_or(&SoaTransform::IDENTITY))
 }
 
-impl Offsets {
-    fn scale(self, k: F4) -> Offsets {
-        Offsets { channels: self.channels.map(|v| SoaVec3 { x: v.x * k, y: v.y * k, z: v.z * k }) }
-    }
-}
-
-/// `source − target` per channel; the rotation offset `source · target⁻¹` takes the shortest arc, or, given
-/// `reference`, the hemisphere of `reference` (so differences of nearby offsets never wrap). Returns the
-/// offset quaternion used, as the reference for later calls.
-fn offset(source: &SoaTransform, target: &SoaTransform, reference: Option<SoaQuat>) -> (Offsets, SoaQuat) {
-    let q = source.rotation * target.rotation.conjugate();
-    let against = reference.unwrap_or(SoaQuat { x: F4::ZERO, y: F4::ZERO, z: F4::ZERO, w: F4::ONE });
-    let flip = F4::select(q.dot(against).cmp_lt(F4::ZERO), -F4::ONE, F4::ONE);
-    let q = SoaQuat { x: q.x * flip, y: q.y * flip, z: q.z * flip, w: q.w * flip };
-    let sub = |a: SoaVec3, b: SoaVec3| SoaVec3 { x: a.x - b.x, y: a.y - b.y, z: a.z - b.z };
-    let channels =
-        [sub(source.translation, target.translation), q.to_rotation_vector(), sub(source.scale, target.scale)];
-    (Offsets { channels }, q)
+/// Component `c` (in [`SoaTransform::components`] order) of two lane groups, side by side.
+#[inline(always)]
+fn pair_component((lo, hi): GroupPair<'_>, c: usize) -> F8 {
+    F8::from_halves(lo.components()[c], hi.components()[c])
 }
 
 /// The three curves of one 3-D channel, and the longest of their durations.
-fn channel_curves(mode: ChannelMode, x0: &SoaVec3, v0: &SoaVec3, t1: F4) -> ([Quintic; 3], F4) {
+#[inline(always)]
+fn channel_curves<L: Lanes>(mode: ChannelMode, x0: [L; 3], v0: [L; 3], t1: L) -> ([Quintic<L>; 3], L) {
     match mode {
         ChannelMode::PerComponent => {
-            let (x, dx) = Quintic::with_duration(x0.x, v0.x, t1);
-            let (y, dy) = Quintic::with_duration(x0.y, v0.y, t1);
-            let (z, dz) = Quintic::with_duration(x0.z, v0.z, t1);
+            let [(x, dx), (y, dy), (z, dz)] = core::array::from_fn(|k| Quintic::with_duration(x0[k], v0[k], t1));
             ([x, y, z], dx.max(dy).max(dz))
         }
         ChannelMode::Projected => {
             // One curve along the offset: x0 = |offset|, v0 = velocity · direction. The component curves are
             // that curve scaled by the direction (the quintic is linear in its coefficients).
-            let len = x0.x.mul_add(x0.x, x0.y.mul_add(x0.y, x0.z * x0.z)).sqrt();
-            let inv = F4::select(len.cmp_gt(F4::ZERO), F4::ONE / len, F4::ZERO);
-            let dir = [x0.x * inv, x0.y * inv, x0.z * inv];
-            let speed = v0.x.mul_add(dir[0], v0.y.mul_add(dir[1], v0.z * dir[2]));
+            let zero = L::splat(0.0);
+            let len = x0[0].mul_add(x0[0], x0[1].mul_add(x0[1], x0[2] * x0[2])).sqrt();
+            let inv = L::select(len.cmp_gt(zero), L::splat(1.0) / len, zero);
+            let dir = x0.map(|x| x * inv);
+            let speed = v0[0].mul_add(dir[0], v0[1].mul_add(dir[1], v0[2] * dir[2]));
             let (q, duration) = Quintic::with_duration(len, speed, t1);
             (
                 dir.map(|d| Quintic { alpha: q.alpha * d, beta: q.beta * d, gamma: q.gamma * d, inv_t1: q.inv_t1 }),

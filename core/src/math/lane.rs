@@ -30,11 +30,22 @@ pub trait Lanes:
     + core::ops::Add<Output = Self>
     + core::ops::Sub<Output = Self>
     + core::ops::Mul<Output = Self>
+    + core::ops::Div<Output = Self>
     + core::ops::Neg<Output = Self>
+    + core::ops::BitOr<Output = Self>
 {
     fn splat(v: f32) -> Self;
     fn mul_add(self, a: Self, b: Self) -> Self;
     fn min(self, rhs: Self) -> Self;
+    fn max(self, rhs: Self) -> Self;
+    fn abs(self) -> Self;
+    fn sqrt(self) -> Self;
+    fn mul_sign(self, of: Self) -> Self;
+    fn select(mask: Self, if_set: Self, if_clear: Self) -> Self;
+    fn cmp_lt(self, rhs: Self) -> Self;
+    fn cmp_gt(self, rhs: Self) -> Self;
+    fn cmp_ne(self, rhs: Self) -> Self;
+    fn any_set(self) -> bool;
 }
 
 /// `Lanes` by the type's inherent methods of the same names.
@@ -52,6 +63,42 @@ macro_rules! impl_lanes {
             #[inline(always)]
             fn min(self, rhs: $ty) -> $ty {
                 $ty::min(self, rhs)
+            }
+            #[inline(always)]
+            fn max(self, rhs: $ty) -> $ty {
+                $ty::max(self, rhs)
+            }
+            #[inline(always)]
+            fn abs(self) -> $ty {
+                $ty::abs(self)
+            }
+            #[inline(always)]
+            fn sqrt(self) -> $ty {
+                $ty::sqrt(self)
+            }
+            #[inline(always)]
+            fn mul_sign(self, of: $ty) -> $ty {
+                $ty::mul_sign(self, of)
+            }
+            #[inline(always)]
+            fn select(mask: $ty, if_set: $ty, if_clear: $ty) -> $ty {
+                $ty::select(mask, if_set, if_clear)
+            }
+            #[inline(always)]
+            fn cmp_lt(self, rhs: $ty) -> $ty {
+                $ty::cmp_lt(self, rhs)
+            }
+            #[inline(always)]
+            fn cmp_gt(self, rhs: $ty) -> $ty {
+                $ty::cmp_gt(self, rhs)
+            }
+            #[inline(always)]
+            fn cmp_ne(self, rhs: $ty) -> $ty {
+                $ty::cmp_ne(self, rhs)
+            }
+            #[inline(always)]
+            fn any_set(self) -> bool {
+                $ty::any_set(self)
             }
         }
     )*};

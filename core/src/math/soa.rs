@@ -164,6 +164,23 @@ impl core::ops::Add for SoaVec3 {
     }
 }
 
+impl core::ops::Sub for SoaVec3 {
+    type Output = SoaVec3;
+    #[inline(always)]
+    fn sub(self, o: SoaVec3) -> SoaVec3 {
+        SoaVec3 { x: self.x - o.x, y: self.y - o.y, z: self.z - o.z }
+    }
+}
+
+impl core::ops::Mul<F4> for SoaVec3 {
+    type Output = SoaVec3;
+    /// Every component times the lane's factor.
+    #[inline(always)]
+    fn mul(self, k: F4) -> SoaVec3 {
+        SoaVec3 { x: self.x * k, y: self.y * k, z: self.z * k }
+    }
+}
+
 impl core::ops::Mul for SoaVec3 {
     type Output = SoaVec3;
     /// Component-wise product (scales).
@@ -331,21 +348,34 @@ pub fn unpack_soa(soa: &[SoaTransform], aos: &mut [Transform]) -> Result<(), cra
 /// Precision: within 4e-7 rad of the true angle, about 2 ulps near π (Cephes' `atanf` polynomial on `|z| <= tan(π/8)` after
 /// folding the ratio into `[0, 1]` and then around π/4; asserted against `f64::atan2` by the `math` tests).
 #[inline(always)]
-pub fn atan2_upper(y: F4, x: F4) -> F4 {
+pub fn atan2_upper<L: Lanes>(y: L, x: L) -> L {
     let ax = x.abs();
     let (small, big) = (y.min(ax), y.max(ax));
-    let z = F4::select(big.cmp_gt(F4::ZERO), small / big, F4::ZERO);
+    let zero = L::splat(0.0);
+    let z = L::select(big.cmp_gt(zero), small / big, zero);
     // Fold z > tan(π/8) around π/4: atan(z) = π/4 + atan((z - 1) / (z + 1)).
-    let fold = z.cmp_gt(F4::splat(core::f32::consts::SQRT_2 - 1.0));
-    let z = F4::select(fold, (z - F4::ONE) / (z + F4::ONE), z);
+    let fold = z.cmp_gt(L::splat(core::f32::consts::SQRT_2 - 1.0));
+    let one = L::splat(1.0);
+    let z = L::select(fold, (z - one) / (z + one), z);
     let z2 = z * z;
-    let poly = F4::splat(8.053_744_5e-2)
-        .mul_add(z2, F4::splat(-1.387_768_5e-1))
-        .mul_add(z2, F4::splat(1.997_771_1e-1))
-        .mul_add(z2, F4::splat(-3.333_295e-1));
-    let atan_z = (z * z2).mul_add(poly, z) + F4::select(fold, F4::splat(core::f32::consts::FRAC_PI_4), F4::ZERO);
-    let angle = F4::select(y.cmp_gt(ax), F4::splat(core::f32::consts::FRAC_PI_2) - atan_z, atan_z);
-    F4::select(x.cmp_lt(F4::ZERO), F4::splat(core::f32::consts::PI) - angle, angle)
+    let poly = L::splat(8.053_744_5e-2)
+        .mul_add(z2, L::splat(-1.387_768_5e-1))
+        .mul_add(z2, L::splat(1.997_771_1e-1))
+        .mul_add(z2, L::splat(-3.333_295e-1));
+    let atan_z = (z * z2).mul_add(poly, z) + L::select(fold, L::splat(core::f32::consts::FRAC_PI_4), zero);
+    let angle = L::select(y.cmp_gt(ax), L::splat(core::f32::consts::FRAC_PI_2) - atan_z, atan_z);
+    L::select(x.cmp_lt(zero), L::splat(core::f32::consts::PI) - angle, angle)
+}
+
+/// The rotation vector of `(x, y, z, w)` lanes at either width; see [`SoaQuat::to_rotation_vector`].
+#[inline(always)]
+pub fn quat_to_rotation_vector<L: Lanes>(q: [L; 4]) -> [L; 3] {
+    let [x, y, z, w] = q;
+    let len = x.mul_add(x, y.mul_add(y, z * z)).sqrt();
+    let half = atan2_upper(len, w);
+    let zero = L::splat(0.0);
+    let k = L::select(len.cmp_gt(zero), (half + half) / len, zero);
+    [x * k, y * k, z * k]
 }
 
 /// Taylor coefficients in `u = θ²` of `cos(θ/2)` and of `sin(θ/2)/θ`, lowest first, through `u^6`.
@@ -374,10 +404,8 @@ impl SoaQuat {
     /// the hemisphere). A zero vector part gives the zero vector. Precision: angle within 1e-6 rad.
     #[inline(always)]
     pub fn to_rotation_vector(self) -> SoaVec3 {
-        let len = self.x.mul_add(self.x, self.y.mul_add(self.y, self.z * self.z)).sqrt();
-        let half = atan2_upper(len, self.w);
-        let k = F4::select(len.cmp_gt(F4::ZERO), (half + half) / len, F4::ZERO);
-        SoaVec3 { x: self.x * k, y: self.y * k, z: self.z * k }
+        let [x, y, z] = quat_to_rotation_vector([self.x, self.y, self.z, self.w]);
+        SoaVec3 { x, y, z }
     }
 
     /// The unit quaternion of each lane's rotation vector `r` (angle `|r|` ≤ π): `(r sin(θ/2)/θ, cos(θ/2))`,

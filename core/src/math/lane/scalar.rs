@@ -206,6 +206,38 @@ impl F8 {
         F8(self.0.mul_sign(of.0), self.1.mul_sign(of.1))
     }
     #[inline(always)]
+    pub fn max(self, rhs: F8) -> F8 {
+        F8(self.0.max(rhs.0), self.1.max(rhs.1))
+    }
+    #[inline(always)]
+    pub fn abs(self) -> F8 {
+        F8(self.0.abs(), self.1.abs())
+    }
+    #[inline(always)]
+    pub fn sqrt(self) -> F8 {
+        F8(self.0.sqrt(), self.1.sqrt())
+    }
+    #[inline(always)]
+    pub fn select(mask: F8, if_set: F8, if_clear: F8) -> F8 {
+        F8(F4::select(mask.0, if_set.0, if_clear.0), F4::select(mask.1, if_set.1, if_clear.1))
+    }
+    #[inline(always)]
+    pub fn cmp_lt(self, rhs: F8) -> F8 {
+        F8(self.0.cmp_lt(rhs.0), self.1.cmp_lt(rhs.1))
+    }
+    #[inline(always)]
+    pub fn cmp_gt(self, rhs: F8) -> F8 {
+        F8(self.0.cmp_gt(rhs.0), self.1.cmp_gt(rhs.1))
+    }
+    #[inline(always)]
+    pub fn cmp_ne(self, rhs: F8) -> F8 {
+        F8(self.0.cmp_ne(rhs.0), self.1.cmp_ne(rhs.1))
+    }
+    #[inline(always)]
+    pub fn any_set(self) -> bool {
+        self.0.mask_bits() | self.1.mask_bits() != 0
+    }
+    #[inline(always)]
     pub fn rsqrt_est(self) -> F8 {
         F8(self.0.rsqrt_est(), self.1.rsqrt_est())
     }
@@ -225,6 +257,9 @@ macro_rules! binary_op8 {
 binary_op8!(Add, add);
 binary_op8!(Sub, sub);
 binary_op8!(Mul, mul);
+binary_op8!(Div, div);
+binary_op8!(BitAnd, bitand);
+binary_op8!(BitOr, bitor);
 
 impl Neg for F8 {
     type Output = F8;
