@@ -15,7 +15,7 @@
 //!
 //! Errors: see [`BlendingJob::validate`]; on an `Err` nothing is written.
 
-use crate::math::{F4, F8, SoaQuat, SoaTransform, SoaVec3};
+use crate::math::{F4, F8, SoaQuat, SoaTransform, SoaVec3, TransformPairs};
 use crate::skeleton::{MAX_JOINTS, Skeleton};
 use crate::{Buffer, Error};
 
@@ -111,7 +111,7 @@ impl BlendingJob<'_> {
         Ok(())
     }
 
-    /// One lane group per step, its ten components as five `F8` (see [`Halves`]), so on x86-64-v3 every
+    /// One lane group per step, its ten components as five `F8` (see [`TransformPairs`]), so on x86-64-v3 every
     /// input load folds into a multiply-add. Additive layers follow in a second pass over the output.
     #[inline(always)]
     fn blend_groups<'l, L: AsRef<[BlendLayer<'l>]>>(&mut self, layers: L) {
@@ -154,48 +154,27 @@ impl BlendLayer<'_> {
     }
 }
 
-/// A lane group's ten components (in [`SoaTransform::components`] order) as five `F8` of two components each:
-/// `[tx|ty] [tz|rx] [ry|rz] [rw|sx] [sy|sz]`. Translation and scale are weighted per lane whatever the
-/// component; only the rotation, split over halves of `[1]`, `[2]` and `[3]`, needs a few half shuffles.
-type Halves = [F8; 5];
-
-#[inline(always)]
-fn load_halves(t: &SoaTransform) -> Halves {
-    let c = t.components();
-    core::array::from_fn(|i| F8::from_halves(c[2 * i], c[2 * i + 1]))
-}
-
-/// Per lane, `Σ a·b` over the four rotation components, in both halves.
-#[inline(always)]
-fn rotation_dot(a: &Halves, b: &Halves) -> F8 {
-    // [rw | rx] from the low half of [3] and the high half of [1], then [ry | rz] on top.
-    let ends = F8::low_high(a[3] * b[3], a[1] * b[1]);
-    let pairs = a[2].mul_add(b[2], ends);
-    pairs + pairs.swap_halves()
-}
-
 /// Running weighted sums of one lane group; starts all zero.
 #[derive(Default)]
 struct WeightedSum {
-    halves: Halves,
+    sums: TransformPairs,
     started: bool,
 }
 
 impl WeightedSum {
     #[inline(always)]
     fn add(&mut self, pose: &SoaTransform, w: F4) {
-        let p = load_halves(pose);
+        let p = TransformPairs::load(pose);
         let w = F8::from_halves(w, w);
         if !self.started {
             // The first contribution keeps its sign.
-            self.halves = p.map(|c| c * w);
+            self.sums = TransformPairs(p.0.map(|c| c * w));
             self.started = true;
             return;
         }
         // Align with the running sum: rotation components take the weight with the dot product's sign.
-        let aligned = w.mul_sign(rotation_dot(&self.halves, &p));
-        let weight = [w, F8::low_high(w, aligned), aligned, F8::low_high(aligned, w), w];
-        for ((sum, c), w) in self.halves.iter_mut().zip(p).zip(weight) {
+        let aligned = w.mul_sign(self.sums.rotation_dot(&p));
+        for ((sum, c), w) in self.sums.0.iter_mut().zip(p.0).zip(TransformPairs::factors(w, aligned)) {
             *sum = c.mul_add(w, *sum);
         }
     }
@@ -205,19 +184,9 @@ impl WeightedSum {
     fn mean(&self, total: F4) -> SoaTransform {
         let per_weight = F4::ONE / total;
         let per_weight = F8::from_halves(per_weight, per_weight);
-        let per_length = rotation_dot(&self.halves, &self.halves).rsqrt();
-        let factor = [
-            per_weight,
-            F8::low_high(per_weight, per_length),
-            per_length,
-            F8::low_high(per_length, per_weight),
-            per_weight,
-        ];
-        let mut components = [F4::ZERO; 10];
-        for (i, (h, f)) in self.halves.iter().zip(factor).enumerate() {
-            (components[2 * i], components[2 * i + 1]) = (*h * f).halves();
-        }
-        bytemuck::cast(components)
+        let per_length = self.sums.rotation_dot(&self.sums).rsqrt();
+        let factors = TransformPairs::factors(per_weight, per_length);
+        TransformPairs(core::array::from_fn(|i| self.sums.0[i] * factors[i])).to_transform()
     }
 }
 

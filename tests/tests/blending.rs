@@ -159,6 +159,29 @@ fn weights_summing_to_zero_give_the_rest_pose() {
 }
 
 #[test]
+fn lerp_between_equal_translations_and_scales_returns_them_exactly() {
+    // Constant tracks sample as lerps between equal keys: any fraction must give the key back bit for bit, or
+    // a "constant" scale of 1 drifts by an ulp and downstream stages (inertialization) see motion.
+    let mut rng = Rng::new(9);
+    let a = random_pose(&mut rng, 8);
+    let mut b = random_pose(&mut rng, 8);
+    for (b, a) in b.iter_mut().zip(&a) {
+        (b.translation, b.scale) = (a.translation, a.scale);
+    }
+    let (sa, sb) = (to_soa(&a), to_soa(&b));
+    for fraction in [1e-6, 0.1, 0.3333, 0.5, 0.9, 0.999_999] {
+        let mask = to_mask(&[fraction; 8]);
+        let mut out = vec![SoaTransform::IDENTITY; 2];
+        masked_lerp(&sa, &sb, &mask, &mut out).expect("masked lerp");
+        let mut got = vec![Transform::IDENTITY; 8];
+        unpack_soa(&out, &mut got).expect("unpack");
+        for (g, a) in got.iter().zip(&a) {
+            assert_eq!((g.translation, g.scale), (a.translation, a.scale), "fraction {fraction}");
+        }
+    }
+}
+
+#[test]
 fn masked_lerp_takes_a_where_the_mask_is_one() {
     let mut rng = Rng::new(5);
     let (a, b) = (random_pose(&mut rng, 8), random_pose(&mut rng, 8));
