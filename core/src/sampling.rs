@@ -20,7 +20,7 @@
 //! Errors: see [`SamplingJob::validate`]. The context is the caller's; it survives an `Err` unchanged.
 
 use crate::clip::{Channel, Clip, Keys, decode_rotation, decode_rotations, track_runs};
-use crate::math::{F4, F8, SoaTransform, TransformPairs};
+use crate::math::{F4, SoaQuat, SoaTransform, SoaVec3};
 use crate::{Arena, Buffer, Error, Skeleton};
 
 /// How time outside `[0, duration]` maps onto the clip.
@@ -267,23 +267,11 @@ impl SamplingJob<'_, '_> {
 /// Lerp of translation and scale, shortest-arc nlerp of rotation.
 #[inline(always)]
 pub(crate) fn interpolate(a: &SoaTransform, b: &SoaTransform, t: F4) -> SoaTransform {
-    // As five `F8` (see `TransformPairs`): a + (b − a)·t everywhere, with b's rotation sign-flipped where the
-    // arc is long, then the rotation normalized. Equal keys (constant tracks) and t = 0 give a exactly.
-    let (a, mut b) = (TransformPairs::load(a), TransformPairs::load(b));
-    let flip = TransformPairs::factors(F8::splat(1.0), a.rotation_dot(&b));
-    for (pair, flip) in b.0.iter_mut().zip(flip).take(4).skip(1) {
-        *pair = pair.mul_sign(flip);
+    SoaTransform {
+        translation: SoaVec3::lerp(a.translation, b.translation, t),
+        rotation: SoaQuat::nlerp(a.rotation, b.rotation, t),
+        scale: SoaVec3::lerp(a.scale, b.scale, t),
     }
-    let t = F8::from_halves(t, t);
-    let mixed = TransformPairs(core::array::from_fn(|i| (b.0[i] - a.0[i]).mul_add(t, a.0[i])));
-    let per_length = mixed.rotation_dot(&mixed).rsqrt();
-    let factors = TransformPairs::factors(F8::splat(1.0), per_length);
-    // Translation and scale need no factor: only the registers holding rotation components are scaled.
-    let mut out = mixed;
-    for (pair, factor) in out.0.iter_mut().zip(factors).take(4).skip(1) {
-        *pair = *pair * factor;
-    }
-    out.to_transform()
 }
 
 /// The two frames around `time` and the fraction between them, after looping or clamping.
