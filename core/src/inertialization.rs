@@ -141,15 +141,15 @@ impl<L: Lanes> Quintic<L> {
         // A limit below the smallest normal f32 (x0 = 0, or a subnormal x0) has nothing left to do; every other
         // t1 keeps 1/t1 finite.
         let finished = t1.cmp_lt(L::splat(f32::MIN_POSITIVE));
-        let signed = |c: L| L::select(finished, zero, c.mul_sign(x0_signed));
+        let signed = |c: L| c.mul_sign(x0_signed).zero_where(finished);
         let curve = Quintic {
             alpha: signed(x0),
             beta: signed(L::splat(3.0).mul_add(x0, v)),
             gamma: signed(L::splat(0.5) * L::splat(6.0).mul_add(v, L::splat(12.0).mul_add(x0, acc))),
             // Rounded up (by at most 2.4e-7 relative) so that t1 * (1/t1) >= 1 in f32: exactly 0 from t1 on.
-            inv_t1: L::select(finished, zero, L::splat(1.0) / t1 * L::splat(1.0 + INV_T1_ROUND_UP)),
+            inv_t1: (L::splat(1.0) / t1 * L::splat(1.0 + INV_T1_ROUND_UP)).zero_where(finished),
         };
-        (curve, L::select(finished, zero, t1))
+        (curve, t1.zero_where(finished))
     }
 }
 

@@ -41,6 +41,7 @@ pub trait Lanes:
     fn abs(self) -> Self;
     fn sqrt(self) -> Self;
     fn mul_sign(self, of: Self) -> Self;
+    fn zero_where(self, mask: Self) -> Self;
     fn select(mask: Self, if_set: Self, if_clear: Self) -> Self;
     fn cmp_lt(self, rhs: Self) -> Self;
     fn cmp_gt(self, rhs: Self) -> Self;
@@ -79,6 +80,10 @@ macro_rules! impl_lanes {
             #[inline(always)]
             fn mul_sign(self, of: $ty) -> $ty {
                 $ty::mul_sign(self, of)
+            }
+            #[inline(always)]
+            fn zero_where(self, mask: $ty) -> $ty {
+                $ty::zero_where(self, mask)
             }
             #[inline(always)]
             fn select(mask: $ty, if_set: $ty, if_clear: $ty) -> $ty {

@@ -79,6 +79,10 @@ impl F4 {
         bits(self, of, |x, s| x ^ (s & 0x8000_0000))
     }
     #[inline(always)]
+    pub fn zero_where(self, mask: F4) -> F4 {
+        bits(self, mask, |x, m| x & !m)
+    }
+    #[inline(always)]
     pub fn sqrt(self) -> F4 {
         map(self, libm::sqrtf)
     }
@@ -204,6 +208,10 @@ impl F8 {
     #[inline(always)]
     pub fn mul_sign(self, of: F8) -> F8 {
         F8(self.0.mul_sign(of.0), self.1.mul_sign(of.1))
+    }
+    #[inline(always)]
+    pub fn zero_where(self, mask: F8) -> F8 {
+        F8(self.0.zero_where(mask.0), self.1.zero_where(mask.1))
     }
     #[inline(always)]
     pub fn max(self, rhs: F8) -> F8 {

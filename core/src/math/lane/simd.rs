@@ -65,6 +65,12 @@ impl F4 {
     pub fn mul_sign(self, of: F4) -> F4 {
         F4(self.0 ^ (of.0 & f32x4::splat(-0.0)))
     }
+    /// `self` with the lanes where `mask` is set cleared to +0 (one `andnps`). `mask` lanes must be all-ones
+    /// or all-zeros.
+    #[inline(always)]
+    pub fn zero_where(self, mask: F4) -> F4 {
+        F4(!mask.0 & self.0)
+    }
     /// Correctly rounded square root.
     #[inline(always)]
     pub fn sqrt(self) -> F4 {
@@ -259,6 +265,11 @@ impl F8 {
     #[inline(always)]
     pub fn mul_sign(self, of: F8) -> F8 {
         F8(self.0 ^ (of.0 & f32x8::splat(-0.0)))
+    }
+    /// As `F4::zero_where`.
+    #[inline(always)]
+    pub fn zero_where(self, mask: F8) -> F8 {
+        F8(!mask.0 & self.0)
     }
     /// As `F4::rsqrt_est`, lane for lane the same estimate.
     #[inline(always)]
