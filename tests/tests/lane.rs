@@ -54,7 +54,7 @@ fn f8_rsqrt_is_the_f4_result_in_each_half() {
 }
 
 #[test]
-fn f8_half_moves_and_sign_transfer() {
+fn f8_half_moves_sign_transfer_and_clearing() {
     let a = F8::from_halves(F4::new(1.0, 2.0, 3.0, 4.0), F4::new(5.0, 6.0, 7.0, 8.0));
     let b = F8::from_halves(F4::new(-1.0, 0.0, -0.0, 9.0), F4::new(-5.0, f32::NAN, 2.0, -8.0));
     let halves = |v: F8| {
@@ -66,6 +66,10 @@ fn f8_half_moves_and_sign_transfer() {
     assert_eq!(halves(a.swap_halves()), [5.0, 6.0, 7.0, 8.0, 1.0, 2.0, 3.0, 4.0]);
     // The sign bit of `of` flips `self`: −0 flips, +0 and positive NaN do not.
     assert_eq!(halves(a.mul_sign(b)), [-1.0, 2.0, -3.0, 4.0, -5.0, 6.0, 7.0, -8.0]);
+    // Cleared where the mask is set, kept elsewhere, at both widths.
+    let mask = F8::from_halves(F4::lane_mask(0b0101), F4::lane_mask(0b1000));
+    assert_eq!(halves(a.zero_where(mask)), [0.0, 2.0, 0.0, 4.0, 5.0, 6.0, 7.0, 0.0]);
+    assert_eq!(F4::new(1.0, 2.0, 3.0, 4.0).zero_where(F4::lane_mask(0b0110)).to_array(), [1.0, 0.0, 0.0, 4.0]);
 }
 
 #[test]
