@@ -479,6 +479,19 @@ pub fn profile_workload(
     std::hint::black_box((&aos_model, &aos_palette));
     // Naive per character: two cached AoS frames are not kept; a pose, model matrices and a palette are.
     let aos_bytes = n * (12 + 16 + 12 + 64) + skin.num_joints() * 48;
+    // The report's rows from each stage's median frame (seconds), `frame_total` the sum of the first three.
+    let stage_costs = |[sampling, l2m, skinning, source, blend, inertialization]: [f64; 6], bytes: usize| {
+        let rows = [
+            ("sampling", sampling),
+            ("local_to_model", l2m),
+            ("skinning_matrices_3x4", skinning),
+            ("frame_total", sampling + l2m + skinning),
+            ("source_sampling", source),
+            ("blend_2_layers", blend),
+            ("inertialization", inertialization),
+        ];
+        rows.into_iter().map(|(stage, seconds)| cost(stage, seconds, characters, n, bytes)).collect::<Vec<_>>()
+    };
 
     Ok(RigReport {
         rig: w.name.clone(),
@@ -487,27 +500,14 @@ pub fn profile_workload(
         characters,
         frames,
         stages: with_lower_bounds(
-            vec![
-                cost("sampling", sampling, characters, n, bytes),
-                cost("local_to_model", l2m, characters, n, bytes),
-                cost("skinning_matrices_3x4", skinning, characters, n, bytes),
-                cost("frame_total", sampling + l2m + skinning, characters, n, bytes),
-                cost("source_sampling", source_sampling, characters, n, bytes),
-                cost("blend_2_layers", blend, characters, n, bytes),
-                cost("inertialization", inertialization, characters, n, bytes),
-            ],
+            stage_costs([sampling, l2m, skinning, source_sampling, blend, inertialization], bytes),
             peaks,
             n,
         ),
-        baseline: vec![
-            cost("sampling", naive_sampling, characters, n, aos_bytes),
-            cost("local_to_model", naive_l2m, characters, n, aos_bytes),
-            cost("skinning_matrices_3x4", naive_skinning, characters, n, aos_bytes),
-            cost("frame_total", naive_sampling + naive_l2m + naive_skinning, characters, n, aos_bytes),
-            cost("source_sampling", naive_source_sampling, characters, n, aos_bytes),
-            cost("blend_2_layers", naive_blend, characters, n, aos_bytes),
-            cost("inertialization", naive_inertialization, characters, n, aos_bytes),
-        ],
+        baseline: stage_costs(
+            [naive_sampling, naive_l2m, naive_skinning, naive_source_sampling, naive_blend, naive_inertialization],
+            aos_bytes,
+        ),
         transition: TransitionFrames {
             crossfade_us: (sampling + source_sampling + blend + l2m + skinning) * 1e6 / characters as f64,
             inertialized_us: (sampling + inertialization + l2m + skinning) * 1e6 / characters as f64,
