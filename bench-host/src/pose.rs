@@ -5,9 +5,13 @@ use crate::bake::{AlignedBlob, KeyFormat};
 use sinew::math::{Mat4, SoaTransform};
 use sinew::{Arena, Asset, LocalToModelJob, Playback, SamplingContext, SamplingJob};
 
-/// Model-space matrices of every joint of clip `clip` of a baked asset at `time` seconds (clamped).
-pub fn model_pose(blob: &AlignedBlob, clip: usize, time: f32) -> Result<Vec<Mat4>, String> {
-    let asset = Asset::load(blob.bytes()).map_err(|e| e.to_string())?;
+/// A baked blob through the runtime's loader (every section validated).
+fn load(blob: &AlignedBlob) -> Result<Asset<'_>, String> {
+    Asset::load(blob.bytes()).map_err(|e| e.to_string())
+}
+
+/// Model-space matrices of every joint of clip `clip` of a loaded asset at `time` seconds (clamped).
+pub fn model_pose(asset: &Asset<'_>, clip: usize, time: f32) -> Result<Vec<Mat4>, String> {
     let skeleton = asset.skeleton();
     let clip = asset.clip(clip).ok_or_else(|| format!("asset has {} clips", asset.num_clips()))?;
     let n = skeleton.num_joints();
@@ -29,7 +33,7 @@ pub fn bvh_pose_json(path: &std::path::Path, time: f32, format: KeyFormat) -> Re
     let bvh = crate::bvh::Bvh::load(path).map_err(|e| e.to_string())?;
     let (skeleton, clip) = crate::bake::from_bvh(&bvh, "clip")?;
     let blob = crate::bake::bake(&skeleton, &[clip], format)?;
-    let model = model_pose(&blob, 0, time)?;
+    let model = model_pose(&load(&blob)?, 0, time)?;
     let joints: Vec<serde_json::Value> = model
         .iter()
         .enumerate()
@@ -41,9 +45,8 @@ pub fn bvh_pose_json(path: &std::path::Path, time: f32, format: KeyFormat) -> Re
     Ok(serde_json::json!({ "joints": joints }))
 }
 
-/// Clip index from an index or a name, looked up in the baked blob (the runtime's `Asset::find_clip`).
-fn clip_index(blob: &AlignedBlob, clip: &str) -> Result<usize, String> {
-    let asset = Asset::load(blob.bytes()).map_err(|e| e.to_string())?;
+/// Clip index from an index or a name, looked up in the loaded asset (the runtime's `Asset::find_clip`).
+fn clip_index(asset: &Asset<'_>, clip: &str) -> Result<usize, String> {
     if let Ok(i) = clip.parse::<usize>() {
         return if i < asset.num_clips() {
             Ok(i)
@@ -88,8 +91,8 @@ impl GltfPoser {
     /// glTF 2.0 specifies).
     pub fn pose_json(&self, clip: &str, time: f32, skin: bool) -> Result<serde_json::Value, String> {
         let (asset, blob) = (&self.asset, &self.blob);
-        let index = clip_index(blob, clip)?;
-        let model = model_pose(blob, index, time)?;
+        let runtime = load(blob)?;
+        let model = model_pose(&runtime, clip_index(&runtime, clip)?, time)?;
         let n = asset.skeleton.parents.len();
         let listed: Vec<usize> = match &asset.skin {
             Some(s) => s.remap.iter().map(|&j| j as usize).collect(),

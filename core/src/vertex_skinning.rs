@@ -263,7 +263,7 @@ impl VertexSkinningJob<'_> {
         self.validate()?;
         let streams = Streams::new(self);
         let (palette, influences, mode) = (self.palette, self.influences, self.normal_mode);
-        let (start, wide_sum) = wide_prefix(palette, influences, mode, &streams);
+        let (start, wide_sum) = wide_prefix(self, &streams);
         let sum = wide_sum
             + match influences.count {
                 1 => skin::<1>(palette, influences, mode, &streams, start),
@@ -332,13 +332,25 @@ mod avx2;
 /// Skins the longest prefix of vertices the x86-64-v3 loop can take (positions and rigid normals, 1–4
 /// influences, 16-byte reads in bounds); returns where the portable loop continues and the prefix's lane sum.
 #[cfg(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma", not(feature = "scalar")))]
-fn wide_prefix(palette: &[Mat4], influences: &Influences, mode: NormalMode, s: &Streams) -> (usize, F4) {
-    if mode != NormalMode::Rigid || s.has_tangent {
+fn wide_prefix(job: &VertexSkinningJob, s: &Streams) -> (usize, F4) {
+    let (palette, influences) = (job.palette, job.influences);
+    if job.normal_mode != NormalMode::Rigid || s.has_tangent {
         return (0, F4::ZERO);
     }
-    let end = s.wide_read_end.min(influences.num_vertices());
+    // The loop reads 16 bytes per position and normal: only vertices with that much input left qualify.
+    let layout = job.input_layout;
+    let read_end = [Some(layout.position), layout.normal]
+        .into_iter()
+        .flatten()
+        .map(|a| match job.input.len().checked_sub(a.offset + 16) {
+            Some(room) => room / a.stride + 1,
+            None => 0,
+        })
+        .min()
+        .unwrap_or(0);
+    let end = read_end.min(influences.num_vertices());
     let (j, w) = (influences.joints, influences.weights);
-    // SAFETY: `validate` checked every element's bounds, disjoint outputs and joint indices; `wide_read_end`
+    // SAFETY: `validate` checked every element's bounds, disjoint outputs and joint indices; `read_end`
     // bounds the 16-byte reads.
     let sum = unsafe {
         match influences.count {
@@ -354,7 +366,7 @@ fn wide_prefix(palette: &[Mat4], influences: &Influences, mode: NormalMode, s: &
 
 /// Other targets have no separate loop: the portable loop takes every vertex.
 #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma", not(feature = "scalar"))))]
-fn wide_prefix(_: &[Mat4], _: &Influences, _: NormalMode, _: &Streams) -> (usize, F4) {
+fn wide_prefix(_: &VertexSkinningJob, _: &Streams) -> (usize, F4) {
     (0, F4::ZERO)
 }
 
@@ -367,12 +379,6 @@ struct Streams {
     has_normal: bool,
     has_tangent: bool,
     output: [Option<Attribute>; 3],
-    /// Vertices `0..wide_read_end` have 16 readable input bytes at each position and normal element.
-    #[cfg_attr(
-        not(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma", not(feature = "scalar"))),
-        allow(dead_code)
-    )]
-    wide_read_end: usize,
 }
 
 impl Streams {
@@ -393,15 +399,6 @@ impl Streams {
             has_normal: i.normal.is_some(),
             has_tangent: i.tangent.is_some(),
             output: out_attr,
-            wide_read_end: [Some(i.position), i.normal]
-                .into_iter()
-                .flatten()
-                .map(|a| match job.input.len().checked_sub(a.offset + 16) {
-                    Some(room) => room / a.stride + 1,
-                    None => 0,
-                })
-                .min()
-                .unwrap_or(0),
         }
     }
 

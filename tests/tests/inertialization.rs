@@ -177,23 +177,26 @@ fn oracle_channel(mode: ChannelMode, x0: [f64; 3], v0: [f64; 3], t1: f64, t: f64
     }
 }
 
-/// Runs: two source frames, a request of `duration`, then `targets.len()` frames. Returns the outputs.
+/// A transition to run: two source frames, a request of `duration`, then one frame per target.
+struct Scenario<'a> {
+    sources: [&'a [Transform]; 2],
+    source_curves: [&'a [f32]; 2],
+    /// The target one frame before the first (read in relative mode).
+    target_prev: (&'a [Transform], &'a [f32]),
+    targets: &'a [(Vec<Transform>, Vec<f32>)],
+    /// The two source frames' steps, then every target frame's.
+    dts: [f32; 3],
+    duration: f32,
+}
+
+/// The outputs of every target frame.
 struct Run {
     outputs: Vec<Vec<Transform>>,
     curves: Vec<Vec<f32>>,
 }
 
-#[allow(clippy::too_many_arguments)]
-fn run(
-    settings: Settings,
-    n: usize,
-    sources: [&[Transform]; 2],
-    source_curves: [&[f32]; 2],
-    target_prev: (&[Transform], &[f32]),
-    targets: &[(Vec<Transform>, Vec<f32>)],
-    dts: [f32; 3],
-    duration: f32,
-) -> Run {
+fn run(settings: Settings, n: usize, scenario: &Scenario<'_>) -> Run {
+    let Scenario { sources, source_curves, target_prev, targets, dts, duration } = *scenario;
     let num_curves = source_curves[0].len();
     let mut memory = vec![0u8; Inertializer::required_bytes(n, num_curves)];
     let arena = Arena::new(&mut memory);
@@ -237,16 +240,15 @@ fn inertializer_matches_f64_oracle_in_every_mode() {
                 targets.push((pose.clone(), curves.clone()));
             }
             let (dt_history, dt, duration) = (1.0 / 60.0, 1.0 / 30.0, 0.4);
-            let got = run(
-                *settings,
-                n,
-                [&source_prev, &source],
-                [&curves_prev, &curves_now],
-                (&target_prev, &target_curves_prev),
-                &targets,
-                [dt_history, dt_history, dt],
+            let scenario = Scenario {
+                sources: [&source_prev, &source],
+                source_curves: [&curves_prev, &curves_now],
+                target_prev: (&target_prev, &target_curves_prev),
+                targets: &targets,
+                dts: [dt_history, dt_history, dt],
                 duration,
-            );
+            };
+            let got = run(*settings, n, &scenario);
             let relative = settings.velocity == VelocityMode::Relative;
             for j in 0..n {
                 let at_zero = if relative { &target_prev[j] } else { &targets[0].0[j] };
@@ -552,7 +554,15 @@ fn identical_runs_are_bit_identical() {
             let b = random_pose(&mut rng, n);
             let targets: Vec<(Vec<Transform>, Vec<f32>)> =
                 (0..30).map(|_| (nudge(&mut rng, &b, 0.05), vec![])).collect();
-            run(Settings::default(), n, [&a, &a2], [&[], &[]], (&b, &[]), &targets, [0.016, 0.016, 0.016], 0.3).outputs
+            let scenario = Scenario {
+                sources: [&a, &a2],
+                source_curves: [&[], &[]],
+                target_prev: (&b, &[]),
+                targets: &targets,
+                dts: [0.016; 3],
+                duration: 0.3,
+            };
+            run(Settings::default(), n, &scenario).outputs
         })
         .collect();
     let bytes = |r: &Vec<Vec<Transform>>| -> Vec<u32> {
