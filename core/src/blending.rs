@@ -115,14 +115,29 @@ impl BlendingJob<'_> {
     /// input load folds into a multiply-add. Additive layers follow in a second pass over the output.
     #[inline(always)]
     fn blend_groups<'l, L: AsRef<[BlendLayer<'l>]>>(&mut self, layers: L) {
-        let layers = layers.as_ref();
+        // Without bone masks every weight, the total, the rest-pose decision and the division are the same for
+        // all groups: a copy of the loop that knows it lets the compiler hoist them out.
+        if layers.as_ref().iter().any(|l| l.joint_weights.is_some()) {
+            self.blend_normal_layers::<true>(layers.as_ref());
+        } else {
+            self.blend_normal_layers::<false>(layers.as_ref());
+        }
+        for l in &self.additive {
+            for (g, out) in self.output.iter_mut().enumerate() {
+                apply_additive(out, &l.pose[g], l.weight_of_group(g));
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn blend_normal_layers<const MASKED: bool>(&mut self, layers: &[BlendLayer<'_>]) {
         let rest = self.skeleton.rest_pose();
         let threshold = F4::splat(self.threshold);
         for (g, out) in self.output.iter_mut().enumerate() {
             let mut sum = WeightedSum::default();
             let mut total = F4::ZERO;
             for l in layers {
-                let w = l.weight_of_group(g);
+                let w = if MASKED { l.weight_of_group(g) } else { F4::splat(l.weight) };
                 sum.add(&l.pose[g], w);
                 total = total + w;
             }
@@ -134,11 +149,6 @@ impl BlendingJob<'_> {
                 total = total + w;
             }
             *out = sum.mean(total);
-        }
-        for l in &self.additive {
-            for (g, out) in self.output.iter_mut().enumerate() {
-                apply_additive(out, &l.pose[g], l.weight_of_group(g));
-            }
         }
     }
 }
