@@ -129,6 +129,8 @@ impl BlendingJob<'_> {
         }
     }
 
+    /// The normal layers' weighted mean (rest pose filling in below the threshold) into `output`;
+    /// `MASKED = false` only when no layer has a bone mask.
     #[inline(always)]
     fn blend_normal_layers<const MASKED: bool>(&mut self, layers: &[BlendLayer<'_>]) {
         let rest = self.skeleton.rest_pose();
