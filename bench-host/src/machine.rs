@@ -71,11 +71,13 @@ impl Peaks {
         }
     }
 
-    /// The stage's lower bound in ns per joint, when the model has the stage; `working_set` is the bytes one
-    /// character's stage touches, which picks the cache level.
-    pub fn lower_bound_ns_per_joint(&self, stage: &str, working_set: usize) -> Option<f64> {
+    /// The stage's lower bound in ns per joint for a rig of `joints`, when the model has the stage. The bytes
+    /// one character's stage touches pick the cache level.
+    pub fn lower_bound_ns_per_joint(&self, stage: &str, joints: usize) -> Option<f64> {
         let model = STAGE_MODELS.iter().find(|m| m.stage == stage)?;
-        let bandwidth = if working_set <= self.l1_bytes / 2 { self.l1_bytes_per_ns } else { self.l2_bytes_per_ns };
+        let working_set = model.bytes * joints as f64;
+        let in_l1 = working_set <= (self.l1_bytes / 2) as f64;
+        let bandwidth = if in_l1 { self.l1_bytes_per_ns } else { self.l2_bytes_per_ns };
         Some((model.flops / self.flops_per_ns).max(model.bytes / bandwidth))
     }
 }

@@ -6,7 +6,7 @@
 //! same process, so ratios come from one run.
 
 use crate::bake::{KeyFormat, RawClip, RawSkeleton};
-use crate::machine::{CacheFlush, Peaks, STAGE_MODELS};
+use crate::machine::{CacheFlush, Peaks};
 use crate::naive::{self, AosClip, AosPose};
 use crate::rig::Rig;
 use sinew::blending::{BlendLayer, BlendingJob, DEFAULT_THRESHOLD};
@@ -173,10 +173,7 @@ fn cost(stage: &'static str, seconds: f64, characters: usize, joints: usize, byt
 
 /// Fills each stage's lower bound from the machine model; `frame_total` is the sum of its three stages'.
 fn with_lower_bounds(mut stages: Vec<StageCost>, peaks: &Peaks, joints: usize) -> Vec<StageCost> {
-    let bound = |stage: &str| {
-        let working_set = STAGE_MODELS.iter().find(|m| m.stage == stage).map_or(0, |m| m.bytes as usize * joints);
-        peaks.lower_bound_ns_per_joint(stage, working_set)
-    };
+    let bound = |stage: &str| peaks.lower_bound_ns_per_joint(stage, joints);
     for s in &mut stages {
         s.lower_bound_ns_per_joint = match s.stage {
             "frame_total" => ["sampling", "local_to_model", "skinning_matrices_3x4"].iter().map(|s| bound(s)).sum(),

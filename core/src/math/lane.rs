@@ -32,7 +32,6 @@ pub trait Lanes:
     + core::ops::Mul<Output = Self>
     + core::ops::Div<Output = Self>
     + core::ops::Neg<Output = Self>
-    + core::ops::BitOr<Output = Self>
 {
     fn splat(v: f32) -> Self;
     fn mul_add(self, a: Self, b: Self) -> Self;

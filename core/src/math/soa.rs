@@ -164,23 +164,6 @@ impl core::ops::Add for SoaVec3 {
     }
 }
 
-impl core::ops::Sub for SoaVec3 {
-    type Output = SoaVec3;
-    #[inline(always)]
-    fn sub(self, o: SoaVec3) -> SoaVec3 {
-        SoaVec3 { x: self.x - o.x, y: self.y - o.y, z: self.z - o.z }
-    }
-}
-
-impl core::ops::Mul<F4> for SoaVec3 {
-    type Output = SoaVec3;
-    /// Every component times the lane's factor.
-    #[inline(always)]
-    fn mul(self, k: F4) -> SoaVec3 {
-        SoaVec3 { x: self.x * k, y: self.y * k, z: self.z * k }
-    }
-}
-
 impl core::ops::Mul for SoaVec3 {
     type Output = SoaVec3;
     /// Component-wise product (scales).
@@ -293,17 +276,17 @@ impl SoaTransform {
 /// on x86-64-v3, with every load a single 32-byte read that folds into the arithmetic; only the rotation,
 /// spread over halves of `[1]`, `[2]` and `[3]`, needs half moves. On two-register backends those cost nothing.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct TransformPairs(pub [F8; 5]);
+pub(crate) struct TransformPairs(pub(crate) [F8; 5]);
 
 impl TransformPairs {
     #[inline(always)]
-    pub fn load(t: &SoaTransform) -> TransformPairs {
+    pub(crate) fn load(t: &SoaTransform) -> TransformPairs {
         let c = t.components();
         TransformPairs(core::array::from_fn(|i| F8::from_halves(c[2 * i], c[2 * i + 1])))
     }
 
     #[inline(always)]
-    pub fn to_transform(self) -> SoaTransform {
+    pub(crate) fn to_transform(self) -> SoaTransform {
         let mut components = [F4::ZERO; 10];
         for (i, pair) in self.0.iter().enumerate() {
             (components[2 * i], components[2 * i + 1]) = pair.halves();
@@ -313,7 +296,7 @@ impl TransformPairs {
 
     /// Per lane, the dot product of the two rotations, in both halves.
     #[inline(always)]
-    pub fn rotation_dot(&self, o: &TransformPairs) -> F8 {
+    pub(crate) fn rotation_dot(&self, o: &TransformPairs) -> F8 {
         let (a, b) = (&self.0, &o.0);
         // [rw | rx] from the low half of [3] and the high half of [1], then [ry | rz] on top.
         let ends = F8::low_high(a[3] * b[3], a[1] * b[1]);
@@ -324,7 +307,7 @@ impl TransformPairs {
     /// Factors for the five registers: `linear` where they hold translation or scale, `rotation` where they
     /// hold the rotation (both given in both halves).
     #[inline(always)]
-    pub fn factors(linear: F8, rotation: F8) -> [F8; 5] {
+    pub(crate) fn factors(linear: F8, rotation: F8) -> [F8; 5] {
         [linear, F8::low_high(linear, rotation), rotation, F8::low_high(rotation, linear), linear]
     }
 }

@@ -266,7 +266,6 @@ binary_op8!(Add, add);
 binary_op8!(Sub, sub);
 binary_op8!(Mul, mul);
 binary_op8!(Div, div);
-binary_op8!(BitAnd, bitand);
 binary_op8!(BitOr, bitor);
 
 impl Neg for F8 {

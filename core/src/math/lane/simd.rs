@@ -287,4 +287,4 @@ impl F8 {
     }
 }
 
-wrapper_ops!(F8: Add add, Sub sub, Mul mul, Div div, BitAnd bitand, BitOr bitor);
+wrapper_ops!(F8: Add add, Sub sub, Mul mul, Div div, BitOr bitor);
