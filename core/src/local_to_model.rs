@@ -18,7 +18,7 @@
 //! and zero-rotation checks are fused into the loop (a lane mask OR-ed per group); on such an `Err` the output
 //! may be partly written, the input is untouched.
 
-use crate::math::{F4, Mat4, SoaAffine, SoaTransform, Transform};
+use crate::math::{F4, Lanes, Mat4, SoaTransform, Transform, quat_length_squared, rotation_scale_columns};
 use crate::skeleton::{MAX_JOINTS, Skeleton};
 use crate::{Buffer, Error};
 
@@ -65,7 +65,7 @@ impl LocalToModelJob<'_> {
     pub fn run(&mut self) -> Result<(), Error> {
         self.validate()?;
         let n = self.skeleton.num_joints();
-        self.run_masked(0, |group| lanes_below(n.saturating_sub(group * 4)))
+        self.run_masked(0, n / 4, |group| lanes_below(n.saturating_sub(group * 4)))
     }
 
     /// Model-space matrices of `joint` and all its descendants only; every other entry of `model` is read as
@@ -88,13 +88,18 @@ impl LocalToModelJob<'_> {
                 in_subtree[i / 4] |= 1 << (i % 4);
             }
         }
-        self.run_masked(joint / 4, |group| in_subtree[group] as u32)
+        self.run_masked(joint / 4, 0, |group| in_subtree[group] as u32)
     }
 
     /// The shared kernel: lane groups from `first_group` on, lanes selected by `lane_mask(group)` (bit `l` =
-    /// lane `l`).
+    /// lane `l`); groups below `full_groups` are known to have every lane selected, so their mask is not asked.
     #[inline(always)]
-    fn run_masked(&mut self, first_group: usize, lane_mask: impl Fn(usize) -> u32) -> Result<(), Error> {
+    fn run_masked(
+        &mut self,
+        first_group: usize,
+        full_groups: usize,
+        lane_mask: impl Fn(usize) -> u32,
+    ) -> Result<(), Error> {
         let root = self.root.unwrap_or(&Mat4::IDENTITY);
         // `prev` starts as the root matrix under the index `usize::MAX`, which is what a root's parent −1 becomes
         // as `usize`: the first root joint takes it from registers, and later roots load it (`Chain::joint`).
@@ -106,34 +111,39 @@ impl LocalToModelJob<'_> {
             prev: Step::load(root),
         };
         let mut invalid = F4::ZERO;
-        for (group, local) in self.local.iter().enumerate().skip(first_group) {
-            let lanes = lane_mask(group);
-            if lanes == 0 {
+        let num_groups = self.local.len();
+        let mut group = first_group;
+        while group < num_groups {
+            let full_pair = |group: usize| {
+                group + 2 <= full_groups
+                    || (group + 1 < num_groups && lane_mask(group) == 0b1111 && lane_mask(group + 1) == 0b1111)
+            };
+            if full_pair(group) {
+                // Two full groups (every pair but a skeleton's last): no per-lane tests.
+                let (first, second) = (&self.local[group], &self.local[group + 1]);
+                invalid = invalid | Step::walk_two(&mut chain, group * 4, first, second);
+                group += 2;
                 continue;
             }
-            invalid = invalid | (invalid_lanes(local) & F4::lane_mask(lanes));
-            let affine = Step::prepare(&local.to_affine());
-            let base = group * 4;
-            if lanes == 0b1111 {
-                // Every group but a skeleton's last (and most in a subtree): no per-lane tests.
-                chain.joint::<0>(base, &affine);
-                chain.joint::<1>(base + 1, &affine);
-                chain.joint::<2>(base + 2, &affine);
-                chain.joint::<3>(base + 3, &affine);
-            } else {
+            let lanes = lane_mask(group);
+            if lanes != 0 {
+                let (local, bad) = Step::prepare(&self.local[group]);
+                invalid = invalid | (bad & F4::lane_mask(lanes));
+                let base = group * 4;
                 if lanes & 1 != 0 {
-                    chain.joint::<0>(base, &affine);
+                    chain.joint::<0>(base, &local);
                 }
                 if lanes & 2 != 0 {
-                    chain.joint::<1>(base + 1, &affine);
+                    chain.joint::<1>(base + 1, &local);
                 }
                 if lanes & 4 != 0 {
-                    chain.joint::<2>(base + 2, &affine);
+                    chain.joint::<2>(base + 2, &local);
                 }
                 if lanes & 8 != 0 {
-                    chain.joint::<3>(base + 3, &affine);
+                    chain.joint::<3>(base + 3, &local);
                 }
             }
+            group += 1;
         }
         if invalid.any_set() {
             return Err(first_invalid_joint(self.local, first_group, &lane_mask));
@@ -143,29 +153,40 @@ impl LocalToModelJob<'_> {
 }
 
 /// The walk's state: where parents come from, and the last joint computed, kept in registers.
-struct Chain<'m> {
+struct Chain<'m, S> {
     parents: &'m [i16],
     model: &'m mut [Mat4],
     // Kept in memory: roots are rare, and four registers held for them would push the previous joint's
     // columns out to the stack on every joint (measured: five reloads per joint on x86-64-v3).
     root: &'m Mat4,
     prev_joint: usize,
-    prev: Step,
+    prev: S,
 }
 
-impl Chain<'_> {
+impl<S: JointStep> Chain<'_, S> {
+    /// Computes the four joints from `base` on.
+    #[inline(always)]
+    fn four_joints(&mut self, base: usize, local: &S::Local) {
+        // One range check for the four joints, which lets the compiler drop the four per-joint ones.
+        let _ = (&self.parents[base..base + 4], &self.model[base..base + 4]);
+        self.joint::<0>(base, local);
+        self.joint::<1>(base + 1, local);
+        self.joint::<2>(base + 2, local);
+        self.joint::<3>(base + 3, local);
+    }
+
     /// Computes `model[joint]` from lane `LANE` of a lane group's local matrices.
     #[inline(always)]
-    fn joint<const LANE: usize>(&mut self, joint: usize, local: &<Step as JointStep>::Local) {
+    fn joint<const LANE: usize>(&mut self, joint: usize, local: &S::Local) {
         let parent = self.parents[joint];
         let parent_matrix = if parent as usize == self.prev_joint {
             self.prev
         } else if parent < 0 {
-            Step::load(self.root)
+            S::load(self.root)
         } else {
             // SAFETY: `Skeleton::new` proved `0 <= parent < joint`, and `validate` proved
             // `model.len() == num_joints > joint`.
-            Step::load(unsafe { self.model.get_unchecked(parent as usize) })
+            S::load(unsafe { self.model.get_unchecked(parent as usize) })
         };
         self.prev = parent_matrix.mul_store::<LANE>(local, &mut self.model[joint]);
         self.prev_joint = joint;
@@ -176,10 +197,36 @@ impl Chain<'_> {
 trait JointStep: Copy {
     /// A lane group's local matrices, prepared once for its four joints.
     type Local;
-    fn prepare(affine: &SoaAffine) -> Self::Local;
+    /// One lane group's local matrices, and a mask of its lanes the kernel cannot use (`invalid_lanes`).
+    fn prepare(local: &SoaTransform) -> (Self::Local, F4);
+    /// Walks two consecutive full lane groups, joints `base..base + 8`; returns the mask of both. A wide
+    /// target overrides it to convert both groups in one pass.
+    #[inline(always)]
+    fn walk_two(chain: &mut Chain<Self>, base: usize, first: &SoaTransform, second: &SoaTransform) -> F4 {
+        let (a, bad_a) = Self::prepare(first);
+        chain.four_joints(base, &a);
+        let (b, bad_b) = Self::prepare(second);
+        chain.four_joints(base + 4, &b);
+        bad_a | bad_b
+    }
     fn load(m: &Mat4) -> Self;
     /// Writes `self * local[LANE]` to `out` and returns it for the joint's children.
     fn mul_store<const LANE: usize>(&self, local: &Self::Local, out: &mut Mat4) -> Self;
+}
+
+/// Lane-wise local matrices `T * R * S` as columns `[x, y, z]` (rotation-scale, then translation), and the
+/// lanes holding a non-finite value or a zero-length rotation. `c` is a transform's ten components in
+/// `SoaTransform::components` order; `L` is one lane group (`F4`) or two (`F8`).
+#[inline(always)]
+fn local_columns<L: Lanes>(c: [L; 10]) -> ([[L; 3]; 4], L) {
+    let [tx, ty, tz, qx, qy, qz, qw, sx, sy, sz] = c;
+    let len_sq = quat_length_squared([qx, qy, qz, qw]);
+    // A sum is non-finite when any term is (or when it overflows, which only values near f32::MAX can do).
+    let sum = (tx + ty) + (tz + sx) + (sy + sz) + len_sq;
+    let zero = L::splat(0.0);
+    let invalid = (sum * zero).cmp_ne(zero) | len_sq.cmp_lt(L::splat(MIN_ROTATION_LENGTH_SQ));
+    let [c0, c1, c2] = rotation_scale_columns([qx, qy, qz, qw], len_sq, [sx, sy, sz]);
+    ([c0, c1, c2, [tx, ty, tz]], invalid)
 }
 
 kernels!();
@@ -189,15 +236,6 @@ use kernels::Step;
 #[inline(always)]
 fn lanes_below(count: usize) -> u32 {
     (1u32 << count.min(4)) - 1
-}
-
-/// Lanes holding a non-finite value or a zero-length rotation.
-#[inline(always)]
-fn invalid_lanes(t: &SoaTransform) -> F4 {
-    // A sum is non-finite when any term is (or when it overflows, which only values near f32::MAX can do).
-    let len_sq = t.rotation.dot(t.rotation);
-    let sum = (t.translation.x + t.translation.y) + (t.translation.z + t.scale.x) + (t.scale.y + t.scale.z) + len_sq;
-    sum.non_finite_mask() | len_sq.cmp_lt(F4::splat(MIN_ROTATION_LENGTH_SQ))
 }
 
 /// `Err` for a transform the kernels cannot use: `NonFinite` (any component NaN or infinite, or |q|² overflowing)

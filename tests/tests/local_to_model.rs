@@ -171,7 +171,8 @@ fn non_finite_root_matrix() {
 #[test]
 fn non_finite_local_pose_names_the_first_joint() {
     let n = 67;
-    for (joint, bad) in [(0, f32::NAN), (33, f32::INFINITY), (66, -f32::INFINITY)] {
+    // Joints in the first and second group of a converted pair, and in the last, partial group.
+    for (joint, bad) in [(0, f32::NAN), (33, f32::INFINITY), (38, f32::NAN), (66, -f32::INFINITY)] {
         for field in 0..3 {
             let mut local = vec![Transform::IDENTITY; n];
             match field {
@@ -191,12 +192,15 @@ fn non_finite_local_pose_names_the_first_joint() {
 
 #[test]
 fn zero_quaternion_is_an_error() {
-    let mut local = vec![Transform::IDENTITY; 6];
-    local[4].rotation = Quat::new(0.0, 0.0, 0.0, 0.0);
-    assert_eq!(
-        run(&skeleton_parts(6).0, &local, None),
-        Err(Error::ZeroQuaternion { buffer: Buffer::LocalPose, index: 4 })
-    );
+    // A lone last group (6 joints) and the second group of a converted pair (67 joints).
+    for (n, joint) in [(6, 4), (67, 45)] {
+        let mut local = vec![Transform::IDENTITY; n];
+        local[joint].rotation = Quat::new(0.0, 0.0, 0.0, 0.0);
+        assert_eq!(
+            run(&skeleton_parts(n).0, &local, None),
+            Err(Error::ZeroQuaternion { buffer: Buffer::LocalPose, index: joint })
+        );
+    }
 }
 
 #[test]

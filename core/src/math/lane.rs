@@ -31,10 +31,12 @@ pub trait Lanes:
     + core::ops::Sub<Output = Self>
     + core::ops::Mul<Output = Self>
     + core::ops::Div<Output = Self>
+    + core::ops::BitOr<Output = Self>
     + core::ops::Neg<Output = Self>
 {
     fn splat(v: f32) -> Self;
     fn mul_add(self, a: Self, b: Self) -> Self;
+    fn neg_mul_add(self, a: Self, b: Self) -> Self;
     fn min(self, rhs: Self) -> Self;
     fn max(self, rhs: Self) -> Self;
     fn abs(self) -> Self;
@@ -59,6 +61,10 @@ macro_rules! impl_lanes {
             #[inline(always)]
             fn mul_add(self, a: $ty, b: $ty) -> $ty {
                 $ty::mul_add(self, a, b)
+            }
+            #[inline(always)]
+            fn neg_mul_add(self, a: $ty, b: $ty) -> $ty {
+                $ty::neg_mul_add(self, a, b)
             }
             #[inline(always)]
             fn min(self, rhs: $ty) -> $ty {

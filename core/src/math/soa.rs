@@ -246,27 +246,38 @@ impl SoaTransform {
     #[inline(always)]
     pub fn to_affine(&self) -> SoaAffine {
         let SoaQuat { x, y, z, w } = self.rotation;
-        let sc = &self.scale;
-        // The same expression as the fused NaN / zero-length check in local-to-model, so the two share it.
-        let len_sq = self.rotation.dot(self.rotation);
-        let s = F4::splat(2.0) / len_sq;
-        // Everything that does not need `s = 2 / |q|²` is computed while the division is in flight; `s` is then
-        // folded into the scale, so two dependent steps follow the division instead of five.
-        let (xx, yy, zz) = (x * x, y * y, z * z);
-        let (xy, xz, yz) = (x * y, x * z, y * z);
-        let (wx, wy, wz) = (w * x, w * y, w * z);
-        let (ssx, ssy, ssz) = (s * sc.x, s * sc.y, s * sc.z);
-        // Diagonal: scale * (1 - s * (a + b)) = scale - (s * scale) * (a + b).
-        let diagonal = |sum: F4, s_scale: F4, scale: F4| s_scale.neg_mul_add(sum, scale);
-        SoaAffine {
-            cols: [
-                SoaVec3 { x: diagonal(yy + zz, ssx, sc.x), y: (xy + wz) * ssx, z: (xz - wy) * ssx },
-                SoaVec3 { x: (xy - wz) * ssy, y: diagonal(xx + zz, ssy, sc.y), z: (yz + wx) * ssy },
-                SoaVec3 { x: (xz + wy) * ssz, y: (yz - wx) * ssz, z: diagonal(xx + yy, ssz, sc.z) },
-                self.translation,
-            ],
-        }
+        let SoaVec3 { x: sx, y: sy, z: sz } = self.scale;
+        let cols = rotation_scale_columns([x, y, z, w], quat_length_squared([x, y, z, w]), [sx, sy, sz]);
+        let [c0, c1, c2] = cols.map(|[x, y, z]| SoaVec3 { x, y, z });
+        SoaAffine { cols: [c0, c1, c2, self.translation] }
     }
+}
+
+/// |q|² per lane, summed as a tree (two dependent steps, not four): the expression of `SoaQuat::dot`, so the
+/// fused NaN / zero-length check in local-to-model and the conversion share it.
+#[inline(always)]
+pub(crate) fn quat_length_squared<L: Lanes>([x, y, z, w]: [L; 4]) -> L {
+    x.mul_add(x, y * y) + z.mul_add(z, w * w)
+}
+
+/// The three columns of `rotation(q / |q|) * diag(scale)` per lane, given `len_sq` = |q|² (one exact division).
+/// Written over `Lanes` so a wide target converts two lane groups in one pass.
+#[inline(always)]
+pub(crate) fn rotation_scale_columns<L: Lanes>([x, y, z, w]: [L; 4], len_sq: L, [sx, sy, sz]: [L; 3]) -> [[L; 3]; 3] {
+    let s = L::splat(2.0) / len_sq;
+    // Everything that does not need `s = 2 / |q|²` is computed while the division is in flight; `s` is then
+    // folded into the scale, so two dependent steps follow the division instead of five.
+    let (xx, yy, zz) = (x * x, y * y, z * z);
+    let (xy, xz, yz) = (x * y, x * z, y * z);
+    let (wx, wy, wz) = (w * x, w * y, w * z);
+    let (ssx, ssy, ssz) = (s * sx, s * sy, s * sz);
+    // Diagonal: scale * (1 - s * (a + b)) = scale - (s * scale) * (a + b).
+    let diagonal = |sum: L, s_scale: L, scale: L| s_scale.neg_mul_add(sum, scale);
+    [
+        [diagonal(yy + zz, ssx, sx), (xy + wz) * ssx, (xz - wy) * ssx],
+        [(xy - wz) * ssy, diagonal(xx + zz, ssy, sy), (yz + wx) * ssy],
+        [(xz + wy) * ssz, (yz - wx) * ssz, diagonal(xx + yy, ssz, sz)],
+    ]
 }
 
 /// A lane group's ten components (in [`SoaTransform::components`] order) as five `F8` of two components each:

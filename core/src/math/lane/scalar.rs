@@ -202,6 +202,10 @@ impl F8 {
         F8(self.0.mul_add(a.0, b.0), self.1.mul_add(a.1, b.1))
     }
     #[inline(always)]
+    pub fn neg_mul_add(self, a: F8, b: F8) -> F8 {
+        F8(self.0.neg_mul_add(a.0, b.0), self.1.neg_mul_add(a.1, b.1))
+    }
+    #[inline(always)]
     pub fn min(self, rhs: F8) -> F8 {
         F8(self.0.min(rhs.0), self.1.min(rhs.1))
     }

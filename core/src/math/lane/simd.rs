@@ -220,6 +220,11 @@ impl F8 {
     pub fn mul_add(self, a: F8, b: F8) -> F8 {
         F8(self.0.mul_add(a.0, b.0))
     }
+    /// As `F4::neg_mul_add`.
+    #[inline(always)]
+    pub fn neg_mul_add(self, a: F8, b: F8) -> F8 {
+        F8(self.0.mul_neg_add(a.0, b.0))
+    }
     /// As `F4::min`.
     #[inline(always)]
     pub fn min(self, rhs: F8) -> F8 {
