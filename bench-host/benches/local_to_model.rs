@@ -1,7 +1,8 @@
 //! local-to-model: sinew's SoA kernel vs the naive glam AoS loop vs a memcpy of the output bytes, per rig size.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use sinew::LocalToModelJob;
+use sinew::math::{SoaTransform, Transform, pack_soa};
+use sinew::{LocalToModelJob, Skeleton};
 use sinew_bench_host::bench_support::{BENCH_JOINTS, Fixture};
 use sinew_bench_host::naive;
 use std::hint::black_box;
@@ -29,5 +30,30 @@ fn local_to_model(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, local_to_model);
+/// The same pose under two extreme hierarchies of 256 joints: a single chain (every joint waits on the one
+/// before: the kernel's latency) and a star (every joint a child of the root: its throughput). The humanoid
+/// sits between them.
+fn local_to_model_hierarchy(c: &mut Criterion) {
+    let mut group = c.benchmark_group("local_to_model_hierarchy");
+    let n = 256;
+    let mut f = Fixture::new(n);
+    let mut rest = vec![SoaTransform::IDENTITY; f.local.len()];
+    pack_soa(&vec![Transform::IDENTITY; n], &mut rest).expect("sized by num_soa_joints");
+    let chain: Vec<i16> = (-1..n as i16 - 1).collect();
+    let star: Vec<i16> = (0..n).map(|j| if j == 0 { -1 } else { 0 }).collect();
+    group.throughput(Throughput::Elements(n as u64));
+    for (name, parents) in [("chain", chain), ("star", star)] {
+        let skeleton = Skeleton::new(&parents, &rest, None).expect("parents precede children");
+        group.bench_function(BenchmarkId::new(name, n), |b| {
+            b.iter(|| {
+                LocalToModelJob { skeleton: &skeleton, local: black_box(&f.local), root: None, model: &mut f.model }
+                    .run()
+                    .expect("valid pose")
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, local_to_model, local_to_model_hierarchy);
 criterion_main!(benches);
