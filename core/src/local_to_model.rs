@@ -4,9 +4,9 @@
 //! order. Space: local (relative to the parent) in, model (relative to the skeleton root's parent, i.e. the
 //! root matrix) out: `model[j] = model[parent[j]] * local[j]`, `model[root] = root_matrix * local[root]`.
 //!
-//! How: each lane group's four local matrices are built in SoA (`SoaTransform::to_affine`), then each joint's
-//! columns are the parent's columns times broadcast local entries: 12 multiply-adds in `portable.rs`, six
-//! 256-bit ones (two columns each) in `avx2.rs`. The parent is taken from registers when it is the joint just
+//! How: each lane group's four local matrices are built in SoA (`local_columns`; x86-64-v3 converts two lane
+//! groups in one eight-wide pass), then each joint's columns are the parent's columns times broadcast local
+//! entries: 12 multiply-adds in `portable.rs`, six 256-bit ones (two columns each) in `avx2.rs`. The parent is taken from registers when it is the joint just
 //! computed — the common case along chains (spine, limbs, fingers) — so a chain never waits on a store→load
 //! round trip through the output.
 //!
