@@ -183,13 +183,7 @@ impl F4 {
     /// 4×4 transpose: row `r` of the result holds lane `r` of each input.
     #[inline(always)]
     pub fn transpose4(rows: [F4; 4]) -> [F4; 4] {
-        let [a, b, c, d] = rows.map(F4::to_array);
-        [
-            F4::new(a[0], b[0], c[0], d[0]),
-            F4::new(a[1], b[1], c[1], d[1]),
-            F4::new(a[2], b[2], c[2], d[2]),
-            F4::new(a[3], b[3], c[3], d[3]),
-        ]
+        F4::transpose_lanes(rows)
     }
 }
 

@@ -118,6 +118,11 @@ impl F4 {
     pub(super) fn broadcast_lane<const I: usize>(self) -> F4 {
         F4([self.0[I]; 4])
     }
+    /// 4×4 transpose (see `F4::transpose4`).
+    #[inline(always)]
+    pub(super) fn transpose_lanes(rows: [F4; 4]) -> [F4; 4] {
+        core::array::from_fn(|c| F4(core::array::from_fn(|r| rows[r].0[c])))
+    }
     #[inline(always)]
     pub fn mask_bits(self) -> u32 {
         self.0.iter().enumerate().fold(0, |acc, (i, v)| acc | ((v.to_bits() >> 31) << i))

@@ -158,6 +158,12 @@ impl F4 {
         }
     }
 
+    /// 4×4 transpose (see `F4::transpose4`): `wide`'s unpack/move sequence on SSE and NEON.
+    #[inline(always)]
+    pub(super) fn transpose_lanes(rows: [F4; 4]) -> [F4; 4] {
+        f32x4::transpose(rows.map(|r| r.0)).map(F4)
+    }
+
     /// Bit `i` set where lane `i` of a comparison mask is set.
     #[inline(always)]
     pub fn mask_bits(self) -> u32 {
