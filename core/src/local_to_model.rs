@@ -6,9 +6,9 @@
 //!
 //! How: each lane group's four local matrices are built in SoA (`local_columns`; x86-64-v3 converts two lane
 //! groups in one eight-wide pass), then each joint's columns are the parent's columns times broadcast local
-//! entries: 12 multiply-adds in `portable.rs`, six 256-bit ones (two columns each) in `avx2.rs`. The parent is taken from registers when it is the joint just
-//! computed — the common case along chains (spine, limbs, fingers) — so a chain never waits on a store→load
-//! round trip through the output.
+//! entries: 12 multiply-adds in `portable.rs`, six 256-bit ones (two columns each) in `avx2.rs`. The parent
+//! is taken from registers when it is the joint just computed — the common case along chains (spine, limbs,
+//! fingers) — so a chain never waits on a store→load round trip through the output.
 //!
 //! Precision: per joint, |sinew − f64 reference| ≤ 5e-7 × depth × the joint's largest matrix entry (asserted by
 //! the reference tests; measured worst 2.3e-7 on SSE2, x86-64-v3 and scalar). Rotations need not be unit: each
@@ -65,7 +65,7 @@ impl LocalToModelJob<'_> {
     pub fn run(&mut self) -> Result<(), Error> {
         self.validate()?;
         let n = self.skeleton.num_joints();
-        self.run_masked(0, n / 4, |group| lanes_below(n.saturating_sub(group * 4)))
+        self.run_masked(0, |group| lanes_below(n.saturating_sub(group * 4)))
     }
 
     /// Model-space matrices of `joint` and all its descendants only; every other entry of `model` is read as
@@ -88,18 +88,13 @@ impl LocalToModelJob<'_> {
                 in_subtree[i / 4] |= 1 << (i % 4);
             }
         }
-        self.run_masked(joint / 4, 0, |group| in_subtree[group] as u32)
+        self.run_masked(joint / 4, |group| in_subtree[group] as u32)
     }
 
     /// The shared kernel: lane groups from `first_group` on, lanes selected by `lane_mask(group)` (bit `l` =
-    /// lane `l`); groups below `full_groups` are known to have every lane selected, so their mask is not asked.
+    /// lane `l`).
     #[inline(always)]
-    fn run_masked(
-        &mut self,
-        first_group: usize,
-        full_groups: usize,
-        lane_mask: impl Fn(usize) -> u32,
-    ) -> Result<(), Error> {
+    fn run_masked(&mut self, first_group: usize, lane_mask: impl Fn(usize) -> u32) -> Result<(), Error> {
         let root = self.root.unwrap_or(&Mat4::IDENTITY);
         // `prev` starts as the root matrix under the index `usize::MAX`, which is what a root's parent −1 becomes
         // as `usize`: the first root joint takes it from registers, and later roots load it (`Chain::joint`).
@@ -114,11 +109,7 @@ impl LocalToModelJob<'_> {
         let num_groups = self.local.len();
         let mut group = first_group;
         while group < num_groups {
-            let full_pair = |group: usize| {
-                group + 2 <= full_groups
-                    || (group + 1 < num_groups && lane_mask(group) == 0b1111 && lane_mask(group + 1) == 0b1111)
-            };
-            if full_pair(group) {
+            if group + 1 < num_groups && lane_mask(group) == 0b1111 && lane_mask(group + 1) == 0b1111 {
                 // Two full groups (every pair but a skeleton's last): no per-lane tests.
                 let (first, second) = (&self.local[group], &self.local[group + 1]);
                 invalid = invalid | Step::walk_two(&mut chain, group * 4, first, second);
@@ -167,7 +158,8 @@ impl<S: JointStep> Chain<'_, S> {
     /// Computes the four joints from `base` on.
     #[inline(always)]
     fn four_joints(&mut self, base: usize, local: &S::Local) {
-        // One range check for the four joints, which lets the compiler drop the four per-joint ones.
+        // One range check for the four joints, which lets the compiler drop most per-joint ones (all in the
+        // first group of a pair; three of four stay in the second).
         let _ = (&self.parents[base..base + 4], &self.model[base..base + 4]);
         self.joint::<0>(base, local);
         self.joint::<1>(base + 1, local);
@@ -223,8 +215,7 @@ fn local_columns<L: Lanes>(c: [L; 10]) -> ([[L; 3]; 4], L) {
     let len_sq = quat_length_squared([qx, qy, qz, qw]);
     // A sum is non-finite when any term is (or when it overflows, which only values near f32::MAX can do).
     let sum = (tx + ty) + (tz + sx) + (sy + sz) + len_sq;
-    let zero = L::splat(0.0);
-    let invalid = (sum * zero).cmp_ne(zero) | len_sq.cmp_lt(L::splat(MIN_ROTATION_LENGTH_SQ));
+    let invalid = sum.non_finite_mask() | len_sq.cmp_lt(L::splat(MIN_ROTATION_LENGTH_SQ));
     let [c0, c1, c2] = rotation_scale_columns([qx, qy, qz, qw], len_sq, [sx, sy, sz]);
     ([c0, c1, c2, [tx, ty, tz]], invalid)
 }

@@ -48,6 +48,15 @@ pub trait Lanes:
     fn cmp_gt(self, rhs: Self) -> Self;
     fn cmp_ne(self, rhs: Self) -> Self;
     fn any_set(self) -> bool;
+
+    /// A mask whose lanes are set where `self` is NaN or infinite.
+    ///
+    /// `x * 0` is ±0 for every finite `x` and NaN for NaN and infinities; only NaN compares unequal to 0.
+    #[inline(always)]
+    fn non_finite_mask(self) -> Self {
+        let zero = Self::splat(0.0);
+        (self * zero).cmp_ne(zero)
+    }
 }
 
 /// `Lanes` by the type's inherent methods of the same names.
@@ -172,12 +181,11 @@ impl F4 {
         LANE_MASKS[bits as usize & 0xF]
     }
 
-    /// A mask whose lanes are set where `self` is NaN or infinite.
-    ///
-    /// `x * 0` is ±0 for every finite `x` and NaN for NaN and infinities; only NaN compares unequal to 0.
+    /// A mask whose lanes are set where `self` is NaN or infinite (`Lanes::non_finite_mask`, callable without
+    /// the trait in scope).
     #[inline(always)]
     pub fn non_finite_mask(self) -> F4 {
-        (self * F4::ZERO).cmp_ne(F4::ZERO)
+        Lanes::non_finite_mask(self)
     }
 
     /// 4×4 transpose: row `r` of the result holds lane `r` of each input.
