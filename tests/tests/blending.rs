@@ -118,6 +118,41 @@ fn blends_match_the_f64_reference() {
     }
 }
 
+#[test]
+fn two_unmasked_layers_match_the_f64_reference_and_its_rotation_sign() {
+    // Two layers without masks take their own path (around the heavier layer, rotation length from the
+    // alignment dot): every split of the weight, either layer the heavier, a weightless first layer, totals
+    // under the threshold (the rest pose joins) and weights that do not sum to one.
+    let mut rng = Rng::new(0xC0F);
+    for &n in JOINT_COUNTS {
+        let parents = random_parents(&mut rng, n);
+        let rest = random_pose(&mut rng, n);
+        let rest_soa = to_soa(&rest);
+        let skeleton = Skeleton::new(&parents, &rest_soa, None).expect("skeleton");
+        let poses = [random_pose(&mut rng, n), random_pose(&mut rng, n)];
+        let soa = [to_soa(&poses[0]), to_soa(&poses[1])];
+        let splits =
+            [(1.0, 0.0), (0.0, 1.0), (0.7, 0.3), (0.3, 0.7), (0.5, 0.5), (2.0, 5.0), (1e-3, 40.0), (0.02, 0.03)];
+        for (wa, wb) in splits {
+            let items = [
+                BlendLayer { pose: &soa[0], weight: wa, joint_weights: None },
+                BlendLayer { pose: &soa[1], weight: wb, joint_weights: None },
+            ];
+            let got = blend(&skeleton, &items, &[]).expect("blend");
+            let layers64 = [(poses[0].clone(), wa as f64, None), (poses[1].clone(), wb as f64, None)];
+            let expected = reference(&rest, &layers64, DEFAULT_THRESHOLD as f64);
+            let err = max_error(&got, &expected);
+            assert!(err <= BLEND_TOLERANCE, "{n} joints, weights {wa}/{wb}: {err:e}");
+            for (t, e) in got.iter().zip(&expected) {
+                assert!((t.rotation.length_squared() - 1.0).abs() < 1e-6, "unit quaternions out");
+                let v = flat(t);
+                let same_sign: f64 = (3..7).map(|i| v[i] * e[i]).sum();
+                assert!(same_sign > 0.0, "{n} joints, weights {wa}/{wb}: the reference's sign");
+            }
+        }
+    }
+}
+
 fn skeleton_fixture(n: usize, seed: u64) -> (Vec<i16>, Vec<Transform>, Vec<SoaTransform>) {
     let mut rng = Rng::new(seed);
     let parents = random_parents(&mut rng, n);

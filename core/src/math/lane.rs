@@ -219,8 +219,9 @@ impl F8 {
 /// One Newton step for y = 1/sqrt(x): y' = y · (1.5 − 0.5 · x · y²), at either width.
 #[inline(always)]
 fn newton_rsqrt<L: Lanes>(x: L, est: L) -> L {
-    let x_est_sq = x * est * est;
-    est * x_est_sq.mul_add(L::splat(-0.5), L::splat(1.5))
+    // −x/2 is exact and forms beside the estimate, so only three dependent operations follow the estimate.
+    let neg_half_x_est = (x * L::splat(-0.5)) * est;
+    est * neg_half_x_est.mul_add(est, L::splat(1.5))
 }
 
 /// `LANE_MASKS[bits]` has lane `l` set when bit `l` of `bits` is set.

@@ -315,6 +315,14 @@ impl TransformPairs {
         pairs + pairs.swap_halves()
     }
 
+    /// Translation and scale times `linear`, rotation times `rotation` (both given in both halves); a factor
+    /// of one folds away, leaving its registers as they are.
+    #[inline(always)]
+    pub(crate) fn scaled(self, linear: F8, rotation: F8) -> SoaTransform {
+        let factors = TransformPairs::factors(linear, rotation);
+        TransformPairs(core::array::from_fn(|i| self.0[i] * factors[i])).to_transform()
+    }
+
     /// Factors for the five registers: `linear` where they hold translation or scale, `rotation` where they
     /// hold the rotation (both given in both halves).
     #[inline(always)]
