@@ -51,11 +51,32 @@ pub(super) unsafe fn skin_vertices<const K: usize>(
     s: &Streams,
     end: usize,
 ) -> F4 {
+    // SAFETY: forwarded from this function's contract.
+    unsafe {
+        if s.has_normal {
+            skin_vertices_with::<K, true>(palette, joints, weights, s, end)
+        } else {
+            skin_vertices_with::<K, false>(palette, joints, weights, s, end)
+        }
+    }
+}
+
+/// [`skin_vertices`] with the normals' presence known at compile time.
+///
+/// SAFETY: as [`skin_vertices`].
+#[inline(always)]
+unsafe fn skin_vertices_with<const K: usize, const NORMALS: bool>(
+    palette: &[Mat4],
+    joints: &[u16],
+    weights: &[f32],
+    s: &Streams,
+    end: usize,
+) -> F4 {
     // SAFETY (whole body): AVX2 and FMA are enabled for this module; pointer arithmetic and accesses stay in
     // the bounds the caller guarantees; `palette` is indexed by validated joints through raw pointers.
     unsafe {
-        // Two running sums, alternating by vertex: one would chain every vertex on the add latency.
-        let mut sums = [_mm_setzero_ps(); 2];
+        // One running sum: its add chain (3 cycles per vertex) is shorter than a vertex.
+        let mut sum = _mm_setzero_ps();
         let base = palette.as_ptr();
         let (w_one, w_zero) = (_mm_set1_ps(1.0), _mm_setzero_ps());
         for v in 0..end {
@@ -74,16 +95,15 @@ pub(super) unsafe fn skin_vertices<const K: usize>(
             let p = _mm_blend_ps::<0b1000>(_mm_loadu_ps(s.src[0].add(v * s.src_stride[0]).cast()), w_one);
             let p = transform(c01, c23, p);
             store_vec3(s.dst[0].add(v * s.dst_stride[0]), p);
-            let mut written = p;
-            if s.has_normal {
+            if NORMALS {
                 let n = _mm_blend_ps::<0b1000>(_mm_loadu_ps(s.src[1].add(v * s.src_stride[1]).cast()), w_zero);
                 let n = transform(c01, c23, n);
                 store_vec3(s.dst[1].add(v * s.dst_stride[1]), n);
-                written = _mm_add_ps(written, n);
+                sum = _mm_add_ps(sum, _mm_add_ps(p, n));
+            } else {
+                sum = _mm_add_ps(sum, p);
             }
-            sums[v & 1] = _mm_add_ps(sums[v & 1], written);
         }
-        let sum = _mm_add_ps(sums[0], sums[1]);
         // Lane 3 holds the weights' sum times the matrices' last row: finite for finite inputs, so it joins the
         // check harmlessly.
         core::mem::transmute::<__m128, F4>(sum)
