@@ -264,13 +264,18 @@ impl VertexSkinningJob<'_> {
         let streams = Streams::new(self);
         let (palette, influences, mode) = (self.palette, self.influences, self.normal_mode);
         let (start, wide_sum) = wide_prefix(self, &streams);
+        let attributes = Attributes {
+            normal: streams.has_normal,
+            tangent: streams.has_tangent,
+            inverse_transpose: mode == NormalMode::InverseTranspose,
+        };
         let sum = wide_sum
             + match influences.count {
-                1 => skin::<1>(palette, influences, mode, &streams, start),
-                2 => skin::<2>(palette, influences, mode, &streams, start),
-                3 => skin::<3>(palette, influences, mode, &streams, start),
-                4 => skin::<4>(palette, influences, mode, &streams, start),
-                _ => skin::<0>(palette, influences, mode, &streams, start),
+                1 => skin_attributes::<1>(palette, influences, attributes, &streams, start),
+                2 => skin_attributes::<2>(palette, influences, attributes, &streams, start),
+                3 => skin_attributes::<3>(palette, influences, attributes, &streams, start),
+                4 => skin_attributes::<4>(palette, influences, attributes, &streams, start),
+                _ => skin_attributes::<0>(palette, influences, attributes, &streams, start),
             };
         if sum.non_finite_mask().any_set() { self.first_non_finite(&streams) } else { Ok(()) }
     }
@@ -455,45 +460,75 @@ fn inverse_transpose_normal(cols: &[F4; 4], n: [f32; 3]) -> F4 {
     if a + b + c < 0.0 { -out } else { out }
 }
 
+/// Which attributes a loop writes besides positions, and how normals transform.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Attributes {
+    normal: bool,
+    tangent: bool,
+    inverse_transpose: bool,
+}
+
+/// [`skin`] with the attribute sets without tangents fixed at compile time: positions alone, and positions
+/// with rigid or inverse-transpose normals. Those loops carry no per-vertex flag tests and no dead tangent pointers (SSE2 kept the
+/// flags and strides on the stack); other sets read their flags in the loop.
+#[inline(always)]
+fn skin_attributes<const K: usize>(
+    palette: &[Mat4],
+    influences: &Influences,
+    attributes: Attributes,
+    s: &Streams,
+    start: usize,
+) -> F4 {
+    const POSITIONS: Attributes = Attributes { normal: false, tangent: false, inverse_transpose: false };
+    const RIGID_NORMALS: Attributes = Attributes { normal: true, tangent: false, inverse_transpose: false };
+    const COFACTOR_NORMALS: Attributes = Attributes { normal: true, tangent: false, inverse_transpose: true };
+    match attributes {
+        Attributes { normal: false, tangent: false, .. } => skin::<K>(palette, influences, POSITIONS, s, start),
+        RIGID_NORMALS => skin::<K>(palette, influences, RIGID_NORMALS, s, start),
+        COFACTOR_NORMALS => skin::<K>(palette, influences, COFACTOR_NORMALS, s, start),
+        _ => skin::<K>(palette, influences, attributes, s, start),
+    }
+}
+
 /// The loop over vertices `start..`. `K` is the influence count for 1..=4 (unrolled blends); `K = 0` reads
 /// the count from the table. Returns the lane sum of every value written, for the fused finite check.
 #[inline(always)]
-fn skin<const K: usize>(palette: &[Mat4], influences: &Influences, mode: NormalMode, s: &Streams, start: usize) -> F4 {
+fn skin<const K: usize>(palette: &[Mat4], influences: &Influences, a: Attributes, s: &Streams, start: usize) -> F4 {
     let count = if K == 0 { influences.count } else { K };
-    let (joints, weights) = (influences.joints, influences.weights);
-    let inverse_transpose = mode == NormalMode::InverseTranspose;
+    let (joints, weights) = (influences.joints.as_ptr(), influences.weights.as_ptr());
     let mut sum = F4::ZERO;
     // A plain index loop: iterator adaptors over run-time-sized chunks kept their state on the stack (SSE2:
     // about 30 loads and stores of bookkeeping per vertex).
     for v in start..influences.num_vertices() {
-        let (js, ws) = (&joints[v * count..][..count], &weights[v * count..][..count]);
-        let blend = |k: usize, acc: Option<[F4; 4]>| {
-            // `validate` proved every joint index is below `palette.len()`, so this never panics.
-            let m = palette[js[k] as usize].load_cols();
-            let w = F4::splat(ws[k]);
-            match acc {
-                None => m.map(|c| c * w),
-                Some(a) => [0, 1, 2, 3].map(|i| m[i].mul_add(w, a[i])),
-            }
-        };
-        let mut cols = blend(0, None);
-        for k in 1..count {
-            cols = blend(k, Some(cols));
-        }
-        // SAFETY: `validate` checked that every present attribute's element `v < num_vertices` lies inside its
-        // buffer, and that output attributes do not overlap; absent attributes are not touched.
+        // SAFETY: `Influences::new` checked that the tables hold `count` entries per vertex and `validate` that
+        // every joint index is below `palette.len()`; every present attribute's element `v < num_vertices`
+        // lies inside its buffer and output attributes do not overlap; absent attributes are not touched.
+        // Raw reads drop the bounds checks LLVM could not prove away (five compares per vertex on SSE2).
         unsafe {
+            let (js, ws) = (joints.add(v * count), weights.add(v * count));
+            let blend = |k: usize, acc: Option<[F4; 4]>| {
+                let m = (*palette.as_ptr().add(*js.add(k) as usize)).load_cols();
+                let w = F4::splat(*ws.add(k));
+                match acc {
+                    None => m.map(|c| c * w),
+                    Some(a) => [0, 1, 2, 3].map(|i| m[i].mul_add(w, a[i])),
+                }
+            };
+            let mut cols = blend(0, None);
+            for k in 1..count {
+                cols = blend(k, Some(cols));
+            }
             let p = read_vec3(s.src[0].add(v * s.src_stride[0]));
             let p_out = rotate(&cols, p) + cols[3];
             write_vec3(s.dst[0].add(v * s.dst_stride[0]), p_out);
             let mut written = p_out;
-            if s.has_normal {
+            if a.normal {
                 let n = read_vec3(s.src[1].add(v * s.src_stride[1]));
-                let n_out = if inverse_transpose { inverse_transpose_normal(&cols, n) } else { rotate(&cols, n) };
+                let n_out = if a.inverse_transpose { inverse_transpose_normal(&cols, n) } else { rotate(&cols, n) };
                 write_vec3(s.dst[1].add(v * s.dst_stride[1]), n_out);
                 written = written + n_out;
             }
-            if s.has_tangent {
+            if a.tangent {
                 let src = s.src[2].add(v * s.src_stride[2]);
                 let t_out = rotate(&cols, read_vec3(src));
                 let dst = s.dst[2].add(v * s.dst_stride[2]);
