@@ -183,7 +183,7 @@ impl BlendingJob<'_> {
         // `base.weight` ≥ 1/2 here, since the two sum to one.
         let k = other.weight / base.weight;
         let w_base = F8::splat(base.weight);
-        let (k, two_k, one_k_sq) = (F8::splat(k), F8::splat(2.0 * k), F8::splat(k.mul_add(k, 1.0)));
+        let (k, two_k, one_k_sq) = (F8::splat(k), F8::splat(2.0 * k), F8::splat(k * k + 1.0));
         for ((out, pose_base), pose_other) in self.output.iter_mut().zip(base.pose).zip(other.pose) {
             // Four-wide from the stored components, then into both halves: no cross-half reduction.
             let dot = pose_base.rotation.dot(pose_other.rotation);
