@@ -100,13 +100,14 @@ impl BlendingJob<'_> {
         self.validate()?;
         // Common layer counts get their own copy of the loop, unrolled, so a lane group's weighted sums stay
         // in registers across the layers instead of spilling to the stack.
-        let l = self.layers.clone();
-        match l.len() {
-            1 => self.blend_groups([l[0]]),
-            2 => self.blend_groups([l[0], l[1]]),
-            3 => self.blend_groups([l[0], l[1], l[2]]),
-            4 => self.blend_groups([l[0], l[1], l[2], l[3]]),
-            _ => self.blend_groups(l),
+        // The unrolled counts copy just their layers out (cloning the whole list cost two `memcpy` calls).
+        let l = |i: usize| self.layers[i];
+        match self.layers.len() {
+            1 => self.blend_groups([l(0)]),
+            2 => self.blend_groups([l(0), l(1)]),
+            3 => self.blend_groups([l(0), l(1), l(2)]),
+            4 => self.blend_groups([l(0), l(1), l(2), l(3)]),
+            _ => self.blend_groups(self.layers.clone()),
         }
         Ok(())
     }
