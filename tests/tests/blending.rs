@@ -123,12 +123,10 @@ fn two_unmasked_layers_match_the_f64_reference_and_its_rotation_sign() {
     // Two layers without masks take their own path (around the heavier layer, rotation length from the
     // alignment dot): every split of the weight, either layer the heavier, a weightless first layer, totals
     // under the threshold (the rest pose joins) and weights that do not sum to one.
-    let mut rng = Rng::new(0xC0F);
     for &n in JOINT_COUNTS {
-        let parents = random_parents(&mut rng, n);
-        let rest = random_pose(&mut rng, n);
-        let rest_soa = to_soa(&rest);
+        let (parents, rest, rest_soa) = skeleton_fixture(n, 0xC0F + n as u64);
         let skeleton = Skeleton::new(&parents, &rest_soa, None).expect("skeleton");
+        let mut rng = Rng::new(n as u64);
         let poses = [random_pose(&mut rng, n), random_pose(&mut rng, n)];
         let soa = [to_soa(&poses[0]), to_soa(&poses[1])];
         let splits =
