@@ -262,20 +262,15 @@ impl VertexSkinningJob<'_> {
     pub fn run(&mut self) -> Result<(), Error> {
         self.validate()?;
         let streams = Streams::new(self);
-        let (palette, influences, mode) = (self.palette, self.influences, self.normal_mode);
+        let (palette, influences) = (self.palette, self.influences);
         let (start, wide_sum) = wide_prefix(self, &streams);
-        let attributes = Attributes {
-            normal: streams.has_normal,
-            tangent: streams.has_tangent,
-            inverse_transpose: mode == NormalMode::InverseTranspose,
-        };
         let sum = wide_sum
             + match influences.count {
-                1 => skin_attributes::<1>(palette, influences, attributes, &streams, start),
-                2 => skin_attributes::<2>(palette, influences, attributes, &streams, start),
-                3 => skin_attributes::<3>(palette, influences, attributes, &streams, start),
-                4 => skin_attributes::<4>(palette, influences, attributes, &streams, start),
-                _ => skin_attributes::<0>(palette, influences, attributes, &streams, start),
+                1 => skin_attributes::<1>(palette, influences, &streams, start),
+                2 => skin_attributes::<2>(palette, influences, &streams, start),
+                3 => skin_attributes::<3>(palette, influences, &streams, start),
+                4 => skin_attributes::<4>(palette, influences, &streams, start),
+                _ => skin_attributes::<0>(palette, influences, &streams, start),
             };
         if sum.non_finite_mask().any_set() { self.first_non_finite(&streams) } else { Ok(()) }
     }
@@ -339,7 +334,7 @@ mod avx2;
 #[cfg(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma", not(feature = "scalar")))]
 fn wide_prefix(job: &VertexSkinningJob, s: &Streams) -> (usize, F4) {
     let (palette, influences) = (job.palette, job.influences);
-    if job.normal_mode != NormalMode::Rigid || s.has_tangent {
+    if s.attributes.inverse_transpose || s.attributes.tangent {
         return (0, F4::ZERO);
     }
     // The loop reads 16 bytes per position and normal: only vertices with that much input left qualify.
@@ -381,8 +376,7 @@ struct Streams {
     dst: [*mut u8; 3],
     src_stride: [usize; 3],
     dst_stride: [usize; 3],
-    has_normal: bool,
-    has_tangent: bool,
+    attributes: Attributes,
     output: [Option<Attribute>; 3],
 }
 
@@ -401,8 +395,11 @@ impl Streams {
             dst: out_attr.map(|a| base_out.wrapping_add(pick_out(a).offset)),
             src_stride: in_attr.map(|a| pick(a).stride),
             dst_stride: out_attr.map(|a| pick_out(a).stride),
-            has_normal: i.normal.is_some(),
-            has_tangent: i.tangent.is_some(),
+            attributes: Attributes {
+                normal: i.normal.is_some(),
+                tangent: i.tangent.is_some(),
+                inverse_transpose: i.normal.is_some() && job.normal_mode == NormalMode::InverseTranspose,
+            },
             output: out_attr,
         }
     }
@@ -460,7 +457,8 @@ fn inverse_transpose_normal(cols: &[F4; 4], n: [f32; 3]) -> F4 {
     if a + b + c < 0.0 { -out } else { out }
 }
 
-/// Which attributes a loop writes besides positions, and how normals transform.
+/// Which attributes a loop writes besides positions, and how normals transform (`inverse_transpose` only
+/// with normals present).
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct Attributes {
     normal: bool,
@@ -469,24 +467,18 @@ struct Attributes {
 }
 
 /// [`skin`] with the attribute sets without tangents fixed at compile time: positions alone, and positions
-/// with rigid or inverse-transpose normals. Those loops carry no per-vertex flag tests and no dead tangent pointers (SSE2 kept the
-/// flags and strides on the stack); other sets read their flags in the loop.
+/// with rigid or inverse-transpose normals. Those loops carry no per-vertex flag tests and no dead tangent
+/// pointers (SSE2 kept the flags and strides on the stack); other sets read their flags in the loop.
 #[inline(always)]
-fn skin_attributes<const K: usize>(
-    palette: &[Mat4],
-    influences: &Influences,
-    attributes: Attributes,
-    s: &Streams,
-    start: usize,
-) -> F4 {
+fn skin_attributes<const K: usize>(palette: &[Mat4], influences: &Influences, s: &Streams, start: usize) -> F4 {
     const POSITIONS: Attributes = Attributes { normal: false, tangent: false, inverse_transpose: false };
     const RIGID_NORMALS: Attributes = Attributes { normal: true, tangent: false, inverse_transpose: false };
     const COFACTOR_NORMALS: Attributes = Attributes { normal: true, tangent: false, inverse_transpose: true };
-    match attributes {
-        Attributes { normal: false, tangent: false, .. } => skin::<K>(palette, influences, POSITIONS, s, start),
+    match s.attributes {
+        POSITIONS => skin::<K>(palette, influences, POSITIONS, s, start),
         RIGID_NORMALS => skin::<K>(palette, influences, RIGID_NORMALS, s, start),
         COFACTOR_NORMALS => skin::<K>(palette, influences, COFACTOR_NORMALS, s, start),
-        _ => skin::<K>(palette, influences, attributes, s, start),
+        other => skin::<K>(palette, influences, other, s, start),
     }
 }
 

@@ -51,26 +51,28 @@ pub(super) unsafe fn skin_vertices<const K: usize>(
     s: &Streams,
     end: usize,
 ) -> F4 {
-    // SAFETY: forwarded from this function's contract.
+    // SAFETY: forwarded from this function's contract. Each call passes a constant `normals`, so each inlined
+    // loop knows it (as the portable loop's attribute sets do): no per-vertex flag test.
     unsafe {
-        if s.has_normal {
-            skin_vertices_with::<K, true>(palette, joints, weights, s, end)
+        if s.attributes.normal {
+            skin_vertices_with::<K>(palette, joints, weights, s, end, true)
         } else {
-            skin_vertices_with::<K, false>(palette, joints, weights, s, end)
+            skin_vertices_with::<K>(palette, joints, weights, s, end, false)
         }
     }
 }
 
-/// [`skin_vertices`] with the normals' presence known at compile time.
+/// [`skin_vertices`] with the normals' presence as a parameter its callers pass as a constant.
 ///
 /// SAFETY: as [`skin_vertices`].
 #[inline(always)]
-unsafe fn skin_vertices_with<const K: usize, const NORMALS: bool>(
+unsafe fn skin_vertices_with<const K: usize>(
     palette: &[Mat4],
     joints: &[u16],
     weights: &[f32],
     s: &Streams,
     end: usize,
+    normals: bool,
 ) -> F4 {
     // SAFETY (whole body): AVX2 and FMA are enabled for this module; pointer arithmetic and accesses stay in
     // the bounds the caller guarantees; `palette` is indexed by validated joints through raw pointers.
@@ -95,7 +97,7 @@ unsafe fn skin_vertices_with<const K: usize, const NORMALS: bool>(
             let p = _mm_blend_ps::<0b1000>(_mm_loadu_ps(s.src[0].add(v * s.src_stride[0]).cast()), w_one);
             let p = transform(c01, c23, p);
             store_vec3(s.dst[0].add(v * s.dst_stride[0]), p);
-            if NORMALS {
+            if normals {
                 let n = _mm_blend_ps::<0b1000>(_mm_loadu_ps(s.src[1].add(v * s.src_stride[1]).cast()), w_zero);
                 let n = transform(c01, c23, n);
                 store_vec3(s.dst[1].add(v * s.dst_stride[1]), n);
