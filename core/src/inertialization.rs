@@ -20,8 +20,9 @@
 //!
 //! Layout: poses are SoA (`num_soa_joints` lane groups); curves are stored per pair of lane groups, one
 //! eight-lane [`Quintic`] per DOF, 9 per pair (1152 bytes, 144 per joint), so x86-64-v3 evaluates two groups
-//! per instruction and other targets run the same code as two four-lane halves. Memory: all state lives in caller memory carved
-//! from an [`Arena`]; see [`Inertializer::required_bytes`].
+//! per instruction; other targets, where an eight-lane value is two registers, evaluate one group at a
+//! time from its half. Memory: all state lives in caller memory carved from an [`Arena`]; see
+//! [`Inertializer::required_bytes`].
 //!
 //! Errors: bad input is rejected before any state changes (a request frame validates the target first), and
 //! a per-frame output that comes out non-finite is not recorded as history, so the inertializer stays usable.
@@ -57,7 +58,7 @@
 //! tests check); rotation vectors within 5e-7 rad; output rotations unit within 1e-6.
 
 use crate::math::{
-    F4, F8, Lanes, SoaQuat, SoaTransform, SoaVec3, num_soa_joints, quat_from_rotation_vector, quat_mul,
+    F4, F8, F8_IS_ONE_REGISTER, Lanes, SoaTransform, num_soa_joints, quat_mul, quat_mul_rotation_vector,
     quat_to_rotation_vector,
 };
 use crate::skeleton::MAX_JOINTS;
@@ -112,6 +113,15 @@ impl<L: Lanes> Quintic<L> {
         let s = L::splat(1.0) - tau;
         let poly = self.gamma.mul_add(tau, self.beta).mul_add(tau, self.alpha);
         (s * s) * (s * poly)
+    }
+}
+
+impl Quintic<F8> {
+    /// Lane group `h` (0 or 1) of the pair.
+    #[inline(always)]
+    pub fn half(&self, h: usize) -> Quintic<F4> {
+        let pick = |v: F8| if h == 0 { v.halves().0 } else { v.halves().1 };
+        Quintic { alpha: pick(self.alpha), beta: pick(self.beta), gamma: pick(self.gamma), inv_t1: pick(self.inv_t1) }
     }
 }
 
@@ -593,47 +603,65 @@ fn channel_curves<L: Lanes>(mode: ChannelMode, x0: [L; 3], v0: [L; 3], t1: L) ->
     }
 }
 
-/// Output = target + offsets at `t`, two lane groups at a time (one `F8` per coefficient), channels whose
-/// `active` bit is clear copied. Returns the lane sum of every output value.
+/// Output = target + offsets at `t`, channels whose `active` bit is clear copied. Returns the lane sum of
+/// every output value.
+///
+/// Where an `F8` is one register (x86-64-v3), two lane groups go through each instruction. Elsewhere an
+/// `F8` is two registers, and pairing doubles the live state past SSE2's sixteen: there each group runs
+/// alone on its half of the curves.
 #[inline(always)]
 fn evaluate(curves: &[PairCurves], active: &[u8], t: F4, target: &[SoaTransform], output: &mut [SoaTransform]) -> F4 {
-    let t = F8::from_halves(t, t);
-    let offset = |c: &[Quintic<F8>]| [c[0].eval(t), c[1].eval(t), c[2].eval(t)].map(F8::halves);
-    let add = |v: SoaVec3, x: [(F4, F4); 3], high: bool| {
-        let pick = |h: (F4, F4)| if high { h.1 } else { h.0 };
-        SoaVec3 { x: v.x + pick(x[0]), y: v.y + pick(x[1]), z: v.z + pick(x[2]) }
-    };
     let mut sum = F4::ZERO;
     let pairs = curves.iter().zip(active).zip(target.chunks(2).zip(output.chunks_mut(2)));
-    for ((c, &mask), (tgt, out)) in pairs {
-        // An odd count's last pair computes its padding half from the identity and never stores it.
-        let (lo, hi) = (tgt[0], tgt.get(1).copied().unwrap_or(SoaTransform::IDENTITY));
-        let (mut a, mut b) = (lo, hi);
-        if mask & 1 != 0 {
-            let x = offset(&c[0..3]);
-            (a.translation, b.translation) = (add(lo.translation, x, false), add(hi.translation, x, true));
+    if F8_IS_ONE_REGISTER {
+        let t = F8::from_halves(t, t);
+        for ((c, &mask), (tgt, out)) in pairs {
+            // An odd count's last pair computes its padding half from the identity and never stores it.
+            let (lo, hi) = (&tgt[0], tgt.get(1).unwrap_or(&SoaTransform::IDENTITY));
+            let (lo_c, hi_c) = (lo.components(), hi.components());
+            let values = offset_target(|k| c[k], mask, t, core::array::from_fn(|k| F8::from_halves(lo_c[k], hi_c[k])));
+            let halves = values.map(F8::halves);
+            let (a, b): (SoaTransform, SoaTransform) =
+                (bytemuck::cast(halves.map(|h| h.0)), bytemuck::cast(halves.map(|h| h.1)));
+            out[0] = a;
+            sum = sum + lane_sum(&a);
+            if let Some(second) = out.get_mut(1) {
+                *second = b;
+                sum = sum + lane_sum(&b);
+            }
         }
-        if mask & 2 != 0 {
-            let [x, y, z] = offset(&c[3..6]).map(|(l, h)| F8::from_halves(l, h));
-            let r = |q: &SoaQuat| [q.x, q.y, q.z, q.w];
-            let target_rotation: [F8; 4] =
-                core::array::from_fn(|i| F8::from_halves(r(&lo.rotation)[i], r(&hi.rotation)[i]));
-            let [qx, qy, qz, qw] = quat_mul(quat_from_rotation_vector([x, y, z]), target_rotation).map(F8::halves);
-            a.rotation = SoaQuat { x: qx.0, y: qy.0, z: qz.0, w: qw.0 };
-            b.rotation = SoaQuat { x: qx.1, y: qy.1, z: qz.1, w: qw.1 };
-        }
-        if mask & 4 != 0 {
-            let x = offset(&c[6..9]);
-            (a.scale, b.scale) = (add(lo.scale, x, false), add(hi.scale, x, true));
-        }
-        out[0] = a;
-        sum = sum + lane_sum(&a);
-        if let Some(second) = out.get_mut(1) {
-            *second = b;
-            sum = sum + lane_sum(&b);
+    } else {
+        for ((c, &mask), (tgt, out)) in pairs {
+            for (h, (tgt, out)) in tgt.iter().zip(out).enumerate() {
+                let curve = |k: usize| c[k].half(h);
+                let group: SoaTransform = bytemuck::cast(offset_target(curve, mask, t, *tgt.components()));
+                *out = group;
+                sum = sum + lane_sum(&group);
+            }
         }
     }
     sum
+}
+
+/// One or two lane groups' components (in [`SoaTransform::components`] order) plus their offsets at `t`;
+/// `curve(k)` is DOF `k`'s curve, read only for the channels set in `mask`.
+#[inline(always)]
+fn offset_target<L: Lanes>(curve: impl Fn(usize) -> Quintic<L>, mask: u8, t: L, target: [L; 10]) -> [L; 10] {
+    let offset = |first: usize| core::array::from_fn::<L, 3, _>(|k| curve(first + k).eval(t));
+    let mut out = target;
+    if mask & 1 != 0 {
+        let x = offset(0);
+        (0..3).for_each(|k| out[k] = target[k] + x[k]);
+    }
+    if mask & 2 != 0 {
+        let rotation = [target[3], target[4], target[5], target[6]];
+        out[3..7].copy_from_slice(&quat_mul_rotation_vector(offset(3), rotation));
+    }
+    if mask & 4 != 0 {
+        let x = offset(6);
+        (0..3).for_each(|k| out[7 + k] = target[7 + k] + x[k]);
+    }
+    out
 }
 
 /// No transition: output = target.

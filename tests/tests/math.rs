@@ -160,7 +160,7 @@ fn aos_mat4_mul_matches_oracle() {
 
 #[test]
 fn atan2_and_rotation_vectors_against_f64() {
-    use sinew::math::atan2_upper;
+    use sinew::math::{atan2_upper, quat_mul_rotation_vector};
     let mut rng = Rng::new(77);
     let rounds = if cfg!(miri) { 20 } else { 20_000 };
     for _ in 0..rounds {
@@ -176,6 +176,9 @@ fn atan2_and_rotation_vectors_against_f64() {
         let r = SoaVec3 { x: r[0], y: r[1], z: r[2] };
         let q = SoaQuat::from_rotation_vector(r);
         let back = q.to_rotation_vector();
+        // The fused `exp(r) · p` the inertializer applies to a target rotation.
+        let p = soa_of([rng.quat(), rng.quat(), rng.quat(), rng.quat()]);
+        let applied = quat_mul_rotation_vector([r.x, r.y, r.z], [p.x, p.y, p.z, p.w]);
         for l in 0..4 {
             let rv = [r.x.to_array()[l], r.y.to_array()[l], r.z.to_array()[l]].map(f64::from);
             let angle = (rv[0] * rv[0] + rv[1] * rv[1] + rv[2] * rv[2]).sqrt();
@@ -186,6 +189,13 @@ fn atan2_and_rotation_vectors_against_f64() {
             let got = [q.x, q.y, q.z, q.w].map(|c| c.to_array()[l] as f64);
             for c in 0..4 {
                 assert!((got[c] - want[c]).abs() < 1.5e-7, "exp {rv:?}: {got:?} vs {want:?}");
+            }
+            let p64 = [p.x, p.y, p.z, p.w].map(|c| c.to_array()[l] as f64);
+            let want_applied = oracle::quat_mul64(want, p64);
+            let got_applied = applied.map(|c| c.to_array()[l] as f64);
+            for c in 0..4 {
+                let error = (got_applied[c] - want_applied[c]).abs();
+                assert!(error < 4e-7, "exp({rv:?}) · {p64:?} = {got_applied:?} vs {want_applied:?}");
             }
             let got_back = [back.x, back.y, back.z].map(|c| c.to_array()[l] as f64);
             for c in 0..3 {

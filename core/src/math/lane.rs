@@ -17,6 +17,11 @@ mod backend;
 
 pub use backend::{F4, F8};
 
+/// Whether an `F8` is one register (x86-64-v3 class targets, as the `kernels!` macro picks them). Formulas
+/// that pair lane groups gain only there; on two-register backends pairing just doubles register pressure.
+pub const F8_IS_ONE_REGISTER: bool =
+    cfg!(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma", not(feature = "scalar")));
+
 // The backends must agree on size and alignment: SoA structs are `Pod` on top of this.
 const _: () = assert!(core::mem::size_of::<F4>() == 16);
 const _: () = assert!(core::mem::align_of::<F4>() == 16);

@@ -199,6 +199,29 @@ pub fn quat_mul<L: Lanes>(l: [L; 4], r: [L; 4]) -> [L; 4] {
 /// [`SoaQuat::from_rotation_vector`].
 #[inline(always)]
 pub fn quat_from_rotation_vector<L: Lanes>(r: [L; 3]) -> [L; 4] {
+    let (sinc, cos) = half_angle_terms(r);
+    [r[0] * sinc, r[1] * sinc, r[2] * sinc, cos]
+}
+
+/// `quat_from_rotation_vector(r) · q` at either width, as `cos(θ/2) q + (sin(θ/2)/θ) (r · q)` with `r` a
+/// pure quaternion: `r · q` no longer waits for the polynomials, which shortens the dependency chain of a
+/// rotation offset applied to a pose by the product's four steps. Precision as the two calls it replaces.
+#[inline(always)]
+pub fn quat_mul_rotation_vector<L: Lanes>(r: [L; 3], q: [L; 4]) -> [L; 4] {
+    let (sinc, cos) = half_angle_terms(r);
+    let ([rx, ry, rz], [qx, qy, qz, qw]) = (r, q);
+    let rq = [
+        rx.mul_add(qw, ry.mul_add(qz, -(rz * qy))),
+        ry.mul_add(qw, rz.mul_add(qx, -(rx * qz))),
+        rz.mul_add(qw, rx.mul_add(qy, -(ry * qx))),
+        -(rx.mul_add(qx, ry.mul_add(qy, rz * qz))),
+    ];
+    core::array::from_fn(|i| sinc.mul_add(rq[i], cos * q[i]))
+}
+
+/// `sin(θ/2)/θ` and `cos(θ/2)` of rotation vectors `r` (θ = |r|), from their Taylor series in θ².
+#[inline(always)]
+fn half_angle_terms<L: Lanes>(r: [L; 3]) -> (L, L) {
     let u = r[0].mul_add(r[0], r[1].mul_add(r[1], r[2] * r[2]));
     let horner = |c: &[f32; 7]| {
         let mut acc = L::splat(c[6]);
@@ -207,8 +230,7 @@ pub fn quat_from_rotation_vector<L: Lanes>(r: [L; 3]) -> [L; 4] {
         }
         acc
     };
-    let s = horner(&HALF_SINC);
-    [r[0] * s, r[1] * s, r[2] * s, horner(&HALF_COS)]
+    (horner(&HALF_SINC), horner(&HALF_COS))
 }
 
 impl SoaTransform {
