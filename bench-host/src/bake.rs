@@ -206,9 +206,11 @@ fn bake_clip(skeleton: &RawSkeleton, clip: &RawClip, format: KeyFormat) -> Resul
 /// after track, except runs filling a lane group (`sinew::clip::track_runs`), which go component-major.
 fn push_keys<T: Copy, const N: usize>(keys: &mut Vec<T>, joints: &[u16], key: impl Fn(usize) -> [T; N]) {
     for (k, run) in sinew::clip::track_runs(joints) {
-        let values: Vec<[T; N]> = joints[k..k + run].iter().map(|&j| key(j as usize)).collect();
-        for c in 0..N {
-            keys.extend(values.iter().map(|v| v[c]));
+        for group in joints[k..k + run].chunks(4) {
+            let values: Vec<[T; N]> = group.iter().map(|&j| key(j as usize)).collect();
+            for c in 0..N {
+                keys.extend(values.iter().map(|v| v[c]));
+            }
         }
     }
 }

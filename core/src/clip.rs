@@ -11,7 +11,7 @@
 //! contiguous run: frame `f` holds every animated translation key (3 values), then every rotation key, then
 //! every scale key.
 //! - [`Keys::F32`]: 3 / 4 / 3 `f32` per translation / rotation / scale key, track after track; except that a
-//!   run of four tracks filling one lane group (see [`fills_lane_group`]) is stored component-major (the four
+//!   run of four tracks filling one lane group (see [`track_runs`]) is stored component-major (the four
 //!   `x`, then the four `y`, …), so it decodes as whole SoA vectors.
 //! - [`Keys::Quantized`]: 3 `u16` per key of any channel (6 bytes), track after track, except that a run of four
 //!   rotation tracks filling one lane group is stored component-major (the four first `u16`, …) and decodes as
@@ -188,27 +188,45 @@ pub fn encode_rotation(q: [f32; 4]) -> [u16; 3] {
     out
 }
 
-/// A channel's animated tracks as runs `(first track, length)`: length 4 for four tracks filling one lane
-/// group (stored component-major), 1 otherwise.
+/// A channel's animated tracks (`joints` strictly ascending) as runs `(first track, length)`: a length of
+/// `4m` covers `m` whole lane groups without a gap, each group's four tracks stored component-major (the
+/// four `x`, then the four `y`, …); a length of 1 is a single track. A fully animated channel is one run, so a
+/// decoder copies it in one loop with no per-group bookkeeping.
 pub fn track_runs(joints: &[u16]) -> impl Iterator<Item = (usize, usize)> + '_ {
     let mut k = 0;
     core::iter::from_fn(move || {
-        let run = match k < joints.len() {
-            true if fills_lane_group(joints, k) => 4,
-            true => 1,
-            false => return None,
+        if k >= joints.len() {
+            return None;
+        }
+        let run = match whole_groups(joints, k) {
+            0 => 1,
+            m => 4 * m,
         };
         k += run;
         Some((k - run, run))
     })
 }
 
-/// True when the animated tracks `k .. k + 4` of one channel (`joints` ascending) are joints `4g .. 4g + 3`:
-/// one whole lane group. Such runs of `f32` keys are stored component-major.
-#[inline(always)]
-pub fn fills_lane_group(joints: &[u16], k: usize) -> bool {
+/// How many whole lane groups the tracks from `k` on cover without a gap: the largest `m` with tracks
+/// `k .. k + 4m` being joints `4g .. 4g + 4m`. Strictly ascending joints are gap-free over a stretch exactly
+/// when its last joint is its length − 1 above its first, and then over every shorter stretch too, so a
+/// binary search finds `m`.
+fn whole_groups(joints: &[u16], k: usize) -> usize {
     let first = joints[k] as usize;
-    first.is_multiple_of(4) && joints.get(k + 3).is_some_and(|&last| last as usize == first + 3)
+    if !first.is_multiple_of(4) {
+        return 0;
+    }
+    let gap_free = |m: usize| joints[k + 4 * m - 1] as usize == first + 4 * m - 1;
+    let (mut known, mut most) = (0, (joints.len() - k) / 4);
+    while known < most {
+        let mid = (known + most).div_ceil(2);
+        if gap_free(mid) {
+            known = mid;
+        } else {
+            most = mid - 1;
+        }
+    }
+    known
 }
 
 /// A validated clip borrowing its arrays.
@@ -326,12 +344,16 @@ impl<'a> Clip<'a> {
                     let rotations = &frame[first..first + 4 * num_tracks[1]];
                     let joints = &track_joints[num_tracks[0]..num_tracks[0] + num_tracks[1]];
                     for (k, run) in track_runs(joints) {
-                        // Whole-group runs are component-major: component c of lane l is at 4k + run·c + l.
-                        for lane in 0..run {
-                            let len_sq: f32 = (0..4).map(|c| rotations[4 * k + run * c + lane]).map(|v| v * v).sum();
-                            if len_sq < MIN_ROTATION_LENGTH_SQ {
-                                let index = f * frame_len + first + 4 * k + lane;
-                                return Err(Error::ZeroQuaternion { buffer: Buffer::ClipKeys, index });
+                        // Whole groups are component-major: component c of lane l is at 4g + width·c + l.
+                        let width = run.min(4);
+                        for g in (k..k + run).step_by(4) {
+                            for lane in 0..width {
+                                let len_sq: f32 =
+                                    (0..4).map(|c| rotations[4 * g + width * c + lane]).map(|v| v * v).sum();
+                                if len_sq < MIN_ROTATION_LENGTH_SQ {
+                                    let index = f * frame_len + first + 4 * g + lane;
+                                    return Err(Error::ZeroQuaternion { buffer: Buffer::ClipKeys, index });
+                                }
                             }
                         }
                     }

@@ -179,20 +179,23 @@ fn write_lanes(floats: &mut [f32], joint: u16, channel: Channel, value: &[f32]) 
     }
 }
 
-/// Writes the `N`-component `f32` keys of one channel into their joints' lanes: a run filling a lane group is
+/// Writes the `N`-component `f32` keys of one channel into their joints' lanes: each whole lane group is
 /// stored component-major and goes in as `N` vector copies; other tracks lane by lane.
 #[inline(always)]
 fn scatter<const N: usize>(pose: &mut [SoaTransform], joints: &[u16], channel: Channel, keys: &[f32]) {
     let first_row = channel.soa_offset() / 4;
     for (k, run) in track_runs(joints) {
         let block = &keys[N * k..N * (k + run)];
-        if run == 4 {
-            let rows: &mut [F4; 10] = bytemuck::cast_mut(&mut pose[joints[k] as usize / 4]);
-            for (row, lanes) in rows[first_row..first_row + N].iter_mut().zip(block.chunks_exact(4)) {
+        if run == 1 {
+            write_lanes(bytemuck::cast_slice_mut(pose), joints[k], channel, block);
+            continue;
+        }
+        let groups = pose[joints[k] as usize / 4..].iter_mut();
+        for (group, keys) in groups.zip(block.chunks_exact(4 * N)) {
+            let rows: &mut [F4; 10] = bytemuck::cast_mut(group);
+            for (row, lanes) in rows[first_row..first_row + N].iter_mut().zip(keys.chunks_exact(4)) {
                 *row = F4::new(lanes[0], lanes[1], lanes[2], lanes[3]);
             }
-        } else {
-            write_lanes(bytemuck::cast_slice_mut(pose), joints[k], channel, block);
         }
     }
 }
@@ -202,12 +205,14 @@ fn scatter<const N: usize>(pose: &mut [SoaTransform], joints: &[u16], channel: C
 fn scatter_quantized_rotations(pose: &mut [SoaTransform], joints: &[u16], keys: &[u16]) {
     for (k, run) in track_runs(joints) {
         let block = &keys[3 * k..3 * (k + run)];
-        if run == 4 {
-            let lanes = |c: usize| [block[4 * c], block[4 * c + 1], block[4 * c + 2], block[4 * c + 3]];
-            pose[joints[k] as usize / 4].rotation = decode_rotations(lanes(0), lanes(1), lanes(2));
-        } else {
+        if run == 1 {
             let q = decode_rotation([block[0], block[1], block[2]]);
             write_lanes(bytemuck::cast_slice_mut(pose), joints[k], Channel::Rotation, &q);
+            continue;
+        }
+        for (group, keys) in pose[joints[k] as usize / 4..].iter_mut().zip(block.chunks_exact(12)) {
+            let lanes = |c: usize| [keys[4 * c], keys[4 * c + 1], keys[4 * c + 2], keys[4 * c + 3]];
+            group.rotation = decode_rotations(lanes(0), lanes(1), lanes(2));
         }
     }
 }

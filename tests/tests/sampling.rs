@@ -486,3 +486,19 @@ fn sampling_job_errors() {
     let tiny_arena = Arena::new(&mut tiny);
     assert!(matches!(SamplingContext::new(&tiny_arena, 5), Err(Error::ArenaExhausted { .. })));
 }
+
+#[test]
+fn track_runs_cover_whole_lane_groups_in_one_run() {
+    let runs = |joints: &[u16]| sinew::clip::track_runs(joints).collect::<Vec<_>>();
+    // Two whole groups, a lone joint, then a third group after a gap.
+    assert_eq!(runs(&[0, 1, 2, 3, 4, 5, 6, 7, 9, 12, 13, 14, 15]), [(0, 8), (8, 1), (9, 4)]);
+    // Not starting on a group: singles until one does; a group cut short stays singles.
+    assert_eq!(runs(&[1, 2, 3, 4, 5, 6, 7, 8, 9]), [(0, 1), (1, 1), (2, 1), (3, 4), (7, 1), (8, 1)]);
+    assert_eq!(runs(&[0, 1, 2]), [(0, 1), (1, 1), (2, 1)]);
+    assert_eq!(runs(&[]), []);
+    // A fully animated 1024-joint channel is one run.
+    let all: Vec<u16> = (0..1024).collect();
+    assert_eq!(runs(&all), [(0, 1024)]);
+    let gap: Vec<u16> = (0..1024).filter(|&j| j != 515).collect();
+    assert_eq!(runs(&gap), [(0, 512), (512, 1), (513, 1), (514, 1), (515, 508)]);
+}
