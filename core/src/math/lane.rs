@@ -17,6 +17,14 @@ mod backend;
 
 pub use backend::{F4, F8};
 
+/// Whether `mul_add` is one fused instruction (x86 FMA, aarch64 NEON; not SSE2, not the `scalar` build).
+/// Formulas that trade a multiply for an add or a sign flip choose by it: with FMA the multiply pipes are
+/// the scarce ones, without it every multiply-add is already two instructions.
+pub const FUSED_MUL_ADD: bool = cfg!(all(
+    not(feature = "scalar"),
+    any(all(target_arch = "x86_64", target_feature = "fma"), all(target_arch = "aarch64", target_feature = "neon"))
+));
+
 /// Whether an `F8` is one register (x86-64-v3 class targets, as the `kernels!` macro picks them). Formulas
 /// that pair lane groups gain only there; on two-register backends pairing just doubles register pressure.
 pub const F8_IS_ONE_REGISTER: bool =

@@ -5,7 +5,7 @@ pub mod lane;
 pub mod soa;
 
 pub use aos::{Mat3x4, Mat4, Quat, Transform, Vec3};
-pub use lane::{F4, F8, F8_IS_ONE_REGISTER, Lanes};
+pub use lane::{F4, F8, F8_IS_ONE_REGISTER, FUSED_MUL_ADD, Lanes};
 pub use soa::{
     SoaAffine, SoaQuat, SoaTransform, SoaVec3, atan2_upper, num_soa_joints, pack_soa, quat_from_rotation_vector,
     quat_mul, quat_mul_rotation_vector, quat_to_rotation_vector, unpack_soa,
