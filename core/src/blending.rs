@@ -190,15 +190,13 @@ impl BlendingJob<'_> {
         let w_base = F8::splat(base.weight);
         let (k, two_k, one_k_sq) = (F8::splat(k), F8::splat(2.0 * k), F8::splat(k * k + 1.0));
         for ((out, pose_base), pose_other) in self.output.iter_mut().zip(base.pose).zip(other.pose) {
-            let ((lin_base, rot_base), (lin_other, rot_other)) = (split(pose_base), split(pose_other));
-            let partial = rot_base[0].mul_add(rot_other[0], rot_base[1] * rot_other[1]);
-            let dot = partial + partial.swap_halves();
+            let (p_base, p_other) = (TransformPairs::load(pose_base), TransformPairs::load(pose_other));
+            let dot = p_base.rotation_dot(&p_other);
             let per_length = dot.abs().mul_add(two_k, one_k_sq).rsqrt();
             let per_length = if KEEP_BASE_SIGN { per_length } else { per_length.mul_sign(dot) };
-            let k_signed = k.mul_sign(dot);
-            let lin = core::array::from_fn(|i| lin_other[i].mul_add(k, lin_base[i]) * w_base);
-            let rot = core::array::from_fn(|i| rot_other[i].mul_add(k_signed, rot_base[i]) * per_length);
-            *out = join(lin, rot);
+            let factors = TransformPairs::factors(k, k.mul_sign(dot));
+            let sums = TransformPairs(core::array::from_fn(|i| p_other.0[i].mul_add(factors[i], p_base.0[i])));
+            *out = sums.scaled(w_base, per_length);
         }
     }
 
@@ -226,23 +224,6 @@ impl BlendingJob<'_> {
             *out = sum.mean(total);
         }
     }
-}
-
-/// The crossfade's registers: translation and scale alone in three (`[tx | ty] [tz | sx] [sy | sz]`), the
-/// rotation alone in two (`[rx | ry] [rz | rw]`), so every register takes one factor and no blends are needed.
-#[inline(always)]
-fn split(t: &SoaTransform) -> ([F8; 3], [F8; 2]) {
-    let c = t.components();
-    let pair = |a: usize, b: usize| F8::from_halves(c[a], c[b]);
-    ([pair(0, 1), pair(2, 7), pair(8, 9)], [pair(3, 4), pair(5, 6)])
-}
-
-/// The inverse of [`split`].
-#[inline(always)]
-fn join(linear: [F8; 3], rotation: [F8; 2]) -> SoaTransform {
-    let [(tx, ty), (tz, sx), (sy, sz)] = linear.map(F8::halves);
-    let [(rx, ry), (rz, rw)] = rotation.map(F8::halves);
-    bytemuck::cast([tx, ty, tz, rx, ry, rz, rw, sx, sy, sz])
 }
 
 impl BlendLayer<'_> {

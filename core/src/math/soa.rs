@@ -304,27 +304,31 @@ pub(crate) fn rotation_scale_columns<L: Lanes>([x, y, z, w]: [L; 4], len_sq: L, 
     ]
 }
 
-/// A lane group's ten components (in [`SoaTransform::components`] order) as five `F8` of two components each:
-/// `[tx|ty] [tz|rx] [ry|rz] [rw|sx] [sy|sz]`.
+/// A lane group's ten components as five `F8` of two components each, translation and scale alone in the
+/// first three and the rotation alone in the last two: `[tx|ty] [tz|sx] [sy|sz] [rx|ry] [rz|rw]`.
 ///
 /// Per-lane work that treats translation and scale alike (weighted sums, lerps) then runs over five registers
-/// on x86-64-v3, with every load a single 32-byte read that folds into the arithmetic; only the rotation,
-/// spread over halves of `[1]`, `[2]` and `[3]`, needs half moves. On two-register backends those cost nothing.
+/// on x86-64-v3, and every register takes one factor (no blends to build mixed ones); the rotation dot is two
+/// multiply-adds and one cross-half add. `[tz|sx]` costs one insert per load and one extra store. On
+/// two-register backends the layout only renames registers.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct TransformPairs(pub(crate) [F8; 5]);
 
 impl TransformPairs {
+    /// Components (in [`SoaTransform::components`] order) of each register's halves.
+    const LAYOUT: [(usize, usize); 5] = [(0, 1), (2, 7), (8, 9), (3, 4), (5, 6)];
+
     #[inline(always)]
     pub(crate) fn load(t: &SoaTransform) -> TransformPairs {
         let c = t.components();
-        TransformPairs(core::array::from_fn(|i| F8::from_halves(c[2 * i], c[2 * i + 1])))
+        TransformPairs(Self::LAYOUT.map(|(lo, hi)| F8::from_halves(c[lo], c[hi])))
     }
 
     #[inline(always)]
     pub(crate) fn to_transform(self) -> SoaTransform {
         let mut components = [F4::ZERO; 10];
-        for (i, pair) in self.0.iter().enumerate() {
-            (components[2 * i], components[2 * i + 1]) = pair.halves();
+        for (pair, (lo, hi)) in self.0.iter().zip(Self::LAYOUT) {
+            (components[lo], components[hi]) = pair.halves();
         }
         bytemuck::cast(components)
     }
@@ -333,10 +337,8 @@ impl TransformPairs {
     #[inline(always)]
     pub(crate) fn rotation_dot(&self, o: &TransformPairs) -> F8 {
         let (a, b) = (&self.0, &o.0);
-        // [rw | rx] from the low half of [3] and the high half of [1], then [ry | rz] on top.
-        let ends = F8::low_high(a[3] * b[3], a[1] * b[1]);
-        let pairs = a[2].mul_add(b[2], ends);
-        pairs + pairs.swap_halves()
+        let partial = a[3].mul_add(b[3], a[4] * b[4]);
+        partial + partial.swap_halves()
     }
 
     /// Translation and scale times `linear`, rotation times `rotation` (both given in both halves); a factor
@@ -347,11 +349,10 @@ impl TransformPairs {
         TransformPairs(core::array::from_fn(|i| self.0[i] * factors[i])).to_transform()
     }
 
-    /// Factors for the five registers: `linear` where they hold translation or scale, `rotation` where they
-    /// hold the rotation (both given in both halves).
+    /// Factors for the five registers: `linear` for translation and scale, `rotation` for the rotation.
     #[inline(always)]
     pub(crate) fn factors(linear: F8, rotation: F8) -> [F8; 5] {
-        [linear, F8::low_high(linear, rotation), rotation, F8::low_high(rotation, linear), linear]
+        [linear, linear, linear, rotation, rotation]
     }
 }
 
