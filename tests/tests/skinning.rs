@@ -134,3 +134,26 @@ fn non_finite_model_matrix_names_the_skeleton_joint() {
     model[1].cols[0][2] = 0.0;
     assert!(skin.palette(&model, &mut [Mat4::IDENTITY; 3]).is_ok());
 }
+
+/// The fused check reads only the output's translation column (lane 3 of each row for the 3×4 palette): every
+/// entry of the source matrix must still reach it, including through an inverse bind entry of 0 (inf × 0).
+#[test]
+fn non_finite_in_any_model_entry_is_caught() {
+    // Identity inverse binds make most products a multiply by 0; the second skin joint's is a general affine.
+    let general = Mat3x4 { rows: [[0.5, -2.0, 0.25, 3.0], [1.5, 0.0, -1.0, -4.0], [0.0, 2.5, 1.0, 0.5]] };
+    for inverse_bind in [Mat3x4::IDENTITY, general] {
+        let inverse_binds = [inverse_bind, general];
+        let skin = Skin::new(2, &[1, 0], &inverse_binds).unwrap();
+        for (col, row, bad) in
+            (0..4).flat_map(|c| (0..4).flat_map(move |r| [f32::NAN, f32::INFINITY, -f32::INFINITY].map(|v| (c, r, v))))
+        {
+            let mut model = [Mat4::IDENTITY; 2];
+            model[1].cols[col][row] = bad;
+            let want = Err(Error::NonFinite { buffer: Buffer::ModelMatrices, index: 1 });
+            assert_eq!(skin.palette(&model, &mut [Mat4::IDENTITY; 2]), want, "col {col} row {row} {bad}");
+            // The 3×4 palette does not read the bottom row.
+            let want_3x4 = if row == 3 { Ok(()) } else { want };
+            assert_eq!(skin.palette_3x4(&model, &mut [Mat3x4::IDENTITY; 2]), want_3x4, "col {col} row {row} {bad}");
+        }
+    }
+}

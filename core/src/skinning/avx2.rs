@@ -44,7 +44,8 @@ pub(super) fn palette(remap: &[u16], inverse_bind: &[Mat3x4], model: &[Mat4], pa
             let dst = out.cols.as_mut_ptr().cast::<f32>();
             _mm256_storeu_ps(dst, c01);
             _mm256_storeu_ps(dst.add(8), c23);
-            sum = _mm256_add_ps(sum, _mm256_add_ps(c01, c23));
+            // `c3` alone carries the check (see the portable loop); `c2` rides along in the same register.
+            sum = _mm256_add_ps(sum, c23);
         }
         to_f4(_mm_add_ps(_mm256_castps256_ps128(sum), _mm256_extractf128_ps::<1>(sum)))
     }
@@ -58,7 +59,6 @@ pub(super) fn palette_3x4(remap: &[u16], inverse_bind: &[Mat3x4], model: &[Mat4]
     // one `out` matrix.
     unsafe {
         let pick01 = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);
-        let unit_w = _mm_setr_ps(0.0, 0.0, 0.0, 1.0);
         let mut sum01 = _mm256_setzero_ps();
         let mut sum2 = _mm_setzero_ps();
         for ((out, ib), &joint) in palette.iter_mut().zip(inverse_bind).zip(remap) {
@@ -73,14 +73,14 @@ pub(super) fn palette_3x4(remap: &[u16], inverse_bind: &[Mat3x4], model: &[Mat4]
                 _mm256_fmadd_ps(
                     a1,
                     rows[1],
-                    _mm256_fmadd_ps(a0, rows[0], _mm256_mul_ps(a3, _mm256_set_m128(unit_w, unit_w))),
+                    _mm256_fmadd_ps(a0, rows[0], _mm256_blend_ps::<0x88>(_mm256_setzero_ps(), a3)),
                 ),
             );
             let lo = |v: __m256| _mm256_castps256_ps128(v);
             let r2 = _mm_fmadd_ps(
                 d2,
                 lo(rows[2]),
-                _mm_fmadd_ps(d1, lo(rows[1]), _mm_fmadd_ps(d0, lo(rows[0]), _mm_mul_ps(d3, unit_w))),
+                _mm_fmadd_ps(d1, lo(rows[1]), _mm_fmadd_ps(d0, lo(rows[0]), _mm_blend_ps::<0x8>(_mm_setzero_ps(), d3))),
             );
             let dst = out.rows.as_mut_ptr().cast::<f32>();
             _mm256_storeu_ps(dst, r01);

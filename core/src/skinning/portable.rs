@@ -16,7 +16,10 @@ pub(super) fn palette(remap: &[u16], inverse_bind: &[Mat3x4], model: &[Mat4], pa
             };
         }
         let cols = [col!(0), col!(1), col!(2), col!(3) + m3];
-        sum = sum + ((cols[0] + cols[1]) + (cols[2] + cols[3]));
+        // The translation column alone carries the check: it takes every entry of `M` (times a finite `B`
+        // entry, or plus `m3`), and a NaN or infinity stays non-finite through products (inf × 0 is NaN)
+        // and sums.
+        sum = sum + cols[3];
         out.store_cols(cols);
     }
     sum
