@@ -119,7 +119,7 @@ impl<L: Lanes> Quintic<L> {
 impl Quintic<F8> {
     /// Lane group `h` (0 or 1) of the pair.
     #[inline(always)]
-    pub fn half(&self, h: usize) -> Quintic<F4> {
+    pub(crate) fn half(&self, h: usize) -> Quintic<F4> {
         let pick = |v: F8| if h == 0 { v.halves().0 } else { v.halves().1 };
         Quintic { alpha: pick(self.alpha), beta: pick(self.beta), gamma: pick(self.gamma), inv_t1: pick(self.inv_t1) }
     }

@@ -49,34 +49,33 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![warn(missing_debug_implementations)]
 
-/// Picks a stage's kernels at compile time, the one place the condition is written: `<stage>/avx2.rs` on
-/// x86-64-v3 class targets (AVX2 and FMA enabled, not the `scalar` build), `<stage>/portable.rs` (over `F4`:
-/// SSE2, NEON, scalar) everywhere else. Either way the stage sees the module as `kernels`.
+/// The one place the x86-64-v3 kernel condition is written (AVX2 and FMA enabled, not the `scalar` build):
+/// `avx2_kernels! { if { items } else { items } }` compiles the first items there and the second everywhere
+/// else (SSE2, NEON, scalar).
+macro_rules! avx2_kernels {
+    (if { $($yes:item)* } else { $($no:item)* }) => {
+        avx2_kernels!(@split (all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma",
+            not(feature = "scalar"))) { $($yes)* } { $($no)* });
+    };
+    (@split $cond:tt { $($yes:item)* } { $($no:item)* }) => {
+        $( #[cfg $cond] $yes )*
+        $( #[cfg(not $cond)] $no )*
+    };
+}
+
+/// Picks a stage's kernels at compile time: `<stage>/avx2.rs` where [`avx2_kernels!`] says so,
+/// `<stage>/portable.rs` (over `F4`) everywhere else. Either way the stage sees the module as `kernels`.
 macro_rules! kernels {
     () => {
-        #[cfg(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma", not(feature = "scalar")))]
-        mod avx2;
-        #[cfg(all(
-            target_arch = "x86_64",
-            target_feature = "avx2",
-            target_feature = "fma",
-            not(feature = "scalar")
-        ))]
-        use avx2 as kernels;
-        #[cfg(not(all(
-            target_arch = "x86_64",
-            target_feature = "avx2",
-            target_feature = "fma",
-            not(feature = "scalar")
-        )))]
-        mod portable;
-        #[cfg(not(all(
-            target_arch = "x86_64",
-            target_feature = "avx2",
-            target_feature = "fma",
-            not(feature = "scalar")
-        )))]
-        use portable as kernels;
+        avx2_kernels! {
+            if {
+                mod avx2;
+                use avx2 as kernels;
+            } else {
+                mod portable;
+                use portable as kernels;
+            }
+        }
     };
 }
 

@@ -325,49 +325,51 @@ fn overlap(a: Attribute, a_bytes: usize, b: Attribute, b_bytes: usize, n: usize)
     a.offset < end(b, b_bytes) && b.offset < end(a, a_bytes)
 }
 
-/// The x86-64-v3 loop, a blended matrix in two registers, where it applies.
-#[cfg(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma", not(feature = "scalar")))]
-mod avx2;
+avx2_kernels! {
+    if {
+        /// The x86-64-v3 loop, a blended matrix in two registers, where it applies.
+        mod avx2;
 
-/// Skins the longest prefix of vertices the x86-64-v3 loop can take (positions and rigid normals, 1–4
-/// influences, 16-byte reads in bounds); returns where the portable loop continues and the prefix's lane sum.
-#[cfg(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma", not(feature = "scalar")))]
-fn wide_prefix(job: &VertexSkinningJob, s: &Streams) -> (usize, F4) {
-    let (palette, influences) = (job.palette, job.influences);
-    if s.attributes.inverse_transpose || s.attributes.tangent {
-        return (0, F4::ZERO);
-    }
-    // The loop reads 16 bytes per position and normal: only vertices with that much input left qualify.
-    let layout = job.input_layout;
-    let read_end = [Some(layout.position), layout.normal]
-        .into_iter()
-        .flatten()
-        .map(|a| match job.input.len().checked_sub(a.offset + 16) {
-            Some(room) => room / a.stride + 1,
-            None => 0,
-        })
-        .min()
-        .unwrap_or(0);
-    let end = read_end.min(influences.num_vertices());
-    let (j, w) = (influences.joints, influences.weights);
-    // SAFETY: `validate` checked every element's bounds, disjoint outputs and joint indices; `read_end`
-    // bounds the 16-byte reads.
-    let sum = unsafe {
-        match influences.count {
-            1 => avx2::skin_vertices::<1>(palette, j, w, s, end),
-            2 => avx2::skin_vertices::<2>(palette, j, w, s, end),
-            3 => avx2::skin_vertices::<3>(palette, j, w, s, end),
-            4 => avx2::skin_vertices::<4>(palette, j, w, s, end),
-            _ => return (0, F4::ZERO),
+        /// Skins the longest prefix of vertices the x86-64-v3 loop can take (positions and rigid normals,
+        /// 1–4 influences, 16-byte reads in bounds); returns where the portable loop continues and the
+        /// prefix's lane sum.
+        fn wide_prefix(job: &VertexSkinningJob, s: &Streams) -> (usize, F4) {
+            let (palette, influences) = (job.palette, job.influences);
+            if s.attributes.inverse_transpose || s.attributes.tangent {
+                return (0, F4::ZERO);
+            }
+            // The loop reads 16 bytes per position and normal: only vertices with that much input left qualify.
+            let layout = job.input_layout;
+            let read_end = [Some(layout.position), layout.normal]
+                .into_iter()
+                .flatten()
+                .map(|a| match job.input.len().checked_sub(a.offset + 16) {
+                    Some(room) => room / a.stride + 1,
+                    None => 0,
+                })
+                .min()
+                .unwrap_or(0);
+            let end = read_end.min(influences.num_vertices());
+            let (j, w) = (influences.joints, influences.weights);
+            // SAFETY: `validate` checked every element's bounds, disjoint outputs and joint indices; `read_end`
+            // bounds the 16-byte reads.
+            let sum = unsafe {
+                match influences.count {
+                    1 => avx2::skin_vertices::<1>(palette, j, w, s, end),
+                    2 => avx2::skin_vertices::<2>(palette, j, w, s, end),
+                    3 => avx2::skin_vertices::<3>(palette, j, w, s, end),
+                    4 => avx2::skin_vertices::<4>(palette, j, w, s, end),
+                    _ => return (0, F4::ZERO),
+                }
+            };
+            (end, sum)
         }
-    };
-    (end, sum)
-}
-
-/// Other targets have no separate loop: the portable loop takes every vertex.
-#[cfg(not(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma", not(feature = "scalar"))))]
-fn wide_prefix(_: &VertexSkinningJob, _: &Streams) -> (usize, F4) {
-    (0, F4::ZERO)
+    } else {
+        /// Other targets have no separate loop: the portable loop takes every vertex.
+        fn wide_prefix(_: &VertexSkinningJob, _: &Streams) -> (usize, F4) {
+            (0, F4::ZERO)
+        }
+    }
 }
 
 /// Raw pointers and strides of the validated attributes, read in the hot loop without bounds checks.
