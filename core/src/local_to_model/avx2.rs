@@ -52,6 +52,25 @@ fn opaque(mut v: __m256) -> __m256 {
     v
 }
 
+/// `[lo|lo]` from `[lo|hi]` by `vinsertf128`. Written out because LLVM otherwise emits `vpermpd`, which costs
+/// three more cycles of latency on Zen 4; this broadcast sits on every parent-to-child step, so chains pay it
+/// per joint (criterion, 256 joints, four alternating runs: a 256-joint chain 913-944 -> 865-875 ns; the
+/// humanoid's change is inside this machine's noise).
+#[inline(always)]
+fn low_half_twice(v: __m256) -> __m256 {
+    let out: __m256;
+    // SAFETY: one register-only AVX instruction (enabled for this module); it touches no memory or flags.
+    unsafe {
+        core::arch::asm!(
+            "vinsertf128 {out}, {v}, {v:x}, 1",
+            out = lateout(ymm_reg) out,
+            v = in(ymm_reg) v,
+            options(pure, nomem, nostack, preserves_flags),
+        )
+    };
+    out
+}
+
 /// The six local pairs from a conversion's columns (`[c0, c1, c2, t]`, each `[x, y, z]`), `pair(lo, hi)`
 /// building one register from a low-half and a high-half source.
 #[inline(always)]
@@ -117,7 +136,7 @@ impl JointStep for PairMat {
                 _ => _mm256_permute_ps::<0xFF>(v),
             };
             let swapped = _mm256_permute2f128_ps::<0x01>(a, a);
-            let c2 = _mm256_permute2f128_ps::<0x00>(b, b);
+            let c2 = low_half_twice(b);
             let t = _mm256_blend_ps::<0xF0>(_mm256_setzero_ps(), b);
             // Balanced sums: the child waits ~10 cycles on the parent instead of three chained multiply-adds.
             let c01 = _mm256_add_ps(_mm256_fmadd_ps(swapped, bc(l1), _mm256_mul_ps(a, bc(l0))), _mm256_mul_ps(c2, bc(l2)));
