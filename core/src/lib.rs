@@ -51,16 +51,29 @@
 
 /// The one place the x86-64-v3 kernel condition is written (AVX2 and FMA enabled, not the `scalar` build):
 /// `avx2_kernels! { if { items } else { items } }` compiles the first items there and the second everywhere
-/// else (SSE2, NEON, scalar).
+/// else (SSE2, NEON, scalar); `avx2_kernels!()` is the condition as a `bool` expression.
 macro_rules! avx2_kernels {
-    (if { $($yes:item)* } else { $($no:item)* }) => {
-        avx2_kernels!(@split (all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma",
-            not(feature = "scalar"))) { $($yes)* } { $($no)* });
+    (@with $($form:tt)*) => {
+        avx2_kernels! { $($form)* (all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma",
+            not(feature = "scalar"))) }
     };
-    (@split $cond:tt { $($yes:item)* } { $($no:item)* }) => {
+    (if { $($yes:item)* } else { $($no:item)* }) => {
+        avx2_kernels! { @with @items { $($yes)* } { $($no)* } }
+    };
+    () => {
+        avx2_kernels! { @with @bool }
+    };
+    (@items { $($yes:item)* } { $($no:item)* } $cond:tt) => {
         $( #[cfg $cond] $yes )*
         $( #[cfg(not $cond)] $no )*
     };
+    (@bool $cond:tt) => {{
+        #[cfg $cond]
+        let on = true;
+        #[cfg(not $cond)]
+        let on = false;
+        on
+    }};
 }
 
 /// Picks a stage's kernels at compile time: `<stage>/avx2.rs` where [`avx2_kernels!`] says so,

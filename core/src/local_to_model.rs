@@ -120,7 +120,7 @@ impl LocalToModelJob<'_> {
         }
         while group < num_groups {
             if group + 1 < num_groups && lane_mask(group) == 0b1111 && lane_mask(group + 1) == 0b1111 {
-                // Two full groups (every pair but a skeleton's last): no per-lane tests.
+                // Two groups whose masks are full (only `run_subtree` gets here: `run` took its pairs above).
                 let (first, second) = (&self.local[group], &self.local[group + 1]);
                 invalid = invalid | Step::walk_two(&mut chain, group * 4, first, second);
                 group += 2;

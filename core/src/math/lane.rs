@@ -25,17 +25,9 @@ pub const FUSED_MUL_ADD: bool = cfg!(all(
     any(all(target_arch = "x86_64", target_feature = "fma"), all(target_arch = "aarch64", target_feature = "neon"))
 ));
 
-avx2_kernels! {
-    if {
-        /// Whether an `F8` is one register (where the x86-64-v3 kernels are built). Formulas that pair lane
-        /// groups gain only there; on two-register backends pairing just doubles register pressure.
-        pub const F8_IS_ONE_REGISTER: bool = true;
-    } else {
-        /// Whether an `F8` is one register (where the x86-64-v3 kernels are built). Formulas that pair lane
-        /// groups gain only there; on two-register backends pairing just doubles register pressure.
-        pub const F8_IS_ONE_REGISTER: bool = false;
-    }
-}
+/// Whether an `F8` is one register (where the x86-64-v3 kernels are built). Formulas that pair lane groups gain
+/// only there; on two-register backends pairing just doubles register pressure.
+pub const F8_IS_ONE_REGISTER: bool = avx2_kernels!();
 
 // The backends must agree on size and alignment: SoA structs are `Pod` on top of this.
 const _: () = assert!(core::mem::size_of::<F4>() == 16);

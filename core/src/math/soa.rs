@@ -144,17 +144,18 @@ impl SoaQuat {
     #[inline(always)]
     pub fn nlerp(a: SoaQuat, b: SoaQuat, t: F4) -> SoaQuat {
         let dot = a.dot(b);
-        if FUSED_MUL_ADD {
-            // `a + t (±b − a)`, b taking the dot's sign where the arc is long: four multiply-pipe operations
-            // instead of eight (x86-64-v3 interpolation 392 → 319 ns at 256 joints).
-            let lerp = |a: F4, b: F4| (b.mul_sign(dot) - a).mul_add(t, a);
-            SoaQuat { x: lerp(a.x, b.x), y: lerp(a.y, b.y), z: lerp(a.z, b.z), w: lerp(a.w, b.w) }.normalize()
-        } else {
-            // `(1 − t) a ± t b`: without FMA the form above is four more instructions (SSE2 385 → 508 ns).
-            let (ta, tb) = (F4::ONE - t, F4::select(dot.cmp_lt(F4::ZERO), -t, t));
-            let lerp = |a: F4, b: F4| a.mul_add(ta, b * tb);
-            SoaQuat { x: lerp(a.x, b.x), y: lerp(a.y, b.y), z: lerp(a.z, b.z), w: lerp(a.w, b.w) }.normalize()
-        }
+        let (ta, tb) = (F4::ONE - t, F4::select(dot.cmp_lt(F4::ZERO), -t, t));
+        let lerp = |a: F4, b: F4| {
+            if FUSED_MUL_ADD {
+                // `a + t (±b − a)`, b taking the dot's sign where the arc is long: four multiply-pipe
+                // operations instead of eight (x86-64-v3 interpolation 392 → 319 ns at 256 joints).
+                (b.mul_sign(dot) - a).mul_add(t, a)
+            } else {
+                // `(1 − t) a ± t b`: without FMA the form above is four more instructions (SSE2 385 → 508 ns).
+                a.mul_add(ta, b * tb)
+            }
+        };
+        SoaQuat { x: lerp(a.x, b.x), y: lerp(a.y, b.y), z: lerp(a.z, b.z), w: lerp(a.w, b.w) }.normalize()
     }
 }
 
