@@ -3,7 +3,7 @@
 //! On AMD a broadcast from memory still takes an FP pipe, so the 4-wide loop's 12 broadcasts compete with its
 //! 12 multiply-adds. Here a 128-bit broadcast load (`vbroadcastf128`, load pipe only) fills both halves, and
 //! one `vpermilps` per pair picks a different entry for each half: per joint 6 shuffles and 6 multiply-adds
-//! for a `Mat4`, 8 and 8 for a 3×4.
+//! for a `Mat4`, 8 and 8 for a 3×4 (whose two translation terms take one `vpshufb` each).
 //!
 //! Each loop returns the lane-wise sum of everything it wrote, for the caller's fused finite check.
 
@@ -59,29 +59,30 @@ pub(super) fn palette_3x4(remap: &[u16], inverse_bind: &[Mat3x4], model: &[Mat4]
     // one `out` matrix.
     unsafe {
         let pick01 = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);
+        // Byte indices with the high bit set write zero: lane 3 takes float 0 (low half) or 1 (high half).
+        let z = -1i8;
+        #[rustfmt::skip]
+        let translation01 = _mm256_setr_epi8(
+            z, z, z, z, z, z, z, z, z, z, z, z, 0, 1, 2, 3,
+            z, z, z, z, z, z, z, z, z, z, z, z, 4, 5, 6, 7,
+        );
+        let translation2 = _mm_setr_epi8(z, z, z, z, z, z, z, z, z, z, z, z, 8, 9, 10, 11);
         let mut sum01 = _mm256_setzero_ps();
         let mut sum2 = _mm_setzero_ps();
         for ((out, ib), &joint) in palette.iter_mut().zip(inverse_bind).zip(remap) {
             let m = &model[joint as usize].cols;
-            let cols = [both_halves(&m[0]), both_halves(&m[1]), both_halves(&m[2]), both_halves(&m[3])];
-            let [a0, a1, a2, a3] = cols.map(|c| _mm256_permutevar_ps(c, pick01));
-            let [d0, d1, d2, d3] = cols.map(|c| _mm_permute_ps::<0xAA>(_mm256_castps256_ps128(c)));
+            let cols = [both_halves(&m[0]), both_halves(&m[1]), both_halves(&m[2])];
+            let [a0, a1, a2] = cols.map(|c| _mm256_permutevar_ps(c, pick01));
+            let [d0, d1, d2] = cols.map(|c| _mm_permute_ps::<0xAA>(_mm256_castps256_ps128(c)));
+            // The translation terms `[0, 0, 0, M03 | 0, 0, 0, M13]` and `[0, 0, 0, M23]`: one byte shuffle
+            // each moves the entry and zeroes the rest, where a broadcast and a blend took two.
+            let t = both_halves(&m[3]);
+            let t01 = _mm256_castsi256_ps(_mm256_shuffle_epi8(_mm256_castps_si256(t), translation01));
+            let t2 = _mm_castsi128_ps(_mm_shuffle_epi8(_mm_castps_si128(_mm256_castps256_ps128(t)), translation2));
             let rows = [both_halves(&ib.rows[0]), both_halves(&ib.rows[1]), both_halves(&ib.rows[2])];
-            let r01 = _mm256_fmadd_ps(
-                a2,
-                rows[2],
-                _mm256_fmadd_ps(
-                    a1,
-                    rows[1],
-                    _mm256_fmadd_ps(a0, rows[0], _mm256_blend_ps::<0x88>(_mm256_setzero_ps(), a3)),
-                ),
-            );
+            let r01 = _mm256_fmadd_ps(a2, rows[2], _mm256_fmadd_ps(a1, rows[1], _mm256_fmadd_ps(a0, rows[0], t01)));
             let lo = |v: __m256| _mm256_castps256_ps128(v);
-            let r2 = _mm_fmadd_ps(
-                d2,
-                lo(rows[2]),
-                _mm_fmadd_ps(d1, lo(rows[1]), _mm_fmadd_ps(d0, lo(rows[0]), _mm_blend_ps::<0x8>(_mm_setzero_ps(), d3))),
-            );
+            let r2 = _mm_fmadd_ps(d2, lo(rows[2]), _mm_fmadd_ps(d1, lo(rows[1]), _mm_fmadd_ps(d0, lo(rows[0]), t2)));
             let dst = out.rows.as_mut_ptr().cast::<f32>();
             _mm256_storeu_ps(dst, r01);
             _mm_store_ps(dst.add(8), r2);
