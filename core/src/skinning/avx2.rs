@@ -3,7 +3,7 @@
 //! On AMD a broadcast from memory still takes an FP pipe, so the 4-wide loop's 12 broadcasts compete with its
 //! 12 multiply-adds. Here a 128-bit broadcast load (`vbroadcastf128`, load pipe only) fills both halves, and
 //! one `vpermilps` per pair picks a different entry for each half: per joint 6 shuffles and 6 multiply-adds
-//! for a `Mat4`, 8 and 8 for a 3×4 (whose two translation terms take one `vpshufb` each).
+//! for a `Mat4`, 8 and 6 for a 3×4 (whose two translation terms take one `vpshufb` each and no multiply).
 //!
 //! Each loop returns the lane-wise sum of everything it wrote, for the caller's fused finite check.
 
@@ -59,7 +59,8 @@ pub(super) fn palette_3x4(remap: &[u16], inverse_bind: &[Mat3x4], model: &[Mat4]
     // one `out` matrix.
     unsafe {
         let pick01 = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);
-        // Byte indices with the high bit set write zero: lane 3 takes float 0 (low half) or 1 (high half).
+        // Byte indices with the high bit set write zero: lane 3 takes the column's lane 0 (low half) or lane 1
+        // (high half), and below, lane 2.
         let z = -1i8;
         #[rustfmt::skip]
         let translation01 = _mm256_setr_epi8(
