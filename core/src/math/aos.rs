@@ -160,9 +160,10 @@ impl Transform {
 
 /// A 4×4 matrix, column-major: `cols[c][r]` is row `r` of column `c`; column 3 holds the translation.
 ///
-/// Layout: 64 bytes, 16-byte aligned, so each column is one aligned SIMD load.
+/// Layout: 64 bytes, 32-byte aligned, so each column is one aligned 128-bit load and each pair of columns one
+/// aligned 256-bit load that never straddles a cache line (x86-64-v3 vertex skinning reads the palette so).
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
-#[repr(C, align(16))]
+#[repr(C, align(32))]
 pub struct Mat4 {
     pub cols: [[f32; 4]; 4],
 }
@@ -272,6 +273,6 @@ impl Mat3x4 {
     }
 }
 
-const _: () = assert!(core::mem::size_of::<Mat4>() == 64 && core::mem::align_of::<Mat4>() == 16);
+const _: () = assert!(core::mem::size_of::<Mat4>() == 64 && core::mem::align_of::<Mat4>() == 32);
 const _: () = assert!(core::mem::size_of::<Mat3x4>() == 48 && core::mem::align_of::<Mat3x4>() == 16);
 const _: () = assert!(core::mem::size_of::<Transform>() == 40);
