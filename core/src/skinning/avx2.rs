@@ -58,6 +58,7 @@ pub(super) fn palette_3x4(remap: &[u16], inverse_bind: &[Mat3x4], model: &[Mat4]
     // SAFETY (every intrinsic below): AVX2 and FMA are enabled for this module; stores write the 48 bytes of
     // one `out` matrix.
     unsafe {
+        let lo = |v: __m256| _mm256_castps256_ps128(v);
         let pick01 = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);
         // Byte indices with the high bit set write zero: lane 3 takes the column's lane 0 (low half) or lane 1
         // (high half), and below, lane 2.
@@ -74,15 +75,14 @@ pub(super) fn palette_3x4(remap: &[u16], inverse_bind: &[Mat3x4], model: &[Mat4]
             let m = &model[joint as usize].cols;
             let cols = [both_halves(&m[0]), both_halves(&m[1]), both_halves(&m[2])];
             let [a0, a1, a2] = cols.map(|c| _mm256_permutevar_ps(c, pick01));
-            let [d0, d1, d2] = cols.map(|c| _mm_permute_ps::<0xAA>(_mm256_castps256_ps128(c)));
+            let [d0, d1, d2] = cols.map(|c| _mm_permute_ps::<0xAA>(lo(c)));
             // The translation terms `[0, 0, 0, M03 | 0, 0, 0, M13]` and `[0, 0, 0, M23]`: one byte shuffle
             // each moves the entry and zeroes the rest, where a broadcast and a blend took two.
             let t = both_halves(&m[3]);
             let t01 = _mm256_castsi256_ps(_mm256_shuffle_epi8(_mm256_castps_si256(t), translation01));
-            let t2 = _mm_castsi128_ps(_mm_shuffle_epi8(_mm_castps_si128(_mm256_castps256_ps128(t)), translation2));
+            let t2 = _mm_castsi128_ps(_mm_shuffle_epi8(_mm_castps_si128(lo(t)), translation2));
             let rows = [both_halves(&ib.rows[0]), both_halves(&ib.rows[1]), both_halves(&ib.rows[2])];
             let r01 = _mm256_fmadd_ps(a2, rows[2], _mm256_fmadd_ps(a1, rows[1], _mm256_fmadd_ps(a0, rows[0], t01)));
-            let lo = |v: __m256| _mm256_castps256_ps128(v);
             let r2 = _mm_fmadd_ps(d2, lo(rows[2]), _mm_fmadd_ps(d1, lo(rows[1]), _mm_fmadd_ps(d0, lo(rows[0]), t2)));
             let dst = out.rows.as_mut_ptr().cast::<f32>();
             _mm256_storeu_ps(dst, r01);
@@ -90,7 +90,7 @@ pub(super) fn palette_3x4(remap: &[u16], inverse_bind: &[Mat3x4], model: &[Mat4]
             sum01 = _mm256_add_ps(sum01, r01);
             sum2 = _mm_add_ps(sum2, r2);
         }
-        let sum = _mm_add_ps(_mm_add_ps(_mm256_castps256_ps128(sum01), _mm256_extractf128_ps::<1>(sum01)), sum2);
+        let sum = _mm_add_ps(_mm_add_ps(lo(sum01), _mm256_extractf128_ps::<1>(sum01)), sum2);
         to_f4(sum)
     }
 }
