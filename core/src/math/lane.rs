@@ -25,6 +25,11 @@ pub const FUSED_MUL_ADD: bool = cfg!(all(
     any(all(target_arch = "x86_64", target_feature = "fma"), all(target_arch = "aarch64", target_feature = "neon"))
 ));
 
+/// Whether `rsqrt` refines the hardware estimate (NEON) rather than dividing by a correctly rounded square
+/// root (x86, scalar); see [`F4::rsqrt`].
+pub const RSQRT_BY_ESTIMATE: bool =
+    cfg!(all(not(feature = "scalar"), target_arch = "aarch64", target_feature = "neon"));
+
 /// Whether an `F8` is one register (where the x86-64-v3 kernels are built). Formulas that pair lane groups gain
 /// only there; on two-register backends pairing just doubles register pressure.
 pub const F8_IS_ONE_REGISTER: bool = avx2_kernels!();
@@ -162,17 +167,21 @@ impl F4 {
         self.broadcast_lane::<I>()
     }
 
-    /// Fast reciprocal square root: the backend's estimate refined by one Newton-Raphson step.
+    /// Reciprocal square root: on x86 and the scalar build `1 / sqrt(x)` (two correctly rounded operations),
+    /// on NEON the hardware estimate refined by one Newton-Raphson step.
     ///
     /// Precision: relative error below 4.0e-7 (about 2^-21.2) for every positive finite input on every backend
-    /// (SSE2, AVX2, NEON, scalar; asserted by the `lane` tests over 2^20 inputs per binade range). The estimate
-    /// differs per backend — `rsqrtps` is a 12-bit table on x86, `vrsqrteq` an 8-bit table refined by one
-    /// `vrsqrtsq` step on NEON, an exact `1/sqrt` on scalar — and the shared Newton step below squares each of
-    /// those relative errors, so all land under the same bound.
-    /// Input 0 gives +inf times NaN refinement = NaN; callers that can see zero guard it first.
+    /// (asserted by the `lane` tests over 2^20 inputs per binade range): below 1.2e-7 where it divides (two
+    /// roundings of at most 2^-24 each); on NEON `vrsqrteq`'s 8-bit table, refined by one `vrsqrtsq` step and the shared Newton step
+    /// below, lands under the same bound.
+    /// Why two forms: on x86 the divider runs beside the multiply pipes, and `sqrtps` + `divps` replaced the
+    /// estimate and its four multiply-pipe operations at a gain in every stage that normalizes (criterion, 256
+    /// joints, SSE2: two-layer crossfade −7%, sampling interpolation −4.5%; x86-64-v3 level or faster). NEON
+    /// cores' vector dividers are slow on the console-class parts, and this machine cannot time them.
+    /// Input 0 gives +inf where it divides and NaN on NEON; callers that can see zero guard it first.
     #[inline(always)]
     pub fn rsqrt(self) -> F4 {
-        newton_rsqrt(self, self.rsqrt_est())
+        if RSQRT_BY_ESTIMATE { newton_rsqrt(self, self.rsqrt_est()) } else { F4::ONE / self.sqrt() }
     }
 
     /// True when every lane of a comparison mask is set.
@@ -221,10 +230,10 @@ impl F8 {
         F8::from_halves(hi, lo)
     }
 
-    /// As [`F4::rsqrt`], with the same precision (the same estimate and Newton step per lane).
+    /// As [`F4::rsqrt`], with the same precision (the same operations per lane).
     #[inline(always)]
     pub fn rsqrt(self) -> F8 {
-        newton_rsqrt(self, self.rsqrt_est())
+        if RSQRT_BY_ESTIMATE { newton_rsqrt(self, self.rsqrt_est()) } else { F8::splat(1.0) / self.sqrt() }
     }
 }
 

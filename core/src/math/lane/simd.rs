@@ -76,7 +76,7 @@ impl F4 {
     pub fn sqrt(self) -> F4 {
         F4(self.0.sqrt())
     }
-    /// The backend's reciprocal square root estimate, at least 12 correct bits; refine with [`F4::rsqrt`].
+    /// The backend's reciprocal square root estimate, at least 12 correct bits; [`F4::rsqrt`] refines it on NEON.
     #[inline(always)]
     pub fn rsqrt_est(self) -> F4 {
         #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
