@@ -16,6 +16,7 @@
 //! Precision: the same products as the 4-wide step, summed as `(p0 b0 + p1 b1) + (p2 b2 [+ p3])`.
 
 use super::{Chain, JointStep, local_columns};
+use crate::math::lane::avx2::{f8, m128, m256};
 use crate::math::{F4, F8, Mat4, SoaTransform};
 use core::arch::x86_64::*;
 
@@ -29,18 +30,6 @@ pub(super) type Step = PairMat;
 /// One lane group's local matrices in the step's pair order: `[l00|l11] [l10|l01] [l20|l21] [l02|ty]
 /// [l12|tx] [l22|tz]`, each half SoA over the four joints.
 pub(super) struct Pairs([__m256; 6]);
-
-#[inline(always)]
-fn m128(v: F4) -> __m128 {
-    // SAFETY: `F4` is 16 bytes of `f32` lanes, exactly the layout of `__m128`.
-    unsafe { core::mem::transmute::<F4, __m128>(v) }
-}
-
-#[inline(always)]
-fn m256(v: F8) -> __m256 {
-    // SAFETY: `F8` is 32 bytes of `f32` lanes, exactly the layout of `__m256` (one AVX register on this target).
-    unsafe { core::mem::transmute::<F8, __m256>(v) }
-}
 
 /// `v` unchanged, but opaque to LLVM's shuffle combiner. Without it LLVM folds each per-lane `vpermilps` back
 /// into the `vinsertf128` that built the pair, redoing the insert for every joint (65 → 55 instructions per
@@ -104,8 +93,7 @@ impl JointStep for PairMat {
         let second = step_order(cols, |lo, hi| opaque(unsafe { _mm256_permute2f128_ps::<0x31>(lo, hi) }));
         // Opaque, so the check is done here while its inputs are in registers; LLVM otherwise sinks it below
         // the eight joints, where it only needs the mask, and spills five inputs to get there.
-        // SAFETY: `__m256` and `F8` are the same 32 bytes of `f32` lanes on this target.
-        let invalid = unsafe { core::mem::transmute::<__m256, F8>(opaque(m256(invalid))) };
+        let invalid = f8(opaque(m256(invalid)));
         let (bad_a, bad_b) = invalid.halves();
         chain.four_joints(base, &Pairs(first));
         chain.four_joints(base + 4, &Pairs(second));

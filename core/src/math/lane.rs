@@ -17,6 +17,12 @@ mod backend;
 
 pub use backend::{F4, F8};
 
+avx2_kernels! {
+    if {
+        pub(crate) mod avx2;
+    } else {}
+}
+
 /// Whether `mul_add` is one fused instruction (x86 FMA, aarch64 NEON; not SSE2, not the `scalar` build).
 /// Formulas that trade a multiply for an add or a sign flip choose by it: with FMA the multiply pipes are
 /// the scarce ones, without it every multiply-add is already two instructions.

@@ -7,6 +7,7 @@
 //!
 //! Each loop returns the lane-wise sum of everything it wrote, for the caller's fused finite check.
 
+use crate::math::lane::avx2::{f4, sum_halves};
 use crate::math::{F4, Mat3x4, Mat4};
 use core::arch::x86_64::*;
 
@@ -15,12 +16,6 @@ use core::arch::x86_64::*;
 fn both_halves(v: &[f32; 4]) -> __m256 {
     // SAFETY: `v` is 16 readable bytes; AVX is enabled for this module.
     unsafe { _mm256_broadcast_ps(&*v.as_ptr().cast::<__m128>()) }
-}
-
-#[inline(always)]
-fn to_f4(v: __m128) -> F4 {
-    // SAFETY: `__m128` and `F4` are both 16 bytes of four `f32` lanes.
-    unsafe { core::mem::transmute::<__m128, F4>(v) }
 }
 
 /// Column-major palette: `[c0|c1] = sum_k [m_k|m_k] * [b_k0|b_k1]`, `[c2|c3]` likewise plus `[0|m3]`.
@@ -47,7 +42,7 @@ pub(super) fn palette(remap: &[u16], inverse_bind: &[Mat3x4], model: &[Mat4], pa
             // `c3` alone carries the check (see the portable loop); `c2` rides along in the same register.
             sum = _mm256_add_ps(sum, c23);
         }
-        to_f4(_mm_add_ps(_mm256_castps256_ps128(sum), _mm256_extractf128_ps::<1>(sum)))
+        f4(sum_halves(sum))
     }
 }
 
@@ -90,7 +85,6 @@ pub(super) fn palette_3x4(remap: &[u16], inverse_bind: &[Mat3x4], model: &[Mat4]
             sum01 = _mm256_add_ps(sum01, r01);
             sum2 = _mm_add_ps(sum2, r2);
         }
-        let sum = _mm_add_ps(_mm_add_ps(lo(sum01), _mm256_extractf128_ps::<1>(sum01)), sum2);
-        to_f4(sum)
+        f4(_mm_add_ps(sum_halves(sum01), sum2))
     }
 }

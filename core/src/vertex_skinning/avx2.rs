@@ -10,6 +10,7 @@
 //! Positions and rigid normals only; tangents and inverse-transpose normals take the portable loop.
 
 use super::Streams;
+use crate::math::lane::avx2::{f4, sum_halves};
 use crate::math::{F4, Mat4};
 use core::arch::x86_64::*;
 
@@ -33,8 +34,7 @@ fn transform(c01: __m256, c23: __m256, v: __m128) -> __m128 {
         let v = _mm256_castps128_ps256(v);
         let xy = _mm256_permutevar8x32_ps(v, _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1));
         let zw = _mm256_permutevar8x32_ps(v, _mm256_setr_epi32(2, 2, 2, 2, 3, 3, 3, 3));
-        let sum = _mm256_fmadd_ps(c01, xy, _mm256_mul_ps(c23, zw));
-        _mm_add_ps(_mm256_castps256_ps128(sum), _mm256_extractf128_ps::<1>(sum))
+        sum_halves(_mm256_fmadd_ps(c01, xy, _mm256_mul_ps(c23, zw)))
     }
 }
 
@@ -108,6 +108,6 @@ unsafe fn skin_vertices_with<const K: usize>(
         }
         // Lane 3 holds the weights' sum times the matrices' last row: finite for finite inputs, so it joins the
         // check harmlessly.
-        core::mem::transmute::<__m128, F4>(sum)
+        f4(sum)
     }
 }
