@@ -176,14 +176,14 @@ impl F4 {
     /// Reciprocal square root: on x86 and the scalar build `1 / sqrt(x)` (two correctly rounded operations),
     /// on NEON the hardware estimate refined by one Newton-Raphson step.
     ///
-    /// Precision: relative error below 4.0e-7 (about 2^-21.2) for every positive finite input on every backend
-    /// (asserted by the `lane` tests over 2^20 inputs per binade range): below 1.2e-7 where it divides (two
-    /// roundings of at most 2^-24 each); on NEON `vrsqrteq`'s 8-bit table, refined by one `vrsqrtsq` step and the shared Newton step
-    /// below, lands under the same bound.
-    /// Why two forms: on x86 the divider runs beside the multiply pipes, and `sqrtps` + `divps` replaced the
-    /// estimate and its four multiply-pipe operations at a gain in every stage that normalizes (criterion, 256
-    /// joints, SSE2: two-layer crossfade −7%, sampling interpolation −4.5%; x86-64-v3 level or faster). NEON
-    /// cores' vector dividers are slow on the console-class parts, and this machine cannot time them.
+    /// Precision: relative error below 4.0e-7 (about 2^-21.2) for every positive finite input on every backend,
+    /// and below 1.2e-7 where it divides (two roundings of at most 2^-24 each); the `lane` tests assert each
+    /// backend's bound over 2^20 inputs per binade range. On NEON `vrsqrteq`'s 8-bit table, refined by one
+    /// `vrsqrtsq` step and the shared Newton step below, lands under the first bound.
+    /// Why two forms: on x86 the divider runs beside the multiply pipes, so `sqrtps` + `divps` cost less than
+    /// the estimate and its four multiply-pipe operations (criterion, 256 joints: SSE2 two-layer crossfade −7%,
+    /// sampling interpolation −4.5%, eight-layer blend level; x86-64-v3 level or faster; ARCHITECTURE.md).
+    /// Console-class NEON cores divide slowly, and this machine cannot time them.
     /// Input 0 gives +inf where it divides and NaN on NEON; callers that can see zero guard it first.
     #[inline(always)]
     pub fn rsqrt(self) -> F4 {
