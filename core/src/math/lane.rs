@@ -178,7 +178,7 @@ impl F4 {
     ///
     /// Precision: relative error below 4.0e-7 (about 2^-21.2) for every positive finite input on every backend,
     /// and below 1.2e-7 where it divides (two roundings of at most 2^-24 each); the `lane` tests assert each
-    /// backend's bound over 2^20 inputs per binade range. On NEON `vrsqrteq`'s 8-bit table, refined by one
+    /// backend's bound over ~2^19 inputs across 121 binades. On NEON `vrsqrteq`'s 8-bit table, refined by one
     /// `vrsqrtsq` step and the shared Newton step below, lands under the first bound.
     /// Why two forms: on x86 the divider runs beside the multiply pipes, so `sqrtps` + `divps` cost less than
     /// the estimate and its four multiply-pipe operations (criterion, 256 joints: SSE2 two-layer crossfade −7%,

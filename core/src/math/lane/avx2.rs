@@ -1,5 +1,6 @@
 //! Register views shared by the stages' x86-64-v3 kernels (`<stage>/avx2.rs`): `F4` and `F8` as the
-//! `__m128` and `__m256` they are on that target, and the one cross-half reduction they all end with.
+//! `__m128` and `__m256` they are on that target (all four are `Pod` of the same size, so the casts are
+//! checked and free), and the one cross-half reduction they all end with.
 
 use super::{F4, F8};
 use core::arch::x86_64::*;
@@ -7,29 +8,25 @@ use core::arch::x86_64::*;
 /// `v` as an SSE register.
 #[inline(always)]
 pub(crate) fn m128(v: F4) -> __m128 {
-    // SAFETY: `F4` is 16 bytes of `f32` lanes, exactly the layout of `__m128`.
-    unsafe { core::mem::transmute::<F4, __m128>(v) }
+    bytemuck::cast(v)
 }
 
 /// An SSE register as an `F4`.
 #[inline(always)]
 pub(crate) fn f4(v: __m128) -> F4 {
-    // SAFETY: as `m128`, the other way.
-    unsafe { core::mem::transmute::<__m128, F4>(v) }
+    bytemuck::cast(v)
 }
 
 /// `v` as an AVX register.
 #[inline(always)]
 pub(crate) fn m256(v: F8) -> __m256 {
-    // SAFETY: `F8` is 32 bytes of `f32` lanes, exactly the layout of `__m256` (one AVX register on this target).
-    unsafe { core::mem::transmute::<F8, __m256>(v) }
+    bytemuck::cast(v)
 }
 
 /// An AVX register as an `F8`.
 #[inline(always)]
 pub(crate) fn f8(v: __m256) -> F8 {
-    // SAFETY: as `m256`, the other way.
-    unsafe { core::mem::transmute::<__m256, F8>(v) }
+    bytemuck::cast(v)
 }
 
 /// Lanes 0–3 plus lanes 4–7: a `vextractf128` and an add (the low half is free).
