@@ -15,14 +15,14 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
-/// A build of the profiler: name in `budgets.toml`, target dir, RUSTFLAGS.
-struct Build {
-    name: &'static str,
-    target_dir: &'static str,
-    rustflags: &'static str,
+/// A build of the profiler or the benches: its name in `budgets.toml` and `targets.toml`, target dir, RUSTFLAGS.
+pub(crate) struct Build {
+    pub(crate) name: &'static str,
+    pub(crate) target_dir: &'static str,
+    pub(crate) rustflags: &'static str,
 }
 
-const BUILDS: [Build; 2] = [
+pub(crate) const BUILDS: [Build; 2] = [
     Build { name: "sse2", target_dir: "target", rustflags: "" },
     Build { name: "x86-64-v3", target_dir: "target/x86-64-v3", rustflags: "-C target-cpu=x86-64-v3" },
 ];
@@ -163,15 +163,8 @@ fn build_profiler(build: &Build) -> Result<std::path::PathBuf, String> {
 /// `runs` pinned profiler processes; the best median per stage.
 fn measure(binary: &Path, args: &[String], runs: usize) -> Result<Measured, String> {
     let mut measured = Measured::default();
-    let pin = Command::new("taskset").arg("--version").output().is_ok();
     for _ in 0..runs {
-        let mut c = if pin {
-            let mut c = Command::new("taskset");
-            c.args(["-c", "1"]).arg(binary);
-            c
-        } else {
-            Command::new(binary)
-        };
+        let mut c = crate::pinned(binary);
         c.arg("profile").args(args).arg("--json");
         let report = json_of(c)?;
         let rig = &report["rigs"][0];

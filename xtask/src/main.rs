@@ -9,6 +9,7 @@ use std::process::{Command, ExitCode};
 use std::time::Instant;
 
 mod budgets;
+mod targets;
 
 const AARCH64_LINUX: &str = "aarch64-unknown-linux-gnu";
 const AARCH64_BARE: &str = "aarch64-unknown-none";
@@ -42,6 +43,7 @@ fn main() -> ExitCode {
         "ci" => ci(),
         "bench-report" => bench_report(),
         "budgets" => budgets::budgets(args.iter().any(|a| a == "--record")),
+        "targets" => targets::targets(),
         "help" | "--help" | "-h" => {
             usage();
             Ok(())
@@ -67,6 +69,10 @@ fn usage() {
         eprintln!("  {name:<14} {what}");
     }
     eprintln!("  {:<14} medians of the last `cargo bench` run, ns per joint, per group", "bench-report");
+    eprintln!(
+        "  {:<14} the issues' performance targets (targets.toml) against criterion medians measured now",
+        "targets"
+    );
 }
 
 fn ci() -> Result<(), String> {
@@ -110,6 +116,17 @@ fn run(mut command: Command) -> Result<(), String> {
     eprintln!("    $ {shown}");
     let status = command.status().map_err(|e| format!("could not start {shown}: {e}"))?;
     if status.success() { Ok(()) } else { Err(format!("{shown} exited with {status}")) }
+}
+
+/// `binary` run pinned to core 1 when `taskset` exists (one core's caches and clock for a whole run).
+fn pinned(binary: &Path) -> Command {
+    if Command::new("taskset").arg("--version").output().is_ok() {
+        let mut c = Command::new("taskset");
+        c.args(["-c", "1"]).arg(binary);
+        c
+    } else {
+        Command::new(binary)
+    }
 }
 
 fn cargo_with(args: &[&str]) -> Command {
