@@ -191,3 +191,43 @@ fn report(targets: &[Target], builds: &[&str], medians: &Medians, rounds: usize)
     );
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The checked-in file parses, names only builds `targets` runs, and sets a positive limit everywhere.
+    #[test]
+    fn checked_in_targets_parse() {
+        let text = std::fs::read_to_string(crate::root().join("targets.toml")).expect("targets.toml is readable");
+        let targets = parse_targets(&text.parse().expect("targets.toml is TOML")).expect("every target is complete");
+        assert!(!targets.is_empty());
+        for t in &targets {
+            assert!(!t.limit_ns.is_empty(), "{}: no limit", t.what);
+            for (build, limit) in &t.limit_ns {
+                assert!(BUILDS.iter().any(|b| b.name == build), "{}: unknown build `{build}`", t.what);
+                assert!(*limit > 0.0, "{}: limit {limit}", t.what);
+            }
+            assert!(
+                t.id.starts_with(&t.bench) && t.baseline.starts_with(&t.bench),
+                "{}: ids outside its bench",
+                t.what
+            );
+        }
+    }
+
+    #[test]
+    fn a_target_without_per_is_an_error() {
+        let config: toml::Table = r#"
+            [[target]]
+            what = "x"
+            bench = "b"
+            id = "b/x"
+            baseline = "b/y"
+            limit_ns = { sse2 = 1.0 }
+        "#
+        .parse()
+        .expect("valid TOML");
+        assert_eq!(parse_targets(&config).err().as_deref(), Some("targets.toml: a target lacks `per`"));
+    }
+}
