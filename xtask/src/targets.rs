@@ -4,9 +4,10 @@
 //! Each build (SSE2 baseline, x86-64-v3) compiles the bench-host benches once, then `settings.rounds` rounds run
 //! every target's bench for every build in turn, pinned to one core, each target beside its naive glam baseline
 //! in the same criterion run. Alternating the builds round by round spreads the host's slow spells over both.
-//! Criterion writes under `target/xtask-targets/<build>/<round>/<bench>`, so the report never reads an older run. The
-//! report is the median range over rounds, the ratio to glam, and how many rounds were at or under the limit;
-//! it fails only when something cannot be built, run or read, never on a missed target.
+//! Each run gets an emptied `target/xtask-targets/<build>/<round>/<bench>` as criterion's home, so the report
+//! never reads an older run. The report is the median range over rounds, the ratio to glam, and how many rounds
+//! were at or under the limit; it fails only when something cannot be built, run or read, never on a missed
+//! target.
 
 use crate::budgets::{BUILDS, Build};
 use serde_json::Value;
@@ -64,6 +65,11 @@ pub fn targets() -> Result<(), String> {
             for (bench, ids) in by_bench {
                 let exe = executables.get(bench).ok_or(format!("no bench named `{bench}` in sinew-bench-host"))?;
                 let home = root.join("target/xtask-targets").join(build.name).join(round.to_string()).join(bench);
+                if let Err(e) = std::fs::remove_dir_all(&home)
+                    && e.kind() != std::io::ErrorKind::NotFound
+                {
+                    return Err(format!("{}: {e}", home.display()));
+                }
                 let filter = format!("^({})$", ids.join("|"));
                 let mut c = crate::pinned(exe);
                 c.current_dir(&root).env("CRITERION_HOME", &home);
