@@ -1,4 +1,4 @@
-//! The lane type: precision of the shared fast reciprocal square root, masks, selects, transposes.
+//! The lane type: precision of the reciprocal square root (per backend), masks, selects, transposes.
 
 use sinew::math::lane::{BACKEND, RSQRT_BY_ESTIMATE};
 use sinew::math::{F4, F8};

@@ -41,18 +41,11 @@ struct Measured {
 
 pub fn budgets(record: bool) -> Result<(), String> {
     let root = crate::root();
-    let path = root.join("budgets.toml");
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let config: toml::Table = text.parse().map_err(|e| format!("{}: {e}", path.display()))?;
-    let settings = config.get("settings").and_then(|s| s.as_table()).ok_or("budgets.toml: no [settings]")?;
+    let (config, settings) = crate::read_config("budgets.toml")?;
     let runs = settings.get("runs").and_then(|v| v.as_integer()).unwrap_or(3) as usize;
     let retries = settings.get("retries").and_then(|v| v.as_integer()).unwrap_or(1) as usize;
     let enforce_time = settings.get("enforce_time").and_then(|v| v.as_bool()).unwrap_or(true);
-    let timing_args: Vec<String> = settings
-        .get("timing_args")
-        .and_then(|v| v.as_array())
-        .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
-        .unwrap_or_default();
+    let timing_args = crate::strings(&settings, "timing_args");
     let tolerance = settings.get("instruction_tolerance").and_then(|v| v.as_float()).unwrap_or(0.03);
     let workloads = config.get("workload").and_then(|w| w.as_array()).ok_or("budgets.toml: no [[workload]]")?;
 
@@ -183,13 +176,9 @@ fn measure(binary: &Path, args: &[String], runs: usize) -> Result<Measured, Stri
     Ok(measured)
 }
 
-fn json_of(mut c: Command) -> Result<Value, String> {
+fn json_of(c: Command) -> Result<Value, String> {
     let shown = format!("{c:?}");
-    let out = c.output().map_err(|e| format!("could not start {shown}: {e}"))?;
-    if !out.status.success() {
-        return Err(format!("{shown} failed: {}", String::from_utf8_lossy(&out.stderr)));
-    }
-    serde_json::from_slice(&out.stdout).map_err(|e| format!("{shown}: bad JSON: {e}"))
+    serde_json::from_slice(&crate::stdout_of(c)?).map_err(|e| format!("{shown}: bad JSON: {e}"))
 }
 
 /// `(stage, measured, budget)` for every budgeted stage measured above its budget (or not measured).

@@ -129,6 +129,34 @@ fn pinned(binary: &Path) -> Command {
     }
 }
 
+/// A checked-in TOML file at the workspace root, parsed, with its `[settings]` table.
+fn read_config(name: &str) -> Result<(toml::Table, toml::Table), String> {
+    let path = root().join(name);
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut config: toml::Table = text.parse().map_err(|e| format!("{}: {e}", path.display()))?;
+    match config.remove("settings") {
+        Some(toml::Value::Table(settings)) => Ok((config, settings)),
+        _ => Err(format!("{name}: no [settings]")),
+    }
+}
+
+/// The strings of the array `key` in `table`; empty when it is absent.
+fn strings(table: &toml::Table, key: &str) -> Vec<String> {
+    let array = table.get(key).and_then(|v| v.as_array());
+    array.map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect()).unwrap_or_default()
+}
+
+/// Runs `command` to completion and returns its standard output; a failure to start or a non-zero exit is an
+/// `Err` carrying the command and its standard error.
+fn stdout_of(mut command: Command) -> Result<Vec<u8>, String> {
+    let shown = format!("{command:?}");
+    let out = command.output().map_err(|e| format!("could not start {shown}: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("{shown} failed: {}", String::from_utf8_lossy(&out.stderr)));
+    }
+    Ok(out.stdout)
+}
+
 fn cargo_with(args: &[&str]) -> Command {
     let mut c = cargo();
     c.args(args);

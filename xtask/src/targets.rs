@@ -31,16 +31,9 @@ type Medians = BTreeMap<(&'static str, String), Vec<f64>>;
 
 pub fn targets() -> Result<(), String> {
     let root = crate::root();
-    let path = root.join("targets.toml");
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let config: toml::Table = text.parse().map_err(|e| format!("{}: {e}", path.display()))?;
-    let settings = config.get("settings").and_then(|s| s.as_table()).ok_or("targets.toml: no [settings]")?;
+    let (config, settings) = crate::read_config("targets.toml")?;
     let rounds = settings.get("rounds").and_then(|v| v.as_integer()).unwrap_or(3).max(1) as usize;
-    let criterion_args: Vec<String> = settings
-        .get("criterion_args")
-        .and_then(|v| v.as_array())
-        .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
-        .unwrap_or_default();
+    let criterion_args = crate::strings(&settings, "criterion_args");
     let targets = parse_targets(&config)?;
 
     // Builds this machine can run, each with its bench executables by name.
@@ -75,10 +68,7 @@ pub fn targets() -> Result<(), String> {
                 c.current_dir(&root).env("CRITERION_HOME", &home);
                 c.args(["--bench", "--noplot"]).args(&criterion_args).arg(&filter);
                 eprintln!("xtask targets: round {} of {rounds}, {}, {bench}", round + 1, build.name);
-                let out = c.output().map_err(|e| format!("could not start {}: {e}", exe.display()))?;
-                if !out.status.success() {
-                    return Err(format!("{} failed: {}", exe.display(), String::from_utf8_lossy(&out.stderr)));
-                }
+                crate::stdout_of(c)?;
                 let mut rows = vec![];
                 crate::collect_estimates(&home, &mut rows);
                 for (id, median_ns, elements) in rows {
@@ -135,14 +125,10 @@ fn bench_executables(build: &Build) -> Result<BTreeMap<String, PathBuf>, String>
     if !build.rustflags.is_empty() {
         c.env("RUSTFLAGS", build.rustflags);
     }
-    let shown = format!("{c:?}");
-    eprintln!("    $ {shown}");
-    let out = c.output().map_err(|e| format!("could not start {shown}: {e}"))?;
-    if !out.status.success() {
-        return Err(format!("{shown} failed: {}", String::from_utf8_lossy(&out.stderr)));
-    }
+    eprintln!("    $ {c:?}");
+    let stdout = crate::stdout_of(c)?;
     let mut executables = BTreeMap::new();
-    for line in String::from_utf8_lossy(&out.stdout).lines() {
+    for line in String::from_utf8_lossy(&stdout).lines() {
         let Ok(message) = serde_json::from_str::<Value>(line) else { continue };
         let is_bench = message["target"]["kind"].as_array().is_some_and(|k| k.iter().any(|k| k == "bench"));
         if let (true, Some(name), Some(exe)) =
@@ -205,8 +191,8 @@ mod tests {
     /// The checked-in file parses, names only builds `targets` runs, and sets a positive limit everywhere.
     #[test]
     fn checked_in_targets_parse() {
-        let text = std::fs::read_to_string(crate::root().join("targets.toml")).expect("targets.toml is readable");
-        let targets = parse_targets(&text.parse().expect("targets.toml is TOML")).expect("every target is complete");
+        let (config, _) = crate::read_config("targets.toml").expect("targets.toml is readable TOML with [settings]");
+        let targets = parse_targets(&config).expect("every target is complete");
         assert!(!targets.is_empty());
         for t in &targets {
             assert!(!t.limit_ns.is_empty(), "{}: no limit", t.what);
