@@ -6,7 +6,8 @@
 //!
 //! How: each lane group's four local matrices are built in SoA (`local_columns`; x86-64-v3 converts two lane
 //! groups in one eight-wide pass), then each joint's columns are the parent's columns times broadcast local
-//! entries: 12 multiply-adds in `portable.rs`, six 256-bit ones (two columns each) in `avx2.rs`. The parent
+//! entries: 12 multiply-adds in `portable.rs`; on x86-64-v3 (`avx2.rs`) 256-bit ones that carry two joints of
+//! independent groups side by side, in the skeleton's group walk order (`Skeleton::group_walk`). The parent
 //! is taken from registers when it is the joint just computed — the common case along chains (spine, limbs,
 //! fingers) — so a chain never waits on a store→load round trip through the output.
 //!
@@ -65,6 +66,9 @@ impl LocalToModelJob<'_> {
     pub fn run(&mut self) -> Result<(), Error> {
         self.validate()?;
         let n = self.skeleton.num_joints();
+        if Step::WALKS_PAIRS {
+            return self.run_group_walk();
+        }
         self.run_masked(0, n / 4, |group| lanes_below(n.saturating_sub(group * 4)))
     }
 
@@ -100,16 +104,7 @@ impl LocalToModelJob<'_> {
         full_end: usize,
         lane_mask: impl Fn(usize) -> u32,
     ) -> Result<(), Error> {
-        let root = self.root.unwrap_or(&Mat4::IDENTITY);
-        // `prev` starts as the root matrix under the index `usize::MAX`, which is what a root's parent −1 becomes
-        // as `usize`: the first root joint takes it from registers, and later roots load it (`Chain::joint`).
-        let mut chain = Chain {
-            parents: self.skeleton.parents(),
-            model: &mut *self.model,
-            root,
-            prev_joint: usize::MAX,
-            prev: Step::load(root),
-        };
+        let mut chain = Chain::new(self.skeleton.parents(), &mut *self.model, self.root);
         let mut invalid = F4::ZERO;
         let num_groups = self.local.len();
         let mut group = first_group;
@@ -126,28 +121,43 @@ impl LocalToModelJob<'_> {
                 group += 2;
                 continue;
             }
-            let lanes = lane_mask(group);
-            if lanes != 0 {
-                let (local, bad) = Step::prepare(&self.local[group]);
-                invalid = invalid | (bad & F4::lane_mask(lanes));
-                let base = group * 4;
-                if lanes & 1 != 0 {
-                    chain.joint::<0>(base, &local);
-                }
-                if lanes & 2 != 0 {
-                    chain.joint::<1>(base, &local);
-                }
-                if lanes & 4 != 0 {
-                    chain.joint::<2>(base, &local);
-                }
-                if lanes & 8 != 0 {
-                    chain.joint::<3>(base, &local);
-                }
-            }
+            invalid = invalid | chain.lanes(group, lane_mask(group), &self.local[group]);
             group += 1;
         }
         if invalid.any_set() {
             return Err(first_invalid_joint(self.local, first_group, &lane_mask));
+        }
+        Ok(())
+    }
+}
+
+impl<'a> LocalToModelJob<'a> {
+    /// The whole skeleton in the skeleton's group walk order: pairs side by side (`JointStep::walk_pair`),
+    /// consecutive single full groups eight wide (`walk_two`), the rest one group at a time.
+    #[inline(always)]
+    fn run_group_walk(&mut self) -> Result<(), Error> {
+        let num_joints = self.skeleton.num_joints();
+        let num_full = num_joints / 4;
+        let walk = self.skeleton.group_walk();
+        let local = self.local;
+        let mut chain = Chain::new(self.skeleton.parents(), &mut *self.model, self.root);
+        let mut invalid = F4::ZERO;
+        let mut step = 0;
+        while step < walk.len() {
+            let [a, b] = walk[step].map(usize::from);
+            step += 1;
+            let bad = if a != b {
+                Step::walk_pair(&mut chain, [a, b], [&local[a], &local[b]])
+            } else if a + 1 < num_full && walk.get(step) == Some(&[a as u8 + 1; 2]) {
+                step += 1;
+                Step::walk_two(&mut chain, a * 4, &local[a], &local[a + 1])
+            } else {
+                chain.lanes(a, lanes_below(num_joints - a * 4), &local[a])
+            };
+            invalid = invalid | bad;
+        }
+        if invalid.any_set() {
+            return Err(first_invalid_joint(self.local, 0, &|group| lanes_below(num_joints.saturating_sub(group * 4))));
         }
         Ok(())
     }
@@ -164,7 +174,16 @@ struct Chain<'m, S> {
     prev: S,
 }
 
-impl<S: JointStep> Chain<'_, S> {
+impl<'m, S: JointStep> Chain<'m, S> {
+    /// The walk's starting state. `prev` holds the root matrix (identity for `None`) under the index
+    /// `usize::MAX`, which is what a root's parent −1 becomes as `usize`: the first root joint takes it from
+    /// registers, and later roots load it (`Chain::joint`).
+    #[inline(always)]
+    fn new(parents: &'m [i16], model: &'m mut [Mat4], root: Option<&'m Mat4>) -> Self {
+        let root = root.unwrap_or(&Mat4::IDENTITY);
+        Chain { parents, model, root, prev_joint: usize::MAX, prev: S::load(root) }
+    }
+
     /// Computes the four joints from `base` on.
     #[inline(always)]
     fn four_joints(&mut self, base: usize, local: &S::Local) {
@@ -177,21 +196,49 @@ impl<S: JointStep> Chain<'_, S> {
         self.joint::<3>(base, local);
     }
 
+    /// Computes the lanes of `group` set in `lanes` (bit `l` = lane `l`, all below `num_joints`); returns the
+    /// mask of the selected lanes the kernel cannot use.
+    #[inline(always)]
+    fn lanes(&mut self, group: usize, lanes: u32, local: &SoaTransform) -> F4 {
+        if lanes == 0 {
+            return F4::ZERO;
+        }
+        let (prepared, bad) = S::prepare(local);
+        let base = group * 4;
+        if lanes & 1 != 0 {
+            self.joint::<0>(base, &prepared);
+        }
+        if lanes & 2 != 0 {
+            self.joint::<1>(base, &prepared);
+        }
+        if lanes & 4 != 0 {
+            self.joint::<2>(base, &prepared);
+        }
+        if lanes & 8 != 0 {
+            self.joint::<3>(base, &prepared);
+        }
+        bad & F4::lane_mask(lanes)
+    }
+
+    /// The stored matrix of `parent`, or the root matrix for −1.
+    #[inline(always)]
+    fn stored(&self, parent: i16) -> &Mat4 {
+        if parent < 0 {
+            self.root
+        } else {
+            // SAFETY: `Skeleton::new` proved `0 <= parent < joint` for some joint, and `validate` proved
+            // `model.len() == num_joints`.
+            unsafe { self.model.get_unchecked(parent as usize) }
+        }
+    }
+
     /// Computes `model[base + LANE]` from lane `LANE` of the lane group's local matrices; `base` is the group's
     /// first joint, and `base + LANE < num_joints`.
     #[inline(always)]
     fn joint<const LANE: usize>(&mut self, base: usize, local: &S::Local) {
         let joint = base + LANE;
         let parent = self.parents[joint];
-        let parent_matrix = if parent as usize == self.prev_joint {
-            self.prev
-        } else if parent < 0 {
-            S::load(self.root)
-        } else {
-            // SAFETY: `Skeleton::new` proved `0 <= parent < joint`, and `validate` proved
-            // `model.len() == num_joints > joint`.
-            S::load(unsafe { self.model.get_unchecked(parent as usize) })
-        };
+        let parent_matrix = if parent as usize == self.prev_joint { self.prev } else { S::load(self.stored(parent)) };
         // Addressed from the group's first joint, so the four joints of a group share one address computation
         // and store at fixed offsets (indexing by `joint` cost four instructions per joint on x86-64-v3).
         // SAFETY: callers pass `base + LANE < num_joints` (`four_joints` range-checks its group; the masked path
@@ -217,6 +264,19 @@ trait JointStep: Copy {
         let (b, bad_b) = Self::prepare(second);
         chain.four_joints(base + 4, &b);
         bad_a | bad_b
+    }
+    /// Whether `run` follows the skeleton's group walk (`walk_pair` computes two groups side by side) rather
+    /// than memory order.
+    const WALKS_PAIRS: bool = false;
+    /// Walks full lane groups `a` and `b`, neither holding a parent of the other's joints; returns the mask of
+    /// both. Without a side-by-side step, one after the other.
+    #[inline(always)]
+    fn walk_pair(chain: &mut Chain<Self>, [a, b]: [usize; 2], [first, second]: [&SoaTransform; 2]) -> F4 {
+        let (x, bad_x) = Self::prepare(first);
+        chain.four_joints(a * 4, &x);
+        let (y, bad_y) = Self::prepare(second);
+        chain.four_joints(b * 4, &y);
+        bad_x | bad_y
     }
     fn load(m: &Mat4) -> Self;
     /// Writes `self * local[LANE]` to `out` and returns it for the joint's children.

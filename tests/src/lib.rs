@@ -73,6 +73,28 @@ pub fn random_parents(rng: &mut Rng, n: usize) -> Vec<i16> {
         .collect()
 }
 
+/// Parents of `n` joints laid out as chains, each hanging off a random earlier joint (a root now and then):
+/// limbs, fingers and tails. Half the chains are 4 to 16 joints long in steps of 4, so many start on a lane
+/// group and the group walk has independent groups to pair; the rest are 3 to 20 long.
+pub fn branching_parents(rng: &mut Rng, n: usize) -> Vec<i16> {
+    let mut parents = Vec::with_capacity(n);
+    while parents.len() < n {
+        let start = parents.len();
+        let length = if rng.below(2) == 0 { 4 * (1 + rng.below(4)) } else { 3 + rng.below(18) };
+        for i in start..(start + length).min(n) {
+            let parent = if i > start {
+                i - 1
+            } else if i == 0 || rng.below(10) == 0 {
+                usize::MAX
+            } else {
+                rng.below(i)
+            };
+            parents.push(if parent == usize::MAX { -1 } else { parent as i16 });
+        }
+    }
+    parents
+}
+
 /// `n` random AoS transforms.
 pub fn random_pose(rng: &mut Rng, n: usize) -> Vec<Transform> {
     (0..n).map(|_| rng.transform()).collect()

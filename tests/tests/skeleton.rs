@@ -113,3 +113,62 @@ fn padding_lanes_must_be_identity() {
     pose[0].set(3, &t);
     assert!(Skeleton::new(&[-1, 0, 1, 2], &pose, None).is_ok());
 }
+
+/// Checks what `Skeleton::group_walk` promises: every group once, pairs of two distinct full groups with no
+/// parent in each other, and every other parent in a group walked at an earlier step.
+fn assert_valid_group_walk(parents: &[i16]) -> usize {
+    let n = parents.len();
+    let pose = rest(n);
+    let skeleton = Skeleton::new(parents, &pose, None).unwrap();
+    let num_groups = n.div_ceil(4);
+    let mut step_of = vec![usize::MAX; num_groups];
+    for (step, &[a, b]) in skeleton.group_walk().iter().enumerate() {
+        for g in [a, b] {
+            let g = g as usize;
+            assert!(g < num_groups, "{n} joints: group {g} out of range");
+            assert!(step_of[g] == usize::MAX || (a == b && step_of[g] == step), "{n} joints: group {g} twice");
+            step_of[g] = step;
+        }
+        if a != b {
+            assert!((a.max(b) as usize + 1) * 4 <= n, "{n} joints: pair {a}, {b} includes a partial group");
+        }
+    }
+    assert!(step_of.iter().all(|&s| s != usize::MAX), "{n} joints: a group is never walked");
+    for (joint, &parent) in parents.iter().enumerate().filter(|&(_, &p)| p >= 0) {
+        let (group, parent_group) = (joint / 4, parent as usize / 4);
+        if parent_group != group {
+            assert!(
+                step_of[parent_group] < step_of[group],
+                "{n} joints: joint {joint} walked before its parent {parent}"
+            );
+        }
+    }
+    skeleton.group_walk().iter().filter(|[a, b]| a != b).count()
+}
+
+#[test]
+fn group_walk_is_a_dependency_order() {
+    let mut rng = sinew_tests::Rng::new(31);
+    for &n in sinew_tests::JOINT_COUNTS {
+        assert_valid_group_walk(&sinew_tests::random_parents(&mut rng, n));
+        let pairs = assert_valid_group_walk(&sinew_tests::branching_parents(&mut rng, n));
+        assert!(n < 67 || pairs > 0, "{n} branching joints: no pair");
+    }
+    // A star: every group is ready after the first, so all but the first and the partial last pair up.
+    let star: Vec<i16> = (0..MAX_JOINTS as i16).map(|j| if j == 0 { -1 } else { 0 }).collect();
+    assert_eq!(assert_valid_group_walk(&star), (MAX_JOINTS / 4 - 1) / 2);
+}
+
+#[test]
+fn group_walk_pairs_independent_chains_longest_first() {
+    // Group 0: a root chain. Groups 1 and 2 hang off joint 3; group 3 continues group 2's chain. Group 2 heads
+    // the longer chain (two groups), so it is walked first and paired with group 1; group 3 is left alone.
+    let parents = [-1, 0, 1, 2, 3, 4, 5, 6, 3, 8, 9, 10, 11, 12, 13, 14];
+    let pose = rest(parents.len());
+    let skeleton = Skeleton::new(&parents, &pose, None).unwrap();
+    assert_eq!(skeleton.group_walk(), &[[0, 0], [2, 1], [3, 3]]);
+    // Five joints: the partial last group is never paired.
+    let pose = rest(9);
+    let skeleton = Skeleton::new(&[-1, 0, 1, 2, 3, 3, -1, 6, 7], &pose, None).unwrap();
+    assert_eq!(skeleton.group_walk(), &[[0, 0], [1, 1], [2, 2]]);
+}
