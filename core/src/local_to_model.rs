@@ -66,10 +66,11 @@ impl LocalToModelJob<'_> {
     pub fn run(&mut self) -> Result<(), Error> {
         self.validate()?;
         let n = self.skeleton.num_joints();
+        let lane_mask = |group: usize| lanes_below(n.saturating_sub(group * 4));
         if Step::WALKS_PAIRS {
-            return self.run_group_walk();
+            return self.run_group_walk(lane_mask);
         }
-        self.run_masked(0, n / 4, |group| lanes_below(n.saturating_sub(group * 4)))
+        self.run_masked(0, n / 4, lane_mask)
     }
 
     /// Model-space matrices of `joint` and all its descendants only; every other entry of `model` is read as
@@ -129,15 +130,13 @@ impl LocalToModelJob<'_> {
         }
         Ok(())
     }
-}
 
-impl<'a> LocalToModelJob<'a> {
     /// The whole skeleton in the skeleton's group walk order: pairs side by side (`JointStep::walk_pair`),
-    /// consecutive single full groups eight wide (`walk_two`), the rest one group at a time.
+    /// consecutive single full groups eight wide (`walk_two`), the rest one group at a time, its lanes
+    /// selected by `lane_mask(group)` as in `run_masked`.
     #[inline(always)]
-    fn run_group_walk(&mut self) -> Result<(), Error> {
-        let num_joints = self.skeleton.num_joints();
-        let num_full = num_joints / 4;
+    fn run_group_walk(&mut self, lane_mask: impl Fn(usize) -> u32) -> Result<(), Error> {
+        let num_full = self.skeleton.num_joints() / 4;
         let walk = self.skeleton.group_walk();
         let local = self.local;
         let mut chain = Chain::new(self.skeleton.parents(), &mut *self.model, self.root);
@@ -152,12 +151,12 @@ impl<'a> LocalToModelJob<'a> {
                 step += 1;
                 Step::walk_two(&mut chain, a * 4, &local[a], &local[a + 1])
             } else {
-                chain.lanes(a, lanes_below(num_joints - a * 4), &local[a])
+                chain.lanes(a, lane_mask(a), &local[a])
             };
             invalid = invalid | bad;
         }
         if invalid.any_set() {
-            return Err(first_invalid_joint(self.local, 0, &|group| lanes_below(num_joints.saturating_sub(group * 4))));
+            return Err(first_invalid_joint(self.local, 0, &lane_mask));
         }
         Ok(())
     }
@@ -187,13 +186,18 @@ impl<'m, S: JointStep> Chain<'m, S> {
     /// Computes the four joints from `base` on.
     #[inline(always)]
     fn four_joints(&mut self, base: usize, local: &S::Local) {
-        // One range check for the four joints, which lets the compiler drop most per-joint ones (all in the
-        // first group of a pair; three of four stay in the second).
-        let _ = (&self.parents[base..base + 4], &self.model[base..base + 4]);
+        self.check_group(base);
         self.joint::<0>(base, local);
         self.joint::<1>(base, local);
         self.joint::<2>(base, local);
         self.joint::<3>(base, local);
+    }
+
+    /// One range check for the four joints from `base`, which lets the compiler drop most per-joint ones (all
+    /// in the first group of a pair; three of four stay in the second).
+    #[inline(always)]
+    fn check_group(&self, base: usize) {
+        let _ = (&self.parents[base..base + 4], &self.model[base..base + 4]);
     }
 
     /// Computes the lanes of `group` set in `lanes` (bit `l` = lane `l`, all below `num_joints`); returns the

@@ -169,29 +169,29 @@ fn group_walk(parents: &[i16]) -> GroupWalk {
     const MAX_GROUPS: usize = MAX_JOINTS / 4;
     let num_groups = num_soa_joints(parents.len());
     let num_full = parents.len() / 4;
-    let group_parents = |group: usize| parents[group * 4..(group * 4 + 4).min(parents.len())].iter();
+    // The groups holding a parent of one of `group`'s joints, other than `group` itself.
+    let parent_groups = |group: usize| {
+        parents[group * 4..(group * 4 + 4).min(parents.len())]
+            .iter()
+            .filter_map(move |&parent| (parent >= 0 && parent as usize / 4 != group).then_some(parent as usize / 4))
+    };
     // Groups in a chain of dependent groups from each group down, itself included. Children lie in later
     // groups, so one backward pass sees every group's final height before it passes it up.
     let mut height = [1u16; MAX_GROUPS];
     for group in (0..num_groups).rev() {
-        for &parent in group_parents(group) {
-            let parent_group = parent as usize / 4;
-            if parent >= 0 && parent_group != group {
-                height[parent_group] = height[parent_group].max(height[group] + 1);
-            }
+        for parent_group in parent_groups(group) {
+            height[parent_group] = height[parent_group].max(height[group] + 1);
         }
     }
     let mut walked = [false; MAX_GROUPS];
     let mut walk = GroupWalk { steps: [[0; 2]; MAX_GROUPS], len: 0 };
+    // Full groups only: a partial group is never paired, and as the last group it has no children, so it
+    // goes last.
     while walk.len < MAX_GROUPS {
-        // The best two ready groups, highest first, lower index on ties; a partial group is never paired.
+        // The best two ready groups, highest first, lower index on ties.
         let mut best: [Option<usize>; 2] = [None, None];
-        for group in (0..num_groups).filter(|&g| !walked[g]) {
-            let ready = group_parents(group).all(|&parent| {
-                let parent_group = parent as usize / 4;
-                parent < 0 || parent_group == group || walked[parent_group]
-            });
-            if !ready {
+        for group in (0..num_full).filter(|&g| !walked[g]) {
+            if !parent_groups(group).all(|parent_group| walked[parent_group]) {
                 continue;
             }
             let beats = |other: Option<usize>| other.is_none_or(|other| height[group] > height[other]);
@@ -202,10 +202,14 @@ fn group_walk(parents: &[i16]) -> GroupWalk {
             }
         }
         let Some(first) = best[0] else { break };
-        let second = best[1].filter(|&second| first < num_full && second < num_full).unwrap_or(first);
+        let second = best[1].unwrap_or(first);
         walked[first] = true;
         walked[second] = true;
         walk.steps[walk.len] = [first as u8, second as u8];
+        walk.len += 1;
+    }
+    if num_full < num_groups && walk.len < MAX_GROUPS {
+        walk.steps[walk.len] = [num_full as u8; 2];
         walk.len += 1;
     }
     walk

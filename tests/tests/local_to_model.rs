@@ -229,6 +229,15 @@ fn subtree_joint_out_of_range() {
     );
 }
 
+/// Model matrices from `run_subtree` on each root joint in turn, starting from identities.
+fn run_each_root_subtree(skeleton: &Skeleton, local: &[SoaTransform], root: &Mat4) -> Vec<Mat4> {
+    let mut model = vec![Mat4::IDENTITY; skeleton.num_joints()];
+    for joint in (0..skeleton.num_joints()).filter(|&j| skeleton.parents()[j] < 0) {
+        LocalToModelJob { skeleton, local, root: Some(root), model: &mut model }.run_subtree(joint).unwrap();
+    }
+    model
+}
+
 #[test]
 fn subtree_of_every_root_reproduces_the_full_run_bit_for_bit() {
     // Same kernel, same order of operations: updating each root's tree in turn must equal one full run.
@@ -241,13 +250,7 @@ fn subtree_of_every_root_reproduces_the_full_run_bit_for_bit() {
         let root = rng.transform().to_mat4();
         let mut full = vec![Mat4::IDENTITY; n];
         LocalToModelJob { skeleton: &skeleton, local: &local, root: Some(&root), model: &mut full }.run().unwrap();
-        let mut by_tree = vec![Mat4::IDENTITY; n];
-        for joint in (0..n).filter(|&j| parents[j] < 0) {
-            LocalToModelJob { skeleton: &skeleton, local: &local, root: Some(&root), model: &mut by_tree }
-                .run_subtree(joint)
-                .unwrap();
-        }
-        assert_eq!(by_tree, full, "{n} joints");
+        assert_eq!(run_each_root_subtree(&skeleton, &local, &root), full, "{n} joints");
     }
 }
 
@@ -268,12 +271,6 @@ fn side_by_side_pairs_match_the_oracle_and_subtree_runs() {
         let mut full = vec![Mat4::IDENTITY; n];
         LocalToModelJob { skeleton: &skeleton, local: &soa, root: Some(&root), model: &mut full }.run().unwrap();
         assert_matches_oracle(&parents, &local, &root, &full);
-        let mut by_tree = vec![Mat4::IDENTITY; n];
-        for joint in (0..n).filter(|&j| parents[j] < 0) {
-            LocalToModelJob { skeleton: &skeleton, local: &soa, root: Some(&root), model: &mut by_tree }
-                .run_subtree(joint)
-                .unwrap();
-        }
-        assert_eq!(by_tree, full, "{n} joints");
+        assert_eq!(run_each_root_subtree(&skeleton, &soa, &root), full, "{n} joints");
     }
 }

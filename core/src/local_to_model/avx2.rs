@@ -72,6 +72,18 @@ fn low_half_twice(v: __m256) -> __m256 {
     out
 }
 
+/// Two lane groups' local columns converted in one eight-wide pass (`[first | second]` per register), and the
+/// mask of both groups' lanes the kernel cannot use.
+#[inline(always)]
+fn local_columns_two(first: &SoaTransform, second: &SoaTransform) -> ([[__m256; 3]; 4], F4) {
+    let (a, b) = (first.components(), second.components());
+    let (cols, invalid) = local_columns::<F8>(core::array::from_fn(|i| F8::from_halves(a[i], b[i])));
+    // Opaque, so the check is done here while its inputs are in registers; LLVM otherwise sinks it below
+    // the eight joints, where it only needs the mask, and spills five inputs to get there.
+    let (bad_a, bad_b) = f8(opaque(m256(invalid))).halves();
+    (cols.map(|col| col.map(m256)), bad_a | bad_b)
+}
+
 /// The six local pairs from a conversion's columns (`[c0, c1, c2, t]`, each `[x, y, z]`), `pair(lo, hi)`
 /// building one register from a low-half and a high-half source.
 #[inline(always)]
@@ -96,20 +108,14 @@ impl JointStep for PairMat {
     /// joints: 53 → 45 instructions per joint with the pair order below).
     #[inline(always)]
     fn walk_two(chain: &mut Chain<Self>, base: usize, first: &SoaTransform, second: &SoaTransform) -> F4 {
-        let (a, b) = (first.components(), second.components());
-        let (cols, invalid) = local_columns::<F8>(core::array::from_fn(|i| F8::from_halves(a[i], b[i])));
-        let cols = cols.map(|col| col.map(m256));
+        let (cols, invalid) = local_columns_two(first, second);
         // Low halves hold the first group's lanes, high halves the second's.
         // SAFETY (both): AVX is enabled for this module.
         let first = step_order(cols, |lo, hi| opaque(unsafe { _mm256_permute2f128_ps::<0x20>(lo, hi) }));
         let second = step_order(cols, |lo, hi| opaque(unsafe { _mm256_permute2f128_ps::<0x31>(lo, hi) }));
-        // Opaque, so the check is done here while its inputs are in registers; LLVM otherwise sinks it below
-        // the eight joints, where it only needs the mask, and spills five inputs to get there.
-        let invalid = f8(opaque(m256(invalid)));
-        let (bad_a, bad_b) = invalid.halves();
         chain.four_joints(base, &Pairs(first));
         chain.four_joints(base + 4, &Pairs(second));
-        bad_a | bad_b
+        invalid
     }
 
     const WALKS_PAIRS: bool = true;
@@ -118,15 +124,11 @@ impl JointStep for PairMat {
     /// step computes lane `L` of both, as [`SideBySide`] columns.
     #[inline(always)]
     fn walk_pair(chain: &mut Chain<Self>, [a, b]: [usize; 2], [first, second]: [&SoaTransform; 2]) -> F4 {
-        let (x, y) = (first.components(), second.components());
-        let (cols, invalid) = local_columns::<F8>(core::array::from_fn(|i| F8::from_halves(x[i], y[i])));
-        let cols = cols.map(|col| col.map(|v| opaque(m256(v))));
-        let invalid = f8(opaque(m256(invalid)));
-        let (bad_a, bad_b) = invalid.halves();
+        let (cols, invalid) = local_columns_two(first, second);
+        let cols = cols.map(|col| col.map(opaque));
         let (base_a, base_b) = (a * 4, b * 4);
-        // One range check per group, as in `four_joints`.
-        let _ = (&chain.parents[base_a..base_a + 4], &chain.parents[base_b..base_b + 4]);
-        let _ = (&chain.model[base_a..base_a + 4], &chain.model[base_b..base_b + 4]);
+        chain.check_group(base_a);
+        chain.check_group(base_b);
         // SAFETY: AVX is enabled for this module.
         let mut side = SideBySide { cols: [unsafe { _mm256_setzero_ps() }; 4], joints: [NO_JOINT; 2] };
         side.step::<0>(chain, [base_a, base_b], &cols);
@@ -134,7 +136,7 @@ impl JointStep for PairMat {
         side.step::<2>(chain, [base_a, base_b], &cols);
         side.step::<3>(chain, [base_a, base_b], &cols);
         chain.prev_joint = NO_JOINT;
-        bad_a | bad_b
+        invalid
     }
 
     /// A matrix from memory: two 32-byte loads.
