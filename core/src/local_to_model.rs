@@ -183,6 +183,14 @@ impl<'m, S: JointStep> Chain<'m, S> {
         Chain { parents, model, root, prev_joint: usize::MAX, prev: S::load(root) }
     }
 
+    /// Prepares one full lane group and computes its four joints from `base` on; returns its invalid lanes.
+    #[inline(always)]
+    fn full_group(&mut self, base: usize, local: &SoaTransform) -> F4 {
+        let (prepared, bad) = S::prepare(local);
+        self.four_joints(base, &prepared);
+        bad
+    }
+
     /// Computes the four joints from `base` on.
     #[inline(always)]
     fn four_joints(&mut self, base: usize, local: &S::Local) {
@@ -263,11 +271,7 @@ trait JointStep: Copy {
     /// target overrides it to convert both groups in one pass.
     #[inline(always)]
     fn walk_two(chain: &mut Chain<Self>, base: usize, first: &SoaTransform, second: &SoaTransform) -> F4 {
-        let (a, bad_a) = Self::prepare(first);
-        chain.four_joints(base, &a);
-        let (b, bad_b) = Self::prepare(second);
-        chain.four_joints(base + 4, &b);
-        bad_a | bad_b
+        chain.full_group(base, first) | chain.full_group(base + 4, second)
     }
     /// Whether `run` follows the skeleton's group walk (`walk_pair` computes two groups side by side) rather
     /// than memory order.
@@ -276,11 +280,7 @@ trait JointStep: Copy {
     /// both. Without a side-by-side step, one after the other.
     #[inline(always)]
     fn walk_pair(chain: &mut Chain<Self>, [a, b]: [usize; 2], [first, second]: [&SoaTransform; 2]) -> F4 {
-        let (x, bad_x) = Self::prepare(first);
-        chain.four_joints(a * 4, &x);
-        let (y, bad_y) = Self::prepare(second);
-        chain.four_joints(b * 4, &y);
-        bad_x | bad_y
+        chain.full_group(a * 4, first) | chain.full_group(b * 4, second)
     }
     fn load(m: &Mat4) -> Self;
     /// Writes `self * local[LANE]` to `out` and returns it for the joint's children.

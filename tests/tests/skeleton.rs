@@ -167,7 +167,7 @@ fn group_walk_pairs_independent_chains_longest_first() {
     let pose = rest(parents.len());
     let skeleton = Skeleton::new(&parents, &pose, None).unwrap();
     assert_eq!(skeleton.group_walk(), &[[0, 0], [2, 1], [3, 3]]);
-    // Five joints: the partial last group is never paired.
+    // Nine joints: the partial last group (joint 8 alone) is never paired.
     let pose = rest(9);
     let skeleton = Skeleton::new(&[-1, 0, 1, 2, 3, 3, -1, 6, 7], &pose, None).unwrap();
     assert_eq!(skeleton.group_walk(), &[[0, 0], [1, 1], [2, 2]]);

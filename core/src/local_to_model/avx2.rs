@@ -72,6 +72,18 @@ fn low_half_twice(v: __m256) -> __m256 {
     out
 }
 
+/// Lane `LANE` of each 128-bit half of `v`, broadcast within that half (one in-half `vpermilps`).
+#[inline(always)]
+fn lane_in_halves<const LANE: usize>(v: __m256) -> __m256 {
+    // SAFETY (all arms): AVX is enabled for this module.
+    match LANE {
+        0 => unsafe { _mm256_permute_ps::<0x00>(v) },
+        1 => unsafe { _mm256_permute_ps::<0x55>(v) },
+        2 => unsafe { _mm256_permute_ps::<0xAA>(v) },
+        _ => unsafe { _mm256_permute_ps::<0xFF>(v) },
+    }
+}
+
 /// Two lane groups' local columns converted in one eight-wide pass (`[first | second]` per register), and the
 /// mask of both groups' lanes the kernel cannot use.
 #[inline(always)]
@@ -156,20 +168,14 @@ impl JointStep for PairMat {
         // SAFETY: AVX2 and FMA are enabled for this module; `out` is 64 writable bytes, so unaligned 32-byte
         // stores at offsets 0 and 32 stay inside it.
         unsafe {
-            let bc = |v: __m256| match LANE {
-                0 => _mm256_permute_ps::<0x00>(v),
-                1 => _mm256_permute_ps::<0x55>(v),
-                2 => _mm256_permute_ps::<0xAA>(v),
-                _ => _mm256_permute_ps::<0xFF>(v),
-            };
             let swapped = _mm256_permute2f128_ps::<0x01>(a, a);
             let c2 = low_half_twice(b);
             let t = _mm256_blend_ps::<0xF0>(_mm256_setzero_ps(), b);
             // The child waits ~11 cycles on the parent: `swapped` (a cross-half permute) enters last, and the
             // translation's four terms sum as two pairs (three chained multiply-adds after the blend take 13).
-            let c01 = _mm256_fmadd_ps(swapped, bc(l1), _mm256_fmadd_ps(c2, bc(l2), _mm256_mul_ps(a, bc(l0))));
+            let c01 = _mm256_fmadd_ps(swapped, lane_in_halves::<LANE>(l1), _mm256_fmadd_ps(c2, lane_in_halves::<LANE>(l2), _mm256_mul_ps(a, lane_in_halves::<LANE>(l0))));
             let c2t =
-                _mm256_add_ps(_mm256_fmadd_ps(swapped, bc(l4), _mm256_mul_ps(a, bc(l3))), _mm256_fmadd_ps(c2, bc(l5), t));
+                _mm256_add_ps(_mm256_fmadd_ps(swapped, lane_in_halves::<LANE>(l4), _mm256_mul_ps(a, lane_in_halves::<LANE>(l3))), _mm256_fmadd_ps(c2, lane_in_halves::<LANE>(l5), t));
             _mm256_storeu_ps(dst, c01);
             _mm256_storeu_ps(dst.add(8), c2t);
             PairMat([c01, c2t])
@@ -208,23 +214,17 @@ impl SideBySide {
                 [true, false] => core::array::from_fn(|k| _mm256_insertf128_ps::<1>(self.cols[k], column(parents[1], k))),
                 [false, false] => core::array::from_fn(|k| _mm256_set_m128(column(parents[1], k), column(parents[0], k))),
             };
-            let bc = |v: __m256| match LANE {
-                0 => _mm256_permute_ps::<0x00>(v),
-                1 => _mm256_permute_ps::<0x55>(v),
-                2 => _mm256_permute_ps::<0xAA>(v),
-                _ => _mm256_permute_ps::<0xFF>(v),
-            };
             let [p0, p1, p2, p3] = p;
             let [l0, l1, l2, t] = local;
             // The orders of `PairMat::mul_store`: its low halves sum from column 0, its high halves from column 1.
             let zero = _mm256_setzero_ps();
-            let m0 = _mm256_fmadd_ps(p1, bc(l0[1]), _mm256_fmadd_ps(p2, bc(l0[2]), _mm256_mul_ps(p0, bc(l0[0]))));
-            let m1 = _mm256_fmadd_ps(p0, bc(l1[0]), _mm256_fmadd_ps(p2, bc(l1[2]), _mm256_mul_ps(p1, bc(l1[1]))));
+            let m0 = _mm256_fmadd_ps(p1, lane_in_halves::<LANE>(l0[1]), _mm256_fmadd_ps(p2, lane_in_halves::<LANE>(l0[2]), _mm256_mul_ps(p0, lane_in_halves::<LANE>(l0[0]))));
+            let m1 = _mm256_fmadd_ps(p0, lane_in_halves::<LANE>(l1[0]), _mm256_fmadd_ps(p2, lane_in_halves::<LANE>(l1[2]), _mm256_mul_ps(p1, lane_in_halves::<LANE>(l1[1]))));
             let m2 = _mm256_add_ps(
-                _mm256_fmadd_ps(p1, bc(l2[1]), _mm256_mul_ps(p0, bc(l2[0]))),
-                _mm256_fmadd_ps(p2, bc(l2[2]), zero),
+                _mm256_fmadd_ps(p1, lane_in_halves::<LANE>(l2[1]), _mm256_mul_ps(p0, lane_in_halves::<LANE>(l2[0]))),
+                _mm256_fmadd_ps(p2, lane_in_halves::<LANE>(l2[2]), zero),
             );
-            let mt = _mm256_add_ps(_mm256_fmadd_ps(p0, bc(t[0]), _mm256_mul_ps(p1, bc(t[1]))), _mm256_fmadd_ps(p2, bc(t[2]), p3));
+            let mt = _mm256_add_ps(_mm256_fmadd_ps(p0, lane_in_halves::<LANE>(t[0]), _mm256_mul_ps(p1, lane_in_halves::<LANE>(t[1]))), _mm256_fmadd_ps(p2, lane_in_halves::<LANE>(t[2]), p3));
             let cols = [m0, m1, m2, mt];
             // Addressed from each group's first joint, so the four steps store at fixed offsets.
             let model = chain.model.as_mut_ptr();
