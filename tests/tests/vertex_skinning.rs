@@ -1,5 +1,5 @@
 //! Vertex skinning: one test per error, hand-computed behaviour, and reference against an f64 oracle on random
-//! palettes (with non-uniform scale and shear), influence counts 1 to 6, packed and interleaved layouts.
+//! palettes (with non-uniform scale and shear), influence counts 1 to 6, packed, interleaved and split layouts.
 
 use sinew::math::{Mat4, Transform, Vec3};
 use sinew::vertex_skinning::{Attribute, AttributeKind, NormalMode, VertexLayout};
@@ -269,8 +269,8 @@ fn oracle_vertex(palette: &[Mat4], js: &[u16], ws: &[f32], p: &[f32], n: &[f32],
 #[test]
 fn reference_random_vertices_all_influence_counts() {
     for count in 1..=6 {
-        for (layout_name, interleaved) in [("packed", false), ("interleaved", true)] {
-            let mut rng = Rng::new(900 + count as u64 * 2 + interleaved as u64);
+        for (index, layout_name) in ["packed", "interleaved", "split"].into_iter().enumerate() {
+            let mut rng = Rng::new(900 + count as u64 * 3 + index as u64);
             let num_vertices = if cfg!(miri) { 9 } else { 301 };
             let palette: Vec<Mat4> = (0..37).map(|_| random_palette_matrix(&mut rng)).collect();
             let joints: Vec<u16> = (0..num_vertices * count).map(|_| rng.below(palette.len()) as u16).collect();
@@ -280,25 +280,31 @@ fn reference_random_vertices_all_influence_counts() {
                 w.iter_mut().for_each(|x| *x /= sum);
             }
             let table = Influences::new(count, &joints, &weights).unwrap();
-            // Packed: three arrays back to back in one buffer. Interleaved: 44-byte vertices with a gap.
-            let full = if interleaved {
-                VertexLayout {
+            // Packed: three arrays back to back in one buffer. Interleaved: 44-byte vertices with a gap. Split:
+            // arrays whose strides differ (normals padded to 16 bytes), so no stream can be addressed from another.
+            let n = num_vertices;
+            let full = match layout_name {
+                "packed" => VertexLayout {
+                    position: Attribute::new(0, 12),
+                    normal: Some(Attribute::new(12 * n, 12)),
+                    tangent: Some(Attribute::new(24 * n, 16)),
+                },
+                "interleaved" => VertexLayout {
                     position: Attribute::new(0, 44),
                     normal: Some(Attribute::new(16, 44)),
                     tangent: Some(Attribute::new(28, 44)),
-                }
-            } else {
-                VertexLayout {
+                },
+                _ => VertexLayout {
                     position: Attribute::new(0, 12),
-                    normal: Some(Attribute::new(12 * num_vertices, 12)),
-                    tangent: Some(Attribute::new(24 * num_vertices, 16)),
-                }
+                    normal: Some(Attribute::new(12 * n, 16)),
+                    tangent: Some(Attribute::new(28 * n, 16)),
+                },
             };
             let bytes = 44 * num_vertices;
             let mut input = vec![0u8; bytes];
             let layout = full;
-            // Interleaved: the last vertex's tangent ends 0 bytes before 44·n; packed: tangents end at 40·n.
-            let input_len = if interleaved { 44 * (num_vertices - 1) + 44 } else { 40 * num_vertices };
+            // Interleaved and split: the last vertex's tangent ends at 44·n; packed: tangents end at 40·n.
+            let input_len = if layout_name == "packed" { 40 * n } else { 44 * n };
             let mut attrs = Vec::new();
             for v in 0..num_vertices {
                 let (p, n, t) = (rng.vec3(-1.0, 1.0), rng.vec3(-1.0, 1.0), rng.vec3(-1.0, 1.0));
@@ -310,7 +316,7 @@ fn reference_random_vertices_all_influence_counts() {
                 put(&mut input, tangent.offset + v * tangent.stride, &t);
                 attrs.push((p, n, t));
             }
-            // Without tangents, rigid normals take the x86-64-v3 two-vertex loop where it is built.
+            // Without tangents, rigid normals take the x86-64-v3 loop where it is built.
             let without_tangents = VertexLayout { tangent: None, ..full };
             for (mode, layout) in
                 [(NormalMode::InverseTranspose, full), (NormalMode::Rigid, full), (NormalMode::Rigid, without_tangents)]
