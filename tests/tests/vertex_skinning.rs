@@ -269,9 +269,18 @@ fn oracle_vertex(palette: &[Mat4], js: &[u16], ws: &[f32], p: &[f32], n: &[f32],
 #[test]
 fn reference_random_vertices_all_influence_counts() {
     for count in 1..=6 {
-        for (index, layout_name) in ["packed", "interleaved", "split"].into_iter().enumerate() {
+        let num_vertices = if cfg!(miri) { 9 } else { 301 };
+        let n = num_vertices;
+        // Packed: three arrays back to back in one buffer. Interleaved: 44-byte vertices with a gap. Split: arrays
+        // whose strides differ (normals padded to 16 bytes), so no stream can be addressed from another. Each
+        // input is sized exactly (packed tangents end at 40·n, the others' at 44·n).
+        let layouts = [
+            ("packed", Attribute::new(0, 12), Attribute::new(12 * n, 12), Attribute::new(24 * n, 16), 40 * n),
+            ("interleaved", Attribute::new(0, 44), Attribute::new(16, 44), Attribute::new(28, 44), 44 * n),
+            ("split", Attribute::new(0, 12), Attribute::new(12 * n, 16), Attribute::new(28 * n, 16), 44 * n),
+        ];
+        for (index, (layout_name, position, normal, tangent, input_len)) in layouts.into_iter().enumerate() {
             let mut rng = Rng::new(900 + count as u64 * 3 + index as u64);
-            let num_vertices = if cfg!(miri) { 9 } else { 301 };
             let palette: Vec<Mat4> = (0..37).map(|_| random_palette_matrix(&mut rng)).collect();
             let joints: Vec<u16> = (0..num_vertices * count).map(|_| rng.below(palette.len()) as u16).collect();
             let mut weights: Vec<f32> = (0..num_vertices * count).map(|_| rng.unit()).collect();
@@ -280,39 +289,15 @@ fn reference_random_vertices_all_influence_counts() {
                 w.iter_mut().for_each(|x| *x /= sum);
             }
             let table = Influences::new(count, &joints, &weights).unwrap();
-            // Packed: three arrays back to back in one buffer. Interleaved: 44-byte vertices with a gap. Split:
-            // arrays whose strides differ (normals padded to 16 bytes), so no stream can be addressed from another.
-            let n = num_vertices;
-            let full = match layout_name {
-                "packed" => VertexLayout {
-                    position: Attribute::new(0, 12),
-                    normal: Some(Attribute::new(12 * n, 12)),
-                    tangent: Some(Attribute::new(24 * n, 16)),
-                },
-                "interleaved" => VertexLayout {
-                    position: Attribute::new(0, 44),
-                    normal: Some(Attribute::new(16, 44)),
-                    tangent: Some(Attribute::new(28, 44)),
-                },
-                _ => VertexLayout {
-                    position: Attribute::new(0, 12),
-                    normal: Some(Attribute::new(12 * n, 16)),
-                    tangent: Some(Attribute::new(28 * n, 16)),
-                },
-            };
+            let full = VertexLayout { position, normal: Some(normal), tangent: Some(tangent) };
             let bytes = 44 * num_vertices;
             let mut input = vec![0u8; bytes];
-            let layout = full;
-            // Interleaved and split: the last vertex's tangent ends at 44·n; packed: tangents end at 40·n.
-            let input_len = if layout_name == "packed" { 40 * n } else { 44 * n };
             let mut attrs = Vec::new();
             for v in 0..num_vertices {
                 let (p, n, t) = (rng.vec3(-1.0, 1.0), rng.vec3(-1.0, 1.0), rng.vec3(-1.0, 1.0));
                 let (p, n, t) = (p.to_array(), n.to_array(), [t.x, t.y, t.z, 1.0]);
-                put(&mut input, layout.position.offset + v * layout.position.stride, &p);
-                let normal = layout.normal.unwrap();
+                put(&mut input, position.offset + v * position.stride, &p);
                 put(&mut input, normal.offset + v * normal.stride, &n);
-                let tangent = layout.tangent.unwrap();
                 put(&mut input, tangent.offset + v * tangent.stride, &t);
                 attrs.push((p, n, t));
             }
