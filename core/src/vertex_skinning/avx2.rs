@@ -3,11 +3,13 @@
 //! A `Mat4` is two 256-bit loads, `[c0|c1]` and `[c2|c3]`, so blending an influence is two multiply-adds with
 //! the weight broadcast from memory: no inserts or shuffles in the blend (a first version that put two
 //! vertices side by side, `[col(v)|col(v+1)]`, needed one insert per column and influence and was bound by
-//! the shuffle pipes: 31 µs for 8192 vertices with four influences). A point then is
-//! `lo + hi` of `[c0|c1]·[x|y] + [c2|c3]·[z|1]`: two lane-crossing permutes, a multiply, a multiply-add, an
-//! extract and an add. Positions and normals are read with 16-byte loads (the caller guarantees the four bytes
-//! past each element are readable) and written as 12 bytes, so nothing outside an element is touched.
-//! Positions and rigid normals only; tangents and inverse-transpose normals take the portable loop.
+//! the shuffle pipes: 31 µs for 8192 vertices with four influences). A lone point is `lo + hi` of
+//! `[c0|c1]·[x|y] + [c2|c3]·[z|1]`. A point and its normal go through together as `[p|n]`: its coordinates
+//! are broadcast within each half (in-lane shuffles), the columns duplicated across halves, and three
+//! multiply-adds onto `[c3|0]` give `[p'|n']` with no sum of halves. Positions and normals are read with
+//! 16-byte loads (the caller guarantees the four bytes past each element are readable; lane 3 is never used)
+//! and written as 12 bytes, so nothing outside an element is touched. Positions and rigid normals only;
+//! tangents and inverse-transpose normals take the portable loop.
 
 use super::Streams;
 use crate::math::lane::avx2::{f4, sum_halves};
@@ -35,6 +37,24 @@ fn transform(c01: __m256, c23: __m256, v: __m128) -> __m128 {
         let xy = _mm256_permutevar8x32_ps(v, _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1));
         let zw = _mm256_permutevar8x32_ps(v, _mm256_setr_epi32(2, 2, 2, 2, 3, 3, 3, 3));
         sum_halves(_mm256_fmadd_ps(c01, xy, _mm256_mul_ps(c23, zw)))
+    }
+}
+
+/// `[p'|n']` for `pn = [p|n]`: `p' = x·c0 + y·c1 + z·c2 + c3` and `n' = nx·c0 + ny·c1 + nz·c2`, the matrix as
+/// `[c0|c1]`, `[c2|c3]`; lanes 3 and 7 of `pn` are not read.
+#[inline(always)]
+fn transform_pair(c01: __m256, c23: __m256, pn: __m256) -> __m256 {
+    // SAFETY: AVX2 and FMA are enabled for this module; register-only intrinsics.
+    unsafe {
+        let x = _mm256_permute_ps::<0b00_00_00_00>(pn);
+        let y = _mm256_permute_ps::<0b01_01_01_01>(pn);
+        let z = _mm256_permute_ps::<0b10_10_10_10>(pn);
+        let c00 = _mm256_permute2f128_ps::<0x00>(c01, c01);
+        let c11 = _mm256_permute2f128_ps::<0x11>(c01, c01);
+        let c22 = _mm256_permute2f128_ps::<0x00>(c23, c23);
+        // Bit 7 zeroes the upper half: the normal takes no translation.
+        let c3_0 = _mm256_permute2f128_ps::<0x81>(c23, c23);
+        _mm256_fmadd_ps(c22, z, _mm256_fmadd_ps(c11, y, _mm256_fmadd_ps(c00, x, c3_0)))
     }
 }
 
@@ -78,9 +98,9 @@ unsafe fn skin_vertices_with<const K: usize>(
     // the bounds the caller guarantees; `palette` is indexed by validated joints through raw pointers.
     unsafe {
         // One running sum: its add chain (3 cycles per vertex) is shorter than a vertex.
-        let mut sum = _mm_setzero_ps();
+        let mut sum = _mm256_setzero_ps();
         let base = palette.as_ptr();
-        let (w_one, w_zero) = (_mm_set1_ps(1.0), _mm_setzero_ps());
+        let w_one = _mm_set1_ps(1.0);
         for v in 0..end {
             let (js, ws) = (joints.as_ptr().add(v * K), weights.as_ptr().add(v * K));
             let (mut c01, mut c23) = (_mm256_setzero_ps(), _mm256_setzero_ps());
@@ -94,20 +114,22 @@ unsafe fn skin_vertices_with<const K: usize>(
                     (c01, c23) = (_mm256_fmadd_ps(a, w, c01), _mm256_fmadd_ps(b, w, c23));
                 }
             }
-            let p = _mm_blend_ps::<0b1000>(_mm_loadu_ps(s.src[0].add(v * s.src_stride[0]).cast()), w_one);
-            let p = transform(c01, c23, p);
-            store_vec3(s.dst[0].add(v * s.dst_stride[0]), p);
+            let p = _mm_loadu_ps(s.src[0].add(v * s.src_stride[0]).cast());
+            let p_out = s.dst[0].add(v * s.dst_stride[0]);
             if normals {
-                let n = _mm_blend_ps::<0b1000>(_mm_loadu_ps(s.src[1].add(v * s.src_stride[1]).cast()), w_zero);
-                let n = transform(c01, c23, n);
-                store_vec3(s.dst[1].add(v * s.dst_stride[1]), n);
-                sum = _mm_add_ps(sum, _mm_add_ps(p, n));
+                let n = _mm_loadu_ps(s.src[1].add(v * s.src_stride[1]).cast());
+                let pn = transform_pair(c01, c23, _mm256_set_m128(n, p));
+                store_vec3(p_out, _mm256_castps256_ps128(pn));
+                store_vec3(s.dst[1].add(v * s.dst_stride[1]), _mm256_extractf128_ps::<1>(pn));
+                sum = _mm256_add_ps(sum, pn);
             } else {
-                sum = _mm_add_ps(sum, p);
+                let p = transform(c01, c23, _mm_blend_ps::<0b1000>(p, w_one));
+                store_vec3(p_out, p);
+                sum = _mm256_add_ps(sum, _mm256_zextps128_ps256(p));
             }
         }
-        // Lane 3 holds the weights' sum times the matrices' last row: finite for finite inputs, so it joins the
-        // check harmlessly.
-        f4(sum)
+        // Lanes 3 and 7 hold the matrices' blended last row applied to the point or normal: finite for finite
+        // inputs, so they join the check harmlessly.
+        f4(sum_halves(sum))
     }
 }
