@@ -28,15 +28,21 @@ unsafe fn store_vec3(p: *mut u8, v: __m128) {
     }
 }
 
-/// `x·c0 + y·c1 + z·c2 + w·c3` for `v = (x, y, z, w)`, the matrix as `[c0|c1]`, `[c2|c3]`.
+/// `x·c0 + y·c1 + z·c2 + c3` for the point `(x, y, z)` at `p`, the matrix as `[c0|c1]`, `[c2|c3]`.
+///
+/// SAFETY: `p` must have 16 readable bytes (the last four are not used).
 #[inline(always)]
-fn transform(c01: __m256, c23: __m256, v: __m128) -> __m128 {
-    // SAFETY: AVX2 and FMA are enabled for this module; register-only intrinsics.
+unsafe fn transform_point(c01: __m256, c23: __m256, p: *const u8) -> __m128 {
+    // SAFETY: AVX2 and FMA are enabled for this module; the caller guarantees the reads.
     unsafe {
-        let v = _mm256_castps128_ps256(v);
-        let xy = _mm256_permutevar8x32_ps(v, _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1));
-        let zw = _mm256_permutevar8x32_ps(v, _mm256_setr_epi32(2, 2, 2, 2, 3, 3, 3, 3));
-        sum_halves(_mm256_fmadd_ps(c01, xy, _mm256_mul_ps(c23, zw)))
+        let xy = _mm256_permutevar8x32_ps(
+            _mm256_castps128_ps256(_mm_loadu_ps(p.cast())),
+            _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1),
+        );
+        // `z` broadcast straight from memory (a load, not a shuffle), `1` blended into the upper half.
+        let z = _mm256_set1_ps(p.add(8).cast::<f32>().read_unaligned());
+        let z1 = _mm256_blend_ps::<0xF0>(z, _mm256_set1_ps(1.0));
+        sum_halves(_mm256_fmadd_ps(c01, xy, _mm256_mul_ps(c23, z1)))
     }
 }
 
@@ -100,7 +106,6 @@ unsafe fn skin_vertices_with<const K: usize>(
         // One running sum: its add chain (3 cycles per vertex) is shorter than a vertex.
         let mut sum = _mm256_setzero_ps();
         let base = palette.as_ptr();
-        let w_one = _mm_set1_ps(1.0);
         for v in 0..end {
             let (js, ws) = (joints.as_ptr().add(v * K), weights.as_ptr().add(v * K));
             let (mut c01, mut c23) = (_mm256_setzero_ps(), _mm256_setzero_ps());
@@ -114,16 +119,16 @@ unsafe fn skin_vertices_with<const K: usize>(
                     (c01, c23) = (_mm256_fmadd_ps(a, w, c01), _mm256_fmadd_ps(b, w, c23));
                 }
             }
-            let p = _mm_loadu_ps(s.src[0].add(v * s.src_stride[0]).cast());
-            let p_out = s.dst[0].add(v * s.dst_stride[0]);
+            let (p_in, p_out) = (s.src[0].add(v * s.src_stride[0]), s.dst[0].add(v * s.dst_stride[0]));
             if normals {
+                let p = _mm_loadu_ps(p_in.cast());
                 let n = _mm_loadu_ps(s.src[1].add(v * s.src_stride[1]).cast());
                 let pn = transform_pair(c01, c23, _mm256_set_m128(n, p));
                 store_vec3(p_out, _mm256_castps256_ps128(pn));
                 store_vec3(s.dst[1].add(v * s.dst_stride[1]), _mm256_extractf128_ps::<1>(pn));
                 sum = _mm256_add_ps(sum, pn);
             } else {
-                let p = transform(c01, c23, _mm_blend_ps::<0b1000>(p, w_one));
+                let p = transform_point(c01, c23, p_in);
                 store_vec3(p_out, p);
                 sum = _mm256_add_ps(sum, _mm256_zextps128_ps256(p));
             }
