@@ -24,7 +24,7 @@
 //! so a subtree run reproduces a whole-skeleton run bit for bit; rounding as in the 4-wide step.
 
 use super::{Chain, JointStep, local_columns};
-use crate::math::lane::avx2::{f8, m128, m256};
+use crate::math::lane::avx2::{f8, low_half_twice, m128, m256};
 use crate::math::{F4, F8, Mat4, SoaTransform};
 use core::arch::x86_64::*;
 
@@ -51,25 +51,6 @@ fn opaque(mut v: __m256) -> __m256 {
     // SAFETY: an empty asm block that only names `v`'s register; it reads and writes nothing else.
     unsafe { core::arch::asm!("/* {0} */", inout(ymm_reg) v, options(pure, nomem, nostack, preserves_flags)) };
     v
-}
-
-/// `[lo|lo]` from `[lo|hi]` by `vinsertf128`. Written out because LLVM otherwise emits `vpermpd`, which costs
-/// three more cycles of latency on Zen 4; this broadcast sits on every parent-to-child step, so chains pay it
-/// per joint (criterion, 256 joints, four alternating runs: a 256-joint chain 913-944 -> 865-875 ns; the
-/// humanoid's change is inside this machine's noise).
-#[inline(always)]
-fn low_half_twice(v: __m256) -> __m256 {
-    let out: __m256;
-    // SAFETY: one register-only AVX instruction (enabled for this module); it touches no memory or flags.
-    unsafe {
-        core::arch::asm!(
-            "vinsertf128 {out}, {v}, {v:x}, 1",
-            out = lateout(ymm_reg) out,
-            v = in(ymm_reg) v,
-            options(pure, nomem, nostack, preserves_flags),
-        )
-    };
-    out
 }
 
 /// Lane `LANE` of each 128-bit half of `v`, broadcast within that half (one in-half `vpermilps`).

@@ -12,7 +12,7 @@
 //! tangents and inverse-transpose normals take the portable loop.
 
 use super::Streams;
-use crate::math::lane::avx2::{f4, sum_halves};
+use crate::math::lane::avx2::{f4, low_half_twice, sum_halves};
 use crate::math::{F4, Mat4};
 use core::arch::x86_64::*;
 
@@ -55,9 +55,9 @@ fn transform_pair(c01: __m256, c23: __m256, pn: __m256) -> __m256 {
         let x = _mm256_permute_ps::<0b00_00_00_00>(pn);
         let y = _mm256_permute_ps::<0b01_01_01_01>(pn);
         let z = _mm256_permute_ps::<0b10_10_10_10>(pn);
-        let c00 = _mm256_permute2f128_ps::<0x00>(c01, c01);
+        let c00 = low_half_twice(c01);
         let c11 = _mm256_permute2f128_ps::<0x11>(c01, c01);
-        let c22 = _mm256_permute2f128_ps::<0x00>(c23, c23);
+        let c22 = low_half_twice(c23);
         // Bit 7 zeroes the upper half: the normal takes no translation.
         let c3_0 = _mm256_permute2f128_ps::<0x81>(c23, c23);
         _mm256_fmadd_ps(c22, z, _mm256_fmadd_ps(c11, y, _mm256_fmadd_ps(c00, x, c3_0)))

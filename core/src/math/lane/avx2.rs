@@ -1,6 +1,6 @@
 //! Register views shared by the stages' x86-64-v3 kernels (`<stage>/avx2.rs`): `F4` and `F8` as the
 //! `__m128` and `__m256` they are on that target (all four are `Pod` of the same size, so the casts are
-//! checked and free), and the one cross-half reduction they all end with.
+//! checked and free), the one cross-half reduction they all end with, and a half duplicated across both.
 
 use super::{F4, F8};
 use core::arch::x86_64::*;
@@ -34,4 +34,24 @@ pub(crate) fn f8(v: __m256) -> F8 {
 pub(crate) fn sum_halves(v: __m256) -> __m128 {
     // SAFETY: register-only AVX intrinsics; this module is compiled only where AVX2 is enabled.
     unsafe { _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps::<1>(v)) }
+}
+
+/// `[lo|lo]` from `[lo|hi]` by `vinsertf128`. Written out because LLVM otherwise emits `vpermpd`, which costs
+/// three more cycles of latency on Zen 4. Local-to-model's broadcast sits on every parent-to-child step, so
+/// chains pay it per joint (criterion, 256 joints, four alternating runs: a 256-joint chain 913-944 -> 865-875
+/// ns; the humanoid's change is inside this machine's noise).
+#[inline(always)]
+pub(crate) fn low_half_twice(v: __m256) -> __m256 {
+    let out: __m256;
+    // SAFETY: one register-only AVX instruction (this module is compiled only where AVX2 is enabled); it
+    // touches no memory or flags.
+    unsafe {
+        core::arch::asm!(
+            "vinsertf128 {out}, {v}, {v:x}, 1",
+            out = lateout(ymm_reg) out,
+            v = in(ymm_reg) v,
+            options(pure, nomem, nostack, preserves_flags),
+        )
+    };
+    out
 }
