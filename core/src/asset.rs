@@ -11,14 +11,15 @@
 //!
 //! Loading checks the magic, the version, the blob's own alignment (16 bytes: callers align their buffer),
 //! every section's bounds, alignment, order and size, every string, and then the skeleton and every clip
-//! through their validating constructors. Nothing is copied; the returned views borrow the blob.
+//! through their validating constructors, and that no clip can carry a joint past
+//! `skeleton::MAX_MODEL_EXTENT` in model space. Nothing is copied; the returned views borrow the blob.
 //!
-//! Errors: `BadMagic`, `UnsupportedVersion`, `Blob { section, problem }`, `BigEndianHost`, and whatever
-//! `Skeleton::new` and `Clip::new` reject. No panics and no allocation, whatever the bytes.
+//! Errors: `BadMagic`, `UnsupportedVersion`, `Blob { section, problem }`, `BigEndianHost`, `Extent`, and
+//! whatever `Skeleton::new` and `Clip::new` reject. No panics and no allocation, whatever the bytes.
 
-use crate::clip::{Clip, ClipParts, ConstantTrack, Encoding, Keys, QuantRange};
+use crate::clip::{Channel, Clip, ClipParts, ConstantTrack, Encoding, Keys, QuantRange};
 use crate::math::{SoaTransform, num_soa_joints};
-use crate::skeleton::{JointNames, MAX_JOINTS, Skeleton};
+use crate::skeleton::{JointNames, MAX_JOINTS, Skeleton, check_model_extent, rest_extents};
 use crate::{BlobProblem, Error, Section};
 use bytemuck::{Pod, Zeroable};
 
@@ -161,13 +162,18 @@ impl<'a> Asset<'a> {
         };
         let skeleton = Skeleton::with_names(parents, rest_pose, names)?;
 
+        let (mut translation, mut scale) = ([0.0; MAX_JOINTS], [0.0; MAX_JOINTS]);
         for (clip, record) in records.iter().enumerate() {
             str_at(strings, record.name).ok_or(Error::Blob {
                 section: Section::ClipName { clip },
                 problem: BlobProblem::Value { index: clip },
             })?;
             let parts = clip_parts(&mut cursor, num_joints, clip, record)?;
-            Clip::new(parts)?;
+            let validated = Clip::new(parts)?;
+            rest_extents(rest_pose, &mut translation[..num_joints], &mut scale[..num_joints]);
+            validated.track_extents(Channel::Translation, &mut translation[..num_joints])?;
+            validated.track_extents(Channel::Scale, &mut scale[..num_joints])?;
+            check_model_extent(parents, &translation, &scale, Some(clip))?;
         }
         Ok(Asset { skeleton, strings, records, blob })
     }

@@ -262,6 +262,14 @@ pub struct ClipParts<'a> {
 /// subnormals.
 pub const MIN_KEY_MAGNITUDE: f32 = 1e-20;
 
+/// Slowest sample rate a clip may have, in frames per second.
+pub const MIN_SAMPLE_RATE: f32 = 1.0;
+/// Fastest sample rate a clip may have, in frames per second (motion capture reaches 480 Hz).
+pub const MAX_SAMPLE_RATE: f32 = 1000.0;
+/// Longest a clip may last, in seconds. With `MAX_SAMPLE_RATE` this keeps frame indices below 2^24, so an `f32`
+/// time names every frame exactly.
+pub const MAX_DURATION: f32 = 3600.0;
+
 /// Lengths of rotation keys and constants must be at least this (squared); see `MIN_ROTATION_LENGTH_SQ`.
 const MIN_ROTATION_LENGTH_SQ: f32 = crate::local_to_model::MIN_ROTATION_LENGTH_SQ;
 
@@ -269,8 +277,9 @@ impl<'a> Clip<'a> {
     /// Validates and wraps a clip.
     ///
     /// Errors:
-    /// - `JointCount` unless `1 <= num_joints <= MAX_JOINTS`; `InvalidSampleRate` unless the rate is finite
-    ///   and positive; `FrameCount` unless `num_frames >= 1`;
+    /// - `JointCount` unless `1 <= num_joints <= MAX_JOINTS`; `InvalidSampleRate` unless the rate lies in
+    ///   `MIN_SAMPLE_RATE..=MAX_SAMPLE_RATE`; `FrameCount` unless `num_frames >= 1` and the clip lasts at most
+    ///   `MAX_DURATION`;
     /// - `BufferLength` (`TrackJoints`) unless it holds `num_tracks` summed; (`ClipKeys`) unless the keys hold
     ///   `num_frames` frames; (`QuantRanges`) unless one range per animated translation and scale track;
     /// - `JointOutOfRange` for a track or constant naming a joint past `num_joints`; `TrackOrder` when a
@@ -284,11 +293,12 @@ impl<'a> Clip<'a> {
         if num_joints == 0 || num_joints > MAX_JOINTS {
             return Err(Error::JointCount { count: num_joints, max: MAX_JOINTS });
         }
-        if !(sample_rate.is_finite() && sample_rate > 0.0) {
+        if !(MIN_SAMPLE_RATE..=MAX_SAMPLE_RATE).contains(&sample_rate) {
             return Err(Error::InvalidSampleRate);
         }
-        if num_frames == 0 {
-            return Err(Error::FrameCount { frames: 0 });
+        // Compared in f64: the frame count is a u32 in blobs, exact there.
+        if num_frames == 0 || (num_frames - 1) as f64 > MAX_DURATION as f64 * sample_rate as f64 {
+            return Err(Error::FrameCount { frames: num_frames });
         }
         let total_tracks = num_tracks.iter().try_fold(0usize, |acc, &n| acc.checked_add(n));
         crate::error::check_len(Buffer::TrackJoints, total_tracks.unwrap_or(usize::MAX), track_joints.len())?;
@@ -451,6 +461,64 @@ impl<'a> Clip<'a> {
             Keys::F32(_) => 3 * t + 4 * r + 3 * s,
             Keys::Quantized { .. } => 3 * (t + r + s),
         }
+    }
+
+    /// Largest |component| of each stored track of `channel` (constant or animated), written to
+    /// `extent[joint]`; entries of joints whose track is the rest pose are left as they are. Quantized tracks
+    /// report their range's bound, rotations 1.
+    ///
+    /// Errors: `BufferLength` (`ClipJoints`) unless `extent.len() == num_joints`.
+    pub fn track_extents(&self, channel: Channel, extent: &mut [f32]) -> Result<(), Error> {
+        crate::error::check_len(Buffer::ClipJoints, self.num_joints, extent.len())?;
+        let n = channel.f32_components();
+        for c in self.constants.iter().filter(|c| c.channel == channel as u16) {
+            extent[c.joint as usize] = c.value[..n].iter().fold(0.0, |m, v| m.max(v.abs()));
+        }
+        let joints = self.animated_joints(channel);
+        for &joint in joints {
+            extent[joint as usize] = 0.0;
+        }
+        match self.keys {
+            Keys::F32(values) if !joints.is_empty() => {
+                let [t, r, _] = self.num_tracks;
+                let start = match channel {
+                    Channel::Translation => 0,
+                    Channel::Rotation => 3 * t,
+                    Channel::Scale => 3 * t + 4 * r,
+                };
+                for frame in values.chunks_exact(self.frame_len()) {
+                    let block = &frame[start..start + n * joints.len()];
+                    for (k, run) in track_runs(joints) {
+                        // Component c of lane l of the group at track g is at n·g + width·c + l.
+                        let width = run.min(4);
+                        for g in (k..k + run).step_by(4) {
+                            for lane in 0..width {
+                                let e = &mut extent[joints[g + lane] as usize];
+                                for c in 0..n {
+                                    *e = e.max(block[n * g + width * c + lane].abs());
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            Keys::F32(_) => {}
+            Keys::Quantized { ranges, .. } => {
+                let first = match channel {
+                    Channel::Translation => 0,
+                    Channel::Rotation => {
+                        joints.iter().for_each(|&j| extent[j as usize] = 1.0);
+                        return Ok(());
+                    }
+                    Channel::Scale => self.num_tracks[0],
+                };
+                for (&joint, r) in joints.iter().zip(&ranges[first..]) {
+                    let top = |c: usize| r.min[c].abs().max((r.min[c] + r.step[c] * u16::MAX as f32).abs());
+                    extent[joint as usize] = top(0).max(top(1)).max(top(2));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Bytes of key and track data (what a frame-rate-independent size comparison should count).

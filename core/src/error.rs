@@ -90,8 +90,12 @@ pub enum Error {
     InvalidCheckpoint { checkpoint: usize, used: usize },
     /// A clip's sample rate is not finite and positive.
     InvalidSampleRate,
-    /// A clip needs at least one frame.
+    /// A clip needs at least one frame and may last at most `clip::MAX_DURATION` seconds.
     FrameCount { frames: usize },
+    /// The translations and scales along the chain ending at `joint` could place it farther than
+    /// `skeleton::MAX_MODEL_EXTENT` from the origin (or scale it beyond that), where `f32` matrices downstream
+    /// would overflow. `clip` is `None` for the rest pose, else the asset's clip index.
+    Extent { clip: Option<usize>, joint: usize },
     /// A clip's tracks of `channel` (0 translation, 1 rotation, 2 scale) are out of order at `joint`: animated
     /// joints must ascend strictly, and a joint's channel may be animated or constant, once.
     TrackOrder { joint: usize, channel: u16 },
@@ -202,8 +206,26 @@ impl fmt::Display for Error {
             Error::InvalidCheckpoint { checkpoint, used } => {
                 write!(f, "checkpoint at {checkpoint} bytes is past the arena's use ({used} bytes)")
             }
-            Error::InvalidSampleRate => write!(f, "clip sample rate must be finite and positive"),
-            Error::FrameCount { frames } => write!(f, "clip has {frames} frames; needs at least 1"),
+            Error::InvalidSampleRate => write!(
+                f,
+                "clip sample rate must lie in {}..={} Hz",
+                crate::clip::MIN_SAMPLE_RATE,
+                crate::clip::MAX_SAMPLE_RATE
+            ),
+            Error::FrameCount { frames } => {
+                write!(f, "clip has {frames} frames; needs at least 1 and at most {} s", crate::clip::MAX_DURATION)
+            }
+            Error::Extent { clip, joint } => {
+                match clip {
+                    None => write!(f, "rest pose")?,
+                    Some(clip) => write!(f, "clip {clip}")?,
+                }
+                write!(
+                    f,
+                    ": translations or scales down to joint {joint} exceed the model-space bound of {:e}",
+                    crate::skeleton::MAX_MODEL_EXTENT
+                )
+            }
             Error::TrackOrder { joint, channel } => {
                 write!(f, "clip track of joint {joint}, channel {channel}, is out of order or repeated")
             }

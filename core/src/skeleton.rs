@@ -13,6 +13,12 @@ pub const MAX_JOINTS: usize = 1024;
 /// How far a rest rotation's squared length may be from 1 (|q|² in [1 − tol, 1 + tol]).
 pub const UNIT_TOLERANCE: f32 = 1e-3;
 
+/// Bound on model-space magnitudes: along every chain, the product of the joints' largest scale components
+/// and the summed, scaled translations must stay below this (1e15 units: a kilometre in nanometres). Model
+/// matrices then stay far from `f32::MAX`, with room for inverse bind matrices and vertex positions of the
+/// same order. Checked on the rest pose here and on every clip by `Asset::load`.
+pub const MAX_MODEL_EXTENT: f32 = 1e15;
+
 /// A validated skeleton borrowing its arrays (from an asset blob or caller memory).
 #[derive(Clone, Copy, Debug)]
 pub struct Skeleton<'a> {
@@ -57,7 +63,9 @@ impl<'a> Skeleton<'a> {
     ///   `names.len() == num_joints`;
     /// - `NonFinite` (`RestPose`, joint), `ZeroQuaternion` (`RestPose`, joint), `NonUnitRotation { joint }`
     ///   (|q|² off 1 by more than `UNIT_TOLERANCE`), for the first offending joint;
-    /// - `PaddingNotIdentity` when a padding lane of the last rest-pose group is not the identity.
+    /// - `PaddingNotIdentity` when a padding lane of the last rest-pose group is not the identity;
+    /// - `Extent { clip: None, joint }` when the rest pose's translations and scales exceed
+    ///   `MAX_MODEL_EXTENT` along the chain to `joint`.
     pub fn new(
         parents: &'a [i16],
         rest_pose: &'a [SoaTransform],
@@ -93,6 +101,9 @@ impl<'a> Skeleton<'a> {
             }
         }
         check_padding(Buffer::RestPose, rest_pose, count)?;
+        let (mut translation, mut scale) = ([0.0; MAX_JOINTS], [0.0; MAX_JOINTS]);
+        rest_extents(rest_pose, &mut translation[..count], &mut scale[..count]);
+        check_model_extent(parents, &translation, &scale, None)?;
         Ok(Skeleton { parents, rest_pose, names, group_walk: group_walk(parents) })
     }
 
@@ -213,6 +224,43 @@ fn group_walk(parents: &[i16]) -> GroupWalk {
         walk.len += 1;
     }
     walk
+}
+
+/// √3: a vector's length over its largest |component|, at most.
+const SQRT_3: f32 = 1.732_050_8;
+
+/// Largest |component| of each joint's rest translation and rest scale (`translation.len()` joints).
+pub(crate) fn rest_extents(rest_pose: &[SoaTransform], translation: &mut [f32], scale: &mut [f32]) {
+    for (joint, (t, s)) in translation.iter_mut().zip(scale.iter_mut()).enumerate() {
+        let rest = rest_pose[joint / 4].get(joint % 4);
+        let largest = |v: crate::math::Vec3| v.x.abs().max(v.y.abs()).max(v.z.abs());
+        (*t, *s) = (largest(rest.translation), largest(rest.scale));
+    }
+}
+
+/// `Err(Extent)` unless every joint stays within `MAX_MODEL_EXTENT`, given the largest |component| of each
+/// joint's translation and scale (indexed by joint, at least `parents.len()` entries). A model matrix's linear
+/// part has entries at most the product of the chain's scales (rotations have norm 1); its translation at
+/// most the sum of each translation's length (≤ √3 × its largest component) times the scales above it.
+/// Overflow in the bounds themselves gives infinity, which fails the test.
+pub(crate) fn check_model_extent(
+    parents: &[i16],
+    translation: &[f32],
+    scale: &[f32],
+    clip: Option<usize>,
+) -> Result<(), Error> {
+    let mut linear = [1.0f32; MAX_JOINTS];
+    let mut offset = [0.0f32; MAX_JOINTS];
+    for (joint, &parent) in parents.iter().enumerate() {
+        let (parent_linear, parent_offset) =
+            if parent < 0 { (1.0, 0.0) } else { (linear[parent as usize], offset[parent as usize]) };
+        linear[joint] = parent_linear * scale[joint];
+        offset[joint] = parent_offset + parent_linear * translation[joint] * SQRT_3;
+        if !(linear[joint] <= MAX_MODEL_EXTENT && offset[joint] <= MAX_MODEL_EXTENT) {
+            return Err(Error::Extent { clip, joint });
+        }
+    }
+    Ok(())
 }
 
 /// `Err(PaddingNotIdentity)` unless the lanes past `num_joints` in the last group of `pose` are the identity.

@@ -268,3 +268,62 @@ fn exercise(asset: &Asset<'_>) {
         }
     }
 }
+
+/// Byte offset of lane `lane` of a rest-pose field in a blob (SoA: x, y, z of translation, x, y, z, w of
+/// rotation, x, y, z of scale, four lanes each).
+fn rest_lane(blob: &mut AlignedBlob, group: usize, field: usize, lane: usize) -> usize {
+    header(blob).rest_pose.offset as usize + group * 160 + field * 16 + lane * 4
+}
+
+#[test]
+fn magnitudes_that_would_overflow_model_space_are_rejected() {
+    let good = valid_blob(KeyFormat::F32);
+    // A rest scale of 3e38 loaded, sampled and ran local-to-model before, with infinite matrices.
+    let mut b = good.clone();
+    let scale_x = rest_lane(&mut b, 0, 7, 0);
+    b.bytes_mut()[scale_x..scale_x + 4].copy_from_slice(&3e38f32.to_le_bytes());
+    assert!(matches!(load_err(&b), Error::Extent { clip: None, joint: 0 }), "{}", load_err(&b));
+    // A translation near f32::MAX.
+    let mut b = good.clone();
+    let t_y = rest_lane(&mut b, 0, 1, 0);
+    b.bytes_mut()[t_y..t_y + 4].copy_from_slice(&1e30f32.to_le_bytes());
+    assert!(matches!(load_err(&b), Error::Extent { clip: None, joint: 0 }));
+    // A clip key of 1e20 (every key of clip 1 set, whatever track it belongs to).
+    let mut b = good.clone();
+    let keys = record(&mut b, 1).keys;
+    for k in (keys.offset as usize..(keys.offset + keys.len) as usize).step_by(4) {
+        b.bytes_mut()[k..k + 4].copy_from_slice(&1e20f32.to_le_bytes());
+    }
+    assert!(matches!(load_err(&b), Error::Extent { clip: Some(1), .. }), "{}", load_err(&b));
+}
+
+/// A chain of joints each scaling by 2 passes the bound at the 50th joint (2^50 = 1.1e15 > 1e15): the
+/// skeleton is accepted up to 49 and rejected from 50, naming the joint; the largest accepted chain's model
+/// matrices stay finite.
+#[test]
+fn scale_chains_are_bounded_where_the_product_crosses_the_limit() {
+    use sinew::math::{Mat4, SoaTransform, Transform, Vec3};
+    let chain = |n: usize| {
+        let parents: Vec<i16> = (0..n as i16).map(|j| j - 1).collect();
+        let rest = vec![Transform { scale: Vec3::new(2.0, 1.0, 0.5), ..Transform::IDENTITY }; n];
+        let mut soa = vec![SoaTransform::IDENTITY; sinew::math::num_soa_joints(n)];
+        sinew::math::pack_soa(&rest, &mut soa).expect("pack");
+        (parents, soa)
+    };
+    let (parents, soa) = chain(49);
+    let skeleton = sinew::Skeleton::new(&parents, &soa, None).expect("49 doublings stay within 1e15");
+    let mut model = vec![Mat4::IDENTITY; 49];
+    sinew::LocalToModelJob { skeleton: &skeleton, local: &soa, root: None, model: &mut model }.run().expect("run");
+    assert!(model.iter().all(Mat4::is_finite));
+    let (parents, soa) = chain(50);
+    assert_eq!(sinew::Skeleton::new(&parents, &soa, None).err(), Some(Error::Extent { clip: None, joint: 49 }));
+}
+
+#[test]
+fn sample_rates_outside_the_documented_range_are_rejected_at_load() {
+    for rate in [1e-40f32, f32::MIN_POSITIVE, 0.5, 2000.0, 1e30] {
+        let mut b = valid_blob(KeyFormat::F32);
+        record(&mut b, 0).sample_rate = rate;
+        assert_eq!(load_err(&b), Error::InvalidSampleRate, "rate {rate}");
+    }
+}

@@ -24,10 +24,21 @@ fn clip_validation_errors() {
     let err = |p: ClipParts<'_>| Clip::new(p).err();
     assert_eq!(err(ClipParts { num_joints: 0, ..ok }), Some(Error::JointCount { count: 0, max: 1024 }));
     assert_eq!(err(ClipParts { num_joints: 1025, ..ok }), Some(Error::JointCount { count: 1025, max: 1024 }));
-    for rate in [0.0, -30.0, f32::NAN, f32::INFINITY] {
-        assert_eq!(err(ClipParts { sample_rate: rate, ..ok }), Some(Error::InvalidSampleRate));
+    // Outside 1..=1000 Hz: subnormal rates would give an infinite duration, huge ones a zero frame time.
+    for rate in [0.0, -30.0, f32::NAN, f32::INFINITY, 1e-40, 0.999, 1000.5, 1e30] {
+        assert_eq!(err(ClipParts { sample_rate: rate, ..ok }), Some(Error::InvalidSampleRate), "rate {rate}");
+    }
+    for rate in [sinew::clip::MIN_SAMPLE_RATE, sinew::clip::MAX_SAMPLE_RATE] {
+        assert!(Clip::new(ClipParts { sample_rate: rate, ..ok }).is_ok(), "rate {rate}");
     }
     assert_eq!(err(ClipParts { num_frames: 0, ..ok }), Some(Error::FrameCount { frames: 0 }));
+    // No animated tracks, so any frame count has keys: the longest clip at 1000 Hz lasts exactly 3600 s.
+    let frameless =
+        ClipParts { sample_rate: 1000.0, track_joints: &[], num_tracks: [0; 3], keys: Keys::F32(&[]), ..ok };
+    assert!(Clip::new(ClipParts { num_frames: 3_600_001, ..frameless }).is_ok());
+    assert_eq!(err(ClipParts { num_frames: 3_600_002, ..frameless }), Some(Error::FrameCount { frames: 3_600_002 }));
+    let long = Clip::new(ClipParts { num_frames: 3_600_001, ..frameless }).expect("longest clip");
+    assert!(long.duration().is_finite() && long.duration() <= sinew::clip::MAX_DURATION);
     assert_eq!(
         err(ClipParts { num_tracks: [0, 2, 0], ..ok }),
         Some(Error::BufferLength { buffer: Buffer::TrackJoints, expected: 2, actual: 1 })
@@ -501,4 +512,50 @@ fn track_runs_cover_whole_lane_groups_in_one_run() {
     assert_eq!(runs(&all), [(0, 1024)]);
     let gap: Vec<u16> = (0..1024).filter(|&j| j != 515).collect();
     assert_eq!(runs(&gap), [(0, 512), (512, 1), (513, 1), (514, 1), (515, 508)]);
+}
+
+/// `Clip::track_extents` against the largest |component| of each track taken straight from the raw frames,
+/// for both key formats (quantized: at least the raw value, at most the range's top).
+#[test]
+fn track_extents_bound_every_stored_value() {
+    for &n in JOINT_COUNTS {
+        let mut rng = Rng::new(0xE47 + n as u64);
+        let (skeleton, raw) = random_clip(&mut rng, n, 6);
+        for format in [KeyFormat::F32, KeyFormat::Quantized] {
+            let blob = bake::bake(&skeleton, std::slice::from_ref(&raw), format).expect("bake");
+            let asset = Asset::load(blob.bytes()).expect("load");
+            let clip = asset.clip(0).expect("clip");
+            for channel in [Channel::Translation, Channel::Scale] {
+                let mut extent = vec![-1.0f32; n];
+                clip.track_extents(channel, &mut extent).expect("extents");
+                for joint in 0..n {
+                    let value = |t: &Transform| match channel {
+                        Channel::Scale => t.scale,
+                        _ => t.translation,
+                    };
+                    let largest = |t: &Transform| {
+                        let v = value(t);
+                        v.x.abs().max(v.y.abs()).max(v.z.abs())
+                    };
+                    let raw_max = raw.frames.iter().map(|f| largest(&f[joint])).fold(0.0f32, f32::max);
+                    let stored = clip.animated_joints(channel).contains(&(joint as u16))
+                        || clip.constants().iter().any(|c| c.joint as usize == joint && c.channel == channel as u16);
+                    if !stored {
+                        assert_eq!(
+                            extent[joint], -1.0,
+                            "{n} joints {format:?} {channel:?}: rest joint {joint} written"
+                        );
+                        continue;
+                    }
+                    let ok = match format {
+                        KeyFormat::F32 => extent[joint] == raw_max,
+                        KeyFormat::Quantized => {
+                            extent[joint] >= raw_max * (1.0 - 1e-6) && extent[joint] <= raw_max * 1.01 + 1e-3
+                        }
+                    };
+                    assert!(ok, "{n} joints {format:?} {channel:?} joint {joint}: {} vs raw {raw_max}", extent[joint]);
+                }
+            }
+        }
+    }
 }
