@@ -21,6 +21,29 @@ pub struct RawClip {
     pub frames: Vec<Vec<Transform>>,
 }
 
+/// Most joint-frames (frames × joints) an importer builds in memory for one clip: 2^24 transforms (640 MiB).
+/// The runtime's own limits (`sinew::clip::MAX_DURATION`, the sample-rate range) come first.
+pub const MAX_JOINT_FRAMES: usize = 1 << 24;
+
+/// Checks a clip's shape before anything is allocated for it: `num_frames` (given as `f64` so that absurd
+/// counts are compared, not overflowed) at `rate` Hz for `num_joints` joints. Errors say which limit fails.
+pub fn check_clip_shape(num_frames: f64, rate: f64, num_joints: usize) -> Result<(), String> {
+    use sinew::clip::{MAX_DURATION, MAX_SAMPLE_RATE, MIN_SAMPLE_RATE};
+    if !(MIN_SAMPLE_RATE as f64..=MAX_SAMPLE_RATE as f64).contains(&rate) {
+        return Err(format!("a rate of {rate:.6e} Hz is outside {MIN_SAMPLE_RATE}..={MAX_SAMPLE_RATE} Hz"));
+    }
+    let duration = (num_frames - 1.0).max(0.0) / rate;
+    if duration > MAX_DURATION as f64 {
+        return Err(format!("the clip lasts {duration:.6e} s; at most {MAX_DURATION} s"));
+    }
+    if num_frames * num_joints as f64 > MAX_JOINT_FRAMES as f64 {
+        return Err(format!(
+            "{num_frames} frames × {num_joints} joints exceed the importer's {MAX_JOINT_FRAMES} joint-frames"
+        ));
+    }
+    Ok(())
+}
+
 /// How to store keys.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum KeyFormat {
@@ -288,6 +311,7 @@ pub fn from_bvh(bvh: &crate::bvh::Bvh, name: &str) -> Result<(RawSkeleton, RawCl
     if bvh.joints.len() > sinew::skeleton::MAX_JOINTS {
         return Err(format!("{} joints; sinew allows {}", bvh.joints.len(), sinew::skeleton::MAX_JOINTS));
     }
+    check_clip_shape(bvh.num_frames as f64, 1.0 / bvh.frame_time, bvh.joints.len())?;
     let to_vec3 = |v: [f64; 3]| Vec3::new(v[0] as f32, v[1] as f32, v[2] as f32);
     let skeleton = RawSkeleton {
         names: bvh.joints.iter().map(|j| j.name.clone()).collect(),

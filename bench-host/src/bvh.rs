@@ -47,27 +47,43 @@ pub struct BvhError {
 }
 
 impl fmt::Display for BvhError {
+    /// `line: message`, so that a caller prefixing the file's path gives `file:line: message`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "BVH line {}: {}", self.line, self.message)
+        write!(f, "{}: {}", self.line, self.message)
     }
 }
 
 impl std::error::Error for BvhError {}
 
+/// Whitespace-separated tokens with their 1-based line, read lazily (nothing is allocated per token).
 struct Tokens<'a> {
-    items: Vec<(usize, &'a str)>,
-    pos: usize,
+    lines: std::iter::Enumerate<std::str::Lines<'a>>,
+    words: std::str::SplitWhitespace<'a>,
+    line: usize,
+    peeked: Option<(usize, &'a str)>,
 }
 
 impl<'a> Tokens<'a> {
     fn new(text: &'a str) -> Tokens<'a> {
-        let items =
-            text.lines().enumerate().flat_map(|(i, line)| line.split_whitespace().map(move |t| (i + 1, t))).collect();
-        Tokens { items, pos: 0 }
+        let mut tokens =
+            Tokens { lines: text.lines().enumerate(), words: "".split_whitespace(), line: 1, peeked: None };
+        tokens.peeked = tokens.advance();
+        tokens
     }
 
+    fn advance(&mut self) -> Option<(usize, &'a str)> {
+        loop {
+            if let Some(word) = self.words.next() {
+                return Some((self.line, word));
+            }
+            let (i, line) = self.lines.next()?;
+            (self.line, self.words) = (i + 1, line.split_whitespace());
+        }
+    }
+
+    /// The line of the next token, or of the last one at the end of the file.
     fn line(&self) -> usize {
-        self.items.get(self.pos).or(self.items.last()).map_or(1, |t| t.0)
+        self.peeked.map_or(self.line, |t| t.0)
     }
 
     fn err<T>(&self, message: impl Into<String>) -> Result<T, BvhError> {
@@ -75,9 +91,9 @@ impl<'a> Tokens<'a> {
     }
 
     fn next(&mut self) -> Result<&'a str, BvhError> {
-        match self.items.get(self.pos) {
-            Some(&(_, t)) => {
-                self.pos += 1;
+        match self.peeked {
+            Some((_, t)) => {
+                self.peeked = self.advance();
                 Ok(t)
             }
             None => self.err("unexpected end of file"),
@@ -85,7 +101,7 @@ impl<'a> Tokens<'a> {
     }
 
     fn peek(&self) -> Option<&'a str> {
-        self.items.get(self.pos).map(|t| t.1)
+        self.peeked.map(|t| t.1)
     }
 
     fn expect(&mut self, word: &str) -> Result<(), BvhError> {
@@ -116,6 +132,11 @@ impl<'a> Tokens<'a> {
 
 impl Bvh {
     /// Parses BVH text.
+    ///
+    /// Errors (with the line): malformed syntax, more than `sinew::skeleton::MAX_JOINTS` joints (reported at
+    /// the joint past the limit, before it is parsed), a frame count or frame time outside what a clip may hold
+    /// (`bake::check_clip_shape`), and a value count other than frames × channels. Nothing is allocated
+    /// before the counts are known to fit the file: the values need at least two bytes each.
     pub fn parse(text: &str) -> Result<Bvh, BvhError> {
         let mut tokens = Tokens::new(text);
         tokens.expect("HIERARCHY")?;
@@ -123,13 +144,14 @@ impl Bvh {
         let mut num_channels = 0;
         while tokens.peek().is_some_and(|t| t.eq_ignore_ascii_case("ROOT")) {
             tokens.next()?;
-            parse_joint(&mut tokens, -1, &mut joints, &mut num_channels)?;
+            parse_hierarchy(&mut tokens, &mut joints, &mut num_channels)?;
         }
         if joints.is_empty() {
             return tokens.err("no ROOT joint");
         }
         tokens.expect("MOTION")?;
         tokens.expect("Frames:")?;
+        let frames_line = tokens.line();
         let num_frames = tokens.count()?;
         tokens.expect("Frame")?;
         tokens.expect("Time:")?;
@@ -138,9 +160,23 @@ impl Bvh {
         if frame_time <= 0.0 {
             return Err(BvhError { line, message: "Frame Time must be positive".into() });
         }
-        let expected = num_frames * num_channels;
+        crate::bake::check_clip_shape(num_frames as f64, 1.0 / frame_time, joints.len()).map_err(|message| {
+            BvhError { line, message: format!("Frames: {num_frames}, Frame Time: {frame_time}: {message}") }
+        })?;
+        let expected =
+            num_frames.checked_mul(num_channels).filter(|&v| v <= text.len() / 2 + 1).ok_or_else(|| BvhError {
+                line: frames_line,
+                message: format!(
+                    "{num_frames} frames × {num_channels} channels cannot fit in a {} byte file",
+                    text.len()
+                ),
+            })?;
         let mut values = Vec::with_capacity(expected);
         while tokens.peek().is_some() {
+            if values.len() == expected {
+                return tokens
+                    .err(format!("{num_frames} frames × {num_channels} channels need {expected} values; more follow"));
+            }
             values.push(tokens.number()?);
         }
         if num_frames == 0 || values.len() != expected {
@@ -155,10 +191,10 @@ impl Bvh {
         Ok(Bvh { joints, frame_time, num_frames, num_channels, values })
     }
 
-    /// Reads and parses a file.
+    /// Reads and parses a file. Errors read `file:line: message`.
     pub fn load(path: &std::path::Path) -> Result<Bvh, Box<dyn std::error::Error>> {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        Ok(Bvh::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?)
+        Ok(Bvh::parse(&text).map_err(|e| format!("{}:{e}", path.display()))?)
     }
 
     /// Values of frame `f`.
@@ -167,59 +203,79 @@ impl Bvh {
     }
 }
 
-fn parse_joint(
+/// One ROOT's hierarchy (the `ROOT` keyword consumed), iteratively: `open` holds the joints whose `}` is still
+/// to come, so nesting depth costs no stack.
+fn parse_hierarchy(
     tokens: &mut Tokens<'_>,
-    parent: i32,
     joints: &mut Vec<BvhJoint>,
     num_channels: &mut usize,
 ) -> Result<(), BvhError> {
-    let name = tokens.next()?.to_string();
-    tokens.expect("{")?;
-    tokens.expect("OFFSET")?;
-    let offset = [tokens.number()?, tokens.number()?, tokens.number()?];
-    tokens.expect("CHANNELS")?;
-    let n = tokens.count()?;
-    if n > 6 {
-        return tokens.err(format!("joint `{name}` has {n} channels; at most 6"));
-    }
-    let mut channels = Vec::with_capacity(n);
-    for _ in 0..n {
-        let line = tokens.line();
-        let t = tokens.next()?;
-        let axis = match t.as_bytes().first().map(u8::to_ascii_uppercase) {
-            Some(b'X') => 0,
-            Some(b'Y') => 1,
-            Some(b'Z') => 2,
-            _ => return Err(BvhError { line, message: format!("unknown channel `{t}`") }),
-        };
-        let channel = match &t.to_ascii_lowercase()[1..] {
-            "position" => BvhChannel::Position(axis),
-            "rotation" => BvhChannel::Rotation(axis),
-            _ => return Err(BvhError { line, message: format!("unknown channel `{t}`") }),
-        };
-        if channels.contains(&channel) {
-            return Err(BvhError { line, message: format!("channel `{t}` repeated") });
-        }
-        channels.push(channel);
-    }
-    let index = joints.len() as i32;
-    joints.push(BvhJoint { name, parent, offset, channels, first_channel: *num_channels });
-    *num_channels += n;
+    let mut open: Vec<i32> = Vec::new();
+    let mut parent = -1;
     loop {
-        let line = tokens.line();
-        match tokens.next()? {
-            "}" => return Ok(()),
-            t if t.eq_ignore_ascii_case("JOINT") => parse_joint(tokens, index, joints, num_channels)?,
-            t if t.eq_ignore_ascii_case("End") => {
-                tokens.expect("Site")?;
-                tokens.expect("{")?;
-                tokens.expect("OFFSET")?;
-                for _ in 0..3 {
-                    tokens.number()?;
-                }
-                tokens.expect("}")?;
+        // A joint's header, its name already next.
+        if joints.len() >= sinew::skeleton::MAX_JOINTS {
+            return tokens.err(format!("more than {} joints", sinew::skeleton::MAX_JOINTS));
+        }
+        let name = tokens.next()?.to_string();
+        tokens.expect("{")?;
+        tokens.expect("OFFSET")?;
+        let offset = [tokens.number()?, tokens.number()?, tokens.number()?];
+        tokens.expect("CHANNELS")?;
+        let n = tokens.count()?;
+        if n > 6 {
+            return tokens.err(format!("joint `{name}` has {n} channels; at most 6"));
+        }
+        let mut channels = Vec::with_capacity(n);
+        for _ in 0..n {
+            let line = tokens.line();
+            let t = tokens.next()?;
+            let axis = match t.as_bytes().first().map(u8::to_ascii_uppercase) {
+                Some(b'X') => 0,
+                Some(b'Y') => 1,
+                Some(b'Z') => 2,
+                _ => return Err(BvhError { line, message: format!("unknown channel `{t}`") }),
+            };
+            let channel = match t.get(1..).map(str::to_ascii_lowercase).as_deref() {
+                Some("position") => BvhChannel::Position(axis),
+                Some("rotation") => BvhChannel::Rotation(axis),
+                _ => return Err(BvhError { line, message: format!("unknown channel `{t}`") }),
+            };
+            if channels.contains(&channel) {
+                return Err(BvhError { line, message: format!("channel `{t}` repeated") });
             }
-            t => return Err(BvhError { line, message: format!("expected JOINT, End Site or `}}`, found `{t}`") }),
+            channels.push(channel);
+        }
+        let index = joints.len() as i32;
+        joints.push(BvhJoint { name, parent, offset, channels, first_channel: *num_channels });
+        *num_channels += n;
+        open.push(index);
+        // The joint's body: children open a new joint; `}` closes the innermost open one.
+        loop {
+            let line = tokens.line();
+            match tokens.next()? {
+                "}" => {
+                    open.pop();
+                    match open.last() {
+                        Some(_) => continue,
+                        None => return Ok(()),
+                    }
+                }
+                t if t.eq_ignore_ascii_case("JOINT") => {
+                    parent = *open.last().unwrap_or(&-1);
+                    break;
+                }
+                t if t.eq_ignore_ascii_case("End") => {
+                    tokens.expect("Site")?;
+                    tokens.expect("{")?;
+                    tokens.expect("OFFSET")?;
+                    for _ in 0..3 {
+                        tokens.number()?;
+                    }
+                    tokens.expect("}")?;
+                }
+                t => return Err(BvhError { line, message: format!("expected JOINT, End Site or `}}`, found `{t}`") }),
+            }
         }
     }
 }

@@ -6,13 +6,22 @@
 //!   transforms given as matrices are decomposed to TRS (an error when a matrix has shear).
 //! - **Skin**: the first skin's joints map onto skeleton indices (the skin's order may differ from the node
 //!   tree); inverse bind matrices default to identity as the spec says.
-//! - **Clips**: one per animation, on the file's own timeline: clip time `t` is glTF time `t` (values before a
-//!   channel's first key hold it, so animations starting after 0 keep their timing). Channels animate only
-//!   some nodes; the others stay at their node transform. Resampling rate: the keys' own rate when every key
-//!   time is a whole multiple of one step (true of exporters' baked clips), raised by a whole factor to at
-//!   least `MIN_RATE`, else `FALLBACK_RATE`. LINEAR
-//!   translation/scale is lerp, rotation slerp; STEP holds; CUBICSPLINE evaluates the Hermite spline — all in
-//!   f64, at every frame. Morph-weight channels are skipped.
+//! - **Clips**: one per animation, from its first key time to its last (clip time 0 is glTF time
+//!   `ClipImport::start`; the clip lasts exactly `last − first`; channels starting later hold their first
+//!   key). Channels animate only some nodes; the others stay at their node transform. Key times must increase
+//!   strictly, as glTF 2.0 requires.
+//! - **Rate**: when every key time lies on one uniform grid from the first key (within `GRID_TOLERANCE` of a
+//!   step), the clip is baked at that grid's rate, so every key is a frame, raised by a whole factor to at
+//!   least `MIN_RATE` (nlerp between frames then stays close to glTF's slerp). Otherwise the rate starts at the
+//!   median key interval's (at least `MIN_RATE`). Either way the rate doubles while the measured resampling
+//!   error exceeds `TARGET_ERROR` of the figure's extent, within the runtime's limits; `import_with` takes a
+//!   rate instead. The frame step is always the duration over a whole number of frames.
+//! - **Resampling error** (`ClipImport`): model-space joint positions of the glTF evaluation against the
+//!   baked frames interpolated as the runtime does (lerp, nlerp), at every key time and half way between
+//!   frames, in f64; the largest distance in file units and over the figure's extent (the largest side of the
+//!   joints' bounding box across those poses).
+//! - LINEAR translation/scale is lerp, rotation slerp; STEP holds; CUBICSPLINE evaluates the Hermite spline —
+//!   all in f64, at every frame. Morph-weight channels are skipped.
 //! - Non-finite values anywhere are errors naming the accessor's use.
 
 use crate::bake::{RawClip, RawSkeleton};
@@ -28,6 +37,8 @@ pub struct GltfAsset {
     /// The first skin, if any.
     pub skin: Option<GltfSkin>,
     pub clips: Vec<RawClip>,
+    /// How each clip was resampled, in `clips` order.
+    pub imports: Vec<ClipImport>,
     /// Skeleton index of each glTF node of the scene (`None` for nodes outside it).
     pub node_to_joint: Vec<Option<usize>>,
 }
@@ -49,11 +60,38 @@ pub struct SkinnedMesh {
     pub weights: Vec<[f32; 4]>,
 }
 
-/// Rate used when key times are not on one uniform grid.
-pub const FALLBACK_RATE: f64 = 30.0;
+/// How one animation became a uniformly sampled clip.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ClipImport {
+    /// glTF time of the first key (clip time 0), seconds.
+    pub start: f64,
+    /// Last key time − first key time, seconds: the clip's duration.
+    pub duration: f64,
+    /// The bake rate, Hz (`(frames − 1) / duration`).
+    pub rate: f64,
+    /// The keys' own rate when they lie on one uniform grid; every key is then a frame.
+    pub key_rate: Option<f64>,
+    /// Largest distance between a joint's glTF and resampled model-space position, file units.
+    pub max_error: f64,
+    /// The figure's extent the error is measured against, file units.
+    pub extent: f64,
+}
+
+impl ClipImport {
+    /// `max_error` as a fraction of the figure's extent.
+    pub fn relative_error(&self) -> f64 {
+        self.max_error / self.extent.max(f64::MIN_POSITIVE)
+    }
+}
+
 /// Lowest bake rate: clips keyed more sparsely are baked at the smallest whole multiple of their key rate
 /// reaching it, so every key is a frame and the runtime's nlerp between frames stays close to glTF's slerp.
 pub const MIN_RATE: f64 = 30.0;
+/// A key is on a grid when it lies within this fraction of a step (plus four `f32` ulps of its time, the
+/// precision glTF stores times with) from a grid point.
+pub const GRID_TOLERANCE: f64 = 1e-3;
+/// The resampling error the rate choice aims for, as a fraction of the figure's extent.
+pub const TARGET_ERROR: f64 = 1e-4;
 
 type Err = String;
 
@@ -111,14 +149,25 @@ fn node_transform(node: &gltf::Node<'_>) -> Result<Transform, Err> {
     Ok(transform)
 }
 
-/// Reads `path` (`.glb` or `.gltf`).
+/// Reads `path` (`.glb` or `.gltf`), choosing each clip's rate from its keys.
 pub fn load(path: &Path) -> Result<GltfAsset, Err> {
+    load_with(path, None)
+}
+
+/// Reads `path`, baking every clip at `rate` Hz when given (adjusted to a whole number of frames over the
+/// clip's exact duration).
+pub fn load_with(path: &Path, rate: Option<f64>) -> Result<GltfAsset, Err> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    import(&bytes, path.parent().unwrap_or(Path::new("."))).map_err(|e| format!("{}: {e}", path.display()))
+    import_with(&bytes, path.parent().unwrap_or(Path::new(".")), rate).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Imports a glTF document from memory; `dir` resolves relative buffer URIs.
 pub fn import(bytes: &[u8], dir: &Path) -> Result<GltfAsset, Err> {
+    import_with(bytes, dir, None)
+}
+
+/// [`import`] with an optional bake rate for every clip (see [`load_with`]).
+pub fn import_with(bytes: &[u8], dir: &Path, rate: Option<f64>) -> Result<GltfAsset, Err> {
     let gltf::Gltf { document, blob } = gltf::Gltf::from_slice(bytes).map_err(|e| e.to_string())?;
     check_unvalidated_indices(&document)?;
     let buffers = load_buffers(&document, blob, dir)?;
@@ -171,11 +220,13 @@ pub fn import(bytes: &[u8], dir: &Path) -> Result<GltfAsset, Err> {
         }
     };
 
-    let clips = document
+    let (clips, imports) = document
         .animations()
-        .map(|anim| import_animation(&anim, &skeleton, &node_to_joint, get))
-        .collect::<Result<Vec<_>, Err>>()?;
-    Ok(GltfAsset { skeleton, skin, clips, node_to_joint })
+        .map(|anim| import_animation(&anim, &skeleton, &node_to_joint, get, rate))
+        .collect::<Result<Vec<_>, Err>>()?
+        .into_iter()
+        .unzip();
+    Ok(GltfAsset { skeleton, skin, clips, imports, node_to_joint })
 }
 
 /// Indices the `gltf` crate's validation leaves unchecked but its accessors unwrap (animation channel
@@ -249,7 +300,8 @@ fn import_animation<'a>(
     skeleton: &RawSkeleton,
     node_to_joint: &[Option<usize>],
     get: impl Fn(gltf::Buffer<'_>) -> Option<&'a [u8]> + Clone,
-) -> Result<RawClip, Err> {
+    rate: Option<f64>,
+) -> Result<(RawClip, ClipImport), Err> {
     let name = anim.name().map_or_else(|| format!("animation{}", anim.index()), str::to_string);
     let mut tracks = Vec::new();
     for channel in anim.channels() {
@@ -276,57 +328,205 @@ fn import_animation<'a>(
         if times.iter().any(|t| !t.is_finite()) || values.iter().flatten().any(|v| !v.is_finite()) {
             return Err(format!("{what}: non-finite key"));
         }
-        if times.windows(2).any(|w| w[1] < w[0]) {
-            return Err(format!("{what}: key times decrease"));
+        if let Some(k) = times.windows(2).position(|w| w[1] <= w[0]) {
+            return Err(format!(
+                "{what}: key times must increase strictly (glTF 2.0); key {} at {} s follows {} s",
+                k + 1,
+                times[k + 1],
+                times[k]
+            ));
         }
         tracks.push(Track { joint, property, interpolation, times, values });
     }
-    let end = tracks.iter().filter_map(|t| t.times.last().copied()).fold(0.0f64, f64::max);
-    // Keys stay on the frame grid; sparse keys get in-between frames so nlerp between frames tracks slerp.
-    let rate = uniform_rate(&tracks).map_or(FALLBACK_RATE, |r| r * (MIN_RATE / r).ceil().max(1.0));
-    let num_frames = (end * rate).round() as usize + 1;
-    let frames = (0..num_frames)
-        .map(|f| {
-            let time = f as f64 / rate;
-            let mut pose = skeleton.rest.clone();
-            for track in &tracks {
-                let v = evaluate(track, time);
-                let t = &mut pose[track.joint];
-                match track.property {
-                    Property::Translation => t.translation = Vec3::new(v[0] as f32, v[1] as f32, v[2] as f32),
-                    Property::Scale => t.scale = Vec3::new(v[0] as f32, v[1] as f32, v[2] as f32),
-                    _ => {
-                        let len = (v.iter().map(|x| x * x).sum::<f64>()).sqrt().max(1e-30);
-                        t.rotation = Quat::new(
-                            (v[0] / len) as f32,
-                            (v[1] / len) as f32,
-                            (v[2] / len) as f32,
-                            (v[3] / len) as f32,
-                        )
-                    }
-                }
-            }
-            pose
-        })
-        .collect();
-    Ok(RawClip { name, sample_rate: rate as f32, frames })
+    let start = tracks.iter().map(|t| t.times[0]).reduce(f64::min).unwrap_or(0.0);
+    let end = tracks.iter().filter_map(|t| t.times.last().copied()).fold(start, f64::max);
+    let duration = end - start;
+    let key_intervals = key_grid(&tracks, start, duration);
+    let mut intervals = match (rate, key_intervals) {
+        (Some(rate), _) => (duration * rate).round().max(1.0),
+        (None, Some(k)) => k * (MIN_RATE * duration / k).ceil().max(1.0),
+        (None, None) => {
+            let mut steps: Vec<f64> = tracks.iter().flat_map(|t| t.times.windows(2).map(|w| w[1] - w[0])).collect();
+            steps.sort_by(f64::total_cmp);
+            let median = steps.get(steps.len() / 2).copied().unwrap_or(duration);
+            (duration / median).ceil().max((duration * MIN_RATE).ceil()).max(1.0)
+        }
+    };
+    let evaluator = Evaluator { skeleton, tracks: &tracks, start };
+    let bake_at = |intervals: f64| -> Result<(RawClip, ClipImport), Err> {
+        let (num_frames, bake_rate) = match duration > 0.0 {
+            true => (intervals + 1.0, intervals / duration),
+            false => (1.0, rate.unwrap_or(MIN_RATE)),
+        };
+        crate::bake::check_clip_shape(num_frames, bake_rate, skeleton.parents.len())
+            .map_err(|e| format!("animation `{name}` at {bake_rate:.3} Hz: {e}"))?;
+        let frame_step = if duration > 0.0 { duration / intervals } else { 0.0 };
+        let frames: Vec<Vec<Transform>> = (0..num_frames as usize)
+            .map(|f| evaluator.pose(f as f64 * frame_step).iter().map(to_transform).collect())
+            .collect();
+        let (max_error, extent) = evaluator.resampling_error(&frames, frame_step);
+        let key_rate = key_intervals.map(|k| k / duration);
+        let import = ClipImport { start, duration, rate: bake_rate, key_rate, max_error, extent };
+        Ok((RawClip { name: name.clone(), sample_rate: bake_rate as f32, frames }, import))
+    };
+    let mut best = bake_at(intervals)?;
+    // Doubling keeps every key that was a frame a frame. It stops at the target, at the runtime's limits, or
+    // when the error no longer falls (a STEP channel's jump stays half a jump wide at any rate).
+    while rate.is_none()
+        && duration > 0.0
+        && best.1.relative_error() > TARGET_ERROR
+        && crate::bake::check_clip_shape(2.0 * intervals + 1.0, 2.0 * best.1.rate, skeleton.parents.len()).is_ok()
+    {
+        let doubled = bake_at(2.0 * intervals)?;
+        if doubled.1.max_error > 0.75 * best.1.max_error {
+            break;
+        }
+        (best, intervals) = (doubled, 2.0 * intervals);
+    }
+    Ok(best)
 }
 
-/// The keys' rate, when every key time is a whole multiple (within 0.1% of a step) of the smallest step.
-fn uniform_rate(tracks: &[Track]) -> Option<f64> {
-    let step = tracks
-        .iter()
-        .flat_map(|t| t.times.windows(2).map(|w| w[1] - w[0]))
-        .filter(|d| *d > 1e-6)
-        .fold(f64::MAX, f64::min);
-    if step == f64::MAX {
-        return None;
+/// The number of uniform steps from `start` to `start + duration` on which every key time lies (within
+/// `GRID_TOLERANCE`), if any. The step is refined at each key in time order (the key's time from the start
+/// over its index), so its error shrinks as the keys get later and long clips keyed in `f32` still land on
+/// the grid, where a step taken from one key interval drifts by a frame within a few hundred keys.
+fn key_grid(tracks: &[Track], start: f64, duration: f64) -> Option<f64> {
+    let mut times: Vec<f64> = tracks.iter().flat_map(|t| t.times.iter().map(|&time| time - start)).collect();
+    times.sort_by(f64::total_cmp);
+    // Four f32 ulps of the latest time: what storing a grid time in f32 may move it by.
+    let noise = 4.0 * f32::EPSILON as f64 * (start.abs() + duration);
+    let mut step = times.windows(2).map(|w| w[1] - w[0]).filter(|&d| d > noise).reduce(f64::min)?;
+    for &time in &times {
+        let k = (time / step).round();
+        if (time - k * step).abs() > GRID_TOLERANCE * step + noise {
+            return None;
+        }
+        if k >= 1.0 {
+            step = time / k;
+        }
     }
-    let on_grid = tracks.iter().flat_map(|t| &t.times).all(|&time| {
-        let k = time / step;
-        (k - k.round()).abs() < 1e-3
-    });
-    on_grid.then(|| 1.0 / step)
+    (duration > 0.0).then(|| (duration / step).round())
+}
+
+/// A sampled local transform in f64: translation, rotation `(x, y, z, w)`, scale.
+type Local = ([f64; 3], [f64; 4], [f64; 3]);
+
+fn to_transform(l: &Local) -> Transform {
+    let (t, q, s) = l;
+    let len = q.iter().map(|x| x * x).sum::<f64>().sqrt().max(1e-30);
+    Transform {
+        translation: Vec3::new(t[0] as f32, t[1] as f32, t[2] as f32),
+        rotation: Quat::new((q[0] / len) as f32, (q[1] / len) as f32, (q[2] / len) as f32, (q[3] / len) as f32),
+        scale: Vec3::new(s[0] as f32, s[1] as f32, s[2] as f32),
+    }
+}
+
+fn from_transform(t: &Transform) -> Local {
+    let (v, q, s) = (t.translation, t.rotation, t.scale);
+    (
+        [v.x as f64, v.y as f64, v.z as f64],
+        [q.x as f64, q.y as f64, q.z as f64, q.w as f64],
+        [s.x as f64, s.y as f64, s.z as f64],
+    )
+}
+
+/// The glTF evaluation of one animation, in f64.
+struct Evaluator<'a> {
+    skeleton: &'a RawSkeleton,
+    tracks: &'a [Track],
+    start: f64,
+}
+
+impl Evaluator<'_> {
+    /// Local transforms of every joint at clip time `time` (glTF time `start + time`).
+    fn pose(&self, time: f64) -> Vec<Local> {
+        let mut pose: Vec<Local> = self.skeleton.rest.iter().map(from_transform).collect();
+        for track in self.tracks {
+            let v = evaluate(track, self.start + time);
+            let local = &mut pose[track.joint];
+            match track.property {
+                Property::Translation => local.0 = [v[0], v[1], v[2]],
+                Property::Scale => local.2 = [v[0], v[1], v[2]],
+                _ => local.1 = v,
+            }
+        }
+        pose
+    }
+
+    /// The largest model-space joint distance between the glTF evaluation and `frames` interpolated as the
+    /// runtime samples them, at every key time and half way between frames; and the figure's extent.
+    fn resampling_error(&self, frames: &[Vec<Transform>], frame_step: f64) -> (f64, f64) {
+        let parents = &self.skeleton.parents;
+        let mut times: Vec<f64> = self.tracks.iter().flat_map(|t| t.times.iter().map(|&k| k - self.start)).collect();
+        times.extend((0..frames.len() - 1).map(|f| (f as f64 + 0.5) * frame_step));
+        times.push(0.0);
+        times.sort_by(f64::total_cmp);
+        times.dedup();
+        let (mut worst, mut lo, mut hi) = (0.0f64, [f64::MAX; 3], [f64::MIN; 3]);
+        for time in times {
+            let source = model_positions(parents, &self.pose(time));
+            let resampled = model_positions(parents, &interpolate(frames, frame_step, time));
+            for (a, b) in source.iter().zip(&resampled) {
+                worst = worst.max((0..3).map(|i| (a[i] - b[i]).powi(2)).sum::<f64>().sqrt());
+                for i in 0..3 {
+                    (lo[i], hi[i]) = (lo[i].min(a[i]), hi[i].max(a[i]));
+                }
+            }
+        }
+        (worst, (0..3).map(|i| hi[i] - lo[i]).fold(0.0, f64::max))
+    }
+}
+
+/// `frames` at `time` as the runtime samples them: the two neighbouring frames, translation and scale lerped,
+/// rotation nlerped along the shorter arc.
+fn interpolate(frames: &[Vec<Transform>], frame_step: f64, time: f64) -> Vec<Local> {
+    let last = frames.len() - 1;
+    let position = if frame_step > 0.0 { (time / frame_step).clamp(0.0, last as f64) } else { 0.0 };
+    let f = (position.floor() as usize).min(last);
+    let (a, b, s) = (&frames[f], &frames[(f + 1).min(last)], position - f as f64);
+    a.iter()
+        .zip(b)
+        .map(|(a, b)| {
+            let (ta, qa, sa) = from_transform(a);
+            let (tb, qb, sb) = from_transform(b);
+            let sign = if qa.iter().zip(&qb).map(|(x, y)| x * y).sum::<f64>() < 0.0 { -1.0 } else { 1.0 };
+            let lerp = |x: f64, y: f64| x + (y - x) * s;
+            (
+                std::array::from_fn(|i| lerp(ta[i], tb[i])),
+                std::array::from_fn(|i| lerp(qa[i], sign * qb[i])),
+                std::array::from_fn(|i| lerp(sa[i], sb[i])),
+            )
+        })
+        .collect()
+}
+
+/// Model-space joint positions of a local pose, f64 (parents first).
+fn model_positions(parents: &[i16], pose: &[Local]) -> Vec<[f64; 3]> {
+    // Per joint: the model linear part (three columns) and translation.
+    let mut model: Vec<([[f64; 3]; 3], [f64; 3])> = Vec::with_capacity(pose.len());
+    for (joint, (t, q, s)) in pose.iter().enumerate() {
+        let len = q.iter().map(|x| x * x).sum::<f64>().sqrt().max(1e-150);
+        let [x, y, z, w] = q.map(|v| v / len);
+        let rotation = [
+            [1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y + z * w), 2.0 * (x * z - y * w)],
+            [2.0 * (x * y - z * w), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z + x * w)],
+            [2.0 * (x * z + y * w), 2.0 * (y * z - x * w), 1.0 - 2.0 * (x * x + y * y)],
+        ];
+        let local: [[f64; 3]; 3] = std::array::from_fn(|c| rotation[c].map(|v| v * s[c]));
+        let entry = match parents[joint] {
+            p if p < 0 => (local, *t),
+            p => {
+                let (parent_linear, parent_t) = &model[p as usize];
+                let apply = |v: &[f64; 3]| -> [f64; 3] {
+                    std::array::from_fn(|r| (0..3).map(|k| parent_linear[k][r] * v[k]).sum())
+                };
+                let moved = apply(t);
+                (local.map(|c| apply(&c)), std::array::from_fn(|r| parent_t[r] + moved[r]))
+            }
+        };
+        model.push(entry);
+    }
+    model.into_iter().map(|(_, t)| t).collect()
 }
 
 /// The channel's value at `time` (clamped to its keys), per the glTF 2.0 interpolation rules.

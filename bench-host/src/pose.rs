@@ -92,7 +92,10 @@ impl GltfPoser {
     pub fn pose_json(&self, clip: &str, time: f32, skin: bool) -> Result<serde_json::Value, String> {
         let (asset, blob) = (&self.asset, &self.blob);
         let runtime = load(blob)?;
-        let model = model_pose(&runtime, clip_index(&runtime, clip)?, time)?;
+        let index = clip_index(&runtime, clip)?;
+        // Clip time 0 is the animation's first key.
+        let start = asset.imports.get(index).map_or(0.0, |i| i.start);
+        let model = model_pose(&runtime, index, (time as f64 - start) as f32)?;
         let n = asset.skeleton.parents.len();
         let listed: Vec<usize> = match &asset.skin {
             Some(s) => s.remap.iter().map(|&j| j as usize).collect(),

@@ -250,3 +250,65 @@ fn malformed_files_are_errors_with_a_line() {
         assert!(err.message.contains(message) && err.line == line, "wanted line {line} `{message}`, got {err}");
     }
 }
+
+/// A one-joint file with `frames` declared, `frame_time`, and `values` as the motion data.
+fn one_joint(frames: &str, frame_time: &str, values: &str) -> String {
+    format!(
+        "HIERARCHY\nROOT a\n{{\n OFFSET 0 0 0\n CHANNELS 3 Zrotation Xrotation Yrotation\n End Site\n {{\n  OFFSET 0 1 0\n }}\n}}\nMOTION\nFrames: {frames}\nFrame Time: {frame_time}\n{values}\n"
+    )
+}
+
+/// Hostile files found by hand (each crashed or exhausted the tools before): every one is an error naming
+/// its line, and none allocates more than the file's size suggests.
+#[test]
+fn hostile_files_are_errors_not_crashes() {
+    let cases = [
+        // Frame counts trusted for allocation: a capacity overflow, then a 105 GB allocation.
+        (one_joint("18446744073709551615", "0.0333", "0 0 0"), 13, "at most 3600 s"),
+        (one_joint("100000000", "0.0333", "0 0 0"), 13, "at most 3600 s"),
+        (one_joint("1000000", "0.001", "0 0 0"), 12, "cannot fit"),
+        // Frame times that gave 0 Hz or 1e30 Hz clips.
+        (one_joint("1", "1e30", "0 0 0"), 13, "outside"),
+        (one_joint("1", "1e-30", "0 0 0"), 13, "outside"),
+        (one_joint("2", "0.5", "0 0 0 1 1 1 2"), 14, "more follow"),
+    ];
+    for (text, line, message) in cases {
+        let err = Bvh::parse(&text).expect_err(message);
+        assert!(err.message.contains(message) && err.line == line, "wanted line {line} `{message}`, got {err}");
+    }
+    // 20 000 nested joints (1.6 MB) overflowed the stack: now the 1025th joint is the error, found before
+    // anything deeper is read.
+    let depth = 20_000;
+    let mut text = String::from("HIERARCHY\nROOT j\n");
+    for _ in 0..depth {
+        text.push_str("{\nOFFSET 0 1 0\nCHANNELS 3 Zrotation Xrotation Yrotation\nJOINT j\n");
+    }
+    text.push_str("{\nOFFSET 0 1 0\nCHANNELS 0\n");
+    text.push_str(&"}\n".repeat(depth + 1));
+    let err = Bvh::parse(&text).expect_err("too many joints");
+    assert!(err.message.contains("more than 1024 joints") && err.line == 2 + 4 * 1024, "{err}");
+    // Deep but within the limit parses, with every parent the joint before.
+    let mut text = String::from("HIERARCHY\nROOT j\n");
+    for _ in 0..1023 {
+        text.push_str("{\nOFFSET 0 1 0\nCHANNELS 1 Zrotation\nJOINT j\n");
+    }
+    text.push_str("{\nOFFSET 0 1 0\nCHANNELS 1 Zrotation\n");
+    text.push_str(&"}\n".repeat(1024));
+    text.push_str(&format!("MOTION\nFrames: 1\nFrame Time: 0.04\n{}\n", "5 ".repeat(1024)));
+    let bvh = Bvh::parse(&text).expect("a 1024-deep chain");
+    assert_eq!(bvh.joints.len(), 1024);
+    assert!(bvh.joints.iter().enumerate().all(|(j, joint)| joint.parent == j as i32 - 1));
+}
+
+/// Errors from a file carry its path and line in the form editors jump to: `file:line: message`.
+#[test]
+fn load_errors_name_the_file_and_line() {
+    let path = std::env::temp_dir().join(format!("sinew-hostile-{}.bvh", std::process::id()));
+    std::fs::write(&path, one_joint("1", "1e30", "0 0 0")).expect("write");
+    let err = Bvh::load(&path).expect_err("rejected").to_string();
+    let _ = std::fs::remove_file(&path);
+    assert!(
+        err.starts_with(&format!("{}:13: Frames: 1, Frame Time: 1000000000000000000000000000000:", path.display())),
+        "{err}"
+    );
+}

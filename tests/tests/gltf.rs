@@ -246,12 +246,16 @@ fn skinned_vertices_and_joints_match_an_independent_f64_evaluation() {
 #[test]
 fn animations_keep_their_timeline_and_partial_channels_keep_rest() {
     let Some(dir) = shared_data("animations_keep_their_timeline_and_partial_channels_keep_rest") else { return };
-    // CesiumMan's animation starts at 1/24 s: sampling at 0 holds the first key.
+    // CesiumMan's animation starts at 1/24 s: the clip starts at its first key and lasts to its last.
     let cesium = gltf_import::load(&dir.join("gltf/CesiumMan.glb")).expect("import");
     assert_eq!(cesium.clips.len(), 1);
-    // Keyed at 24 Hz, baked at 48 Hz (the first multiple reaching 30 Hz); frames 0 and 2 (t = 1/24) agree.
+    let import = cesium.imports[0];
+    assert!((import.start - 1.0 / 24.0).abs() < 1e-6, "start {}", import.start);
+    // Keyed at 24 Hz, baked at 48 Hz (the first multiple reaching 30 Hz), every key a frame.
+    assert!((import.key_rate.expect("uniform keys") - 24.0).abs() < 1e-3, "{import:?}");
     assert!((cesium.clips[0].sample_rate - 48.0).abs() < 1e-3, "rate {}", cesium.clips[0].sample_rate);
-    assert_eq!(cesium.clips[0].frames[0], cesium.clips[0].frames[2]);
+    let frames = cesium.clips[0].frames.len() as f64;
+    assert!(((frames - 1.0) / 48.0 - import.duration).abs() < 1e-6, "{frames} frames, {import:?}");
     // Fox: 3 named clips; joints the clips do not animate stay at their node transform.
     let fox = gltf_import::load(&dir.join("gltf/Fox.glb")).expect("import");
     let names: Vec<&str> = fox.clips.iter().map(|c| c.name.as_str()).collect();
@@ -316,7 +320,7 @@ fn step_and_cubic_spline_samplers_follow_the_spec() {
     );
     let clip = &gltf_import::import(cubic.as_bytes(), dir).expect("cubic").clips[0];
     for (f, frame) in clip.frames.iter().enumerate() {
-        let s = f as f64 / 30.0;
+        let s = f as f64 / clip.sample_rate as f64;
         let expected =
             3.0 * (s * s * s - 2.0 * s * s + s) + (3.0 * s * s - 2.0 * s * s * s) + 3.0 * (s * s * s - s * s);
         assert!(
@@ -340,7 +344,10 @@ fn malformed_documents_are_errors() {
     let nan = err(&tiny_gltf(&[0.0, 1.0, 0.0, f32::NAN, 0.0, 1.0, 2.0, 3.0], 0));
     assert!(nan.contains("non-finite"), "{nan}");
     let backwards = err(&tiny_gltf(&[1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 2.0, 3.0], 0));
-    assert!(backwards.contains("decrease"), "{backwards}");
+    assert!(backwards.contains("increase strictly"), "{backwards}");
+    // Equal key times (0, .5, .5, 1) break the spec's strictly increasing rule.
+    let equal = err(&tiny_gltf_keys(&[0.0, 0.5, 0.5, 1.0], &[[0.0; 3], [1.0; 3], [2.0; 3], [3.0; 3]], "LINEAR"));
+    assert!(equal.contains("key 2 at 0.5 s follows 0.5 s"), "{equal}");
     assert!(!err("{ not json").is_empty());
     assert!(!err(&good.replace("\"byteLength\":32", "\"byteLength\":64")).is_empty());
 }
@@ -379,4 +386,217 @@ fn quantized_skins_stay_within_a_millimetre_at_human_scale() {
         );
         assert!(worst_mm <= 1.0, "{}: {worst_mm} mm", path.display());
     }
+}
+
+/// A glTF document with the given nodes (JSON array text), one buffer holding `accessors` (their floats and
+/// glTF types), and one animation whose channels are `(node, path, input accessor, output accessor,
+/// interpolation)`.
+fn gltf_document(nodes: &str, accessors: &[(&[f32], &str)], channels: &[(usize, &str, usize, usize, &str)]) -> String {
+    use base64::Engine;
+    let bytes: Vec<u8> = accessors.iter().flat_map(|(v, _)| v.iter()).flat_map(|f| f.to_le_bytes()).collect();
+    let uri = base64::engine::general_purpose::STANDARD.encode(&bytes);
+    let mut offset = 0;
+    let (mut views, mut accessor_json) = (Vec::new(), Vec::new());
+    for (i, (values, kind)) in accessors.iter().enumerate() {
+        let width = match *kind {
+            "SCALAR" => 1,
+            "VEC3" => 3,
+            _ => 4,
+        };
+        views.push(format!(r#"{{"buffer":0,"byteOffset":{offset},"byteLength":{}}}"#, 4 * values.len()));
+        let bounds = if i == 0 || *kind == "SCALAR" {
+            let (lo, hi) = values.iter().fold((f32::MAX, f32::MIN), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+            format!(r#","min":[{lo}],"max":[{hi}]"#)
+        } else {
+            String::new()
+        };
+        accessor_json.push(format!(
+            r#"{{"bufferView":{i},"componentType":5126,"count":{},"type":"{kind}"{bounds}}}"#,
+            values.len() / width
+        ));
+        offset += 4 * values.len();
+    }
+    let samplers: Vec<String> = channels
+        .iter()
+        .map(|(_, _, input, output, interp)| {
+            format!(r#"{{"input":{input},"output":{output},"interpolation":"{interp}"}}"#)
+        })
+        .collect();
+    let channel_json: Vec<String> = channels
+        .iter()
+        .enumerate()
+        .map(|(i, (node, path, ..))| format!(r#"{{"sampler":{i},"target":{{"node":{node},"path":"{path}"}}}}"#))
+        .collect();
+    format!(
+        r#"{{"asset":{{"version":"2.0"}},"scene":0,"scenes":[{{"nodes":[0]}}],"nodes":{nodes},
+        "buffers":[{{"byteLength":{len},"uri":"data:application/octet-stream;base64,{uri}"}}],
+        "bufferViews":[{views}],"accessors":[{accessors}],
+        "animations":[{{"channels":[{channels}],"samplers":[{samplers}]}}]}}"#,
+        len = bytes.len(),
+        views = views.join(","),
+        accessors = accessor_json.join(","),
+        channels = channel_json.join(","),
+        samplers = samplers.join(","),
+    )
+}
+
+/// One node with a translation channel keyed at `times` with `values`.
+fn tiny_gltf_keys(times: &[f32], values: &[[f32; 3]], interpolation: &str) -> String {
+    let flat: Vec<f32> = values.iter().flatten().copied().collect();
+    gltf_document(
+        r#"[{"name":"a"}]"#,
+        &[(times, "SCALAR"), (&flat, "VEC3")],
+        &[(0, "translation", 0, 1, interpolation)],
+    )
+}
+
+/// A hip–knee–foot chain (each child one unit below its parent) keyed at `times`: the hip's translation and
+/// rotation and the knee's rotation follow smooth functions of time, LINEAR.
+fn leg_gltf(times: &[f32]) -> String {
+    let axis_angle = |axis: usize, angle: f64| {
+        let mut q = [0.0f32; 4];
+        q[axis] = (angle / 2.0).sin() as f32;
+        q[3] = (angle / 2.0).cos() as f32;
+        q
+    };
+    let mut hip_t = Vec::new();
+    let mut hip_r = Vec::new();
+    let mut knee_r = Vec::new();
+    for &t in times {
+        let t = t as f64;
+        hip_t.extend([(0.3 * (2.0 * t).sin()) as f32, (0.1 * t) as f32, (0.3 * (3.0 * t).cos()) as f32]);
+        hip_r.extend(axis_angle(1, 1.5 * (1.3 * t).sin()));
+        knee_r.extend(axis_angle(0, 0.8 + 0.7 * (2.1 * t).sin()));
+    }
+    gltf_document(
+        r#"[{"name":"hip","children":[1]},{"name":"knee","translation":[0,-1,0],"children":[2]},
+            {"name":"foot","translation":[0,-1,0]}]"#,
+        &[(times, "SCALAR"), (&hip_t, "VEC3"), (&hip_r, "VEC4"), (&knee_r, "VEC4")],
+        &[(0, "translation", 0, 1, "LINEAR"), (0, "rotation", 0, 2, "LINEAR"), (1, "rotation", 0, 3, "LINEAR")],
+    )
+}
+
+/// Joint positions of `doc`'s scene at glTF time `time` from the spec's evaluation, in f64 (every node a
+/// joint, depth first as the document lists them).
+fn leg_reference(doc: &gltf::Document, buffers: &[gltf::buffer::Data], time: f64) -> Vec<[f64; 3]> {
+    let get = |b: gltf::Buffer<'_>| Some(&buffers[b.index()].0[..]);
+    let mut local: Vec<([f64; 3], [f64; 4], [f64; 3])> = doc
+        .nodes()
+        .map(|n| {
+            let (t, r, s) = n.transform().decomposed();
+            (t.map(f64::from), r.map(f64::from), s.map(f64::from))
+        })
+        .collect();
+    for ch in doc.animations().next().expect("animation").channels() {
+        let reader = ch.reader(get);
+        let times: Vec<f32> = reader.read_inputs().expect("inputs").collect();
+        use gltf::animation::util::ReadOutputs::*;
+        let values: Vec<Vec<f64>> = match reader.read_outputs().expect("outputs") {
+            Translations(it) | Scales(it) => it.map(|v| v.iter().map(|&x| x as f64).collect()).collect(),
+            Rotations(it) => it.into_f32().map(|v| v.iter().map(|&x| x as f64).collect()).collect(),
+            MorphTargetWeights(_) => continue,
+        };
+        let rotation = ch.target().property() == gltf::animation::Property::Rotation;
+        let v = channel_value(&times, &values, ch.sampler().interpolation(), rotation, time);
+        let node = &mut local[ch.target().node().index()];
+        if rotation {
+            node.1 = [v[0], v[1], v[2], v[3]];
+        } else {
+            node.0 = [v[0], v[1], v[2]];
+        }
+    }
+    let mut world: Vec<M4> = Vec::new();
+    for (i, (t, r, s)) in local.iter().enumerate() {
+        let m = trs(*t, *r, *s);
+        world.push(if i == 0 { m } else { mul(&world[i - 1], &m) });
+    }
+    world.iter().map(|m| [m[3][0], m[3][1], m[3][2]]).collect()
+}
+
+/// Imports `text` through the file path (as `sinew-bench pose` does) and checks the runtime's joint positions
+/// against the f64 glTF evaluation at every key time, half way between keys and at seeded random times:
+/// within 2e-4 of the figure's extent. Returns the import record.
+fn check_leg_against_reference(text: &str, label: &str) -> gltf_import::ClipImport {
+    let path = std::env::temp_dir().join(format!("sinew-{label}-{}.gltf", std::process::id()));
+    std::fs::write(&path, text).expect("write");
+    let poser = GltfPoser::new(&path, KeyFormat::F32);
+    let asset = gltf_import::load(&path);
+    let _ = std::fs::remove_file(&path);
+    let (poser, asset) = (poser.expect("bake"), asset.expect("import"));
+    let gltf::Gltf { document, blob } = gltf::Gltf::from_slice(text.as_bytes()).expect("parse");
+    let buffers = gltf::import_buffers(&document, None, blob).expect("buffers");
+    let times: Vec<f64> = {
+        let get = |b: gltf::Buffer<'_>| Some(&buffers[b.index()].0[..]);
+        let channel = document.animations().next().expect("animation").channels().next().expect("channel");
+        channel.reader(get).read_inputs().expect("inputs").map(f64::from).collect()
+    };
+    let mut probes: Vec<f64> = times.clone();
+    probes.extend(times.windows(2).map(|w| 0.5 * (w[0] + w[1])));
+    let mut rng = sinew_tests::Rng::new(0x6A7);
+    let (first, last) = (times[0], times[times.len() - 1]);
+    probes.extend((0..200).map(|_| first + (last - first) * rng.unit() as f64));
+    let mut extent = 0.0f64;
+    let mut worst = (0.0f64, 0.0f64);
+    for &time in &probes {
+        let expected = leg_reference(&document, &buffers, time);
+        let json = poser.pose_json("0", time as f32, false).expect("pose");
+        let (d, _) = max_diff(&json, "joints", Some("position"), &expected);
+        if d > worst.0 {
+            worst = (d, time);
+        }
+        for axis in 0..3 {
+            let (lo, hi) = expected.iter().fold((f64::MAX, f64::MIN), |(lo, hi), p| (lo.min(p[axis]), hi.max(p[axis])));
+            extent = extent.max(hi - lo);
+        }
+    }
+    let import = asset.imports[0];
+    eprintln!("{label}: {import:?}; runtime worst {:.2e} of the extent at {:.4} s", worst.0 / extent, worst.1);
+    assert!(worst.0 <= 2e-4 * extent, "{label}: {} at {} s, extent {extent}", worst.0, worst.1);
+    let duration = (asset.clips[0].frames.len() - 1) as f64 / asset.clips[0].sample_rate as f64;
+    assert!(
+        (duration - (last - first)).abs() <= 1e-6 * (1.0 + last),
+        "{label}: duration {duration}, keys {first}..{last}"
+    );
+    assert!((import.duration - (last - first)).abs() < 1e-9 && import.start == first, "{label}: {import:?}");
+    import
+}
+
+#[test]
+fn uniform_keys_at_37_5_hz_are_baked_at_that_rate_to_the_last_key() {
+    // 6 s at 37.5 Hz (225 keys, stored as f32): a step estimated from one interval drifted off the grid.
+    let times: Vec<f32> = (0..=225).map(|k| (k as f64 / 37.5) as f32).collect();
+    let import = check_leg_against_reference(&leg_gltf(&times), "keys-37.5hz");
+    let key_rate = import.key_rate.expect("uniform keys detected");
+    assert!((key_rate - 37.5).abs() < 1e-4, "{import:?}");
+    let multiple = import.rate / 37.5;
+    assert!((multiple - multiple.round()).abs() < 1e-6, "every key a frame: {import:?}");
+}
+
+#[test]
+fn a_first_key_after_zero_starts_the_clip() {
+    let times: Vec<f32> = (0..=90).map(|k| (0.7 + k as f64 / 37.5) as f32).collect();
+    let import = check_leg_against_reference(&leg_gltf(&times), "keys-from-0.7s");
+    assert!((import.key_rate.expect("uniform from the first key") - 37.5).abs() < 1e-3, "{import:?}");
+}
+
+#[test]
+fn jittered_keys_are_resampled_within_the_measured_error() {
+    let mut rng = sinew_tests::Rng::new(0x717);
+    let times: Vec<f32> =
+        (0..=60).map(|k| ((k as f64 + rng.range(-0.3, 0.3) as f64 * (k > 0) as u8 as f64) / 30.0) as f32).collect();
+    let import = check_leg_against_reference(&leg_gltf(&times), "jittered-keys");
+    assert!(import.key_rate.is_none(), "{import:?}");
+    assert!(import.relative_error() <= gltf_import::TARGET_ERROR, "{import:?}");
+}
+
+#[test]
+fn a_rate_given_by_the_caller_keeps_the_exact_duration() {
+    let times: Vec<f32> = (0..=30).map(|k| k as f32 / 24.0).collect();
+    let text = leg_gltf(&times);
+    let asset = gltf_import::import_with(text.as_bytes(), std::path::Path::new("."), Some(100.0)).expect("import");
+    let clip = &asset.clips[0];
+    // 1.25 s at 100 Hz is 125 intervals exactly.
+    assert_eq!(clip.frames.len(), 126);
+    assert!((clip.sample_rate - 100.0).abs() < 1e-4);
+    assert!(asset.imports[0].max_error > 0.0 && asset.imports[0].relative_error() < 1e-2, "{:?}", asset.imports[0]);
 }
