@@ -11,6 +11,7 @@ pub fn shared_data_dir() -> Option<std::path::PathBuf> {
 
 pub mod bake;
 pub mod bench_support;
+pub mod blob;
 pub mod bvh;
 pub mod gltf_import;
 pub mod machine;

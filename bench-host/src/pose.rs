@@ -45,19 +45,22 @@ pub fn bvh_pose_json(path: &std::path::Path, time: f32, format: KeyFormat) -> Re
     Ok(serde_json::json!({ "joints": joints }))
 }
 
-/// Clip index from an index or a name, looked up in the loaded asset (the runtime's `Asset::find_clip`).
-fn clip_index(asset: &Asset<'_>, clip: &str) -> Result<usize, String> {
-    if let Ok(i) = clip.parse::<usize>() {
-        return if i < asset.num_clips() {
-            Ok(i)
-        } else {
-            Err(format!("clip {i}: the file has {} clips", asset.num_clips()))
-        };
-    }
-    asset.find_clip(clip).ok_or_else(|| {
-        let names: Vec<&str> = (0..asset.num_clips()).filter_map(|i| asset.clip_name(i)).collect();
-        format!("no clip named `{clip}` (clips: {})", names.join(", "))
-    })
+/// `{"joints":[…]}` for clip `clip` (index or name) of a baked blob at `time` seconds: every joint in
+/// skeleton order with the blob's names.
+pub fn blob_pose_json(blob: &AlignedBlob, clip: &str, time: f32) -> Result<serde_json::Value, String> {
+    let asset = load(blob)?;
+    let model = model_pose(&asset, crate::blob::clip_index(&asset, clip)?, time)?;
+    let skeleton = asset.skeleton();
+    let joints: Vec<serde_json::Value> = model
+        .iter()
+        .enumerate()
+        .map(|(j, m)| {
+            let p = m.translation();
+            let name = skeleton.name(j).unwrap_or("");
+            serde_json::json!({"name": name, "parent": skeleton.parents()[j], "position": [p.x, p.y, p.z]})
+        })
+        .collect();
+    Ok(serde_json::json!({ "joints": joints }))
 }
 
 /// A glTF file imported and baked once, posed at any clip and time.
@@ -92,7 +95,7 @@ impl GltfPoser {
     pub fn pose_json(&self, clip: &str, time: f32, skin: bool) -> Result<serde_json::Value, String> {
         let (asset, blob) = (&self.asset, &self.blob);
         let runtime = load(blob)?;
-        let index = clip_index(&runtime, clip)?;
+        let index = crate::blob::clip_index(&runtime, clip)?;
         // Clip time 0 is the animation's first key.
         let start = asset.imports.get(index).map_or(0.0, |i| i.start);
         let model = model_pose(&runtime, index, (time as f64 - start) as f32)?;

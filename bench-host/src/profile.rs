@@ -20,6 +20,8 @@ pub struct Config {
     pub joints: Vec<usize>,
     pub bvh: Vec<std::path::PathBuf>,
     pub gltf: Vec<std::path::PathBuf>,
+    /// Baked `.snw` blobs (first clip).
+    pub blob: Vec<std::path::PathBuf>,
     pub characters: usize,
     pub frames: usize,
     /// Threads for the multi-threaded crowd frame (1 = that measurement is skipped).
@@ -86,6 +88,16 @@ impl Workload {
     pub fn bvh(path: &std::path::Path) -> Result<Workload, String> {
         let bvh = crate::bvh::Bvh::load(path).map_err(|e| e.to_string())?;
         let (skeleton, clip) = crate::bake::from_bvh(&bvh, "clip")?;
+        let inverse_bind = crate::rig::inverse_bind_of_rest(&skeleton.parents, &skeleton.rest);
+        let skin_remap = (0..skeleton.parents.len() as u16).collect();
+        Ok(Workload { name: file_name(path), skeleton, clip, skin_remap, inverse_bind })
+    }
+
+    /// A baked blob: its skeleton and first clip (sampled back at every frame); the skin binds every joint at
+    /// the rest pose, as for BVH.
+    pub fn blob(path: &std::path::Path) -> Result<Workload, String> {
+        let blob = crate::blob::read(path)?;
+        let (skeleton, clip) = crate::blob::raw(&blob, 0).map_err(|e| format!("{}: {e}", path.display()))?;
         let inverse_bind = crate::rig::inverse_bind_of_rest(&skeleton.parents, &skeleton.rest);
         let skin_remap = (0..skeleton.parents.len() as u16).collect();
         Ok(Workload { name: file_name(path), skeleton, clip, skin_remap, inverse_bind })
@@ -537,6 +549,9 @@ pub fn run(config: &Config) -> Result<(Vec<RigReport>, Peaks), String> {
     }
     for path in &config.gltf {
         workloads.push(Workload::gltf(path)?);
+    }
+    for path in &config.blob {
+        workloads.push(Workload::blob(path)?);
     }
     let peaks = Peaks::measure();
     let reports =

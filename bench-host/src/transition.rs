@@ -87,9 +87,49 @@ impl Clips {
         Ok(Clips { blob: bake::bake(&skeleton, &clips, KeyFormat::F32)?, names, dt })
     }
 
+    /// The clips of a baked blob, as they are stored.
+    pub fn from_blob(path: &std::path::Path) -> Result<Clips, String> {
+        let blob = crate::blob::read(path)?;
+        let asset = crate::blob::asset(&blob)?;
+        let first = asset.clip(0).ok_or_else(|| format!("{}: the blob has no clips", path.display()))?;
+        let names = (0..asset.num_clips()).map(|c| asset.clip_name(c).unwrap_or("").to_string()).collect();
+        let dt = 1.0 / first.sample_rate();
+        Ok(Clips { blob, names, dt })
+    }
+
     pub fn asset(&self) -> Result<Asset<'_>, String> {
         Asset::load(self.blob.bytes()).map_err(|e| e.to_string())
     }
+}
+
+/// Longest transition the `quality` and `transition` commands simulate, seconds.
+pub const MAX_TRANSITION_DURATION: f32 = 10.0;
+/// Fastest simulation rate, Hz (frame-rate refinement studies go to a few kHz).
+pub const MAX_SIMULATION_RATE: f32 = 10_000.0;
+/// Most frames one command simulates, over all cuts and methods (a few minutes of work at most).
+pub const MAX_SIMULATED_FRAMES: f64 = 2e7;
+
+/// Checks a simulation's size before it runs: `duration` and the rate `1 / dt` within their limits, and `cuts`
+/// transitions of every method within `MAX_SIMULATED_FRAMES`.
+pub fn check_simulation(dt: f32, duration: f32, cuts: usize) -> Result<(), String> {
+    if !(duration > 0.0 && duration <= MAX_TRANSITION_DURATION) {
+        return Err(format!("--duration {duration}: give 0 < seconds <= {MAX_TRANSITION_DURATION}"));
+    }
+    let rate = 1.0 / dt;
+    if !(rate.is_finite() && (sinew::clip::MIN_SAMPLE_RATE..=MAX_SIMULATION_RATE).contains(&rate)) {
+        return Err(format!(
+            "a simulation rate of {rate} Hz is outside {}..={MAX_SIMULATION_RATE} Hz",
+            sinew::clip::MIN_SAMPLE_RATE
+        ));
+    }
+    let per_cut = (duration / dt) as f64 + (FRAMES_BEFORE + 4) as f64 + 2.0 * (0.5 / dt as f64);
+    let total = per_cut * cuts as f64 * Method::ALL.len() as f64;
+    if total > MAX_SIMULATED_FRAMES {
+        return Err(format!(
+            "{cuts} cuts of {duration} s at {rate} Hz simulate {total:.3e} frames; at most {MAX_SIMULATED_FRAMES:.0e}"
+        ));
+    }
+    Ok(())
 }
 
 /// One cut: from clip `a` at `ta` seconds to clip `b` at `tb`.

@@ -93,9 +93,14 @@ struct Reference {
     extent: f64,
 }
 
-fn reference(doc: &gltf::Document, buffers: &[gltf::buffer::Data], anim: usize, time: f64) -> Reference {
+/// Local TRS of every node at `time` of animation `anim`: the node's own, then the animation's channels.
+fn animated_locals(
+    doc: &gltf::Document,
+    buffers: &[gltf::buffer::Data],
+    anim: usize,
+    time: f64,
+) -> Vec<([f64; 3], [f64; 4], [f64; 3])> {
     let get = |b: gltf::Buffer<'_>| Some(&buffers[b.index()].0[..]);
-    // Local TRS per node, from the node then the animation's channels.
     let mut local: Vec<([f64; 3], [f64; 4], [f64; 3])> = doc
         .nodes()
         .map(|n| {
@@ -129,7 +134,11 @@ fn reference(doc: &gltf::Document, buffers: &[gltf::buffer::Data], anim: usize, 
             _ => {}
         }
     }
-    // World matrices by walking the scene from its roots.
+    local
+}
+
+/// World matrix of every node of the scene (`None` outside it), walking from the scene's roots.
+fn world_matrices(doc: &gltf::Document, local: &[([f64; 3], [f64; 4], [f64; 3])]) -> Vec<Option<M4>> {
     let mut world: Vec<Option<M4>> = vec![None; doc.nodes().len()];
     let scene = doc.default_scene().or_else(|| doc.scenes().next()).expect("scene");
     let mut stack: Vec<(gltf::Node<'_>, M4)> =
@@ -140,6 +149,12 @@ fn reference(doc: &gltf::Document, buffers: &[gltf::buffer::Data], anim: usize, 
         world[node.index()] = Some(m);
         stack.extend(node.children().map(|c| (c, m)));
     }
+    world
+}
+
+fn reference(doc: &gltf::Document, buffers: &[gltf::buffer::Data], anim: usize, time: f64) -> Reference {
+    let get = |b: gltf::Buffer<'_>| Some(&buffers[b.index()].0[..]);
+    let world = world_matrices(doc, &animated_locals(doc, buffers, anim, time));
     let skin = doc.skins().next().expect("skin");
     let joints: Vec<usize> = skin.joints().map(|n| n.index()).collect();
     let ibms: Vec<M4> = match skin.reader(get).read_inverse_bind_matrices() {
@@ -479,38 +494,8 @@ fn leg_gltf(times: &[f32]) -> String {
 /// Joint positions of `doc`'s scene at glTF time `time` from the spec's evaluation, in f64 (every node a
 /// joint, depth first as the document lists them).
 fn leg_reference(doc: &gltf::Document, buffers: &[gltf::buffer::Data], time: f64) -> Vec<[f64; 3]> {
-    let get = |b: gltf::Buffer<'_>| Some(&buffers[b.index()].0[..]);
-    let mut local: Vec<([f64; 3], [f64; 4], [f64; 3])> = doc
-        .nodes()
-        .map(|n| {
-            let (t, r, s) = n.transform().decomposed();
-            (t.map(f64::from), r.map(f64::from), s.map(f64::from))
-        })
-        .collect();
-    for ch in doc.animations().next().expect("animation").channels() {
-        let reader = ch.reader(get);
-        let times: Vec<f32> = reader.read_inputs().expect("inputs").collect();
-        use gltf::animation::util::ReadOutputs::*;
-        let values: Vec<Vec<f64>> = match reader.read_outputs().expect("outputs") {
-            Translations(it) | Scales(it) => it.map(|v| v.iter().map(|&x| x as f64).collect()).collect(),
-            Rotations(it) => it.into_f32().map(|v| v.iter().map(|&x| x as f64).collect()).collect(),
-            MorphTargetWeights(_) => continue,
-        };
-        let rotation = ch.target().property() == gltf::animation::Property::Rotation;
-        let v = channel_value(&times, &values, ch.sampler().interpolation(), rotation, time);
-        let node = &mut local[ch.target().node().index()];
-        if rotation {
-            node.1 = [v[0], v[1], v[2], v[3]];
-        } else {
-            node.0 = [v[0], v[1], v[2]];
-        }
-    }
-    let mut world: Vec<M4> = Vec::new();
-    for (i, (t, r, s)) in local.iter().enumerate() {
-        let m = trs(*t, *r, *s);
-        world.push(if i == 0 { m } else { mul(&world[i - 1], &m) });
-    }
-    world.iter().map(|m| [m[3][0], m[3][1], m[3][2]]).collect()
+    let world = world_matrices(doc, &animated_locals(doc, buffers, 0, time));
+    world.iter().map(|m| m.expect("every node in the scene")).map(|m| [m[3][0], m[3][1], m[3][2]]).collect()
 }
 
 /// Imports `text` through the file path (as `sinew-bench pose` does) and checks the runtime's joint positions

@@ -25,15 +25,33 @@ enum Command {
     Quality(QualityArgs),
     /// Print one transition frame by frame: output, source and target joint positions.
     Transition(TransitionArgs),
-    /// Draw one degree of freedom through four kinds of transition (seed 001's figure 2) as SVG.
+    /// Draw one degree of freedom through four kinds of transition as SVG (the figure of the Gears of War 4
+    /// inertialization talk).
     PlotTransition(PlotArgs),
+    /// Validate a baked blob and print its skeleton, clips, rates, durations and bytes per kind of track.
+    Inspect(InspectArgs),
 }
 
 #[derive(Args)]
-struct QualityArgs {
-    /// BVH files of one skeleton; default: the Bandai clips in the shared data.
+#[command(allow_negative_numbers = true)]
+struct InspectArgs {
+    /// A baked `.snw` blob.
     #[arg(long)]
+    blob: std::path::PathBuf,
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+#[command(allow_negative_numbers = true)]
+struct QualityArgs {
+    /// BVH files of one skeleton (`--bvh a.bvh b.bvh` or the flag repeated); default: the Bandai clips in the
+    /// shared data.
+    #[arg(long, num_args = 1.., conflicts_with = "blob")]
     bvh: Vec<std::path::PathBuf>,
+    /// A baked blob: its clips are the cuts' sources and targets.
+    #[arg(long)]
+    blob: Option<std::path::PathBuf>,
     /// Number of seeded cuts.
     #[arg(long, default_value_t = 300)]
     cuts: usize,
@@ -51,16 +69,26 @@ struct QualityArgs {
 }
 
 #[derive(Args)]
+#[command(allow_negative_numbers = true)]
 struct TransitionArgs {
-    /// The source clip.
-    #[arg(long)]
-    bvh: std::path::PathBuf,
+    /// The source clip, a BVH file.
+    #[arg(long, required_unless_present = "blob", requires = "to_bvh", conflicts_with = "blob")]
+    bvh: Option<std::path::PathBuf>,
     /// Seconds into the source clip at the switch.
     #[arg(long)]
     at: f32,
-    /// The target clip (same skeleton).
+    /// The target clip (same skeleton), a BVH file.
+    #[arg(long, requires = "bvh")]
+    to_bvh: Option<std::path::PathBuf>,
+    /// A baked blob holding both clips (see --clip and --to-clip).
     #[arg(long)]
-    to_bvh: std::path::PathBuf,
+    blob: Option<std::path::PathBuf>,
+    /// With --blob: the source clip, an index or a name.
+    #[arg(long, default_value = "0", requires = "blob")]
+    clip: String,
+    /// With --blob: the target clip, an index or a name.
+    #[arg(long, default_value = "1", requires = "blob")]
+    to_clip: String,
     /// Seconds into the target clip at the switch.
     #[arg(long)]
     to_at: f32,
@@ -83,9 +111,11 @@ struct PlotArgs {
 }
 
 #[derive(Args)]
+#[command(allow_negative_numbers = true)]
 struct BakeArgs {
-    /// BVH files of one skeleton (same joints in the same order); each becomes a clip named after its file.
-    #[arg(long, required_unless_present = "gltf", conflicts_with = "gltf")]
+    /// BVH files of one skeleton (same joints in the same order; `--bvh a.bvh b.bvh` or the flag repeated);
+    /// each becomes a clip named after its file.
+    #[arg(long, num_args = 1.., required_unless_present = "gltf", conflicts_with = "gltf")]
     bvh: Vec<std::path::PathBuf>,
     /// A glTF file (.glb or .gltf): its scene's nodes and every animation.
     #[arg(long)]
@@ -96,17 +126,25 @@ struct BakeArgs {
     /// Store keys quantized (6 bytes per key) instead of f32.
     #[arg(long)]
     quantize: bool,
+    /// glTF: bake every clip at this rate (Hz), adjusted to a whole number of frames over the clip's exact
+    /// duration, instead of the rate chosen from its keys.
+    #[arg(long, requires = "gltf")]
+    rate: Option<f64>,
 }
 
 #[derive(Args)]
+#[command(allow_negative_numbers = true)]
 struct PoseArgs {
     /// A BVH file.
-    #[arg(long, required_unless_present = "gltf", conflicts_with = "gltf")]
+    #[arg(long, required_unless_present_any = ["gltf", "blob"], conflicts_with_all = ["gltf", "blob"])]
     bvh: Option<std::path::PathBuf>,
     /// A glTF file (.glb or .gltf); positions are in scene space, joints in the first skin's order.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "blob")]
     gltf: Option<std::path::PathBuf>,
-    /// glTF animation: an index or a name.
+    /// A baked `.snw` blob; joints in skeleton order.
+    #[arg(long)]
+    blob: Option<std::path::PathBuf>,
+    /// glTF or blob clip: an index or a name.
     #[arg(long, default_value = "0")]
     clip: String,
     /// glTF: also print the skinned vertex positions of the first primitive using the first skin.
@@ -128,24 +166,58 @@ fn key_format(quantize: bool) -> KeyFormat {
 }
 
 fn bake(args: &BakeArgs) -> Result<String, String> {
+    let mut notes = String::new();
     let (skeleton, clips) = match &args.gltf {
         Some(path) => {
-            let asset = sinew_bench_host::gltf_import::load(path)?;
+            if let Some(rate) = args.rate
+                && !(rate.is_finite() && rate > 0.0)
+            {
+                return Err(format!("--rate {rate}: give a positive rate in Hz"));
+            }
+            let asset = sinew_bench_host::gltf_import::load_with(path, args.rate)?;
+            let skin_joints = asset.skin.as_ref().map_or(0, |s| s.remap.len());
+            notes += &format!(
+                "\n  skeleton: every node of the scene ({}); first skin: {}",
+                sinew_bench_host::blob::count(asset.skeleton.parents.len(), "node"),
+                sinew_bench_host::blob::count(skin_joints, "joint")
+            );
+            for (clip, import) in asset.clips.iter().zip(&asset.imports) {
+                let keys = import.key_rate.map_or("keys not uniform".into(), |r| format!("keys uniform at {r:.4} Hz"));
+                notes += &format!(
+                    "\n  `{}`: {keys}, baked at {:.4} Hz from glTF time {:.4} s for {:.4} s; resampling error {:.3e} (file units), {:.2e} of the figure's extent",
+                    clip.name,
+                    import.rate,
+                    import.start,
+                    import.duration,
+                    import.max_error,
+                    import.relative_error()
+                );
+            }
             (asset.skeleton, asset.clips)
         }
         None => bake::from_bvh_files(&args.bvh)?,
     };
     let blob = bake::bake(&skeleton, &clips, key_format(args.quantize))?;
     std::fs::write(&args.out, blob.bytes()).map_err(|e| format!("{}: {e}", args.out.display()))?;
-    Ok(format!("{}: {}", args.out.display(), bake::summary(&blob)?))
+    Ok(format!("{}: {}{notes}", args.out.display(), bake::summary(&blob)?))
 }
 
 fn pose(args: &PoseArgs) -> Result<String, String> {
+    if args.skin && args.gltf.is_none() {
+        return Err("--skin needs --gltf: only glTF files carry a skin".into());
+    }
     let format = key_format(args.quantize);
-    let value = match (&args.bvh, &args.gltf) {
-        (Some(bvh), _) => pose::bvh_pose_json(bvh, args.time, format)?,
-        (None, Some(gltf)) => pose::gltf_pose_json(gltf, &args.clip, args.time, args.skin, format)?,
-        (None, None) => return Err("give --bvh or --gltf".into()),
+    let value = match (&args.bvh, &args.gltf, &args.blob) {
+        (Some(bvh), _, _) => pose::bvh_pose_json(bvh, args.time, format)?,
+        (None, Some(gltf), _) => pose::gltf_pose_json(gltf, &args.clip, args.time, args.skin, format)?,
+        (None, None, Some(path)) => {
+            if args.quantize {
+                return Err("--quantize: a blob is sampled as it was baked".into());
+            }
+            pose::blob_pose_json(&sinew_bench_host::blob::read(path)?, &args.clip, args.time)
+                .map_err(|e| format!("{}: {e}", path.display()))?
+        }
+        (None, None, None) => return Err("give --bvh, --gltf or --blob".into()),
     };
     if args.json {
         return Ok(value.to_string());
@@ -156,31 +228,39 @@ fn pose(args: &PoseArgs) -> Result<String, String> {
         let name = j["name"].as_str().unwrap_or("");
         out += &format!("{name:<28} {:>6} {:>12.4} {:>12.4} {:>12.4}\n", j["parent"], p(0), p(1), p(2));
     }
+    if let Some(vertices) = value["vertices"].as_array() {
+        out += &format!("\n{:<8} {:>12} {:>12} {:>12}\n", "vertex", "x", "y", "z");
+        for (i, v) in vertices.iter().enumerate() {
+            let p = |k: usize| v[k].as_f64().unwrap_or(f64::NAN);
+            out += &format!("{i:<8} {:>12.4} {:>12.4} {:>12.4}\n", p(0), p(1), p(2));
+        }
+    }
     Ok(out)
 }
 
-fn quality(args: &QualityArgs) -> Result<String, String> {
-    let files = if args.bvh.is_empty() {
-        let dir = sinew_bench_host::shared_data_dir().ok_or("no --bvh given and no shared data to default to")?;
-        let mut files: Vec<_> = std::fs::read_dir(dir.join("bvh/bandai"))
-            .map_err(|e| e.to_string())?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|e| e == "bvh"))
-            .collect();
-        files.sort();
-        files
+fn inspect(args: &InspectArgs) -> Result<String, String> {
+    let blob = sinew_bench_host::blob::read(&args.blob)?;
+    if args.json {
+        Ok(sinew_bench_host::blob::inspect_json(&blob)?.to_string())
     } else {
-        args.bvh.clone()
-    };
-    if !(args.duration.is_finite() && args.duration > 0.0) || args.cuts == 0 {
-        return Err("--duration must be > 0 and --cuts at least 1".into());
+        sinew_bench_host::blob::inspect_text(&blob)
     }
-    let clips = transition::Clips::from_bvh(&files)?;
+}
+
+fn quality(args: &QualityArgs) -> Result<String, String> {
+    let clips = match &args.blob {
+        Some(path) => transition::Clips::from_blob(path)?,
+        None => transition::Clips::from_bvh(&quality_files(args)?)?,
+    };
+    if args.cuts == 0 {
+        return Err("--cuts must be at least 1".into());
+    }
     let dt = match args.rate {
         Some(rate) if rate.is_finite() && rate > 0.0 => 1.0 / rate,
-        Some(_) => return Err("--rate must be > 0".into()),
+        Some(rate) => return Err(format!("--rate {rate}: give a positive rate in Hz")),
         None => clips.dt,
     };
+    transition::check_simulation(dt, args.duration, args.cuts)?;
     let asset = clips.asset()?;
     let cuts = transition::seeded_cuts(&asset, dt, args.duration, args.cuts, args.seed);
     if cuts.is_empty() {
@@ -194,14 +274,45 @@ fn quality(args: &QualityArgs) -> Result<String, String> {
     })
 }
 
+/// The BVH files `quality` reads: those given, else the Bandai clips of the shared data.
+fn quality_files(args: &QualityArgs) -> Result<Vec<std::path::PathBuf>, String> {
+    Ok(if args.bvh.is_empty() {
+        let dir = sinew_bench_host::shared_data_dir().ok_or("no --bvh given and no shared data to default to")?;
+        let mut files: Vec<_> = std::fs::read_dir(dir.join("bvh/bandai"))
+            .map_err(|e| e.to_string())?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "bvh"))
+            .collect();
+        files.sort();
+        files
+    } else {
+        args.bvh.clone()
+    })
+}
+
 fn transition(args: &TransitionArgs) -> Result<String, String> {
     let method = transition::Method::parse(&args.mode)?;
-    if !(args.duration.is_finite() && args.duration > 0.0) {
-        return Err("--duration must be > 0".into());
+    let (clips, a, b) = match (&args.bvh, &args.to_bvh, &args.blob) {
+        (Some(from), Some(to), _) => (transition::Clips::from_bvh(&[from.clone(), to.clone()])?, 0, 1),
+        (_, _, Some(path)) => {
+            let clips = transition::Clips::from_blob(path)?;
+            let asset = clips.asset()?;
+            let (a, b) = (
+                sinew_bench_host::blob::clip_index(&asset, &args.clip)?,
+                sinew_bench_host::blob::clip_index(&asset, &args.to_clip)?,
+            );
+            (clips, a, b)
+        }
+        _ => return Err("give --bvh and --to-bvh, or --blob".into()),
+    };
+    transition::check_simulation(clips.dt, args.duration, 1)?;
+    for (flag, time) in [("--at", args.at), ("--to-at", args.to_at)] {
+        if !time.is_finite() {
+            return Err(format!("{flag} {time}: give a time in seconds"));
+        }
     }
-    let clips = transition::Clips::from_bvh(&[args.bvh.clone(), args.to_bvh.clone()])?;
     let asset = clips.asset()?;
-    let cut = transition::Cut { a: 0, ta: args.at, b: 1, tb: args.to_at };
+    let cut = transition::Cut { a, ta: args.at, b, tb: args.to_at };
     let half_second = (0.5 / clips.dt).ceil() as usize;
     let trace = transition::simulate(&asset, clips.dt, method, cut, args.duration, (half_second, half_second))?;
     let _ = args.json;
@@ -223,17 +334,21 @@ fn report(result: Result<String, String>) -> ExitCode {
 }
 
 #[derive(Args)]
+#[command(allow_negative_numbers = true)]
 struct ProfileArgs {
     /// Joint counts of the procedural humanoid to profile (22..=1024); repeat for several rigs. Default: 67
     /// and 256 when no file is given either.
     #[arg(long = "joints")]
     joints: Vec<usize>,
-    /// BVH files to profile (their motion, skinned at the rest pose); repeatable.
-    #[arg(long)]
+    /// BVH files to profile (their motion, skinned at the rest pose); several after one flag, or repeated.
+    #[arg(long, num_args = 1..)]
     bvh: Vec<std::path::PathBuf>,
-    /// glTF files to profile (first animation, first skin); repeatable.
-    #[arg(long)]
+    /// glTF files to profile (first animation, first skin); several after one flag, or repeated.
+    #[arg(long, num_args = 1..)]
     gltf: Vec<std::path::PathBuf>,
+    /// Baked `.snw` blobs to profile (first clip, skinned at the rest pose); several after one flag, or repeated.
+    #[arg(long, num_args = 1..)]
+    blob: Vec<std::path::PathBuf>,
     /// Characters in the crowd.
     #[arg(long, default_value_t = 256)]
     characters: usize,
@@ -254,6 +369,7 @@ impl Default for ProfileArgs {
             joints: vec![67, 256],
             bvh: vec![],
             gltf: vec![],
+            blob: vec![],
             characters: 256,
             frames: 101,
             threads: 1,
@@ -270,8 +386,9 @@ fn main() -> ExitCode {
         Command::Quality(args) => report(quality(&args)),
         Command::Transition(args) => report(transition(&args)),
         Command::PlotTransition(args) => report(sinew_bench_host::plot::transition_figure(&args.out)),
+        Command::Inspect(args) => report(inspect(&args)),
         Command::Profile(mut args) => {
-            if args.joints.is_empty() && args.bvh.is_empty() && args.gltf.is_empty() {
+            if args.joints.is_empty() && args.bvh.is_empty() && args.gltf.is_empty() && args.blob.is_empty() {
                 args.joints = ProfileArgs::default().joints;
             }
             if let Some(&bad) = args
@@ -279,17 +396,20 @@ fn main() -> ExitCode {
                 .iter()
                 .find(|&&j| !(sinew_bench_host::rig::MIN_JOINTS..=sinew_bench_host::rig::MAX_JOINTS).contains(&j))
             {
-                eprintln!("--joints {bad}: the procedural rig has 22..=1024 joints");
-                return ExitCode::FAILURE;
+                return report(Err(format!("--joints {bad}: the procedural rig has 22..=1024 joints")));
             }
             if args.characters == 0 || args.frames == 0 || args.threads == 0 {
-                eprintln!("--characters, --frames and --threads must be at least 1");
-                return ExitCode::FAILURE;
+                return report(Err("--characters, --frames and --threads must be at least 1".into()));
+            }
+            // Bounded so that a typo cannot ask for terabytes: a character of 1024 joints takes ~0.5 MB.
+            if args.characters > 100_000 || args.frames > 100_000 || args.threads > 1024 {
+                return report(Err("--characters and --frames at most 100000, --threads at most 1024".into()));
             }
             let config = profile::Config {
                 joints: args.joints,
                 bvh: args.bvh,
                 gltf: args.gltf,
+                blob: args.blob,
                 characters: args.characters,
                 frames: args.frames,
                 threads: args.threads,

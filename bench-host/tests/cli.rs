@@ -1,0 +1,162 @@
+//! The `sinew-bench` command line on hostile and ordinary input: every bad file or argument is exit 1 with
+//! `error: …` naming the file (and line, for text formats), never a panic, an abort or a runaway allocation.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn sinew_bench(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sinew-bench")).args(args).output().expect("run sinew-bench")
+}
+
+/// A scratch directory for this test's files.
+fn scratch(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("sinew-cli-{test}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("write");
+    path.display().to_string()
+}
+
+/// Exit 1 and a first stderr line starting with `error: ` and holding every piece of `wanted`.
+fn assert_error(output: &Output, wanted: &[&str]) {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "stderr: {stderr}");
+    assert!(stderr.starts_with("error: "), "{stderr}");
+    for w in wanted {
+        assert!(stderr.contains(w), "wanted `{w}` in: {stderr}");
+    }
+}
+
+fn bvh(frames: &str, frame_time: &str, values: &str) -> String {
+    format!(
+        "HIERARCHY\nROOT a\n{{\n OFFSET 0 0 0\n CHANNELS 3 Zrotation Xrotation Yrotation\n JOINT b\n {{\n  OFFSET 0 1 0\n  CHANNELS 3 Zrotation Xrotation Yrotation\n  End Site\n  {{\n   OFFSET 0 1 0\n  }}\n }}\n}}\nMOTION\nFrames: {frames}\nFrame Time: {frame_time}\n{values}\n"
+    )
+}
+
+/// One node, a translation channel keyed at the two `times`.
+fn gltf(times: [f32; 2]) -> String {
+    use base64::Engine;
+    let floats = [times[0], times[1], 0.0, 0.0, 0.0, 1.0, 2.0, 3.0];
+    let bytes: Vec<u8> = floats.iter().flat_map(|f| f.to_le_bytes()).collect();
+    let uri = base64::engine::general_purpose::STANDARD.encode(&bytes);
+    format!(
+        r#"{{"asset":{{"version":"2.0"}},"scene":0,"scenes":[{{"nodes":[0]}}],"nodes":[{{"name":"a"}}],
+        "buffers":[{{"byteLength":32,"uri":"data:application/octet-stream;base64,{uri}"}}],
+        "bufferViews":[{{"buffer":0,"byteOffset":0,"byteLength":8}},{{"buffer":0,"byteOffset":8,"byteLength":24}}],
+        "accessors":[{{"bufferView":0,"componentType":5126,"count":2,"type":"SCALAR","min":[{a}],"max":[{b}]}},
+                     {{"bufferView":1,"componentType":5126,"count":2,"type":"VEC3"}}],
+        "animations":[{{"channels":[{{"sampler":0,"target":{{"node":0,"path":"translation"}}}}],
+                       "samplers":[{{"input":0,"output":1}}]}}]}}"#,
+        a = times[0],
+        b = times[1]
+    )
+}
+
+#[test]
+fn hostile_bvh_files_are_errors_with_file_and_line() {
+    let dir = scratch("bvh");
+    let out = dir.join("out.snw").display().to_string();
+    let cases = [
+        ("frames-max.bvh", bvh("18446744073709551615", "0.0333", "0 0 0 0 0 0"), ":18: ", "at most 3600 s"),
+        ("frames-1e8.bvh", bvh("100000000", "0.0333", "0 0 0 0 0 0"), ":18: ", "at most 3600 s"),
+        ("time-1e30.bvh", bvh("1", "1e30", "0 0 0 0 0 0"), ":18: ", "outside 1..=1000 Hz"),
+        ("time-1e-30.bvh", bvh("1", "1e-30", "0 0 0 0 0 0"), ":18: ", "outside 1..=1000 Hz"),
+    ];
+    for (name, text, line, message) in cases {
+        let path = write(&dir, name, &text);
+        for command in [&["bake", "--bvh", &path, "--out", &out][..], &["pose", "--bvh", &path]] {
+            assert_error(&sinew_bench(command), &[&format!("{path}{line}"), message]);
+        }
+    }
+    // 20 000 nested joints (1.6 MB) overflowed the stack.
+    let mut deep = String::from("HIERARCHY\nROOT j\n");
+    deep.push_str(&"{\nOFFSET 0 1 0\nCHANNELS 3 Zrotation Xrotation Yrotation\nJOINT j\n".repeat(20_000));
+    let path = write(&dir, "deep.bvh", &deep);
+    assert_error(&sinew_bench(&["bake", "--bvh", &path, "--out", &out]), &[&path, "more than 1024 joints"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn hostile_gltf_files_are_errors() {
+    let dir = scratch("gltf");
+    let out = dir.join("out.snw").display().to_string();
+    let cases = [
+        ("long.gltf", [0.0, 1e7], "at most 3600 s"),
+        ("longer.gltf", [0.0, 1e9], "at most 3600 s"),
+        // 1e9 + 1 is 1e9 in f32: equal key times.
+        ("late.gltf", [1e9, 1e9 + 1.0], "increase strictly"),
+    ];
+    for (name, times, message) in cases {
+        let path = write(&dir, name, &gltf(times));
+        assert_error(&sinew_bench(&["bake", "--gltf", &path, "--out", &out]), &[&path, message]);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn runaway_simulations_are_refused_before_they_start() {
+    let dir = scratch("simulation");
+    let a = write(&dir, "a.bvh", &bvh("40", "0.0333", &"0 0 0 0 0 0\n".repeat(40)));
+    assert_error(&sinew_bench(&["quality", "--bvh", &a, "--rate=1e6"]), &["outside 1..=10000 Hz"]);
+    assert_error(&sinew_bench(&["quality", "--bvh", &a, "--cuts", "10000000"]), &["at most 2e7"]);
+    let transition = ["transition", "--bvh", &a, "--at", "0.5", "--to-bvh", &a, "--to-at", "0.5"];
+    assert_error(&sinew_bench(&[&transition[..], &["--duration=1e9"]].concat()), &["--duration"]);
+    // Negative numbers need no `=`.
+    let ok = sinew_bench(&["transition", "--bvh", &a, "--at", "-0.5", "--to-bvh", &a, "--to-at", "-1"]);
+    assert!(ok.status.success(), "{ok:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn blobs_are_inspected_posed_and_rejected_when_corrupt() {
+    let dir = scratch("blob");
+    let a = write(&dir, "a.bvh", &bvh("3", "0.04", "0 0 0 0 0 0\n10 20 30 40 50 60\n1 2 3 4 5 6"));
+    let b = write(&dir, "b.bvh", &bvh("2", "0.04", "0 0 0 0 0 0\n0 0 0 0 0 0"));
+    let blob = dir.join("ab.snw").display().to_string();
+    // Several files after one --bvh.
+    let baked = sinew_bench(&["bake", "--bvh", &a, &b, "--out", &blob]);
+    assert!(baked.status.success(), "{baked:?}");
+    let summary = String::from_utf8_lossy(&baked.stdout);
+    assert!(summary.contains("2 joints, 2 clips") && summary.contains("3 frames"), "{summary}");
+    assert!(summary.contains("every track the rest pose"), "b is all rest pose: {summary}");
+    let inspect = sinew_bench(&["inspect", "--blob", &blob, "--json"]);
+    let json: serde_json::Value = serde_json::from_slice(&inspect.stdout).expect("inspect JSON");
+    assert_eq!(json["joints"], 2);
+    assert_eq!(json["clips"][0]["frames"], 3);
+    assert_eq!(json["clips"][0]["sample_rate"], 25.0);
+    assert_eq!(json["clips"][1]["name"], "b");
+    assert!(String::from_utf8_lossy(&sinew_bench(&["inspect", "--blob", &blob]).stdout).contains("clip `a`"));
+    // The blob's pose equals the BVH's.
+    let from_blob = sinew_bench(&["pose", "--blob", &blob, "--clip", "a", "--time", "0.04", "--json"]);
+    let from_bvh = sinew_bench(&["pose", "--bvh", &a, "--time", "0.04", "--json"]);
+    assert!(from_blob.status.success(), "{from_blob:?}");
+    assert_eq!(from_blob.stdout, from_bvh.stdout);
+    // Corrupt: one byte of the magic, then a truncation.
+    let mut bytes = std::fs::read(&blob).expect("read");
+    bytes[0] ^= 1;
+    let bad = dir.join("bad.snw");
+    std::fs::write(&bad, &bytes).expect("write");
+    let bad = bad.display().to_string();
+    assert_error(&sinew_bench(&["inspect", "--blob", &bad]), &[&bad, "bad magic"]);
+    bytes[0] ^= 1;
+    std::fs::write(&bad, &bytes[..bytes.len() - 16]).expect("write");
+    for command in [&["inspect", "--blob", &bad][..], &["pose", "--blob", &bad], &["profile", "--blob", &bad]] {
+        assert_error(&sinew_bench(command), &[&bad, "not a valid sinew blob"]);
+    }
+    let transition = sinew_bench(&["transition", "--blob", &blob, "--at", "0", "--to-clip", "b", "--to-at", "0"]);
+    assert!(transition.status.success(), "{transition:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn papercuts_are_errors_with_the_prefix() {
+    assert_error(&sinew_bench(&["profile", "--joints", "5"]), &["--joints 5"]);
+    assert_error(&sinew_bench(&["profile", "--characters", "0"]), &["at least 1"]);
+    // --skin needs a glTF file (a BVH has no skin).
+    assert_error(&sinew_bench(&["pose", "--bvh", "x.bvh", "--skin"]), &["--skin needs --gltf"]);
+    assert_error(&sinew_bench(&["pose", "--bvh", "x.bvh", "--skin", "--json"]), &["--skin needs --gltf"]);
+}
