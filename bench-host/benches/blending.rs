@@ -1,5 +1,5 @@
-//! Blending: sinew's SoA blend of 2, 4 and 8 layers, with and without bone masks, vs the naive glam AoS loop,
-//! per rig size. One character per iteration; throughput counts joints.
+//! Blending: sinew's SoA blend of 2, 4 and 8 layers, with and without bone masks, vs the naive glam AoS loop
+//! and a memcpy of the output bytes, per rig size. One character per iteration; throughput counts joints.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use sinew::blending::{BlendLayer, BlendingJob, DEFAULT_THRESHOLD};
@@ -25,6 +25,8 @@ fn blending(c: &mut Criterion) {
         let mut output = vec![SoaTransform::IDENTITY; num_soa_joints(n)];
         let mut aos_out = AosPose::new(&rig.rest);
         group.throughput(Throughput::Elements(n as u64));
+        let source = output.clone();
+        group.bench_function(BenchmarkId::new("memcpy", n), |b| b.iter(|| output.copy_from_slice(black_box(&source))));
         for layers in [2usize, 4, 8] {
             for masked in [false, true] {
                 let label = if masked { "masked" } else { "plain" };

@@ -43,6 +43,10 @@ fn skinning_matrices(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new("memcpy_3x4", n), |b| {
             b.iter(|| f.palette_3x4.copy_from_slice(black_box(&source)))
         });
+        let source = f.palette.clone();
+        group.bench_function(BenchmarkId::new("memcpy_mat4", n), |b| {
+            b.iter(|| f.palette.copy_from_slice(black_box(&source)))
+        });
     }
     group.finish();
 }

@@ -1,5 +1,6 @@
 //! Vertex skinning of 8192 vertices with 1, 2 and 4 influences, positions only and positions+normals
-//! (interleaved 24-byte vertices): sinew vs the naive AoS glam loop, over the 256-joint rig's palette.
+//! (interleaved 24-byte vertices): sinew vs the naive AoS glam loop, over the 256-joint rig's palette, and a
+//! memcpy of the output bytes (one row per layout, under influence count 1).
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use sinew::vertex_skinning::{NormalMode, VertexLayout};
@@ -73,6 +74,14 @@ fn vertex_skinning(c: &mut Criterion) {
             ("positions_normals", VertexLayout::POSITIONS_NORMALS, Some(&mesh.normals[..])),
         ] {
             let input = if normals.is_some() { &mesh.interleaved[..] } else { &mesh.interleaved[..VERTICES * 12] };
+            // The floor of any skinning loop: writing the output bytes (positions: 12 B, with normals: 24 B).
+            if count == 1 {
+                let source = vec![0u8; input.len()];
+                let written = &mut output[..input.len()];
+                group.bench_function(BenchmarkId::new(format!("memcpy_{name}"), count), |b| {
+                    b.iter(|| written.copy_from_slice(black_box(&source)))
+                });
+            }
             // Inverse-transpose normals only matter with normals; positions run the rigid path alone.
             let modes: &[(&str, NormalMode)] = if normals.is_some() {
                 &[("", NormalMode::Rigid), ("_inverse_transpose", NormalMode::InverseTranspose)]

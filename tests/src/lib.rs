@@ -129,6 +129,10 @@ pub fn max_abs_diff(a: &[f32; 16], b: &[f64; 16]) -> f64 {
 
 /// The shared real-animation folder (`../shared/data` next to the repository, or `$SINEW_DATA`), or `None`
 /// with a message saying the data-driven test `test` is skipped.
+///
+/// # Panics
+/// When the data is missing and `SINEW_REQUIRE_DATA` is set (as `.ci/run` does): in CI a skipped data test
+/// would pass silently.
 pub fn shared_data(test: &str) -> Option<std::path::PathBuf> {
     if cfg!(miri) {
         eprintln!("{test}: skipped under Miri (file I/O)");
@@ -136,6 +140,10 @@ pub fn shared_data(test: &str) -> Option<std::path::PathBuf> {
     }
     let dir = sinew_bench_host::shared_data_dir();
     if dir.is_none() {
+        assert!(
+            std::env::var_os("SINEW_REQUIRE_DATA").is_none(),
+            "{test}: shared data not found (../shared/data or $SINEW_DATA) and SINEW_REQUIRE_DATA is set"
+        );
         eprintln!("{test}: SKIPPED — shared data not found (../shared/data or $SINEW_DATA)");
     }
     dir
@@ -207,4 +215,34 @@ pub fn random_clip(
     let skeleton = sinew_bench_host::bake::RawSkeleton { names, parents, rest };
     let rate = 30.0;
     (skeleton, sinew_bench_host::bake::RawClip { name: "random".into(), sample_rate: rate, frames: all })
+}
+
+/// Regression limits of the quantized bakes of the shared files, in mm on a figure scaled to 1.7 m: each the
+/// worst error measured on 2026-11-24 (`cargo test --test bvh --test gltf -- --nocapture`) plus 20%, so a
+/// change that makes quantization worse fails here rather than only in a printed line. Files not listed
+/// (new data) are held to 1 mm.
+pub const QUANTIZED_ERROR_LIMITS_MM: &[(&str, f64)] = &[
+    ("dataset-1_dance-short_normal_001.bvh", 0.136),
+    ("dataset-1_kick_normal_001.bvh", 0.128),
+    ("dataset-1_walk_normal_001.bvh", 0.150),
+    ("dataset-2_run_normal_001.bvh", 0.140),
+    ("01_01.bvh", 0.310),
+    ("face-poseunits.bvh", 0.016),
+    ("walk1.bvh", 0.102),
+    ("CesiumMan.glb", 0.076),
+    ("Fox.glb", 0.080),
+    ("RiggedFigure.glb", 0.044),
+    ("robot.glb", 0.268),
+];
+
+/// The quantized-error limit of `path` (see [`QUANTIZED_ERROR_LIMITS_MM`]).
+pub fn quantized_error_limit_mm(path: &std::path::Path) -> f64 {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    QUANTIZED_ERROR_LIMITS_MM.iter().find(|(file, _)| *file == name).map_or(1.0, |&(_, limit)| limit)
+}
+
+/// `n` test cases natively, a fraction under Miri (which runs a few thousand times slower): enough to
+/// execute every path under its checks without taking the CI budget.
+pub const fn cases(n: usize) -> usize {
+    if cfg!(miri) { if n / 200 > 4 { n / 200 } else { 4 } } else { n }
 }

@@ -395,3 +395,98 @@ fn blending_two_real_clips_matches_the_f64_reference() {
         assert!(got.iter().all(|t| (t.rotation.length_squared() - 1.0).abs() < 1e-6), "unit quaternions out");
     }
 }
+
+/// Hamilton product `a · b` in f64, `(x, y, z, w)`.
+fn quat_mul64(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
+    [
+        a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
+        a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
+        a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
+        a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2],
+    ]
+}
+
+/// f64 reference of one additive layer at weight `w` on `pose` (the module docs' formulas): translation
+/// `+ w·Δt`; rotation `· nlerp(1, Δq, |w|)` along the shorter arc, with the conjugate of Δq for negative `w`;
+/// scale `· (1 + |w|·(Δs − 1))`, divided by it for negative `w`.
+fn apply_additive64(pose: [f64; 10], delta: [f64; 10], w: f64) -> [f64; 10] {
+    let mut out = pose;
+    for i in 0..3 {
+        out[i] += w * delta[i];
+    }
+    let flip = if w < 0.0 { -1.0 } else { 1.0 };
+    let dq = [flip * delta[3], flip * delta[4], flip * delta[5], delta[6]];
+    let arc = if dq[3] < 0.0 { -1.0 } else { 1.0 };
+    let a = w.abs();
+    let step: [f64; 4] = std::array::from_fn(|i| a * arc * dq[i] + if i == 3 { 1.0 - a } else { 0.0 });
+    let len = step.iter().map(|v| v * v).sum::<f64>().sqrt();
+    let q = quat_mul64([pose[3], pose[4], pose[5], pose[6]], step.map(|v| v / len));
+    let qlen = q.iter().map(|v| v * v).sum::<f64>().sqrt();
+    for i in 0..4 {
+        out[3 + i] = q[i] / qlen;
+    }
+    for i in 0..3 {
+        let factor = 1.0 + a * (delta[7 + i] - 1.0);
+        out[7 + i] = if w < 0.0 { pose[7 + i] / factor } else { pose[7 + i] * factor };
+    }
+    out
+}
+
+/// Additive layers at fractional and negative weights, with and without bone masks, stacked, against the
+/// f64 reference: a scale delta taken at w² or a rotation delta at full weight fails here (weights ±1 alone
+/// cannot tell).
+#[test]
+fn additive_layers_at_fractional_and_negative_weights_match_the_f64_reference() {
+    let mut rng = Rng::new(0xADD);
+    for &n in JOINT_COUNTS {
+        let parents = random_parents(&mut rng, n);
+        let rest = random_pose(&mut rng, n);
+        let rest_soa = to_soa(&rest);
+        let skeleton = Skeleton::new(&parents, &rest_soa, None).expect("skeleton");
+        let base = random_pose(&mut rng, n);
+        let base_soa = to_soa(&base);
+        let normal = [BlendLayer { pose: &base_soa, weight: 1.0, joint_weights: None }];
+        let deltas: Vec<Vec<SoaTransform>> = (0..3)
+            .map(|_| {
+                let mut delta = vec![SoaTransform::IDENTITY; base_soa.len()];
+                additive_delta(&to_soa(&random_pose(&mut rng, n)), &to_soa(&random_pose(&mut rng, n)), &mut delta)
+                    .expect("delta");
+                delta
+            })
+            .collect();
+        let delta_aos: Vec<Vec<Transform>> = deltas
+            .iter()
+            .map(|d| {
+                let mut aos = vec![Transform::IDENTITY; n];
+                unpack_soa(d, &mut aos).expect("unpack");
+                aos
+            })
+            .collect();
+        for weights in [[0.3f32, 0.0, 0.0], [-0.45, 0.0, 0.0], [0.7, -0.25, 1.6], [-1.3, 0.5, -0.8]] {
+            for masked in [false, true] {
+                let masks: Vec<Vec<f64>> = (0..3).map(|_| (0..n).map(|_| rng.unit() as f64).collect()).collect();
+                let mask_soa: Vec<Vec<F4>> = masks.iter().map(|m| to_mask(m)).collect();
+                let used: Vec<usize> = (0..3).filter(|&i| weights[i] != 0.0).collect();
+                let additive: Vec<BlendLayer<'_>> = used
+                    .iter()
+                    .map(|&i| BlendLayer {
+                        pose: &deltas[i],
+                        weight: weights[i],
+                        joint_weights: masked.then(|| mask_soa[i].as_slice()),
+                    })
+                    .collect();
+                let got = blend(&skeleton, &normal, &additive).expect("blend");
+                let expected: Vec<[f64; 10]> = (0..n)
+                    .map(|j| {
+                        used.iter().fold(flat(&base[j]), |pose, &i| {
+                            let w = weights[i] as f64 * if masked { masks[i][j] } else { 1.0 };
+                            apply_additive64(pose, flat(&delta_aos[i][j]), w)
+                        })
+                    })
+                    .collect();
+                let err = max_error(&got, &expected);
+                assert!(err <= 4.0 * BLEND_TOLERANCE, "{n} joints, weights {weights:?}, masked {masked}: {err:e}");
+            }
+        }
+    }
+}

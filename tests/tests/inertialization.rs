@@ -1,6 +1,6 @@
 //! Inertialization: the quintic against seed 000's formulas in f64 (property tests on seeded random inputs),
 //! the inertializer end to end against an f64 oracle in every channel and velocity mode, request semantics
-//! (interruptions, shortest wins, profiles, reset, dt = 0), one test per error, and determinism.
+//! (interruptions, shortest wins, profiles, reset, dt = 0), one test per error, and agreement across builds.
 
 use sinew::inertialization::{ChannelMode, MIN_DURATION, Quintic, Settings, VelocityMode};
 use sinew::math::{F4, Quat, SoaTransform, Transform, Vec3, num_soa_joints, pack_soa, unpack_soa};
@@ -23,7 +23,7 @@ fn wide_value(rng: &mut Rng) -> f32 {
 #[test]
 fn quintic_matches_seed_000_in_f64() {
     let mut rng = Rng::new(4000);
-    for case in 0..20_000 {
+    for case in 0..sinew_tests::cases(20_000) {
         let x0 = F4::from_array([0; 4].map(|_| wide_value(&mut rng)));
         // Velocities toward and away from the target, from negligible to large against x0 / t1.
         let v0 = F4::from_array(x0.to_array().map(|x| x * rng.range(-40.0, 40.0) + wide_value(&mut rng) * 1e-3));
@@ -60,7 +60,7 @@ fn quintic_matches_seed_000_in_f64() {
 #[test]
 fn quintic_never_overshoots() {
     let mut rng = Rng::new(4100);
-    for case in 0..3000 {
+    for case in 0..sinew_tests::cases(3000) {
         let x0 = F4::from_array([0; 4].map(|_| wide_value(&mut rng)));
         let v0 = F4::from_array(x0.to_array().map(|x| x * rng.range(-60.0, 60.0)));
         let t1 = F4::splat(rng.range(0.05, 1.0));
@@ -223,7 +223,7 @@ fn run(settings: Settings, n: usize, scenario: &Scenario<'_>) -> Run {
 #[test]
 fn inertializer_matches_f64_oracle_in_every_mode() {
     for (m, settings) in MODES.iter().enumerate() {
-        for &n in &[1usize, 5, 67] {
+        for &n in if cfg!(miri) { &[1usize, 5][..] } else { &[1, 5, 67] } {
             let mut rng = Rng::new(4200 + m as u64 * 10 + n as u64);
             let num_curves = 6;
             let source_prev = random_pose(&mut rng, n);
@@ -543,44 +543,69 @@ fn errors_leave_the_inertializer_usable() {
     );
 }
 
+/// The same transition on every build (SSE2, x86-64-v3, scalar, NEON) agrees within the documented bounds:
+/// each build writes its outputs under `target/cross-build`, keyed by a hash of the core's sources, and
+/// compares them with what the other builds of the same sources wrote. `cargo xtask ci` runs the SIMD, scalar
+/// and x86-64-v3 suites in turn, so the later builds check against the earlier ones.
 #[test]
-fn identical_runs_are_bit_identical() {
-    let results: Vec<Vec<Vec<Transform>>> = (0..2)
-        .map(|_| {
-            let mut rng = Rng::new(4300);
-            let n = 67;
-            let a = random_pose(&mut rng, n);
-            let a2 = nudge(&mut rng, &a, 0.05);
-            let b = random_pose(&mut rng, n);
-            let targets: Vec<(Vec<Transform>, Vec<f32>)> =
-                (0..30).map(|_| (nudge(&mut rng, &b, 0.05), vec![])).collect();
-            let scenario = Scenario {
-                sources: [&a, &a2],
-                source_curves: [&[], &[]],
-                target_prev: (&b, &[]),
-                targets: &targets,
-                dts: [0.016; 3],
-                duration: 0.3,
-            };
-            run(Settings::default(), n, &scenario).outputs
+fn builds_agree_within_the_documented_bounds() {
+    if cfg!(miri) {
+        eprintln!("builds_agree_within_the_documented_bounds: skipped under Miri (file I/O)");
+        return;
+    }
+    let mut rng = Rng::new(4300);
+    let n = 67;
+    let a = random_pose(&mut rng, n);
+    let a2 = nudge(&mut rng, &a, 0.05);
+    let b = random_pose(&mut rng, n);
+    let targets: Vec<(Vec<Transform>, Vec<f32>)> = (0..30).map(|_| (nudge(&mut rng, &b, 0.05), vec![])).collect();
+    let scenario = Scenario {
+        sources: [&a, &a2],
+        source_curves: [&[], &[]],
+        target_prev: (&b, &[]),
+        targets: &targets,
+        dts: [0.016; 3],
+        duration: 0.3,
+    };
+    let values: Vec<f32> = MODES
+        .iter()
+        .flat_map(|&settings| run(settings, n, &scenario).outputs)
+        .flatten()
+        .flat_map(|t| {
+            let q = if t.rotation.w < 0.0 { -1.0 } else { 1.0 };
+            let (p, r, s) = (t.translation, t.rotation, t.scale);
+            [p.x, p.y, p.z, q * r.x, q * r.y, q * r.z, q * r.w, s.x, s.y, s.z]
         })
         .collect();
-    let bytes = |r: &Vec<Vec<Transform>>| -> Vec<u32> {
-        r.iter()
-            .flatten()
-            .flat_map(|t| {
-                [
-                    t.translation.x,
-                    t.translation.y,
-                    t.translation.z,
-                    t.rotation.x,
-                    t.rotation.y,
-                    t.rotation.z,
-                    t.rotation.w,
-                ]
-                .map(f32::to_bits)
-            })
-            .collect()
-    };
-    assert_eq!(bytes(&results[0]), bytes(&results[1]));
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let sources = sinew_tests::files_with_extension(&root.join("core/src"), "rs");
+    let mut hasher = std::hash::DefaultHasher::new();
+    for path in &sources {
+        std::hash::Hash::hash(&std::fs::read(path).expect("core source"), &mut hasher);
+    }
+    let key = std::hash::Hasher::finish(&hasher);
+    let dir = root.join("target/cross-build");
+    std::fs::create_dir_all(&dir).expect("cross-build dir");
+    let own = format!("inertialization-{key:016x}-{}.bin", sinew::math::lane::BACKEND);
+    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    std::fs::write(dir.join(&own), &bytes).expect("write outputs");
+    let prefix = format!("inertialization-{key:016x}-");
+    for entry in std::fs::read_dir(&dir).expect("read dir").flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !name.starts_with(&prefix) || name == own {
+            continue;
+        }
+        let other: Vec<f32> = std::fs::read(entry.path())
+            .expect("read")
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        assert_eq!(other.len(), values.len(), "{name}");
+        // Rotations are unit within 1e-6 and their rotation vectors within 5e-7 rad on every build; positions
+        // and scales follow the same curves in f32, whose order of operations may differ by backend.
+        let worst =
+            values.iter().zip(&other).map(|(x, y)| ((x - y).abs() / x.abs().max(1.0)) as f64).fold(0.0, f64::max);
+        eprintln!("{own} vs {name}: worst relative difference {worst:.2e}");
+        assert!(worst <= 4e-6, "{own} vs {name}: {worst:e}");
+    }
 }

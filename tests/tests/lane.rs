@@ -21,7 +21,7 @@ fn rsqrt_within_documented_bound_across_binades() {
     for e in -60..=60 {
         let base = (e as f32).exp2();
         worst = worst.max(rsqrt_rel_error(base));
-        for _ in 0..4096 {
+        for _ in 0..sinew_tests::cases(4096) {
             worst = worst.max(rsqrt_rel_error(base * rng.range(1.0, 2.0)));
         }
     }
@@ -31,8 +31,9 @@ fn rsqrt_within_documented_bound_across_binades() {
 #[test]
 fn rsqrt_of_unit_length_is_near_one() {
     // Quaternion normalization lives here: |q|² near 1.
-    for i in 0..10_000 {
-        let x = 0.99 + 0.02 * (i as f32 / 10_000.0);
+    let count = sinew_tests::cases(10_000);
+    for i in 0..count {
+        let x = 0.99 + 0.02 * (i as f32 / count as f32);
         assert!(rsqrt_rel_error(x) <= RSQRT_MAX_REL_ERROR, "x = {x}");
     }
 }
@@ -43,7 +44,7 @@ fn f8_rsqrt_is_the_f4_result_in_each_half() {
     let mut rng = Rng::new(2);
     for e in -60..=60 {
         let base = (e as f32).exp2();
-        for _ in 0..16 {
+        for _ in 0..sinew_tests::cases(16) {
             let lo = F4::from_array(std::array::from_fn(|_| base * rng.range(1.0, 2.0)));
             let hi = F4::from_array(std::array::from_fn(|_| base * rng.range(1.0, 2.0)));
             let (got_lo, got_hi) = F8::from_halves(lo, hi).rsqrt().halves();
@@ -103,7 +104,7 @@ fn transpose_and_broadcast() {
 #[test]
 fn mul_add_matches_separate_ops_within_one_rounding() {
     let mut rng = Rng::new(2);
-    for _ in 0..1000 {
+    for _ in 0..sinew_tests::cases(1000) {
         let (a, b, c) = (rng.range(-10., 10.), rng.range(-10., 10.), rng.range(-10., 10.));
         let got = F4::splat(a).mul_add(F4::splat(b), F4::splat(c)).to_array()[0] as f64;
         let want = a as f64 * b as f64 + c as f64;

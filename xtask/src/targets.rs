@@ -1,13 +1,15 @@
-//! `cargo xtask targets`: the issues' performance targets (`targets.toml`) against criterion medians measured
-//! here and now.
+//! `cargo xtask targets`: the performance targets (`targets.toml`), as ratios measured in one run.
 //!
 //! Each build (SSE2 baseline, x86-64-v3) compiles the bench-host benches once, then `settings.rounds` rounds run
 //! every target's bench for every build in turn, pinned to one core, each target beside its naive glam baseline
-//! in the same criterion run. Alternating the builds round by round spreads the host's slow spells over both.
-//! Each run gets an emptied `target/xtask-targets/<build>/<round>/<bench>` as criterion's home, so the report
-//! never reads an older run. The report is the median range over rounds, the ratio to glam, and how many rounds
-//! were at or under the limit; it fails only when something cannot be built, run or read, never on a missed
-//! target.
+//! and a memcpy of its output bytes in the same criterion run. Alternating the builds round by round spreads the
+//! host's slow spells over both. Each run gets an emptied `target/xtask-targets/<build>/<round>/<bench>` as
+//! criterion's home, so the report never reads an older run.
+//!
+//! Per round, `glam / sinew` and `sinew / memcpy` are taken from that round's medians (the same sitting), so a
+//! slow spell that hits every bench of a round cancels. The report gives each ratio's range over rounds and its
+//! recorded floor (or ceiling), and calls a row `worse` when the median round's ratio is past the record by
+//! more than the rounds' own spread. It fails only when something cannot be built, run or read.
 
 use crate::budgets::{BUILDS, Build};
 use serde_json::Value;
@@ -16,14 +18,16 @@ use std::path::PathBuf;
 
 /// One row of `targets.toml`.
 struct Target {
-    issue: i64,
     what: String,
     bench: String,
     id: String,
     baseline: String,
+    memcpy: String,
     per_joint: bool,
-    /// Build name → limit in ns (per joint or per run).
-    limit_ns: BTreeMap<String, f64>,
+    /// Build name → recorded glam / sinew speed-up (a floor).
+    glam_speedup: BTreeMap<String, f64>,
+    /// Build name → recorded sinew / memcpy time ratio (a ceiling).
+    memcpy_ratio: BTreeMap<String, f64>,
 }
 
 /// Per build and criterion id: the medians of each round, in ns per joint or per run.
@@ -52,8 +56,8 @@ pub fn targets() -> Result<(), String> {
         for (build, executables) in &builds {
             // One criterion run per bench file, covering every target of that file and their baselines.
             let mut by_bench: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-            for t in targets.iter().filter(|t| t.limit_ns.contains_key(build.name)) {
-                by_bench.entry(&t.bench).or_default().extend([t.id.as_str(), t.baseline.as_str()]);
+            for t in targets.iter().filter(|t| t.glam_speedup.contains_key(build.name)) {
+                by_bench.entry(&t.bench).or_default().extend([t.id.as_str(), t.baseline.as_str(), t.memcpy.as_str()]);
             }
             for (bench, ids) in by_bench {
                 let exe = executables.get(bench).ok_or(format!("no bench named `{bench}` in sinew-bench-host"))?;
@@ -72,7 +76,8 @@ pub fn targets() -> Result<(), String> {
                 let mut rows = vec![];
                 crate::collect_estimates(&home, &mut rows);
                 for (id, median_ns, elements) in rows {
-                    let per_joint = targets.iter().any(|t| t.per_joint && (t.id == id || t.baseline == id));
+                    let per_joint =
+                        targets.iter().any(|t| t.per_joint && [&t.id, &t.baseline, &t.memcpy].contains(&&id));
                     let value = if per_joint { median_ns / elements.unwrap_or(f64::NAN) } else { median_ns };
                     medians.entry((build.name, id)).or_default().push(value);
                 }
@@ -92,27 +97,30 @@ fn parse_targets(config: &toml::Table) -> Result<Vec<Target>, String> {
                     .map(str::to_string)
                     .ok_or(format!("targets.toml: a target lacks `{key}`"))
             };
-            let limits =
-                row.get("limit_ns").and_then(|v| v.as_table()).ok_or("targets.toml: a target lacks `limit_ns`")?;
-            let limit_ns = limits
-                .iter()
-                .map(|(build, v)| {
-                    let limit = v.as_float().ok_or(format!("targets.toml: limit_ns.{build} is not a number"))?;
-                    Ok((build.clone(), limit))
-                })
-                .collect::<Result<_, String>>()?;
+            let per_build = |key: &str| -> Result<BTreeMap<String, f64>, String> {
+                let table =
+                    row.get(key).and_then(|v| v.as_table()).ok_or(format!("targets.toml: a target lacks `{key}`"))?;
+                table
+                    .iter()
+                    .map(|(build, v)| {
+                        let value = v.as_float().ok_or(format!("targets.toml: {key}.{build} is not a number"))?;
+                        Ok((build.clone(), value))
+                    })
+                    .collect()
+            };
             let per = text("per")?;
             if per != "joint" && per != "run" {
                 return Err(format!("targets.toml: per = \"{per}\"; expected \"joint\" or \"run\""));
             }
             Ok(Target {
-                issue: row.get("issue").and_then(|v| v.as_integer()).unwrap_or(0),
                 what: text("what")?,
                 bench: text("bench")?,
                 id: text("id")?,
                 baseline: text("baseline")?,
+                memcpy: text("memcpy")?,
                 per_joint: per == "joint",
-                limit_ns,
+                glam_speedup: per_build("glam_speedup")?,
+                memcpy_ratio: per_build("memcpy_ratio")?,
             })
         })
         .collect()
@@ -140,46 +148,61 @@ fn bench_executables(build: &Build) -> Result<BTreeMap<String, PathBuf>, String>
     Ok(executables)
 }
 
+/// The middle value (the lower middle of an even count).
+fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted[(sorted.len() - 1) / 2]
+}
+
+/// `worse` when the median of `ratios` is past `record` (in the direction `higher_is_better`) by more than
+/// the ratios' own spread over rounds, else `ok`.
+fn verdict(ratios: &[f64], record: f64, higher_is_better: bool) -> &'static str {
+    let (lo, hi) = ratios.iter().fold((f64::MAX, f64::MIN), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
+    let spread = hi - lo;
+    let m = median(ratios);
+    let worse = if higher_is_better { m < record - spread } else { m > record + spread };
+    if worse { "worse" } else { "ok" }
+}
+
 fn report(targets: &[Target], builds: &[&str], medians: &Medians, rounds: usize) -> Result<(), String> {
     let range = |values: &[f64]| {
         let (lo, hi) = values.iter().fold((f64::MAX, f64::MIN), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
-        (lo, hi)
+        format!("{lo:.2}–{hi:.2}")
     };
     let show =
         |ns: f64, per_joint: bool| if per_joint { format!("{ns:.2} ns") } else { format!("{:.1} µs", ns / 1000.0) };
     println!(
-        "\n{:<5} {:<66} {:<9} {:>10} {:>21} {:>21} {:>11}  met",
-        "issue", "target", "build", "limit", "sinew (rounds)", "glam (rounds)", "glam/sinew"
+        "\n{:<66} {:<9} {:>12} {:>12} {:>8} {:>6} {:>12} {:>8} {:>6}",
+        "target", "build", "sinew (med)", "glam/sinew", "floor", "", "sinew/memcpy", "ceiling", ""
     );
     for t in targets {
         for &build in builds {
-            let Some(&limit) = t.limit_ns.get(build) else { continue };
-            let key = |id: &str| (build, id.to_string());
-            let (Some(ours), Some(glam)) = (medians.get(&key(&t.id)), medians.get(&key(&t.baseline))) else {
-                return Err(format!("no criterion result for `{}` or `{}` ({build})", t.id, t.baseline));
+            let (Some(&floor), Some(&ceiling)) = (t.glam_speedup.get(build), t.memcpy_ratio.get(build)) else {
+                continue;
             };
-            let ((lo, hi), (glam_lo, glam_hi)) = (range(ours), range(glam));
-            let met = ours.iter().filter(|&&v| v <= limit).count();
-            let verdict = match met {
-                0 => "no".to_string(),
-                m if m == ours.len() => "yes".to_string(),
-                m => format!("{m} of {} rounds", ours.len()),
+            let get = |id: &str| {
+                medians.get(&(build, id.to_string())).ok_or(format!("no criterion result for `{id}` ({build})"))
             };
+            let (ours, glam, copy) = (get(&t.id)?, get(&t.baseline)?, get(&t.memcpy)?);
+            let speedups: Vec<f64> = glam.iter().zip(ours).map(|(g, s)| g / s).collect();
+            let copy_ratios: Vec<f64> = ours.iter().zip(copy).map(|(s, c)| s / c).collect();
             println!(
-                "{:<5} {:<66} {:<9} {:>10} {:>21} {:>21} {:>5.1}–{:<5.1}  {verdict}",
-                t.issue,
+                "{:<66} {:<9} {:>12} {:>12} {:>8.2} {:>6} {:>12} {:>8.2} {:>6}",
                 t.what,
                 build,
-                show(limit, t.per_joint),
-                format!("{} – {}", show(lo, t.per_joint), show(hi, t.per_joint)),
-                format!("{} – {}", show(glam_lo, t.per_joint), show(glam_hi, t.per_joint)),
-                glam_lo / hi,
-                glam_hi / lo,
+                show(median(ours), t.per_joint),
+                range(&speedups),
+                floor,
+                verdict(&speedups, floor, true),
+                range(&copy_ratios),
+                ceiling,
+                verdict(&copy_ratios, ceiling, false),
             );
         }
     }
     println!(
-        "\n{rounds} round(s) per row; each value is one criterion median, pinned with `taskset -c 1` when present."
+        "\n{rounds} round(s) per row; ratios are taken within each round (same sitting), pinned with `taskset -c 1` when present."
     );
     Ok(())
 }
@@ -195,13 +218,14 @@ mod tests {
         let targets = parse_targets(&config).expect("every target is complete");
         assert!(!targets.is_empty());
         for t in &targets {
-            assert!(!t.limit_ns.is_empty(), "{}: no limit", t.what);
-            for (build, limit) in &t.limit_ns {
+            assert!(!t.glam_speedup.is_empty(), "{}: no floor", t.what);
+            assert_eq!(t.glam_speedup.keys().collect::<Vec<_>>(), t.memcpy_ratio.keys().collect::<Vec<_>>());
+            for (build, ratio) in t.glam_speedup.iter().chain(&t.memcpy_ratio) {
                 assert!(BUILDS.iter().any(|b| b.name == build), "{}: unknown build `{build}`", t.what);
-                assert!(*limit > 0.0, "{}: limit {limit}", t.what);
+                assert!(*ratio > 0.0, "{}: ratio {ratio}", t.what);
             }
             assert!(
-                t.id.starts_with(&t.bench) && t.baseline.starts_with(&t.bench),
+                [&t.id, &t.baseline, &t.memcpy].iter().all(|id| id.starts_with(&t.bench)),
                 "{}: ids outside its bench",
                 t.what
             );
@@ -216,10 +240,23 @@ mod tests {
             bench = "b"
             id = "b/x"
             baseline = "b/y"
-            limit_ns = { sse2 = 1.0 }
+            memcpy = "b/z"
+            glam_speedup = { sse2 = 1.0 }
+            memcpy_ratio = { sse2 = 2.0 }
         "#
         .parse()
         .expect("valid TOML");
         assert_eq!(parse_targets(&config).err().as_deref(), Some("targets.toml: a target lacks `per`"));
+    }
+
+    #[test]
+    fn a_ratio_is_worse_only_past_the_rounds_spread() {
+        // Speed-ups 1.8, 2.0, 2.2 (spread 0.4) against a floor of 2.5: the median 2.0 is within 2.5 - 0.4.
+        assert_eq!(verdict(&[1.8, 2.0, 2.2], 2.5, true), "worse");
+        assert_eq!(verdict(&[1.8, 2.0, 2.2], 2.3, true), "ok");
+        assert_eq!(verdict(&[1.9, 2.0, 2.1], 2.0, true), "ok");
+        // Time over memcpy (lower is better): 5.0 median, spread 0.2, ceiling 4.7.
+        assert_eq!(verdict(&[4.9, 5.0, 5.1], 4.7, false), "worse");
+        assert_eq!(verdict(&[4.9, 5.0, 5.1], 4.85, false), "ok");
     }
 }
