@@ -21,9 +21,10 @@ pub struct RawClip {
     pub frames: Vec<Vec<Transform>>,
 }
 
-/// Most joint-frames (frames × joints) an importer builds in memory for one clip: 2^24 transforms (640 MiB).
+/// Most joint-frames (frames × joints) an importer builds in memory for one clip: 2^22 transforms (160 MiB;
+/// 31 joints for 19 minutes at 120 Hz).
 /// The runtime's own limits (`sinew::clip::MAX_DURATION`, the sample-rate range) come first.
-pub const MAX_JOINT_FRAMES: usize = 1 << 24;
+pub const MAX_JOINT_FRAMES: usize = 1 << 22;
 
 /// Checks a clip's shape before anything is allocated for it: `num_frames` (given as `f64` so that absurd
 /// counts are compared, not overflowed) at `rate` Hz for `num_joints` joints. Errors say which limit fails.

@@ -135,8 +135,9 @@ impl Bvh {
     ///
     /// Errors (with the line): malformed syntax, more than `sinew::skeleton::MAX_JOINTS` joints (reported at
     /// the joint past the limit, before it is parsed), a frame count or frame time outside what a clip may hold
-    /// (`bake::check_clip_shape`), and a value count other than frames × channels. Nothing is allocated
-    /// before the counts are known to fit the file: the values need at least two bytes each.
+    /// (`bake::check_clip_shape`), frames × joints above the file's byte count, and a value count other than
+    /// frames × channels. Nothing is allocated before the counts are known to fit the file: the values need at
+    /// least two bytes each.
     pub fn parse(text: &str) -> Result<Bvh, BvhError> {
         let mut tokens = Tokens::new(text);
         tokens.expect("HIERARCHY")?;
@@ -163,6 +164,18 @@ impl Bvh {
         crate::bake::check_clip_shape(num_frames as f64, 1.0 / frame_time, joints.len()).map_err(|message| {
             BvhError { line, message: format!("Frames: {num_frames}, Frame Time: {frame_time}: {message}") }
         })?;
+        // Every joint gets a transform per frame: at least one byte of file per joint-frame, so a tiny file
+        // cannot ask for a huge clip (joints without channels need no values).
+        if num_frames.checked_mul(joints.len()).is_none_or(|n| n > text.len()) {
+            return Err(BvhError {
+                line: frames_line,
+                message: format!(
+                    "{num_frames} frames × {} joints need more than this {} byte file",
+                    joints.len(),
+                    text.len()
+                ),
+            });
+        }
         let expected =
             num_frames.checked_mul(num_channels).filter(|&v| v <= text.len() / 2 + 1).ok_or_else(|| BvhError {
                 line: frames_line,

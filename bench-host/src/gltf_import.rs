@@ -110,9 +110,8 @@ fn load_buffers(document: &gltf::Document, blob: Option<Vec<u8>>, dir: &Path) ->
                     let payload = uri.split_once(";base64,").ok_or("data URI is not base64")?.1;
                     base64::engine::general_purpose::STANDARD.decode(payload).map_err(|e| format!("data URI: {e}"))?
                 }
-                gltf::buffer::Source::Uri(uri) => {
-                    std::fs::read(dir.join(uri)).map_err(|e| format!("buffer {}: {uri}: {e}", buffer.index()))?
-                }
+                gltf::buffer::Source::Uri(uri) => read_buffer_file(dir, uri, buffer.length())
+                    .map_err(|e| format!("buffer {}: {uri}: {e}", buffer.index()))?,
             };
             if data.len() < buffer.length() {
                 return Err(format!(
@@ -125,6 +124,27 @@ fn load_buffers(document: &gltf::Document, blob: Option<Vec<u8>>, dir: &Path) ->
             Ok(data)
         })
         .collect()
+}
+
+/// A buffer file named by a relative URI: a regular file beside the document (no absolute path, no `..`, so a
+/// hostile document cannot read `/dev/zero` or files elsewhere), of which only the declared length is read.
+fn read_buffer_file(dir: &Path, uri: &str, declared: usize) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let relative = Path::new(uri);
+    if relative.is_absolute() || relative.components().any(|c| !matches!(c, std::path::Component::Normal(_))) {
+        return Err("only plain relative paths beside the document are read".into());
+    }
+    let file = std::fs::File::open(dir.join(relative)).map_err(|e| e.to_string())?;
+    let metadata = file.metadata().map_err(|e| e.to_string())?;
+    if !metadata.is_file() {
+        return Err("not a regular file".into());
+    }
+    if metadata.len() < declared as u64 {
+        return Err(format!("{} bytes, declares {declared}", metadata.len()));
+    }
+    let mut data = Vec::with_capacity(declared);
+    file.take(declared as u64).read_to_end(&mut data).map_err(|e| e.to_string())?;
+    Ok(data)
 }
 
 fn finite<const N: usize>(v: [f32; N], what: &str) -> Result<[f32; N], Err> {

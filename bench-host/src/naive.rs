@@ -122,7 +122,7 @@ pub fn skin_vertices(
     }
 }
 
-/// Seed 000's curve for one DOF as a user writes it from the paper: coefficients A, B, C, a0 kept per DOF,
+/// The paper's curve (Bollo, SIGGRAPH 2017 supplemental material) for one DOF as a user writes it from the paper: coefficients A, B, C, a0 kept per DOF,
 /// evaluated with a branch on `t >= t1`.
 #[derive(Clone, Copy, Default)]
 pub struct AosCurve {

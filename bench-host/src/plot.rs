@@ -1,4 +1,5 @@
-//! Seed 001's figure 2 as a chart: one degree of freedom through a transition made four ways.
+//! The one-DOF figure of the Gears of War 4 inertialization talk (Bollo, SIGGRAPH 2017) as a chart: one degree of
+//! freedom through a transition made four ways.
 //!
 //! A fast-moving source (a swing heading down at the switch) transitions to a slowly drifting target: (a) a
 //! hard cut, (b) pose matching only (the offset fades with a smoothstep; the velocity jumps), (c) velocity
@@ -69,7 +70,10 @@ pub fn transition_figure(path: &std::path::Path) -> Result<String, String> {
     let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
     root.fill(&WHITE).map_err(|e| err(&e))?;
     let mut chart = ChartBuilder::on(&root)
-        .caption("One DOF through a transition at t = 0 (seed 001, figure 2)", ("sans-serif", 20))
+        .caption(
+            "One DOF through a transition at t = 0 (after the Gears of War 4 inertialization talk)",
+            ("sans-serif", 20),
+        )
         .margin(15)
         .x_label_area_size(35)
         .y_label_area_size(45)

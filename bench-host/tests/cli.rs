@@ -94,6 +94,14 @@ fn hostile_gltf_files_are_errors() {
         let path = write(&dir, name, &gltf(times));
         assert_error(&sinew_bench(&["bake", "--gltf", &path, "--out", &out]), &[&path, message]);
     }
+    // A buffer URI naming a device or a file outside the document's folder is never read.
+    let good = gltf([0.0, 1.0]);
+    let start = good.find("data:").expect("data URI");
+    let end = start + good[start..].find('"').expect("end of URI");
+    for uri in ["/dev/zero", "../../../../dev/zero", "sub/../../x.bin"] {
+        let path = write(&dir, "device.gltf", &format!("{}{uri}{}", &good[..start], &good[end..]));
+        assert_error(&sinew_bench(&["bake", "--gltf", &path, "--out", &out]), &["only plain relative paths"]);
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -272,6 +272,20 @@ pub const MAX_DURATION: f32 = 3600.0;
 
 /// Lengths of rotation keys and constants must be at least this (squared); see `MIN_ROTATION_LENGTH_SQ`.
 const MIN_ROTATION_LENGTH_SQ: f32 = crate::local_to_model::MIN_ROTATION_LENGTH_SQ;
+/// Squared length a stored rotation may have at most. Bakers store unit quaternions; a bound keeps the
+/// interpolation of two keys (and its normalization) finite, where a component near `f32::MAX` overflowed.
+pub const MAX_ROTATION_LENGTH_SQ: f32 = 4.0;
+
+/// `Err` unless a stored rotation's squared length lies in `MIN_ROTATION_LENGTH_SQ..=MAX_ROTATION_LENGTH_SQ`.
+fn check_rotation_length(len_sq: f32, buffer: Buffer, index: usize) -> Result<(), Error> {
+    if len_sq < MIN_ROTATION_LENGTH_SQ {
+        return Err(Error::ZeroQuaternion { buffer, index });
+    }
+    if len_sq > MAX_ROTATION_LENGTH_SQ {
+        return Err(Error::RotationLength { buffer, index });
+    }
+    Ok(())
+}
 
 impl<'a> Clip<'a> {
     /// Validates and wraps a clip.
@@ -285,6 +299,8 @@ impl<'a> Clip<'a> {
     /// - `JointOutOfRange` for a track or constant naming a joint past `num_joints`; `TrackOrder` when a
     ///   channel's animated joints are not strictly ascending, or a joint's channel is both constant and
     ///   animated, or constant twice; `InvalidChannel` for a constant's unknown channel tag;
+    /// - `ZeroQuaternion` / `RotationLength` for a rotation key or constant whose squared length is below
+    ///   `MIN_ROTATION_LENGTH_SQ` or above `MAX_ROTATION_LENGTH_SQ`;
     /// - `NonFinite` / `ZeroQuaternion` / `Subnormal` for a bad value in `Constants`, `ClipKeys` or
     ///   `QuantRanges` (index = the element: constant, key value, or range), and `Subnormal` also for a
     ///   negative quantization step.
@@ -332,8 +348,8 @@ impl<'a> Clip<'a> {
             used[joint] |= bit;
             let value = &c.value[..channel.f32_components()];
             check_values(Buffer::Constants, index, value)?;
-            if channel == Channel::Rotation && value.iter().map(|v| v * v).sum::<f32>() < MIN_ROTATION_LENGTH_SQ {
-                return Err(Error::ZeroQuaternion { buffer: Buffer::Constants, index });
+            if channel == Channel::Rotation {
+                check_rotation_length(value.iter().map(|v| v * v).sum::<f32>(), Buffer::Constants, index)?;
             }
         }
 
@@ -360,10 +376,8 @@ impl<'a> Clip<'a> {
                             for lane in 0..width {
                                 let len_sq: f32 =
                                     (0..4).map(|c| rotations[4 * g + width * c + lane]).map(|v| v * v).sum();
-                                if len_sq < MIN_ROTATION_LENGTH_SQ {
-                                    let index = f * frame_len + first + 4 * g + lane;
-                                    return Err(Error::ZeroQuaternion { buffer: Buffer::ClipKeys, index });
-                                }
+                                let index = f * frame_len + first + 4 * g + lane;
+                                check_rotation_length(len_sq, Buffer::ClipKeys, index)?;
                             }
                         }
                     }

@@ -75,6 +75,8 @@ pub enum Error {
     NonUnitRotation { joint: usize },
     /// A rotation quaternion has (near) zero length, so it names no rotation.
     ZeroQuaternion { buffer: Buffer, index: usize },
+    /// A stored rotation's squared length is above `clip::MAX_ROTATION_LENGTH_SQ` (or not finite).
+    RotationLength { buffer: Buffer, index: usize },
     /// A padding lane (past the last joint) of a SoA buffer is not the identity transform.
     PaddingNotIdentity { buffer: Buffer, soa_index: usize },
     /// A skin joint refers to a skeleton joint that does not exist.
@@ -190,6 +192,11 @@ impl fmt::Display for Error {
             Error::NonFinite { buffer, index } => write!(f, "{buffer:?} holds NaN or infinity at {index}"),
             Error::NonUnitRotation { joint } => write!(f, "rest rotation of joint {joint} is not unit length"),
             Error::ZeroQuaternion { buffer, index } => write!(f, "{buffer:?} has a zero-length rotation at {index}"),
+            Error::RotationLength { buffer, index } => write!(
+                f,
+                "{buffer:?} rotation at {index} has a squared length above {}",
+                crate::clip::MAX_ROTATION_LENGTH_SQ
+            ),
             Error::PaddingNotIdentity { buffer, soa_index } => {
                 write!(f, "{buffer:?} padding lanes of lane group {soa_index} are not the identity")
             }

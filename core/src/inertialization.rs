@@ -4,10 +4,10 @@
 //! starts at "what was displayed minus the target" and decays to exactly zero. Only the target is sampled, so
 //! a transition costs one clip instead of a crossfade's two.
 //!
-//! The curve, per scalar degree of freedom (DOF), is seed 000's quintic: `x0 = source − target`, `v0` the
-//! source's velocity (mirrored so `x0 >= 0`), `v0` clamped to 0 when it moves away from the target, the
-//! duration `t1` limited to `−5 x0 / v0`, the initial acceleration `a0` from the zero-jerk condition kept only
-//! when positive. See [`Quintic`] for how it is stored and evaluated.
+//! The curve, per scalar degree of freedom (DOF), is the quintic of the talk's supplemental material:
+//! `x0 = source − target`, `v0` the source's velocity (mirrored so `x0 >= 0`), `v0` clamped to 0 when it moves
+//! away from the target, the duration `t1` limited to `−5 x0 / v0`, the initial acceleration `a0` from the
+//! zero-jerk condition kept only when positive. See [`Quintic`] for how it is stored and evaluated.
 //!
 //! Channels per joint: translation (difference), rotation (the offset quaternion `source · target⁻¹` on the
 //! shortest arc, as a rotation vector; the output is `exp(offset) · target`) and scale (difference), plus any
@@ -126,7 +126,7 @@ impl Quintic<F8> {
 }
 
 impl<L: Lanes> Quintic<L> {
-    /// Coefficients for offset `x0`, offset velocity `v0` and duration `t1` (> 0) per lane, as seed 000 does.
+    /// Coefficients for offset `x0`, offset velocity `v0` and duration `t1` (> 0) per lane, as the paper does.
     #[inline(always)]
     pub fn new(x0: L, v0: L, t1: L) -> Quintic<L> {
         Quintic::with_duration(x0, v0, t1).0

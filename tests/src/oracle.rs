@@ -136,7 +136,7 @@ pub fn inverse3(m: [[f64; 3]; 3]) -> Option<([[f64; 3]; 3], f64)> {
     Some((inv, det))
 }
 
-/// Seed 000's motion transition curve for one degree of freedom, in `f64`, written from the paper's steps:
+/// The motion transition curve of Bollo's SIGGRAPH 2017 supplemental material for one degree of freedom, in `f64`, written from the paper's steps:
 /// the offset `x` at time `t` of a transition with offset `x0`, source velocity `v0` and duration `t1`.
 pub fn inertialize(x0: f64, v0: f64, t1: f64, t: f64) -> f64 {
     if t <= 0.0 {

@@ -267,7 +267,10 @@ fn hostile_files_are_errors_not_crashes() {
         // Frame counts trusted for allocation: a capacity overflow, then a 105 GB allocation.
         (one_joint("18446744073709551615", "0.0333", "0 0 0"), 13, "at most 3600 s"),
         (one_joint("100000000", "0.0333", "0 0 0"), 13, "at most 3600 s"),
-        (one_joint("1000000", "0.001", "0 0 0"), 12, "cannot fit"),
+        // A million frames of one joint from a 155-byte file: more joint-frames than bytes.
+        (one_joint("1000000", "0.001", "0 0 0"), 12, "need more than this 155 byte file"),
+        // Joint-frames fit, values do not: 40 frames × 3 channels need at least 240 bytes.
+        (one_joint("40", "0.001", "0 0 0"), 12, "cannot fit"),
         // Frame times that gave 0 Hz or 1e30 Hz clips.
         (one_joint("1", "1e30", "0 0 0"), 13, "outside"),
         (one_joint("1", "1e-30", "0 0 0"), 13, "outside"),

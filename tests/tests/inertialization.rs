@@ -1,4 +1,4 @@
-//! Inertialization: the quintic against seed 000's formulas in f64 (property tests on seeded random inputs),
+//! Inertialization: the quintic against the paper's formulas (Bollo, SIGGRAPH 2017) in f64 (property tests on seeded random inputs),
 //! the inertializer end to end against an f64 oracle in every channel and velocity mode, request semantics
 //! (interruptions, shortest wins, profiles, reset, dt = 0), one test per error, and agreement across builds.
 
@@ -21,7 +21,7 @@ fn wide_value(rng: &mut Rng) -> f32 {
 }
 
 #[test]
-fn quintic_matches_seed_000_in_f64() {
+fn quintic_matches_the_paper_in_f64() {
     let mut rng = Rng::new(4000);
     for case in 0..sinew_tests::cases(20_000) {
         let x0 = F4::from_array([0; 4].map(|_| wide_value(&mut rng)));

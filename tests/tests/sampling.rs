@@ -98,6 +98,28 @@ fn clip_validation_errors() {
     let p =
         ClipParts { track_joints: &[0, 1, 2, 3], num_tracks: [0, 4, 0], num_frames: 1, keys: Keys::F32(&group), ..ok };
     assert_eq!(err(p), Some(Error::ZeroQuaternion { buffer: Buffer::ClipKeys, index: 2 }));
+    // A component near f32::MAX (found by the blob mutation run: interpolating it overflowed to a zero-length
+    // pose rotation) and one just past the length bound; a length of 2 is accepted.
+    for (value, expected) in [(f32::MAX, false), (2.001, false), (2.0, true)] {
+        let mut long = group;
+        long[12 + 2] = value;
+        let p = ClipParts {
+            track_joints: &[0, 1, 2, 3],
+            num_tracks: [0, 4, 0],
+            num_frames: 1,
+            keys: Keys::F32(&long),
+            ..ok
+        };
+        match expected {
+            true => assert!(Clip::new(p).is_ok(), "{value}"),
+            false => assert_eq!(err(p), Some(Error::RotationLength { buffer: Buffer::ClipKeys, index: 2 }), "{value}"),
+        }
+    }
+    let c = ConstantTrack { joint: 0, channel: 1, value: [3.0, 0.0, 0.0, 0.0] };
+    assert_eq!(
+        err(ClipParts { constants: &[c], ..ok }),
+        Some(Error::RotationLength { buffer: Buffer::Constants, index: 0 })
+    );
     let mut keys = ROT_KEYS;
     keys[1] = f32::MIN_POSITIVE / 2.0;
     assert_eq!(

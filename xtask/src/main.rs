@@ -31,6 +31,11 @@ const STEPS: &[Step] = &[
         "arena, skeleton, math, lane, local-to-model, skinning, sampling, asset, blending, vertex-skinning, inertialization and transition tests under Miri (scalar build, fewer cases)",
         miri,
     ),
+    (
+        "fuzz",
+        "seeded blob mutations (fixed count), then each cargo-fuzz target for a fixed time on the checked-in corpus",
+        fuzz,
+    ),
 ];
 
 fn main() -> ExitCode {
@@ -350,6 +355,42 @@ fn miri() -> Result<(), String> {
         c.args(["--test", test]);
     }
     run(c)
+}
+
+/// Blob mutations from a fixed seed, as many as `MUTATIONS`.
+const MUTATIONS: &str = "2000000";
+/// Seconds each cargo-fuzz target runs in `fuzz`.
+const FUZZ_SECONDS: &str = "60";
+
+fn fuzz() -> Result<(), String> {
+    run(cargo_with(&[
+        "run",
+        "--release",
+        "-p",
+        "sinew-bench-host",
+        "--example",
+        "mutate_blobs",
+        "--",
+        "1",
+        MUTATIONS,
+    ]))?;
+    let probe = Command::new("cargo").args(["+nightly", "fuzz", "--version"]).output();
+    if !probe.is_ok_and(|o| o.status.success()) {
+        return Err("cargo-fuzz not found; install with `cargo install cargo-fuzz` (and a nightly toolchain)".into());
+    }
+    let fuzz_dir = root().join("fuzz");
+    for target in ["asset_load", "bvh", "gltf"] {
+        // New inputs go to a scratch corpus; the checked-in one is read as seeds only.
+        let scratch = root().join("target/fuzz-corpus").join(target);
+        std::fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
+        let mut c = Command::new("cargo");
+        c.current_dir(&fuzz_dir).env_remove("RUSTFLAGS").env_remove("RUSTUP_TOOLCHAIN");
+        c.args(["+nightly", "fuzz", "run", target]);
+        c.arg(&scratch).arg(fuzz_dir.join("corpus").join(target));
+        c.args(["--", &format!("-max_total_time={FUZZ_SECONDS}"), "-seed=1", "-rss_limit_mb=2048", "-max_len=65536"]);
+        run(c)?;
+    }
+    Ok(())
 }
 
 /// Prints the median of every criterion benchmark under `target/criterion` (the SIMD build's `cargo bench`)

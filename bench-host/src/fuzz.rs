@@ -1,0 +1,165 @@
+//! Hostile-input harnesses: what every fuzz target and the blob mutation run check on whatever loads, and the
+//! seeded mutation run itself (`cargo xtask fuzz`, via `examples/mutate_blobs.rs`).
+//!
+//! The rule checked: bytes either fail to load with an error, or load into an asset whose every clip samples
+//! at any time and poses (local-to-model) to finite model matrices. A panic, an `Err` after a successful load,
+//! or a non-finite matrix is a find.
+
+use crate::bake::{AlignedBlob, KeyFormat, RawClip, RawSkeleton};
+use sinew::math::{Mat4, SoaTransform};
+use sinew::{Arena, Asset, LocalToModelJob, Playback, SamplingContext, SamplingJob};
+
+/// Samples every clip of a loaded asset at times inside, on the edges of and outside the clip, both playback
+/// modes, and runs local-to-model on each pose. `Err` says what broke the loader's promise.
+pub fn exercise(asset: &Asset<'_>) -> Result<(), String> {
+    let skeleton = asset.skeleton();
+    let n = skeleton.num_joints();
+    let mut memory = vec![0u8; SamplingContext::required_bytes(n)];
+    let arena = Arena::new(&mut memory);
+    let mut context = SamplingContext::new(&arena, n).map_err(|e| e.to_string())?;
+    let mut local = vec![SoaTransform::IDENTITY; skeleton.num_soa_joints()];
+    let mut model = vec![Mat4::IDENTITY; n];
+    for c in 0..asset.num_clips() {
+        let clip = asset.clip(c).ok_or(format!("clip {c} of {} is missing after load", asset.num_clips()))?;
+        let duration = clip.duration();
+        for time in [-1.0, 0.0, 0.37 * duration, duration, duration + 0.5, f32::MAX] {
+            for playback in [Playback::Clamp, Playback::Loop] {
+                SamplingJob { skeleton, clip: &clip, time, playback, context: &mut context, output: &mut local }
+                    .run()
+                    .map_err(|e| format!("clip {c} at {time} s: sampling a loaded clip failed: {e}"))?;
+                LocalToModelJob { skeleton, local: &local, root: None, model: &mut model }
+                    .run()
+                    .map_err(|e| format!("clip {c} at {time} s: local-to-model failed: {e}"))?;
+                if let Some(j) = model.iter().position(|m| !m.is_finite()) {
+                    return Err(format!("clip {c} at {time} s: model matrix {j} is not finite"));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Bakes importer output in both key formats; whatever bakes and loads must pass [`exercise`] (panics
+/// otherwise, which is what a fuzz target reports).
+pub fn bake_and_exercise(skeleton: &RawSkeleton, clips: &[RawClip]) {
+    for format in [KeyFormat::F32, KeyFormat::Quantized] {
+        let Ok(blob) = crate::bake::bake(skeleton, clips, format) else { continue };
+        if let Ok(asset) = Asset::load(blob.bytes()) {
+            exercise(&asset).unwrap_or_else(|e| panic!("{format:?} bake: {e}"));
+        }
+    }
+}
+
+/// What a mutation run did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MutationReport {
+    pub executions: u64,
+    /// Mutated blobs that still loaded (and then passed `exercise`).
+    pub loaded: u64,
+}
+
+/// xorshift64*: a fixed, dependency-free sequence for a given seed.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// Values that sit on the edges of what the loader checks, as 4-byte patterns.
+const EDGE_VALUES: [u32; 14] = [
+    0,
+    1,
+    0xFFFF_FFFF,
+    0x7FFF_FFFF,
+    0x8000_0000,
+    0x0000_FFFF,
+    0xFFFF_0000,
+    0x7F80_0000, // +inf
+    0x7FC0_0000, // NaN
+    0x7F7F_FFFF, // f32::MAX
+    0x0000_0001, // the smallest subnormal
+    0x1E3C_E508, // 1e-20, the key magnitude floor
+    0x5A0E_1BCA, // 1e16, past the model extent
+    0x3F80_0000, // 1.0
+];
+
+/// Runs `count` mutations of valid blobs (a procedural rig's clips, `f32` and quantized keys) from `seed`:
+/// first every truncation of each, then bit flips, edge values written at aligned offsets, random byte runs
+/// and section-length nudges, each loaded and, when it loads, exercised. Stops at the first find.
+pub fn mutate_blobs(seed: u64, count: u64) -> Result<MutationReport, String> {
+    let rig = crate::rig::Rig::humanoid(67);
+    let clips = [rig.clip(31, 30.0), rig.clip(7, 24.0)];
+    let originals: Vec<AlignedBlob> = [KeyFormat::F32, KeyFormat::Quantized]
+        .iter()
+        .map(|&format| crate::bake::bake(&rig.raw_skeleton(), &clips, format))
+        .collect::<Result<_, _>>()?;
+    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut report = MutationReport::default();
+    let check = |bytes: &AlignedBlob, what: &dyn Fn() -> String, report: &mut MutationReport| {
+        report.executions += 1;
+        match Asset::load(bytes.bytes()) {
+            Ok(asset) => {
+                report.loaded += 1;
+                exercise(&asset).map_err(|e| format!("{}: {e}", what()))
+            }
+            Err(_) => Ok(()),
+        }
+    };
+    for (b, original) in originals.iter().enumerate() {
+        for len in 0..original.bytes().len() {
+            let truncated = AlignedBlob::from_bytes(&original.bytes()[..len]);
+            check(&truncated, &|| format!("blob {b} truncated to {len} bytes"), &mut report)?;
+        }
+    }
+    while report.executions < count {
+        let b = rng.below(originals.len());
+        let mut blob = originals[b].clone();
+        let len = blob.bytes().len();
+        let kind = rng.below(4);
+        let mut edits = Vec::new();
+        for _ in 0..1 + rng.below(3) {
+            let bytes = blob.bytes_mut();
+            match kind {
+                0 => {
+                    let i = rng.below(len);
+                    bytes[i] ^= 1 << rng.below(8);
+                    edits.push(format!("flip byte {i}"));
+                }
+                1 => {
+                    let at = 4 * rng.below(len / 4);
+                    let value = EDGE_VALUES[rng.below(EDGE_VALUES.len())];
+                    bytes[at..at + 4].copy_from_slice(&value.to_le_bytes());
+                    edits.push(format!("write {value:#010x} at {at}"));
+                }
+                2 => {
+                    let at = rng.below(len);
+                    let run = (1 + rng.below(16)).min(len - at);
+                    for byte in &mut bytes[at..at + run] {
+                        *byte = rng.next() as u8;
+                    }
+                    edits.push(format!("randomize {run} bytes at {at}"));
+                }
+                _ => {
+                    // A header or clip-record field (the first 64 bytes, or any 4-aligned u32) nudged by ±1..16.
+                    let at = 4 * rng.below(len.min(64 + 64 * 4) / 4);
+                    let old = u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+                    let delta = 1 + rng.below(16) as u32;
+                    let new = if rng.below(2) == 0 { old.wrapping_add(delta) } else { old.wrapping_sub(delta) };
+                    bytes[at..at + 4].copy_from_slice(&new.to_le_bytes());
+                    edits.push(format!("field at {at}: {old} -> {new}"));
+                }
+            }
+        }
+        check(&blob, &|| format!("blob {b}, {}", edits.join(", ")), &mut report)?;
+    }
+    Ok(report)
+}

@@ -1,0 +1,12 @@
+//! The BVH reader and baker on arbitrary text: never a panic or a runaway allocation; a file that parses
+//! bakes to a blob that loads and poses, or to an error.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(bvh) = sinew_bench_host::bvh::Bvh::parse(text) else { return };
+    let Ok((skeleton, clip)) = sinew_bench_host::bake::from_bvh(&bvh, "clip") else { return };
+    sinew_bench_host::fuzz::bake_and_exercise(&skeleton, &[clip]);
+});
