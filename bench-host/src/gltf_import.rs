@@ -26,6 +26,7 @@
 
 use crate::bake::{RawClip, RawSkeleton};
 use base64::Engine;
+use gltf::accessor::{DataType, Dimensions};
 use gltf::animation::{Interpolation, Property};
 use sinew::math::{Mat3x4, Mat4, Quat, Transform, Vec3};
 use std::path::Path;
@@ -147,6 +148,47 @@ fn read_buffer_file(dir: &Path, uri: &str, declared: usize) -> Result<Vec<u8>, S
     Ok(data)
 }
 
+/// `Err` unless `accessor` holds `dimensions` elements of one of `types`, with strides that fit them. The
+/// `gltf` crate's readers assume both (checked there only by debug assertions), so a hostile file would
+/// otherwise be misread, or panic in a debug build.
+fn check_accessor(
+    accessor: &gltf::Accessor<'_>,
+    dimensions: gltf::accessor::Dimensions,
+    types: &[gltf::accessor::DataType],
+    what: &str,
+) -> Result<(), Err> {
+    if accessor.dimensions() != dimensions || !types.contains(&accessor.data_type()) {
+        return Err(format!(
+            "{what}: accessor {} holds {:?} of {:?}; expected {dimensions:?} of {types:?}",
+            accessor.index(),
+            accessor.dimensions(),
+            accessor.data_type()
+        ));
+    }
+    let err = |problem: &str| Err(format!("{what}: accessor {} {problem}", accessor.index()));
+    if accessor.count() == 0 {
+        return err("has no elements (glTF 2.0 requires at least one)");
+    }
+    // Each (view, offset, count) the reader walks must lie inside its view, counted without overflow.
+    let sparse = accessor.sparse().map(|s| (s.values().view(), s.values().offset(), s.count()));
+    let dense = accessor.view().map(|view| (view, accessor.offset(), accessor.count()));
+    for (view, offset, count) in dense.into_iter().chain(sparse) {
+        let stride = view.stride().unwrap_or(accessor.size());
+        if stride < accessor.size() {
+            return err("has a byte stride below its element size");
+        }
+        let end = count
+            .checked_sub(1)
+            .and_then(|last| last.checked_mul(stride))
+            .and_then(|bytes| bytes.checked_add(offset))
+            .and_then(|bytes| bytes.checked_add(accessor.size()));
+        if end.is_none_or(|end| end > view.length()) {
+            return err("reaches past the end of its buffer view (or has no elements)");
+        }
+    }
+    Ok(())
+}
+
 fn finite<const N: usize>(v: [f32; N], what: &str) -> Result<[f32; N], Err> {
     if v.iter().all(|x| x.is_finite()) { Ok(v) } else { Err(format!("{what}: non-finite value")) }
 }
@@ -192,6 +234,7 @@ pub fn import(bytes: &[u8], dir: &Path) -> Result<GltfAsset, Err> {
 
 /// [`import`] with an optional bake rate for every clip (see [`load_with`]).
 pub fn import_with(bytes: &[u8], dir: &Path, rate: Option<f64>) -> Result<GltfAsset, Err> {
+    check_glb_header(bytes)?;
     let gltf::Gltf { document, blob } = gltf::Gltf::from_slice(bytes).map_err(|e| e.to_string())?;
     check_unvalidated_indices(&document)?;
     let buffers = load_buffers(&document, blob, dir)?;
@@ -230,6 +273,10 @@ pub fn import_with(bytes: &[u8], dir: &Path, rate: Option<f64>) -> Result<GltfAs
                         .ok_or_else(|| format!("skin joint node {} is not in the scene", n.index()))
                 })
                 .collect::<Result<Vec<u16>, Err>>()?;
+            if let Some(accessor) = skin.inverse_bind_matrices() {
+                let what = format!("skin {} inverse bind matrices", skin.index());
+                check_accessor(&accessor, Dimensions::Mat4, &[DataType::F32], &what)?;
+            }
             let matrices: Vec<Mat4> = match skin.reader(get).read_inverse_bind_matrices() {
                 Some(iter) => iter.map(|cols| Mat4 { cols }).collect(),
                 None => vec![Mat4::IDENTITY; remap.len()],
@@ -253,18 +300,50 @@ pub fn import_with(bytes: &[u8], dir: &Path, rate: Option<f64>) -> Result<GltfAs
     Ok(GltfAsset { skeleton, skin, clips, imports, node_to_joint })
 }
 
-/// Indices the `gltf` crate's validation leaves unchecked but its accessors unwrap (animation channel
-/// targets): checked here so a hostile file is an error, not a panic.
+/// A GLB's declared length must cover its 12-byte header and fit the bytes (the `gltf` crate subtracts the
+/// header size from it unchecked).
+fn check_glb_header(bytes: &[u8]) -> Result<(), Err> {
+    if !bytes.starts_with(b"glTF") {
+        return Ok(());
+    }
+    let declared = bytes.get(8..12).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize);
+    match declared {
+        Some(len) if (12..=bytes.len()).contains(&len) => Ok(()),
+        Some(len) => Err(format!("GLB header declares {len} bytes; the file has {} (at least 12)", bytes.len())),
+        None => Err(format!("GLB header truncated at {} bytes", bytes.len())),
+    }
+}
+
+/// What the `gltf` crate's validation leaves unchecked in animations but its accessors unwrap (target nodes
+/// and paths, sampler indices, interpolations, sampler accessors): checked here so a hostile file is an error,
+/// not a panic.
 fn check_unvalidated_indices(document: &gltf::Document) -> Result<(), Err> {
+    use gltf::json::validation::Checked;
     let json = document.as_json();
     for (a, anim) in json.animations.iter().enumerate() {
         for (c, channel) in anim.channels.iter().enumerate() {
+            let what = format!("animation {a} channel {c}");
             let node = channel.target.node.value();
             if node >= json.nodes.len() {
-                return Err(format!(
-                    "animation {a} channel {c}: target node {node} out of range ({} nodes)",
-                    json.nodes.len()
-                ));
+                return Err(format!("{what}: target node {node} out of range ({} nodes)", json.nodes.len()));
+            }
+            if matches!(channel.target.path, Checked::Invalid) {
+                return Err(format!("{what}: unknown target path"));
+            }
+            let sampler = channel.sampler.value();
+            if sampler >= anim.samplers.len() {
+                return Err(format!("{what}: sampler {sampler} out of range ({} samplers)", anim.samplers.len()));
+            }
+        }
+        for (i, sampler) in anim.samplers.iter().enumerate() {
+            let what = format!("animation {a} sampler {i}");
+            if matches!(sampler.interpolation, Checked::Invalid) {
+                return Err(format!("{what}: unknown interpolation"));
+            }
+            for accessor in [sampler.input.value(), sampler.output.value()] {
+                if accessor >= json.accessors.len() {
+                    return Err(format!("{what}: accessor {accessor} out of range ({})", json.accessors.len()));
+                }
             }
         }
     }
@@ -286,6 +365,17 @@ fn skinned_mesh<'a>(
         return Ok(None);
     };
     for primitive in mesh.primitives() {
+        let what = format!("mesh {} primitive {}", mesh.index(), primitive.index());
+        let expected = [
+            (gltf::Semantic::Positions, Dimensions::Vec3, &[DataType::F32][..]),
+            (gltf::Semantic::Joints(0), Dimensions::Vec4, &[DataType::U8, DataType::U16]),
+            (gltf::Semantic::Weights(0), Dimensions::Vec4, &[DataType::F32, DataType::U8, DataType::U16]),
+        ];
+        for (semantic, dimensions, types) in expected {
+            if let Some(accessor) = primitive.get(&semantic) {
+                check_accessor(&accessor, dimensions, types, &format!("{what} {semantic:?}"))?;
+            }
+        }
         let reader = primitive.reader(get.clone());
         let (Some(positions), Some(joints), Some(weights)) =
             (reader.read_positions(), reader.read_joints(0), reader.read_weights(0))
@@ -335,6 +425,15 @@ fn import_animation<'a>(
             continue;
         }
         let Some(joint) = node_to_joint[channel.target().node().index()] else { continue };
+        let sampler = channel.sampler();
+        check_accessor(&sampler.input(), Dimensions::Scalar, &[DataType::F32], &format!("{what} input"))?;
+        let (dimensions, types) = match property {
+            Property::Rotation => {
+                (Dimensions::Vec4, &[DataType::F32, DataType::I8, DataType::U8, DataType::I16, DataType::U16][..])
+            }
+            _ => (Dimensions::Vec3, &[DataType::F32][..]),
+        };
+        check_accessor(&sampler.output(), dimensions, types, &format!("{what} output"))?;
         let reader = channel.reader(get.clone());
         let times: Vec<f64> = reader.read_inputs().ok_or(format!("{what}: no inputs"))?.map(f64::from).collect();
         let values: Vec<[f64; 4]> = match reader.read_outputs().ok_or(format!("{what}: no outputs"))? {

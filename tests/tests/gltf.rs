@@ -364,6 +364,11 @@ fn malformed_documents_are_errors() {
     let equal = err(&tiny_gltf_keys(&[0.0, 0.5, 0.5, 1.0], &[[0.0; 3], [1.0; 3], [2.0; 3], [3.0; 3]], "LINEAR"));
     assert!(equal.contains("key 2 at 0.5 s follows 0.5 s"), "{equal}");
     assert!(!err("{ not json").is_empty());
+    // Animations are not validated by the crate, whose accessors unwrap these (found by fuzzing).
+    assert!(err(&good.replace(r#""path":"translation""#, r#""path":"transl""#)).contains("unknown target path"));
+    let smooth = err(&good.replace(r#""interpolation":"LINEAR""#, r#""interpolation":"SMOOTH""#));
+    assert!(smooth.contains("interpolation"), "{smooth}");
+    assert!(err(&good.replace(r#""output":1"#, r#""output":9"#)).contains("accessor 9 out of range"));
     assert!(!err(&good.replace("\"byteLength\":32", "\"byteLength\":64")).is_empty());
 }
 
@@ -585,4 +590,41 @@ fn a_rate_given_by_the_caller_keeps_the_exact_duration() {
     assert_eq!(clip.frames.len(), 126);
     assert!((clip.sample_rate - 100.0).abs() < 1e-4);
     assert!(asset.imports[0].max_error > 0.0 && asset.imports[0].relative_error() < 1e-2, "{:?}", asset.imports[0]);
+}
+
+/// Accessors of the wrong shape (found by fuzzing: the `gltf` crate reads them assuming the right one) are
+/// errors naming the accessor.
+#[test]
+fn accessors_of_the_wrong_type_are_errors() {
+    let dir = std::path::Path::new(".");
+    let times = [0.0f32, 1.0];
+    let vec2 = [0.0f32, 0.0, 1.0, 1.0];
+    let text = gltf_document(
+        r#"[{"name":"a"}]"#,
+        &[(&times, "SCALAR"), (&vec2, "VEC2")],
+        &[(0, "translation", 0, 1, "LINEAR")],
+    );
+    let err = gltf_import::import(text.as_bytes(), dir).expect_err("VEC2 translations");
+    assert!(err.contains("accessor 1 holds Vec2") && err.contains("expected Vec3"), "{err}");
+    let text =
+        gltf_document(r#"[{"name":"a"}]"#, &[(&vec2, "VEC2"), (&vec2, "VEC2")], &[(0, "translation", 0, 1, "LINEAR")]);
+    let err = gltf_import::import(text.as_bytes(), dir).expect_err("VEC2 times");
+    assert!(err.contains("input") && err.contains("expected Scalar"), "{err}");
+    // A count of 0 (the crate computes `count - 1`) and a count past the buffer view.
+    let good = tiny_gltf(&[0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 2.0, 3.0], 0);
+    let err =
+        gltf_import::import(good.replace(r#""count":2,"type":"VEC3""#, r#""count":0,"type":"VEC3""#).as_bytes(), dir)
+            .expect_err("empty accessor");
+    assert!(err.contains("no elements"), "{err}");
+    let err =
+        gltf_import::import(good.replace(r#""count":2,"type":"VEC3""#, r#""count":3,"type":"VEC3""#).as_bytes(), dir)
+            .expect_err("accessor past its view");
+    assert!(err.contains("past the end of its buffer view"), "{err}");
+    // A GLB header declaring fewer bytes than the header itself (the crate subtracts 12 unchecked).
+    let mut glb = b"glTF".to_vec();
+    glb.extend(2u32.to_le_bytes());
+    glb.extend(0u32.to_le_bytes());
+    glb.extend([0u8; 20]);
+    let err = gltf_import::import(&glb, dir).expect_err("short GLB length");
+    assert!(err.contains("GLB header declares 0 bytes"), "{err}");
 }
