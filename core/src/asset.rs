@@ -38,13 +38,7 @@ pub struct SectionRef {
     pub len: u32,
 }
 
-/// A string: a byte range of the strings section.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
-#[repr(C)]
-pub struct StrRef {
-    pub offset: u32,
-    pub len: u32,
-}
+pub use crate::skeleton::StrRef;
 
 /// The blob's first 64 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Pod, Zeroable)]

@@ -29,7 +29,10 @@
 //! subnormal values so sampling never runs into denormal slow paths, usable quantization ranges); sampling
 //! then trusts the clip.
 
-use crate::skeleton::MAX_JOINTS;
+use crate::limits::MIN_ROTATION_LENGTH_SQ;
+pub use crate::limits::{
+    MAX_DURATION, MAX_JOINTS, MAX_ROTATION_LENGTH_SQ, MAX_SAMPLE_RATE, MIN_KEY_MAGNITUDE, MIN_SAMPLE_RATE,
+};
 use crate::{Buffer, Error};
 use bytemuck::{Pod, Zeroable};
 
@@ -256,25 +259,6 @@ pub struct ClipParts<'a> {
     pub num_tracks: [usize; 3],
     pub keys: Keys<'a>,
 }
-
-/// Stored values smaller than this in magnitude must be exactly zero (bakers flush them). Sums and
-/// differences of such values then stay far above `f32::MIN_POSITIVE`, so interpolation never produces
-/// subnormals.
-pub const MIN_KEY_MAGNITUDE: f32 = 1e-20;
-
-/// Slowest sample rate a clip may have, in frames per second.
-pub const MIN_SAMPLE_RATE: f32 = 1.0;
-/// Fastest sample rate a clip may have, in frames per second (motion capture reaches 480 Hz).
-pub const MAX_SAMPLE_RATE: f32 = 1000.0;
-/// Longest a clip may last, in seconds. With `MAX_SAMPLE_RATE` this keeps frame indices below 2^24, so an `f32`
-/// time names every frame exactly.
-pub const MAX_DURATION: f32 = 3600.0;
-
-/// Lengths of rotation keys and constants must be at least this (squared); see `MIN_ROTATION_LENGTH_SQ`.
-const MIN_ROTATION_LENGTH_SQ: f32 = crate::local_to_model::MIN_ROTATION_LENGTH_SQ;
-/// Squared length a stored rotation may have at most. Bakers store unit quaternions; a bound keeps the
-/// interpolation of two keys (and its normalization) finite, where a component near `f32::MAX` overflowed.
-pub const MAX_ROTATION_LENGTH_SQ: f32 = 4.0;
 
 /// `Err` unless a stored rotation's squared length lies in `MIN_ROTATION_LENGTH_SQ..=MAX_ROTATION_LENGTH_SQ`.
 fn check_rotation_length(len_sq: f32, buffer: Buffer, index: usize) -> Result<(), Error> {

@@ -1,7 +1,14 @@
 //! The one error type of the runtime. Every kernel returns it instead of panicking on caller data.
 
-use crate::vertex_skinning::AttributeKind;
 use core::fmt;
+
+/// Which vertex attribute an error is about (vertex skinning; its sizes are `AttributeKind::bytes` there).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AttributeKind {
+    Position,
+    Normal,
+    Tangent,
+}
 
 /// Which caller buffer an error is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,7 +82,7 @@ pub enum Error {
     NonUnitRotation { joint: usize },
     /// A rotation quaternion has (near) zero length, so it names no rotation.
     ZeroQuaternion { buffer: Buffer, index: usize },
-    /// A stored rotation's squared length is above `clip::MAX_ROTATION_LENGTH_SQ` (or not finite).
+    /// A stored rotation's squared length is above `limits::MAX_ROTATION_LENGTH_SQ` (or not finite).
     RotationLength { buffer: Buffer, index: usize },
     /// A padding lane (past the last joint) of a SoA buffer is not the identity transform.
     PaddingNotIdentity { buffer: Buffer, soa_index: usize },
@@ -92,10 +99,10 @@ pub enum Error {
     InvalidCheckpoint { checkpoint: usize, used: usize },
     /// A clip's sample rate is not finite and positive.
     InvalidSampleRate,
-    /// A clip needs at least one frame and may last at most `clip::MAX_DURATION` seconds.
+    /// A clip needs at least one frame and may last at most `limits::MAX_DURATION` seconds.
     FrameCount { frames: usize },
     /// The translations and scales along the chain ending at `joint` could place it farther than
-    /// `skeleton::MAX_MODEL_EXTENT` from the origin (or scale it beyond that), where `f32` matrices downstream
+    /// `limits::MAX_MODEL_EXTENT` from the origin (or scale it beyond that), where `f32` matrices downstream
     /// would overflow. `clip` is `None` for the rest pose, else the asset's clip index.
     Extent { clip: Option<usize>, joint: usize },
     /// A clip's tracks of `channel` (0 translation, 1 rotation, 2 scale) are out of order at `joint`: animated
@@ -103,7 +110,7 @@ pub enum Error {
     TrackOrder { joint: usize, channel: u16 },
     /// Constant track `index` has a channel tag other than 0, 1, 2.
     InvalidChannel { index: usize, channel: u16 },
-    /// A stored value in `buffer` is non-zero but below `clip::MIN_KEY_MAGNITUDE` (or a negative
+    /// A stored value in `buffer` is non-zero but below `limits::MIN_KEY_MAGNITUDE` (or a negative
     /// quantization step): it would make sampling compute with denormals.
     Subnormal { buffer: Buffer, index: usize },
     /// An asset blob does not start with `asset::MAGIC`.
@@ -195,7 +202,7 @@ impl fmt::Display for Error {
             Error::RotationLength { buffer, index } => write!(
                 f,
                 "{buffer:?} rotation at {index} has a squared length above {}",
-                crate::clip::MAX_ROTATION_LENGTH_SQ
+                crate::limits::MAX_ROTATION_LENGTH_SQ
             ),
             Error::PaddingNotIdentity { buffer, soa_index } => {
                 write!(f, "{buffer:?} padding lanes of lane group {soa_index} are not the identity")
@@ -216,11 +223,11 @@ impl fmt::Display for Error {
             Error::InvalidSampleRate => write!(
                 f,
                 "clip sample rate must lie in {}..={} Hz",
-                crate::clip::MIN_SAMPLE_RATE,
-                crate::clip::MAX_SAMPLE_RATE
+                crate::limits::MIN_SAMPLE_RATE,
+                crate::limits::MAX_SAMPLE_RATE
             ),
             Error::FrameCount { frames } => {
-                write!(f, "clip has {frames} frames; needs at least 1 and at most {} s", crate::clip::MAX_DURATION)
+                write!(f, "clip has {frames} frames; needs at least 1 and at most {} s", crate::limits::MAX_DURATION)
             }
             Error::Extent { clip, joint } => {
                 match clip {
@@ -230,7 +237,7 @@ impl fmt::Display for Error {
                 write!(
                     f,
                     ": translations or scales down to joint {joint} exceed the model-space bound of {:e}",
-                    crate::skeleton::MAX_MODEL_EXTENT
+                    crate::limits::MAX_MODEL_EXTENT
                 )
             }
             Error::TrackOrder { joint, channel } => {

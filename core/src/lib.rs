@@ -98,6 +98,7 @@ pub mod blending;
 pub mod clip;
 pub mod error;
 pub mod inertialization;
+pub mod limits;
 pub mod local_to_model;
 pub mod math;
 pub mod sampling;

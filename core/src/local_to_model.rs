@@ -19,12 +19,11 @@
 //! and zero-rotation checks are fused into the loop (a lane mask OR-ed per group); on such an `Err` the output
 //! may be partly written, the input is untouched.
 
-use crate::math::{F4, Lanes, Mat4, SoaTransform, Transform, quat_length_squared, rotation_scale_columns};
+use crate::math::{F4, Lanes, Mat4, SoaTransform, quat_length_squared, rotation_scale_columns};
 use crate::skeleton::{MAX_JOINTS, Skeleton};
 use crate::{Buffer, Error};
 
-/// Rotations with |q|² below this are zero-length: they name no rotation and are rejected.
-pub const MIN_ROTATION_LENGTH_SQ: f32 = 1e-12;
+pub use crate::limits::MIN_ROTATION_LENGTH_SQ;
 
 /// Computes model-space matrices for a whole skeleton or one subtree (ozz's job pattern: borrowed buffers in
 /// public fields, `validate`, then `run` or `run_subtree`).
@@ -310,26 +309,12 @@ fn lanes_below(count: usize) -> u32 {
     (1u32 << count.min(4)) - 1
 }
 
-/// `Err` for a transform the kernels cannot use: `NonFinite` (any component NaN or infinite, or |q|² overflowing)
-/// or `ZeroQuaternion` (|q|² below `MIN_ROTATION_LENGTH_SQ`), naming `buffer` and `index`. Returns |q|².
-/// The one per-joint classification: skeleton validation and the kernels' cold error path both use it.
-pub(crate) fn check_transform(t: &Transform, buffer: Buffer, index: usize) -> Result<f32, Error> {
-    let len_sq = t.rotation.length_squared();
-    if !t.is_finite() || !len_sq.is_finite() {
-        return Err(Error::NonFinite { buffer, index });
-    }
-    if len_sq < MIN_ROTATION_LENGTH_SQ {
-        return Err(Error::ZeroQuaternion { buffer, index });
-    }
-    Ok(len_sq)
-}
-
 /// The slow path after the fused check fired: the first joint at fault, with its reason.
 #[cold]
 fn first_invalid_joint(local: &[SoaTransform], first_group: usize, lane_mask: &impl Fn(usize) -> u32) -> Error {
     for (group, t) in local.iter().enumerate().skip(first_group) {
         for lane in (0..4).filter(|lane| lane_mask(group) & (1 << lane) != 0) {
-            if let Err(e) = check_transform(&t.get(lane), Buffer::LocalPose, group * 4 + lane) {
+            if let Err(e) = crate::skeleton::check_transform(&t.get(lane), Buffer::LocalPose, group * 4 + lane) {
                 return e;
             }
         }

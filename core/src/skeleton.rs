@@ -7,17 +7,18 @@
 use crate::math::{F4, SoaTransform, num_soa_joints};
 use crate::{Buffer, Error};
 
-/// Most joints a skeleton may have; kernels keep per-joint stack scratch bounded by this.
-pub const MAX_JOINTS: usize = 1024;
+pub use crate::limits::{MAX_JOINTS, MAX_MODEL_EXTENT};
 
 /// How far a rest rotation's squared length may be from 1 (|q|² in [1 − tol, 1 + tol]).
 pub const UNIT_TOLERANCE: f32 = 1e-3;
 
-/// Bound on model-space magnitudes: along every chain, the product of the joints' largest scale components
-/// and the summed, scaled translations must stay below this (1e15 units: a kilometre in nanometres). Model
-/// matrices then stay far from `f32::MAX`, with room for inverse bind matrices and vertex positions of the
-/// same order. Checked on the rest pose here and on every clip by `Asset::load`.
-pub const MAX_MODEL_EXTENT: f32 = 1e15;
+/// A string of a blob's string table: a byte range (asset blobs store joint and clip names this way).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+pub struct StrRef {
+    pub offset: u32,
+    pub len: u32,
+}
 
 /// A validated skeleton borrowing its arrays (from an asset blob or caller memory).
 #[derive(Clone, Copy, Debug)]
@@ -48,7 +49,7 @@ pub(crate) enum JointNames<'a> {
     Strs(&'a [&'a str]),
     /// Validated: every reference is in range and on character boundaries.
     Table {
-        refs: &'a [crate::asset::StrRef],
+        refs: &'a [StrRef],
         strings: &'a str,
     },
 }
@@ -95,7 +96,7 @@ impl<'a> Skeleton<'a> {
         }
         for joint in 0..count {
             let t = rest_pose[joint / 4].get(joint % 4);
-            let len_sq = crate::local_to_model::check_transform(&t, Buffer::RestPose, joint)?;
+            let len_sq = check_transform(&t, Buffer::RestPose, joint)?;
             if (len_sq - 1.0).abs() > UNIT_TOLERANCE {
                 return Err(Error::NonUnitRotation { joint });
             }
@@ -224,6 +225,20 @@ fn group_walk(parents: &[i16]) -> GroupWalk {
         walk.len += 1;
     }
     walk
+}
+
+/// `Err` for a transform the kernels cannot use: `NonFinite` (any component NaN or infinite, or |q|² overflowing)
+/// or `ZeroQuaternion` (|q|² below `MIN_ROTATION_LENGTH_SQ`), naming `buffer` and `index`. Returns |q|².
+/// The one per-joint classification: skeleton validation and the kernels' cold error path both use it.
+pub(crate) fn check_transform(t: &crate::math::Transform, buffer: Buffer, index: usize) -> Result<f32, Error> {
+    let len_sq = t.rotation.length_squared();
+    if !t.is_finite() || !len_sq.is_finite() {
+        return Err(Error::NonFinite { buffer, index });
+    }
+    if len_sq < crate::limits::MIN_ROTATION_LENGTH_SQ {
+        return Err(Error::ZeroQuaternion { buffer, index });
+    }
+    Ok(len_sq)
 }
 
 /// √3: a vector's length over its largest |component|, at most.

@@ -38,13 +38,7 @@ pub const VEC3_BYTES: usize = 12;
 /// Bytes of a tangent: four `f32` (`w` is the bitangent sign).
 pub const TANGENT_BYTES: usize = 16;
 
-/// Which vertex attribute an error is about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AttributeKind {
-    Position,
-    Normal,
-    Tangent,
-}
+pub use crate::error::AttributeKind;
 
 impl AttributeKind {
     /// Bytes of one element.

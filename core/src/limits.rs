@@ -1,0 +1,31 @@
+//! The runtime's documented limits, in one module that imports nothing: the constructors that enforce them
+//! (`skeleton`, `clip`, `local_to_model`) and the error messages that quote them (`error`) all sit above it.
+//! Each limit is also re-exported where it is enforced (`skeleton::MAX_JOINTS`, `clip::MAX_DURATION`, …).
+
+/// Most joints a skeleton may have; kernels keep per-joint stack scratch bounded by this.
+pub const MAX_JOINTS: usize = 1024;
+
+/// Bound on model-space magnitudes: along every chain, the product of the joints' largest scale components
+/// and the summed, scaled translations must stay below this (1e15 units: a kilometre in nanometres). Model
+/// matrices then stay far from `f32::MAX`, with room for inverse bind matrices and vertex positions of the
+/// same order. Checked on the rest pose by `Skeleton::new` and on every clip by `Asset::load`.
+pub const MAX_MODEL_EXTENT: f32 = 1e15;
+
+/// Slowest sample rate a clip may have, in frames per second.
+pub const MIN_SAMPLE_RATE: f32 = 1.0;
+/// Fastest sample rate a clip may have, in frames per second (motion capture reaches 480 Hz).
+pub const MAX_SAMPLE_RATE: f32 = 1000.0;
+/// Longest a clip may last, in seconds. With `MAX_SAMPLE_RATE` this keeps frame indices below 2^24, so an `f32`
+/// time names every frame exactly.
+pub const MAX_DURATION: f32 = 3600.0;
+
+/// Stored values smaller than this in magnitude must be exactly zero (bakers flush them). Sums and
+/// differences of such values then stay far above `f32::MIN_POSITIVE`, so interpolation never produces
+/// subnormals.
+pub const MIN_KEY_MAGNITUDE: f32 = 1e-20;
+
+/// Rotations with |q|² below this are zero-length: they name no rotation and are rejected.
+pub const MIN_ROTATION_LENGTH_SQ: f32 = 1e-12;
+/// Squared length a stored rotation may have at most. Bakers store unit quaternions; a bound keeps the
+/// interpolation of two keys (and its normalization) finite, where a component near `f32::MAX` overflowed.
+pub const MAX_ROTATION_LENGTH_SQ: f32 = 4.0;
