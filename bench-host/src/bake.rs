@@ -3,7 +3,7 @@
 
 use sinew::asset::{ALIGN, ClipRecord, Header, MAGIC, SectionRef, StrRef, VERSION};
 use sinew::clip::{Channel, ConstantTrack, Encoding, MIN_KEY_MAGNITUDE, QuantRange, encode_rotation};
-use sinew::math::{Quat, SoaTransform, Transform, Vec3, num_soa_joints, pack_soa};
+use sinew::math::{SoaTransform, Transform, num_soa_joints, pack_soa};
 
 /// A skeleton as importers produce it: parents first, rest pose AoS.
 #[derive(Clone, Debug)]
@@ -304,87 +304,4 @@ pub fn bake(skeleton: &RawSkeleton, clips: &[RawClip], format: KeyFormat) -> Res
     };
     w.put(0, &header);
     Ok(AlignedBlob::from_bytes(&w.bytes))
-}
-
-/// Skeleton and clip of a BVH file: rest pose = OFFSETs with identity rotations, one frame per BVH frame,
-/// file units kept.
-pub fn from_bvh(bvh: &crate::bvh::Bvh, name: &str) -> Result<(RawSkeleton, RawClip), String> {
-    if bvh.joints.len() > sinew::skeleton::MAX_JOINTS {
-        return Err(format!("{} joints; sinew allows {}", bvh.joints.len(), sinew::skeleton::MAX_JOINTS));
-    }
-    check_clip_shape(bvh.num_frames as f64, 1.0 / bvh.frame_time, bvh.joints.len())?;
-    let to_vec3 = |v: [f64; 3]| Vec3::new(v[0] as f32, v[1] as f32, v[2] as f32);
-    let skeleton = RawSkeleton {
-        names: bvh.joints.iter().map(|j| j.name.clone()).collect(),
-        parents: bvh.joints.iter().map(|j| j.parent as i16).collect(),
-        rest: bvh.joints.iter().map(|j| Transform { translation: to_vec3(j.offset), ..Transform::IDENTITY }).collect(),
-    };
-    let frames = (0..bvh.num_frames)
-        .map(|f| {
-            (0..bvh.joints.len())
-                .map(|j| {
-                    let (t, q) = crate::bvh::local_transform(bvh, j, f);
-                    let rotation = Quat::new(q[0] as f32, q[1] as f32, q[2] as f32, q[3] as f32);
-                    Transform { translation: to_vec3(t), rotation, scale: Vec3::ONE }
-                })
-                .collect()
-        })
-        .collect();
-    Ok((skeleton, RawClip { name: name.to_string(), sample_rate: (1.0 / bvh.frame_time) as f32, frames }))
-}
-
-/// BVH files of one skeleton (same joint names and parents): the skeleton and one clip per file, named
-/// after the file's stem.
-pub fn from_bvh_files(paths: &[std::path::PathBuf]) -> Result<(RawSkeleton, Vec<RawClip>), String> {
-    let mut skeleton: Option<RawSkeleton> = None;
-    let mut clips = Vec::new();
-    for path in paths {
-        let bvh = crate::bvh::Bvh::load(path).map_err(|e| e.to_string())?;
-        let name = path.file_stem().map_or("clip".into(), |s| s.to_string_lossy().into_owned());
-        let (s, clip) = from_bvh(&bvh, &name)?;
-        match &skeleton {
-            None => skeleton = Some(s),
-            Some(first) if first.names == s.names && first.parents == s.parents => {}
-            Some(_) => return Err(format!("{}: a different skeleton than the first file", path.display())),
-        }
-        clips.push(clip);
-    }
-    Ok((skeleton.ok_or("no input files")?, clips))
-}
-
-/// One line for the blob, then one per clip: frames, rate, stored bytes, and bytes per second of animation
-/// per joint next to the raw size (10 `f32` per joint per frame).
-pub fn summary(blob: &AlignedBlob) -> Result<String, String> {
-    use std::fmt::Write;
-    let asset = sinew::Asset::load(blob.bytes()).map_err(|e| e.to_string())?;
-    let n = asset.skeleton().num_joints();
-    let mut out = format!(
-        "{}, {}, {} bytes",
-        crate::blob::count(n, "joint"),
-        crate::blob::count(asset.num_clips(), "clip"),
-        blob.bytes().len()
-    );
-    for i in 0..asset.num_clips() {
-        let Some(clip) = asset.clip(i) else { continue };
-        let seconds = clip.duration().max(1.0 / clip.sample_rate());
-        let per_second_joint = clip.data_bytes() as f64 / seconds as f64 / n as f64;
-        let raw = 40.0 * clip.sample_rate() as f64;
-        // A clip whose tracks are all rest-pose stores nothing: no ratio to print.
-        let ratio = match per_second_joint > 0.0 {
-            true => format!("{:.1}x smaller", raw / per_second_joint),
-            false => "every track the rest pose".into(),
-        };
-        let _ = write!(
-            out,
-            "\n  {}: {} at {:.3} Hz, {:?} keys, {} bytes, {:.0} B/s/joint (raw {:.0}, {ratio})",
-            asset.clip_name(i).unwrap_or(""),
-            crate::blob::count(clip.num_frames(), "frame"),
-            clip.sample_rate(),
-            clip.encoding(),
-            clip.data_bytes(),
-            per_second_joint,
-            raw,
-        );
-    }
-    Ok(out)
 }

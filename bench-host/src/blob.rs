@@ -192,3 +192,35 @@ pub fn clip_index(asset: &Asset<'_>, clip: &str) -> Result<usize, String> {
         format!("no clip named `{clip}` (clips: {})", names.join(", "))
     })
 }
+
+/// One line for the blob, then one per clip: frames, rate, stored bytes, and bytes per second of animation
+/// per joint next to the raw size (10 `f32` per joint per frame).
+pub fn summary(blob: &AlignedBlob) -> Result<String, String> {
+    use std::fmt::Write;
+    let asset = sinew::Asset::load(blob.bytes()).map_err(|e| e.to_string())?;
+    let n = asset.skeleton().num_joints();
+    let mut out = format!("{}, {}, {} bytes", count(n, "joint"), count(asset.num_clips(), "clip"), blob.bytes().len());
+    for i in 0..asset.num_clips() {
+        let Some(clip) = asset.clip(i) else { continue };
+        let seconds = clip.duration().max(1.0 / clip.sample_rate());
+        let per_second_joint = clip.data_bytes() as f64 / seconds as f64 / n as f64;
+        let raw = 40.0 * clip.sample_rate() as f64;
+        // A clip whose tracks are all rest-pose stores nothing: no ratio to print.
+        let ratio = match per_second_joint > 0.0 {
+            true => format!("{:.1}x smaller", raw / per_second_joint),
+            false => "every track the rest pose".into(),
+        };
+        let _ = write!(
+            out,
+            "\n  {}: {} at {:.3} Hz, {:?} keys, {} bytes, {:.0} B/s/joint (raw {:.0}, {ratio})",
+            asset.clip_name(i).unwrap_or(""),
+            count(clip.num_frames(), "frame"),
+            clip.sample_rate(),
+            clip.encoding(),
+            clip.data_bytes(),
+            per_second_joint,
+            raw,
+        );
+    }
+    Ok(out)
+}

@@ -9,6 +9,8 @@
 //! order listed (`Zrotation Xrotation Yrotation` is `Rz · Rx · Ry` on column vectors), in degrees; frame `k`
 //! is at `k × frame_time` seconds. End Sites carry no channels and are not joints.
 
+use crate::bake::{RawClip, RawSkeleton, check_clip_shape};
+use sinew::math::{Quat, Transform, Vec3};
 use std::fmt;
 
 /// One BVH channel.
@@ -161,8 +163,9 @@ impl Bvh {
         if frame_time <= 0.0 {
             return Err(BvhError { line, message: "Frame Time must be positive".into() });
         }
-        crate::bake::check_clip_shape(num_frames as f64, 1.0 / frame_time, joints.len()).map_err(|message| {
-            BvhError { line, message: format!("Frames: {num_frames}, Frame Time: {frame_time}: {message}") }
+        check_clip_shape(num_frames as f64, 1.0 / frame_time, joints.len()).map_err(|message| BvhError {
+            line,
+            message: format!("Frames: {num_frames}, Frame Time: {frame_time}: {message}"),
         })?;
         // Every joint gets a transform per frame: at least one byte of file per joint-frame, so a tiny file
         // cannot ask for a huge clip (joints without channels need no values).
@@ -291,6 +294,52 @@ fn parse_hierarchy(
             }
         }
     }
+}
+
+/// Skeleton and clip of a BVH file: rest pose = OFFSETs with identity rotations, one frame per BVH frame,
+/// file units kept.
+pub fn to_raw(bvh: &Bvh, name: &str) -> Result<(RawSkeleton, RawClip), String> {
+    if bvh.joints.len() > sinew::skeleton::MAX_JOINTS {
+        return Err(format!("{} joints; sinew allows {}", bvh.joints.len(), sinew::skeleton::MAX_JOINTS));
+    }
+    check_clip_shape(bvh.num_frames as f64, 1.0 / bvh.frame_time, bvh.joints.len())?;
+    let to_vec3 = |v: [f64; 3]| Vec3::new(v[0] as f32, v[1] as f32, v[2] as f32);
+    let skeleton = RawSkeleton {
+        names: bvh.joints.iter().map(|j| j.name.clone()).collect(),
+        parents: bvh.joints.iter().map(|j| j.parent as i16).collect(),
+        rest: bvh.joints.iter().map(|j| Transform { translation: to_vec3(j.offset), ..Transform::IDENTITY }).collect(),
+    };
+    let frames = (0..bvh.num_frames)
+        .map(|f| {
+            (0..bvh.joints.len())
+                .map(|j| {
+                    let (t, q) = local_transform(bvh, j, f);
+                    let rotation = Quat::new(q[0] as f32, q[1] as f32, q[2] as f32, q[3] as f32);
+                    Transform { translation: to_vec3(t), rotation, scale: Vec3::ONE }
+                })
+                .collect()
+        })
+        .collect();
+    Ok((skeleton, RawClip { name: name.to_string(), sample_rate: (1.0 / bvh.frame_time) as f32, frames }))
+}
+
+/// BVH files of one skeleton (same joint names and parents): the skeleton and one clip per file, named
+/// after the file's stem.
+pub fn load_raw_files(paths: &[std::path::PathBuf]) -> Result<(RawSkeleton, Vec<RawClip>), String> {
+    let mut skeleton: Option<RawSkeleton> = None;
+    let mut clips = Vec::new();
+    for path in paths {
+        let bvh = Bvh::load(path).map_err(|e| e.to_string())?;
+        let name = path.file_stem().map_or("clip".into(), |s| s.to_string_lossy().into_owned());
+        let (s, clip) = to_raw(&bvh, &name)?;
+        match &skeleton {
+            None => skeleton = Some(s),
+            Some(first) if first.names == s.names && first.parents == s.parents => {}
+            Some(_) => return Err(format!("{}: a different skeleton than the first file", path.display())),
+        }
+        clips.push(clip);
+    }
+    Ok((skeleton.ok_or("no input files")?, clips))
 }
 
 /// Local transform of `joint` in frame `f`, in f64: translation (file units) and rotation quaternion

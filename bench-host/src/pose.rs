@@ -31,7 +31,7 @@ pub fn model_pose(asset: &Asset<'_>, clip: usize, time: f32) -> Result<Vec<Mat4>
 /// order, positions in the file's units.
 pub fn bvh_pose_json(path: &std::path::Path, time: f32, format: KeyFormat) -> Result<serde_json::Value, String> {
     let bvh = crate::bvh::Bvh::load(path).map_err(|e| e.to_string())?;
-    let (skeleton, clip) = crate::bake::from_bvh(&bvh, "clip")?;
+    let (skeleton, clip) = crate::bvh::to_raw(&bvh, "clip")?;
     let blob = crate::bake::bake(&skeleton, &[clip], format)?;
     let model = model_pose(&load(&blob)?, 0, time)?;
     let joints: Vec<serde_json::Value> = model

@@ -87,10 +87,8 @@ impl Workload {
     /// A BVH file: its skeleton and motion; the skin binds every joint at the rest pose.
     pub fn bvh(path: &std::path::Path) -> Result<Workload, String> {
         let bvh = crate::bvh::Bvh::load(path).map_err(|e| e.to_string())?;
-        let (skeleton, clip) = crate::bake::from_bvh(&bvh, "clip")?;
-        let inverse_bind = crate::rig::inverse_bind_of_rest(&skeleton.parents, &skeleton.rest);
-        let skin_remap = (0..skeleton.parents.len() as u16).collect();
-        Ok(Workload { name: file_name(path), skeleton, clip, skin_remap, inverse_bind })
+        let (skeleton, clip) = crate::bvh::to_raw(&bvh, "clip")?;
+        Ok(Workload::skinned_at_rest(file_name(path), skeleton, clip))
     }
 
     /// A baked blob: its skeleton and first clip (sampled back at every frame); the skin binds every joint at
@@ -98,9 +96,14 @@ impl Workload {
     pub fn blob(path: &std::path::Path) -> Result<Workload, String> {
         let blob = crate::blob::read(path)?;
         let (skeleton, clip) = crate::blob::raw(&blob, 0).map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(Workload::skinned_at_rest(file_name(path), skeleton, clip))
+    }
+
+    /// A workload whose skin binds every joint at the rest pose (files without a skin of their own).
+    fn skinned_at_rest(name: String, skeleton: RawSkeleton, clip: RawClip) -> Workload {
         let inverse_bind = crate::rig::inverse_bind_of_rest(&skeleton.parents, &skeleton.rest);
         let skin_remap = (0..skeleton.parents.len() as u16).collect();
-        Ok(Workload { name: file_name(path), skeleton, clip, skin_remap, inverse_bind })
+        Workload { name, skeleton, clip, skin_remap, inverse_bind }
     }
 
     /// A glTF file: its scene, first animation and first skin.

@@ -81,7 +81,7 @@ pub struct Clips {
 
 impl Clips {
     pub fn from_bvh(paths: &[std::path::PathBuf]) -> Result<Clips, String> {
-        let (skeleton, clips) = bake::from_bvh_files(paths)?;
+        let (skeleton, clips) = crate::bvh::load_raw_files(paths)?;
         let dt = 1.0 / clips.first().ok_or("no clips")?.sample_rate;
         let names = clips.iter().map(|c| c.name.clone()).collect();
         Ok(Clips { blob: bake::bake(&skeleton, &clips, KeyFormat::F32)?, names, dt })

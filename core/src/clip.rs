@@ -210,6 +210,19 @@ pub fn track_runs(joints: &[u16]) -> impl Iterator<Item = (usize, usize)> + '_ {
     })
 }
 
+/// Where each track's `n`-component `f32` key sits within its channel's block of one frame: `(track, first
+/// component, stride between components)`. Whole lane groups are component-major (component `c` of lane `l`
+/// of the group at track `g` is at `n·g + 4c + l`); single tracks are contiguous.
+fn f32_key_layout(joints: &[u16], n: usize) -> impl Iterator<Item = (usize, usize, usize)> + '_ {
+    track_runs(joints).flat_map(move |(k, run)| {
+        let width = run.min(4);
+        (k..k + run).map(move |track| {
+            let (group, lane) = (k + (track - k) / 4 * 4, (track - k) % 4);
+            (track, n * group + lane, width)
+        })
+    })
+}
+
 /// How many whole lane groups the tracks from `k` on cover without a gap: the largest `m` with tracks
 /// `k .. k + 4m` being joints `4g .. 4g + 4m`. Strictly ascending joints are gap-free over a stretch exactly
 /// when its last joint is its length − 1 above its first, and then over every shorter stretch too, so a
@@ -353,17 +366,9 @@ impl<'a> Clip<'a> {
                     let first = 3 * num_tracks[0];
                     let rotations = &frame[first..first + 4 * num_tracks[1]];
                     let joints = &track_joints[num_tracks[0]..num_tracks[0] + num_tracks[1]];
-                    for (k, run) in track_runs(joints) {
-                        // Whole groups are component-major: component c of lane l is at 4g + width·c + l.
-                        let width = run.min(4);
-                        for g in (k..k + run).step_by(4) {
-                            for lane in 0..width {
-                                let len_sq: f32 =
-                                    (0..4).map(|c| rotations[4 * g + width * c + lane]).map(|v| v * v).sum();
-                                let index = f * frame_len + first + 4 * g + lane;
-                                check_rotation_length(len_sq, Buffer::ClipKeys, index)?;
-                            }
-                        }
+                    for (_, at, stride) in f32_key_layout(joints, 4) {
+                        let len_sq: f32 = (0..4).map(|c| rotations[at + stride * c]).map(|v| v * v).sum();
+                        check_rotation_length(len_sq, Buffer::ClipKeys, f * frame_len + first + at)?;
                     }
                 }
             }
@@ -486,16 +491,10 @@ impl<'a> Clip<'a> {
                 };
                 for frame in values.chunks_exact(self.frame_len()) {
                     let block = &frame[start..start + n * joints.len()];
-                    for (k, run) in track_runs(joints) {
-                        // Component c of lane l of the group at track g is at n·g + width·c + l.
-                        let width = run.min(4);
-                        for g in (k..k + run).step_by(4) {
-                            for lane in 0..width {
-                                let e = &mut extent[joints[g + lane] as usize];
-                                for c in 0..n {
-                                    *e = e.max(block[n * g + width * c + lane].abs());
-                                }
-                            }
+                    for (track, at, stride) in f32_key_layout(joints, n) {
+                        let e = &mut extent[joints[track] as usize];
+                        for c in 0..n {
+                            *e = e.max(block[at + stride * c].abs());
                         }
                     }
                 }

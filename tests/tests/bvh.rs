@@ -117,7 +117,7 @@ fn every_file_parses_with_the_joints_its_text_declares() {
 fn round_trip_returns_the_source_keys() {
     for path in bvh_files("round_trip_returns_the_source_keys") {
         let bvh = Bvh::load(&path).expect("parse");
-        let (skeleton, clip) = bake::from_bvh(&bvh, "clip").expect("import");
+        let (skeleton, clip) = sinew_bench_host::bvh::to_raw(&bvh, "clip").expect("import");
         let blob = bake::bake(&skeleton, std::slice::from_ref(&clip), KeyFormat::F32).expect("bake");
         let mut worst = 0.0f64;
         for_each_frame(&blob, clip.sample_rate, &frames_to_check(bvh.num_frames), |f, local, _| {
@@ -142,7 +142,7 @@ fn round_trip_returns_the_source_keys() {
 fn model_positions_match_independent_forward_kinematics() {
     for path in bvh_files("model_positions_match_independent_forward_kinematics") {
         let bvh = Bvh::load(&path).expect("parse");
-        let (skeleton, clip) = bake::from_bvh(&bvh, "clip").expect("import");
+        let (skeleton, clip) = sinew_bench_host::bvh::to_raw(&bvh, "clip").expect("import");
         let blob = bake::bake(&skeleton, std::slice::from_ref(&clip), KeyFormat::F32).expect("bake");
         let mut worst = 0.0f64;
         for_each_frame(&blob, clip.sample_rate, &frames_to_check(bvh.num_frames), |f, _, model| {
@@ -163,7 +163,7 @@ fn model_positions_match_independent_forward_kinematics() {
 fn quantized_bvh_clips_stay_within_their_regression_limits() {
     for path in bvh_files("quantized_bvh_clips_stay_within_their_regression_limits") {
         let bvh = Bvh::load(&path).expect("parse");
-        let (skeleton, clip) = bake::from_bvh(&bvh, "clip").expect("import");
+        let (skeleton, clip) = sinew_bench_host::bvh::to_raw(&bvh, "clip").expect("import");
         let blob = bake::bake(&skeleton, std::slice::from_ref(&clip), KeyFormat::Quantized).expect("bake");
         let frames = frames_to_check(bvh.num_frames);
         // Units differ per dataset (cm, inches-ish, decimetres): scale so the rest pose's height is 1.7 m.

@@ -195,11 +195,11 @@ fn bake(args: &BakeArgs) -> Result<String, String> {
             }
             (asset.skeleton, asset.clips)
         }
-        None => bake::from_bvh_files(&args.bvh)?,
+        None => sinew_bench_host::bvh::load_raw_files(&args.bvh)?,
     };
     let blob = bake::bake(&skeleton, &clips, key_format(args.quantize))?;
     std::fs::write(&args.out, blob.bytes()).map_err(|e| format!("{}: {e}", args.out.display()))?;
-    Ok(format!("{}: {}{notes}", args.out.display(), bake::summary(&blob)?))
+    Ok(format!("{}: {}{notes}", args.out.display(), sinew_bench_host::blob::summary(&blob)?))
 }
 
 fn pose(args: &PoseArgs) -> Result<String, String> {
