@@ -149,6 +149,12 @@ pub enum Error {
     InvalidTimeStep,
     /// Relative-velocity inertialization needs the previous target on a request frame.
     MissingPreviousTarget,
+    /// A control's speed is NaN, infinite or faster than `limits::MAX_SPEED`.
+    InvalidSpeed,
+    /// A local time is NaN or outside `[0, duration]`, or a duration is NaN, infinite or negative.
+    InvalidTime,
+    /// A fade's target weight is NaN, infinite or negative, or its duration NaN, infinite or negative.
+    InvalidFade,
 }
 
 /// A region of an asset blob (see `asset`).
@@ -290,7 +296,14 @@ impl fmt::Display for Error {
             Error::InvalidDuration { joint: Some(joint) } => {
                 write!(f, "transition duration of joint {joint} (duration × profile) is NaN, infinite or too short")
             }
-            Error::InvalidTimeStep => write!(f, "time step is NaN, infinite or negative"),
+            Error::InvalidTimeStep => {
+                write!(f, "time step is NaN, infinite, negative or above {} s", crate::limits::MAX_TIME_STEP)
+            }
+            Error::InvalidSpeed => {
+                write!(f, "speed is NaN, infinite or above {} in magnitude", crate::limits::MAX_SPEED)
+            }
+            Error::InvalidTime => write!(f, "local time is NaN or outside the clip, or the duration is invalid"),
+            Error::InvalidFade => write!(f, "fade weight or duration is NaN, infinite or negative"),
             Error::MissingPreviousTarget => {
                 write!(f, "relative-velocity inertialization needs the previous target pose on a request frame")
             }

@@ -29,3 +29,9 @@ pub const MIN_ROTATION_LENGTH_SQ: f32 = 1e-12;
 /// Squared length a stored rotation may have at most. Bakers store unit quaternions; a bound keeps the
 /// interpolation of two keys (and its normalization) finite, where a component near `f32::MAX` overflowed.
 pub const MAX_ROTATION_LENGTH_SQ: f32 = 4.0;
+
+/// Fastest a control may play, in local seconds per game second (either direction). With `MAX_TIME_STEP` a
+/// step travels at most 3.6e6 s, so wrap counts fit an `i64` even for the shortest clip.
+pub const MAX_SPEED: f32 = 1000.0;
+/// Longest single time step a clock accepts, in seconds (an hour: a paused game resuming).
+pub const MAX_TIME_STEP: f32 = 3600.0;
