@@ -83,8 +83,22 @@ impl<'buf> Arena<'buf> {
     /// `count` zeroed values of `T`, aligned for `T`.
     ///
     /// Errors: `Error::ArenaExhausted` when the rest of the buffer cannot hold them (nothing is carved then).
-    #[expect(clippy::mut_from_ref, reason = "a bump pointer hands out disjoint regions; see the SAFETY note")]
     pub fn alloc<T: Pod>(&self, count: usize) -> Result<&mut [T], Error> {
+        self.take(count, true)
+    }
+
+    /// `count` values of `T`, aligned for `T`, holding whatever the bytes held: how state laid out earlier is
+    /// viewed again. Carving the same types in the same order from an arena over the same bytes (or a copy at
+    /// the same alignment modulo the largest alignment carved) gives the same regions.
+    ///
+    /// Errors: `Error::ArenaExhausted` as for [`Arena::alloc`].
+    pub fn carve<T: Pod>(&self, count: usize) -> Result<&mut [T], Error> {
+        self.take(count, false)
+    }
+
+    /// [`Arena::alloc`] (`zeroed`) or [`Arena::carve`].
+    #[expect(clippy::mut_from_ref, reason = "a bump pointer hands out disjoint regions; see the SAFETY note")]
+    pub fn take<T: Pod>(&self, count: usize, zeroed: bool) -> Result<&mut [T], Error> {
         let used = self.used.get();
         let available = self.capacity - used;
         let exhausted = |requested| Error::ArenaExhausted { requested, available };
@@ -104,11 +118,13 @@ impl<'buf> Arena<'buf> {
         self.high_water.set(self.high_water.get().max(used + requested));
         // SAFETY: `padding + bytes <= available`, so the range lies inside the buffer. It lies past every earlier
         // allocation since the last rewind (`used` only grows under `&self`), and `rewind` needs `&mut self`, so no
-        // other live slice overlaps it. The start is aligned for `T` by `padding`; zeroing first makes every byte
-        // initialized, and an all-zero `T` is valid because `T: Pod`.
+        // other live slice overlaps it. The start is aligned for `T` by `padding`. Every byte is initialized (the
+        // buffer came as a `&mut [u8]`), and any bytes (zero or not) are a valid `T` because `T: Pod`.
         unsafe {
             let start = cursor.add(padding);
-            core::ptr::write_bytes(start, 0, bytes);
+            if zeroed {
+                core::ptr::write_bytes(start, 0, bytes);
+            }
             Ok(core::slice::from_raw_parts_mut(start.cast::<T>(), count))
         }
     }

@@ -311,15 +311,46 @@ fn apply_additive(pose: &mut SoaTransform, delta: &SoaTransform, w: F4) {
 /// Errors: `BufferLength` (`LayerPose` for `b` or `out`, `JointWeights` for `mask`, all against `a`);
 /// `InvalidJointWeight { layer: 0, additive: false, joint }` for a NaN or infinite mask entry.
 pub fn masked_lerp(a: &[SoaTransform], b: &[SoaTransform], mask: &[F4], out: &mut [SoaTransform]) -> Result<(), Error> {
-    crate::error::check_len(Buffer::LayerPose, a.len(), b.len())?;
-    crate::error::check_len(Buffer::JointWeights, a.len(), mask.len())?;
+    check_mask(a.len(), b.len(), mask)?;
     crate::error::check_len(Buffer::SoaPose, a.len(), out.len())?;
+    for (((out, a), b), &m) in out.iter_mut().zip(a).zip(b).zip(mask) {
+        *out = crate::sampling::interpolate(b, a, m);
+    }
+    Ok(())
+}
+
+/// An overlay in place: per joint `pose = lerp(pose, overlay, weight)` (shortest-arc nlerp for rotations), so
+/// a weight of 1 replaces the joint and 0 keeps it. The one-buffer form of [`masked_lerp`] a layer stack uses.
+///
+/// Errors: as [`masked_lerp`] (`weights` for the mask); nothing is written on an `Err`.
+pub fn overlay_in_place(pose: &mut [SoaTransform], overlay: &[SoaTransform], weights: &[F4]) -> Result<(), Error> {
+    check_mask(pose.len(), overlay.len(), weights)?;
+    for ((p, o), &w) in pose.iter_mut().zip(overlay).zip(weights) {
+        *p = crate::sampling::interpolate(p, o, w);
+    }
+    Ok(())
+}
+
+/// An additive layer in place: `pose = pose ∘ delta^weight` per joint (the module docs' rule; negative weights
+/// subtract). The one-buffer form of a [`BlendingJob`] additive layer.
+///
+/// Errors: as [`masked_lerp`] (`delta` for the second pose, `weights` for the mask); nothing is written on an
+/// `Err`.
+pub fn add_in_place(pose: &mut [SoaTransform], delta: &[SoaTransform], weights: &[F4]) -> Result<(), Error> {
+    check_mask(pose.len(), delta.len(), weights)?;
+    for ((p, d), &w) in pose.iter_mut().zip(delta).zip(weights) {
+        apply_additive(p, d, w);
+    }
+    Ok(())
+}
+
+/// Lengths of a two-pose, one-mask operation and a finite mask.
+fn check_mask(len: usize, other: usize, mask: &[F4]) -> Result<(), Error> {
+    crate::error::check_len(Buffer::LayerPose, len, other)?;
+    crate::error::check_len(Buffer::JointWeights, len, mask.len())?;
     if let Some(g) = mask.iter().position(|m| m.non_finite_mask().any_set()) {
         let lane = (0..4).find(|&l| !mask[g].to_array()[l].is_finite()).unwrap_or(0);
         return Err(Error::InvalidJointWeight { layer: 0, additive: false, joint: 4 * g + lane });
-    }
-    for (((out, a), b), &m) in out.iter_mut().zip(a).zip(b).zip(mask) {
-        *out = crate::sampling::interpolate(b, a, m);
     }
     Ok(())
 }

@@ -153,8 +153,44 @@ pub enum Error {
     InvalidSpeed,
     /// A local time is NaN or outside `[0, duration]`, or a duration is NaN, infinite or negative.
     InvalidTime,
+    /// Bytes re-attached as state (an inertializer, a character) do not hold what the caller says they do.
+    StateMismatch,
+    /// A count past its documented limit (`limits`).
+    Limit { what: Limit, value: usize, max: usize },
+    /// Layer 0 of a character must be its only `Base` layer (and a character needs one).
+    LayerOrder { layer: usize },
+    /// An index (layer, slot, clip, mask) past the `len` there are.
+    IndexOutOfRange { what: Index, index: usize, len: usize },
+    /// An inertialized transition on a character made without an inertializer.
+    NoInertializer,
+    /// A character block must start on a multiple of `align` bytes.
+    BlockAlignment { align: usize },
+    /// A character block of `len` bytes; it needs `needed`.
+    BlockSize { needed: usize, len: usize },
     /// A fade's target weight is NaN, infinite or negative, or its duration NaN, infinite or negative.
     InvalidFade,
+}
+
+/// Which count passed its limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Limit {
+    SkinJoints,
+    Layers,
+    LayerControls,
+    Controls,
+    Masks,
+    Curves,
+}
+
+/// What an out-of-range index indexes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Index {
+    Layer,
+    Slot,
+    Clip,
+    Mask,
 }
 
 /// A region of an asset blob (see `asset`).
@@ -303,6 +339,13 @@ impl fmt::Display for Error {
                 write!(f, "speed is NaN, infinite or above {} in magnitude", crate::limits::MAX_SPEED)
             }
             Error::InvalidTime => write!(f, "local time is NaN or outside the clip, or the duration is invalid"),
+            Error::StateMismatch => write!(f, "the memory does not hold the state it is attached as"),
+            Error::Limit { what, value, max } => write!(f, "{what:?}: {value}, allowed at most {max}"),
+            Error::LayerOrder { layer } => write!(f, "layer {layer}: layer 0, and only it, must be the base layer"),
+            Error::IndexOutOfRange { what, index, len } => write!(f, "{what:?} {index} out of range ({len})"),
+            Error::NoInertializer => write!(f, "inertialized transition on a character without an inertializer"),
+            Error::BlockAlignment { align } => write!(f, "character block must be aligned to {align} bytes"),
+            Error::BlockSize { needed, len } => write!(f, "character block has {len} bytes; needs {needed}"),
             Error::InvalidFade => write!(f, "fade weight or duration is NaN, infinite or negative"),
             Error::MissingPreviousTarget => {
                 write!(f, "relative-velocity inertialization needs the previous target pose on a request frame")

@@ -63,6 +63,7 @@ use crate::math::{
 };
 use crate::skeleton::MAX_JOINTS;
 use crate::{Arena, Buffer, Error};
+use bytemuck::{Pod, Zeroable};
 
 /// Shortest duration a request accepts, seconds.
 pub const MIN_DURATION: f32 = 1e-6;
@@ -245,10 +246,23 @@ pub struct Inertializer<'a> {
     scalar_curves: &'a mut [Quintic],
     /// Per-joint durations of this frame's requests (the shortest wins), `+inf` where none.
     pending: &'a mut [F4],
+    /// Everything else that changes, in the caller's memory too, so an inertializer can be re-attached to it.
+    state: &'a mut State,
+}
+
+/// The inertializer's scalar state (plain data in caller memory).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+struct State {
+    /// What the state was made for, checked by [`Inertializer::attach`].
+    channel: u32,
+    velocity: u32,
+    num_joints: u32,
+    num_curves: u32,
     pending_scalar: f32,
-    has_pending: bool,
-    newest: usize,
-    frames: u8,
+    has_pending: u32,
+    newest: u32,
+    frames: u32,
     /// `dt` between the two history outputs.
     history_dt: f32,
     /// Time since the transition's `t = 0`, and the time from which every curve is 0.
@@ -260,10 +274,11 @@ impl<'a> Inertializer<'a> {
     /// Bytes an arena needs for an inertializer of `num_joints` joints and `num_curves` scalar curves
     /// (alignment padding included): per joint about 229 bytes (two history poses 80, curves 144, pending
     /// duration 4, a channel mask byte per eight joints), per scalar curve 28 (history 8, curve 16, pending 4),
-    /// in whole lane groups.
+    /// in whole lane groups, plus 44 bytes of scalar state.
     pub const fn required_bytes(num_joints: usize, num_curves: usize) -> usize {
         let (g, c) = (num_soa_joints(num_joints), num_curves.div_ceil(4));
-        Arena::required_bytes::<SoaTransform>(2 * g)
+        Arena::required_bytes::<State>(1)
+            + Arena::required_bytes::<SoaTransform>(2 * g)
             + Arena::required_bytes::<F4>(2 * c)
             + Arena::required_bytes::<PairCurves>(g.div_ceil(2))
             + Arena::required_bytes::<u8>(g.div_ceil(2))
@@ -280,47 +295,79 @@ impl<'a> Inertializer<'a> {
         num_curves: usize,
         settings: Settings,
     ) -> Result<Inertializer<'a>, Error> {
+        let mut inertializer = Inertializer::carve(arena, num_joints, num_curves, true)?;
+        *inertializer.state = State {
+            channel: settings.channel as u32,
+            velocity: settings.velocity as u32,
+            num_joints: num_joints as u32,
+            num_curves: num_curves as u32,
+            ..State::zeroed()
+        };
+        inertializer.settings = settings;
+        inertializer.reset();
+        Ok(inertializer)
+    }
+
+    /// Re-attaches to the state an earlier [`Inertializer::new`] laid out at the same place in an arena over
+    /// the same bytes (or a byte-for-byte copy of them at the same alignment): the transition in flight and
+    /// the history carry on.
+    ///
+    /// Errors: `JointCount` as for `new`; `ArenaExhausted`; `StateMismatch` when the bytes do not hold an
+    /// inertializer of `num_joints` joints and `num_curves` curves.
+    pub fn attach(arena: &'a Arena<'_>, num_joints: usize, num_curves: usize) -> Result<Inertializer<'a>, Error> {
+        let mut inertializer = Inertializer::carve(arena, num_joints, num_curves, false)?;
+        let state = &mut *inertializer.state;
+        let settings = match (state.channel, state.velocity) {
+            (c, v) if c <= 1 && v <= 1 => Settings {
+                channel: if c == 0 { ChannelMode::Projected } else { ChannelMode::PerComponent },
+                velocity: if v == 0 { VelocityMode::Absolute } else { VelocityMode::Relative },
+            },
+            _ => return Err(Error::StateMismatch),
+        };
+        if state.num_joints as usize != num_joints || state.num_curves as usize != num_curves || state.newest > 1 {
+            return Err(Error::StateMismatch);
+        }
+        state.frames = state.frames.min(2);
+        inertializer.settings = settings;
+        Ok(inertializer)
+    }
+
+    /// Lays out the state in `arena`, zeroed (`new`) or as the bytes are (`attach`).
+    fn carve(
+        arena: &'a Arena<'_>,
+        num_joints: usize,
+        num_curves: usize,
+        zeroed: bool,
+    ) -> Result<Inertializer<'a>, Error> {
         if num_joints == 0 || num_joints > MAX_JOINTS {
             return Err(Error::JointCount { count: num_joints, max: MAX_JOINTS });
         }
         let (g, c) = (num_soa_joints(num_joints), num_curves.div_ceil(4));
-        let history = arena.alloc::<SoaTransform>(2 * g)?;
-        let curve_history = arena.alloc::<F4>(2 * c)?;
-        let curves = arena.alloc::<PairCurves>(g.div_ceil(2))?;
-        let active = arena.alloc::<u8>(g.div_ceil(2))?;
-        let scalar_curves = arena.alloc::<Quintic>(c)?;
-        let pending = arena.alloc::<F4>(g)?;
-        let mut inertializer = Inertializer {
-            settings,
+        let state = &mut arena.take::<State>(1, zeroed)?[0];
+        Ok(Inertializer {
+            settings: Settings::default(),
             num_joints,
             num_curves,
-            history,
-            curve_history,
-            curves,
-            active,
-            scalar_curves,
-            pending,
-            pending_scalar: f32::INFINITY,
-            has_pending: false,
-            newest: 0,
-            frames: 0,
-            history_dt: 0.0,
-            elapsed: 0.0,
-            end: 0.0,
-        };
-        inertializer.reset();
-        Ok(inertializer)
+            history: arena.take::<SoaTransform>(2 * g, zeroed)?,
+            curve_history: arena.take::<F4>(2 * c, zeroed)?,
+            curves: arena.take::<PairCurves>(g.div_ceil(2), zeroed)?,
+            active: arena.take::<u8>(g.div_ceil(2), zeroed)?,
+            scalar_curves: arena.take::<Quintic>(c, zeroed)?,
+            pending: arena.take::<F4>(g, zeroed)?,
+            state,
+        })
     }
 
     /// Forgets the history, any transition in flight and pending requests (a teleport): the next output is
     /// the target, and a request on that frame has no source to start from.
     pub fn reset(&mut self) {
+        self.state.newest = 0;
         self.pending.fill(F4::splat(f32::INFINITY));
-        self.pending_scalar = f32::INFINITY;
-        self.has_pending = false;
-        self.frames = 0;
-        self.elapsed = 0.0;
-        self.end = 0.0;
+        self.state.pending_scalar = f32::INFINITY;
+        self.state.has_pending = 0;
+        self.state.frames = 0;
+        self.state.elapsed = 0.0;
+        self.state.end = 0.0;
     }
 
     #[inline]
@@ -338,10 +385,27 @@ impl<'a> Inertializer<'a> {
         self.num_curves
     }
 
+    /// True when a request waits for the next [`Inertializer::update`] (which then needs the previous target in
+    /// relative mode).
+    #[inline]
+    pub fn has_request(&self) -> bool {
+        self.state.has_pending != 0
+    }
+
+    /// The last output [`Inertializer::update`] returned (all zero before the first update).
+    pub fn output(&self) -> Output<'_> {
+        let (g, c) = (self.pending.len(), self.scalar_curves.len());
+        let newest = self.newest();
+        Output {
+            pose: &self.history[newest * g..][..g],
+            curves: &bytemuck::cast_slice(&self.curve_history[newest * c..][..c])[..self.num_curves],
+        }
+    }
+
     /// True while a transition's offset is not yet zero everywhere.
     #[inline]
     pub fn is_transitioning(&self) -> bool {
-        self.elapsed < self.end
+        self.state.elapsed < self.state.end
     }
 
     /// Asks for a transition on the next [`Inertializer::update`]. Several requests before one update
@@ -374,8 +438,8 @@ impl<'a> Inertializer<'a> {
             });
             *pending = pending.min(lanes * factor);
         }
-        self.pending_scalar = self.pending_scalar.min(duration);
-        self.has_pending = true;
+        self.state.pending_scalar = self.state.pending_scalar.min(duration);
+        self.state.has_pending = 1;
         Ok(())
     }
 
@@ -397,7 +461,7 @@ impl<'a> Inertializer<'a> {
         let g = self.pending.len();
         crate::error::check_len(Buffer::SoaPose, g, target.pose.len())?;
         crate::error::check_len(Buffer::Curves, self.num_curves, target.curves.len())?;
-        if self.has_pending {
+        if self.state.has_pending != 0 {
             let previous = match (self.settings.velocity, target.previous) {
                 (VelocityMode::Relative, None) => return Err(Error::MissingPreviousTarget),
                 (VelocityMode::Relative, Some((pose, curves))) => {
@@ -413,17 +477,17 @@ impl<'a> Inertializer<'a> {
             if let Some((_, curves)) = previous {
                 check_curves(curves)?;
             }
-            if self.frames > 0 {
+            if self.state.frames > 0 {
                 self.start(dt, target, previous);
             }
             self.pending.fill(F4::splat(f32::INFINITY));
-            self.pending_scalar = f32::INFINITY;
-            self.has_pending = false;
+            self.state.pending_scalar = f32::INFINITY;
+            self.state.has_pending = 0;
         }
-        let elapsed = self.elapsed + dt;
-        let next = 1 - self.newest;
+        let elapsed = self.state.elapsed + dt;
+        let next = 1 - self.newest();
         let t = F4::splat(elapsed);
-        let active = elapsed < self.end;
+        let active = elapsed < self.state.end;
         let pose = &mut self.history[next * g..][..g];
         let sum = if active {
             evaluate(&self.curves[..], &self.active[..], t, target.pose, pose)
@@ -445,10 +509,10 @@ impl<'a> Inertializer<'a> {
             let index = curves.iter().position(|v| !v.is_finite()).unwrap_or(0);
             return Err(Error::NonFinite { buffer: Buffer::Curves, index });
         }
-        self.newest = next;
-        self.frames = (self.frames + 1).min(2);
-        self.history_dt = dt;
-        self.elapsed = if active { elapsed } else { self.end };
+        self.state.newest = next as u32;
+        self.state.frames = (self.state.frames + 1).min(2);
+        self.state.history_dt = dt;
+        self.state.elapsed = if active { elapsed } else { self.state.end };
         Ok(Output {
             pose: &self.history[next * g..][..g],
             curves: &bytemuck::cast_slice(&self.curve_history[next * c..][..c])[..self.num_curves],
@@ -456,12 +520,18 @@ impl<'a> Inertializer<'a> {
     }
 
     /// Computes every curve for a transition starting at the last output (`t = 0`), evaluated first at `dt`.
+    /// The history slot holding the last output.
+    #[inline]
+    fn newest(&self) -> usize {
+        (self.state.newest & 1) as usize
+    }
+
     fn start(&mut self, dt: f32, target: &Target, previous: Option<(&[SoaTransform], &[f32])>) {
         let inv_dt = if dt > 0.0 { 1.0 / dt } else { 0.0 };
-        let have_velocity = self.frames >= 2 && self.history_dt > 0.0;
-        let inv_history_dt = if have_velocity { 1.0 / self.history_dt } else { 0.0 };
+        let have_velocity = self.state.frames >= 2 && self.state.history_dt > 0.0;
+        let inv_history_dt = if have_velocity { 1.0 / self.state.history_dt } else { 0.0 };
         let g = self.pending.len();
-        let (newest, older) = (&self.history[self.newest * g..][..g], &self.history[(1 - self.newest) * g..][..g]);
+        let (newest, older) = (&self.history[self.newest() * g..][..g], &self.history[(1 - self.newest()) * g..][..g]);
         let mode = self.settings.channel;
         let (inv_dt8, inv_history_dt8) = (F8::splat(inv_dt), F8::splat(inv_history_dt));
         let mut end8 = F8::splat(0.0);
@@ -518,9 +588,9 @@ impl<'a> Inertializer<'a> {
         let (end_lo, end_hi) = end8.halves();
         let mut end = end_lo.max(end_hi);
         let (inv_dt, inv_history_dt) = (F4::splat(inv_dt), F4::splat(inv_history_dt));
-        let (newest, older) = (self.newest, 1 - self.newest);
+        let (newest, older) = (self.newest(), 1 - self.newest());
         let c = self.scalar_curves.len();
-        let t1 = F4::splat(self.pending_scalar);
+        let t1 = F4::splat(self.state.pending_scalar);
         let previous_curves = previous.map_or(target.curves, |(_, p)| p);
         for (i, (now, at_zero)) in target.curves.chunks(4).zip(previous_curves.chunks(4)).enumerate() {
             let (now, at_zero) = (load_lanes(now), load_lanes(at_zero));
@@ -536,8 +606,8 @@ impl<'a> Inertializer<'a> {
             self.scalar_curves[i] = q;
         }
         let [a, b, c, d] = end.to_array();
-        self.end = a.max(b).max(c).max(d);
-        self.elapsed = 0.0;
+        self.state.end = a.max(b).max(c).max(d);
+        self.state.elapsed = 0.0;
     }
 }
 

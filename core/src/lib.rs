@@ -95,6 +95,7 @@ macro_rules! kernels {
 pub mod arena;
 pub mod asset;
 pub mod blending;
+pub mod character;
 pub mod clip;
 pub mod control;
 pub mod error;
@@ -110,6 +111,7 @@ pub mod vertex_skinning;
 pub use arena::{Arena, Checkpoint};
 pub use asset::Asset;
 pub use blending::{BlendLayer, BlendingJob};
+pub use character::{Blend, Character, CharacterDesc, LayerDesc, LayerKind, Play};
 pub use clip::Clip;
 pub use control::{Control, Fade, Step, Wrap};
 pub use error::{BlobProblem, Buffer, Error, Section};

@@ -35,3 +35,14 @@ pub const MAX_ROTATION_LENGTH_SQ: f32 = 4.0;
 pub const MAX_SPEED: f32 = 1000.0;
 /// Longest single time step a clock accepts, in seconds (an hour: a paused game resuming).
 pub const MAX_TIME_STEP: f32 = 3600.0;
+
+/// Most layers a character has.
+pub const MAX_CHARACTER_LAYERS: usize = 8;
+/// Most control slots one layer has (a blend of at most this many clips: `blending::MAX_LAYERS`).
+pub const MAX_LAYER_CONTROLS: usize = 16;
+/// Most control slots a character has over all its layers.
+pub const MAX_CONTROLS: usize = 64;
+/// Most bone masks a character stores.
+pub const MAX_MASKS: usize = 32;
+/// Most scalar curves a character inertializes.
+pub const MAX_CURVES: usize = 256;

@@ -69,8 +69,9 @@ impl<'a> SamplingContext<'a> {
             return Err(Error::JointCount { count: num_joints, max: crate::skeleton::MAX_JOINTS });
         }
         let n = crate::math::num_soa_joints(num_joints);
-        let a = arena.alloc::<SoaTransform>(n)?;
-        let b = arena.alloc::<SoaTransform>(n)?;
+        // Binding a clip fills both slots before they are read, so they need no zeroing.
+        let a = arena.carve::<SoaTransform>(n)?;
+        let b = arena.carve::<SoaTransform>(n)?;
         Ok(SamplingContext { slots: [a, b], frames: [None; 2], binding: None, decoded_frames: 0 })
     }
 

@@ -189,3 +189,108 @@ pub fn from_rotation_vector(r: [f64; 3]) -> [f64; 4] {
     let s = (angle / 2.0).sin() / angle;
     [r[0] * s, r[1] * s, r[2] * s, (angle / 2.0).cos()]
 }
+
+/// A local transform as ten f64 components: translation xyz, rotation xyzw, scale xyz.
+pub type Flat = [f64; 10];
+
+pub fn flat(t: &Transform) -> Flat {
+    let (p, q, s) = (t.translation, t.rotation, t.scale);
+    [p.x, p.y, p.z, q.x, q.y, q.z, q.w, s.x, s.y, s.z].map(f64::from)
+}
+
+const ROTATION: std::ops::Range<usize> = 3..7;
+
+fn normalize_rotation(mut v: Flat) -> Flat {
+    let len = ROTATION.map(|i| v[i] * v[i]).sum::<f64>().sqrt();
+    for x in &mut v[ROTATION] {
+        *x /= len;
+    }
+    v
+}
+
+/// `a` to `b` by `t`: lerp of translation and scale, shortest-arc normalized lerp of rotation.
+pub fn interpolate(a: &Flat, b: &Flat, t: f64) -> Flat {
+    let dot: f64 = ROTATION.map(|i| a[i] * b[i]).sum();
+    let sign = if dot < 0.0 { -1.0 } else { 1.0 };
+    normalize_rotation(std::array::from_fn(|i| {
+        let bi = if ROTATION.contains(&i) { sign * b[i] } else { b[i] };
+        a[i] + (bi - a[i]) * t
+    }))
+}
+
+/// A uniformly sampled clip (`frames[f][joint]` at `f / rate` s) at `time`, clamped to the clip.
+pub fn sample(frames: &[Vec<Transform>], rate: f64, time: f64) -> Vec<Flat> {
+    let last = (frames.len() - 1) as f64;
+    let x = if frames.len() == 1 { 0.0 } else { (time * rate).clamp(0.0, last) };
+    let f0 = (x.floor() as usize).min(frames.len().saturating_sub(2));
+    let f1 = (f0 + 1).min(frames.len() - 1);
+    (0..frames[0].len()).map(|j| interpolate(&flat(&frames[f0][j]), &flat(&frames[f1][j]), x - f0 as f64)).collect()
+}
+
+/// One pose of a blend: the pose, its weight and an optional per-joint mask.
+pub type BlendInput<'a> = (&'a [Flat], f64, Option<&'a [f64]>);
+
+/// Normalized weighted blend per joint (weights times masks), rotations summed sign-aligned with the running
+/// sum in layer order, the rest pose filling up to `threshold`.
+pub fn blend(rest: &[Flat], layers: &[BlendInput<'_>], threshold: f64) -> Vec<Flat> {
+    (0..rest.len())
+        .map(|j| {
+            let mut acc = [0.0f64; 10];
+            let add = |acc: &mut Flat, v: &Flat, w: f64| {
+                let dot: f64 = ROTATION.map(|i| acc[i] * v[i]).sum();
+                let sign = if dot < 0.0 { -1.0 } else { 1.0 };
+                for i in 0..10 {
+                    acc[i] += if ROTATION.contains(&i) { sign * w * v[i] } else { w * v[i] };
+                }
+                w
+            };
+            let mut total = 0.0;
+            for (pose, weight, mask) in layers {
+                total += add(&mut acc, &pose[j], weight * mask.map_or(1.0, |m| m[j]));
+            }
+            total += add(&mut acc, &rest[j], (threshold - total).max(0.0));
+            let len = ROTATION.map(|i| acc[i] * acc[i]).sum::<f64>().sqrt();
+            std::array::from_fn(|i| if ROTATION.contains(&i) { acc[i] / len } else { acc[i] / total })
+        })
+        .collect()
+}
+
+/// `pose ∘ (reference⁻¹ · sample)^w`: the additive delta of `sample` from `reference` applied with weight `w`
+/// (translation `+ wΔt`, rotation `· nlerp(1, Δq, w)`, scale `· (1 + w(Δs − 1))`; `w ≥ 0`).
+pub fn add(pose: &Flat, reference: &Flat, sample: &Flat, w: f64) -> Flat {
+    let q = |v: &Flat| [v[3], v[4], v[5], v[6]];
+    let r = q(reference);
+    let dq = quat_mul64([-r[0], -r[1], -r[2], r[3]], q(sample));
+    let len = dq.iter().map(|c| c * c).sum::<f64>().sqrt();
+    let dq = dq.map(|c| c / len);
+    let sign = if dq[3] < 0.0 { -1.0 } else { 1.0 };
+    let step: [f64; 4] = std::array::from_fn(|i| (if i == 3 { 1.0 } else { 0.0 }) * (1.0 - w) + sign * dq[i] * w);
+    let step_len = step.iter().map(|c| c * c).sum::<f64>().sqrt();
+    let rotated = quat_mul64(q(pose), step.map(|c| c / step_len));
+    let mut out = *pose;
+    for i in 0..3 {
+        out[i] += w * (sample[i] - reference[i]);
+        out[7 + i] *= 1.0 + w * (sample[7 + i] / reference[7 + i] - 1.0);
+    }
+    out[3..7].copy_from_slice(&rotated);
+    normalize_rotation(out)
+}
+
+/// Largest component difference between `got` and `expected`, relative to `max(|expected|, 1)`, rotations
+/// compared up to sign.
+pub fn max_relative_error(got: &[Transform], expected: &[Flat]) -> f64 {
+    got.iter()
+        .zip(expected)
+        .map(|(t, e)| {
+            let v = flat(t);
+            let dot: f64 = ROTATION.map(|i| v[i] * e[i]).sum();
+            let sign = if dot < 0.0 { -1.0 } else { 1.0 };
+            (0..10)
+                .map(|i| {
+                    let vi = if ROTATION.contains(&i) { sign * v[i] } else { v[i] };
+                    (vi - e[i]).abs() / e[i].abs().max(1.0)
+                })
+                .fold(0.0, f64::max)
+        })
+        .fold(0.0, f64::max)
+}

@@ -1,0 +1,1126 @@
+//! The character runtime: one character's whole animation state in one caller-provided block of bytes, and
+//! one call per frame that advances its clocks, samples, blends, layers, inertializes and produces model
+//! matrices and the skinning palette.
+//!
+//! **The block.** [`Character::required_bytes`] sizes it from a [`CharacterDesc`]; [`Character::new`] lays
+//! the state out in it; [`Character::attach`] views an existing block again. Every section sits at an offset
+//! computed from the counts in the block's header, never behind a pointer, so a block can be moved or
+//! `memcpy`'d between frames (to another pool slot, another thread) and re-attached: it behaves bit for bit as
+//! before. Shared, read-only data (the [`Asset`] with its skeleton and clips, the [`Skin`]) is borrowed per call.
+//! Nothing allocates: creating, resetting and dropping a character touch only the block.
+//!
+//! **Layers** ([`LayerKind`], Just Cause 3's stack, evaluated in order, each on the pose the previous ones
+//! made): the base (layer 0) is the normalized weighted blend of its controls ([`BlendingJob`], the rest pose
+//! filling in below `blending::DEFAULT_THRESHOLD`); an overlay lerps the masked joints toward the blend of its
+//! own controls; additive layers apply each control's clip as a delta from the skeleton's rest pose. A
+//! synced additive's controls take the base's normalized time (the base control with the most weight leads);
+//! every other control runs its own clock, so an overlay carries on across base transitions. Per joint, a
+//! layer's weight is `mask_j · w_j(t)`, where a fade moves `w` from its start to its target over
+//! `duration · profile_j`: a profile (a mask used as per-joint duration factors) makes the upper body lag the
+//! legs (Just Cause 3's per-mask blend rates).
+//!
+//! **Transitions.** [`Character::transition`] switches the base to a new control with a crossfade (both
+//! sampled until the old one fades out) or an inertialized cut through the [`Inertializer`] (the old control
+//! stops at once; the inertializer, a post-process on the whole layered pose, removes the offset).
+//!
+//! **Cost.** Controls and layers at zero weight are not sampled (their clocks still advance). Sampling uses one
+//! decode context shared by every control (a pose-sized cache per control would cost 80 bytes per joint each);
+//! the block also holds the per-frame scratch poses, so a character needs nothing else.
+//!
+//! Layout: SoA poses and masks (`num_soa_joints` lane groups); model matrices `Mat4`, palette `Mat3x4` (AoS).
+//! Space: local poses, model-space matrices. Units: seconds, weights as plain factors.
+//! Errors: every call validates before it changes anything; on an `Err` the character's state (controls,
+//! layers, masks, inertializer) is as it was. After a failed `update` the outputs may be partly written.
+
+use crate::blending::{self, BlendLayer, BlendingJob, DEFAULT_THRESHOLD};
+use crate::control::{self, Control, Step, Wrap};
+use crate::error::{Index, Limit, check_len};
+use crate::inertialization::{Inertializer, Settings, Target, Transition, VelocityMode};
+use crate::math::{F4, Mat3x4, Mat4, SoaTransform, num_soa_joints};
+use crate::sampling::{Playback, SamplingContext, SamplingJob};
+use crate::{Arena, Asset, Buffer, Error, LocalToModelJob, Skin};
+use bytemuck::{Pod, Zeroable};
+
+pub use crate::limits::{MAX_CHARACTER_LAYERS, MAX_CONTROLS, MAX_CURVES, MAX_LAYER_CONTROLS, MAX_MASKS};
+
+/// Alignment the block must have: every section starts on a multiple of it, so a copy at any address with this
+/// alignment lays out identically.
+pub const BLOCK_ALIGN: usize = 64;
+
+const MAGIC: u32 = u32::from_le_bytes(*b"SNWC");
+const VERSION: u32 = 1;
+/// An empty control slot or an absent mask.
+const NONE: u32 = u32::MAX;
+
+/// What a layer does with the pose below it (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub enum LayerKind {
+    /// The bottom layer (layer 0, and only there): a weighted blend of its controls.
+    Base = 0,
+    /// Replaces the masked joints of the pose below, by the layer's weight.
+    Overlay = 1,
+    /// Adds its clips' deltas; its controls' time follows the base's normalized time.
+    SyncedAdditive = 2,
+    /// Adds its clips' deltas on their own clocks.
+    OverlappingAdditive = 3,
+}
+
+impl LayerKind {
+    fn from_u32(raw: u32) -> Option<LayerKind> {
+        [LayerKind::Base, LayerKind::Overlay, LayerKind::SyncedAdditive, LayerKind::OverlappingAdditive]
+            .get(raw as usize)
+            .copied()
+    }
+
+    fn is_additive(self) -> bool {
+        matches!(self, LayerKind::SyncedAdditive | LayerKind::OverlappingAdditive)
+    }
+}
+
+/// One layer of a [`CharacterDesc`]: its kind and how many controls it can play at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LayerDesc {
+    pub kind: LayerKind,
+    /// Control slots, 1 to `MAX_LAYER_CONTROLS` (a crossfading base needs two).
+    pub controls: usize,
+}
+
+/// What a character needs; sizes its block.
+#[derive(Clone, Copy, Debug)]
+pub struct CharacterDesc<'a> {
+    /// The skeleton's joints (`asset.skeleton().num_joints()`).
+    pub num_joints: usize,
+    /// The skin's joints, 0 for no palette.
+    pub num_skin_joints: usize,
+    /// Layer 0 must be the one `Base`.
+    pub layers: &'a [LayerDesc],
+    /// Bone masks the character stores (per-joint weights, set with [`Character::set_mask`]).
+    pub num_masks: usize,
+    /// Scalar curves the game sets each frame and the inertializer smooths with the pose.
+    pub num_curves: usize,
+    /// `None`: no inertializer (transitions are crossfades or cuts).
+    pub inertialization: Option<Settings>,
+}
+
+/// How [`Character::transition`] enters the new control.
+#[derive(Clone, Copy, Debug)]
+pub enum Blend<'a> {
+    /// The other base controls stop at once; nothing smooths the switch.
+    Cut,
+    /// The other base controls fade out and the new one fades in over `duration` seconds.
+    Crossfade { duration: f32 },
+    /// The other base controls stop at once and the inertializer removes the offset (needs one).
+    Inertialize(Transition<'a>),
+}
+
+/// What to play in a control slot.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Play {
+    /// Clip index in the asset.
+    pub clip: usize,
+    /// Local start time, seconds, in `[0, duration]`.
+    pub time: f32,
+    pub speed: f32,
+    pub weight: f32,
+    pub wrap: Wrap,
+    /// Bone mask index (per-joint factors on this control's weight), or `None`.
+    pub mask: Option<usize>,
+}
+
+impl Play {
+    /// Clip `clip` from its start, at normal speed and full weight, looping, unmasked.
+    pub fn looping(clip: usize) -> Play {
+        Play { clip, time: 0.0, speed: 1.0, weight: 1.0, wrap: Wrap::Loop, mask: None }
+    }
+}
+
+/// The block's header: counts the layout is computed from, and the character's scalar state.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+struct Header {
+    magic: u32,
+    version: u32,
+    num_joints: u32,
+    num_skin_joints: u32,
+    num_layers: u32,
+    num_controls: u32,
+    num_masks: u32,
+    num_curves: u32,
+    /// 0: none; else 1 + channel mode + 2 · velocity mode.
+    inertialization: u32,
+    /// Byte offset of the last output pose in the block (the inertializer's history or the pose scratch).
+    pose_offset: u32,
+    /// `dt` of the last update, for [`Character::last_step`].
+    last_dt: f32,
+    updates: u32,
+    decoded_frames: [u32; 2],
+}
+
+/// One layer's state.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+struct LayerState {
+    kind: u32,
+    first_control: u32,
+    num_controls: u32,
+    mask: u32,
+    profile: u32,
+    /// Largest profile factor (1 without a profile): when the slowest joint's fade ends.
+    max_profile: f32,
+    /// The fade: from `from` to `to` over `duration` (times the profile), `elapsed` seconds in.
+    from: f32,
+    to: f32,
+    duration: f32,
+    elapsed: f32,
+}
+
+impl LayerState {
+    /// A layer at weight 1 on every joint, with no mask and no profile.
+    fn unmasked(kind: u32, first_control: u32, num_controls: u32) -> LayerState {
+        LayerState {
+            kind,
+            first_control,
+            num_controls,
+            mask: NONE,
+            profile: NONE,
+            max_profile: 1.0,
+            from: 1.0,
+            to: 1.0,
+            duration: 0.0,
+            elapsed: 0.0,
+        }
+    }
+
+    /// Weight at profile factor `p`.
+    fn weight_at(&self, p: f32) -> f32 {
+        let span = self.duration * p;
+        if self.elapsed >= span || span <= 0.0 {
+            self.to
+        } else {
+            self.from + (self.to - self.from) * (self.elapsed / span)
+        }
+    }
+
+    /// Zero weight now at every joint.
+    fn is_silent(&self) -> bool {
+        self.to == 0.0 && (self.from == 0.0 || self.elapsed >= self.duration * self.max_profile)
+    }
+}
+
+/// One control slot: the control now and as it was before the last update (for its step's markers).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+struct Slot {
+    control: Control,
+    before: Control,
+    mask: u32,
+    used: u32,
+}
+
+impl Slot {
+    fn empty() -> Slot {
+        Slot { mask: NONE, ..Slot::zeroed() }
+    }
+
+    fn active(&self) -> bool {
+        self.used != 0 && self.control.weight() > 0.0
+    }
+}
+
+/// Byte ranges of the sections, from the header's counts.
+#[derive(Clone, Copy, Debug)]
+struct Layout {
+    layers: usize,
+    controls: usize,
+    masks: usize,
+    curves: usize,
+    inertializer: usize,
+    slots: usize,
+    samples: usize,
+    pose: usize,
+    weights: usize,
+    model: usize,
+    palette: usize,
+    end: usize,
+    num_samples: usize,
+}
+
+/// The counts a layout needs, validated against the limits.
+#[derive(Clone, Copy, Debug)]
+struct Counts {
+    joints: usize,
+    skin_joints: usize,
+    layers: usize,
+    controls: usize,
+    masks: usize,
+    curves: usize,
+    inertialization: Option<Settings>,
+    /// Scratch poses the largest layer needs.
+    samples: usize,
+}
+
+fn limit(what: Limit, value: usize, max: usize) -> Result<(), Error> {
+    if value <= max { Ok(()) } else { Err(Error::Limit { what, value, max }) }
+}
+
+impl Counts {
+    fn new(desc: &CharacterDesc<'_>) -> Result<Counts, Error> {
+        if desc.num_joints == 0 || desc.num_joints > crate::limits::MAX_JOINTS {
+            return Err(Error::JointCount { count: desc.num_joints, max: crate::limits::MAX_JOINTS });
+        }
+        limit(Limit::SkinJoints, desc.num_skin_joints, crate::limits::MAX_JOINTS)?;
+        limit(Limit::Layers, desc.layers.len(), MAX_CHARACTER_LAYERS)?;
+        limit(Limit::Masks, desc.num_masks, MAX_MASKS)?;
+        limit(Limit::Curves, desc.num_curves, MAX_CURVES)?;
+        let mut samples = 0;
+        for (layer, l) in desc.layers.iter().enumerate() {
+            if (layer == 0) != (l.kind == LayerKind::Base) {
+                return Err(Error::LayerOrder { layer });
+            }
+            if l.controls == 0 {
+                return Err(Error::Limit { what: Limit::LayerControls, value: 0, max: MAX_LAYER_CONTROLS });
+            }
+            limit(Limit::LayerControls, l.controls, MAX_LAYER_CONTROLS)?;
+            // The base blends into the output; an overlay blending several controls needs an output of its
+            // own; an additive needs the sample and its delta.
+            samples = usize::max(
+                samples,
+                match l.kind {
+                    LayerKind::Base => l.controls,
+                    LayerKind::Overlay => l.controls + usize::from(l.controls > 1),
+                    _ => 2,
+                },
+            );
+        }
+        if desc.layers.is_empty() {
+            return Err(Error::LayerOrder { layer: 0 });
+        }
+        let controls = desc.layers.iter().map(|l| l.controls).sum();
+        limit(Limit::Controls, controls, MAX_CONTROLS)?;
+        Ok(Counts {
+            joints: desc.num_joints,
+            skin_joints: desc.num_skin_joints,
+            layers: desc.layers.len(),
+            controls,
+            masks: desc.num_masks,
+            curves: desc.num_curves,
+            inertialization: desc.inertialization,
+            samples,
+        })
+    }
+
+    fn layout(&self) -> Layout {
+        let g = num_soa_joints(self.joints);
+        let pose = g * size_of::<SoaTransform>();
+        let mut at = size_of::<Header>();
+        let mut section = |bytes: usize| {
+            let start = at.next_multiple_of(BLOCK_ALIGN);
+            at = start + bytes;
+            start
+        };
+        let layers = section(self.layers * size_of::<LayerState>());
+        let controls = section(self.controls * size_of::<Slot>());
+        let masks = section(self.masks * g * size_of::<F4>());
+        let curves = section(2 * self.curves * size_of::<f32>());
+        let inertializer =
+            section(self.inertialization.map_or(0, |_| Inertializer::required_bytes(self.joints, self.curves)));
+        let slots = section(SamplingContext::required_bytes(self.joints));
+        let samples = section(self.samples * pose);
+        let pose_at = section(pose);
+        let weights = section(g * size_of::<F4>());
+        // The model matrices double as the previous target's pose on relative-velocity request frames.
+        let model = section(usize::max(self.joints * size_of::<Mat4>(), pose));
+        let palette = section(self.skin_joints * size_of::<Mat3x4>());
+        let end = at.next_multiple_of(BLOCK_ALIGN);
+        Layout {
+            layers,
+            controls,
+            masks,
+            curves,
+            inertializer,
+            slots,
+            samples,
+            pose: pose_at,
+            weights,
+            model,
+            palette,
+            end,
+            num_samples: self.samples,
+        }
+    }
+}
+
+/// The block split into its sections.
+struct Parts<'b> {
+    header: &'b mut Header,
+    layers: &'b mut [LayerState],
+    controls: &'b mut [Slot],
+    masks: &'b mut [F4],
+    curves: &'b mut [f32],
+    inertializer: &'b mut [u8],
+    slots: &'b mut [u8],
+    samples: &'b mut [SoaTransform],
+    pose: &'b mut [SoaTransform],
+    weights: &'b mut [F4],
+    model: &'b mut [u8],
+    palette: &'b mut [Mat3x4],
+}
+
+/// `bytes` as `T`s (exact size and alignment, which the layout guarantees).
+fn view<T: Pod>(bytes: &mut [u8]) -> Result<&mut [T], Error> {
+    bytemuck::try_cast_slice_mut(bytes).map_err(|_| Error::StateMismatch)
+}
+
+fn view_ref<T: Pod>(bytes: &[u8]) -> Result<&[T], Error> {
+    bytemuck::try_cast_slice(bytes).map_err(|_| Error::StateMismatch)
+}
+
+/// Cuts `rest` at `end` (an offset from the block's start, `*at` being where `rest` starts).
+fn cut<'b>(rest: &mut &'b mut [u8], at: &mut usize, start: usize, end: usize) -> Result<&'b mut [u8], Error> {
+    let skip = start.checked_sub(*at).ok_or(Error::StateMismatch)?;
+    let taken = core::mem::take(rest);
+    if taken.len() < end - start + skip {
+        return Err(Error::StateMismatch);
+    }
+    let (_, taken) = taken.split_at_mut(skip);
+    let (section, remaining) = taken.split_at_mut(end - start);
+    *rest = remaining;
+    *at = end;
+    Ok(section)
+}
+
+impl Layout {
+    fn split<'b>(&self, block: &'b mut [u8], counts: &Counts) -> Result<Parts<'b>, Error> {
+        let g = num_soa_joints(counts.joints);
+        let pose = g * size_of::<SoaTransform>();
+        let (head, mut rest) = block.split_at_mut(size_of::<Header>().min(block.len()));
+        let mut at = head.len();
+        let header = view::<Header>(head)?.first_mut().ok_or(Error::StateMismatch)?;
+        let mut next = |start: usize, len: usize| cut(&mut rest, &mut at, start, start + len);
+        Ok(Parts {
+            header,
+            layers: view(next(self.layers, counts.layers * size_of::<LayerState>())?)?,
+            controls: view(next(self.controls, counts.controls * size_of::<Slot>())?)?,
+            masks: view(next(self.masks, counts.masks * g * size_of::<F4>())?)?,
+            curves: view(next(self.curves, 2 * counts.curves * size_of::<f32>())?)?,
+            inertializer: next(self.inertializer, self.slots - self.inertializer)?,
+            slots: next(self.slots, self.samples - self.slots)?,
+            samples: view(next(self.samples, self.num_samples * pose)?)?,
+            pose: view(next(self.pose, pose)?)?,
+            weights: view(next(self.weights, g * size_of::<F4>())?)?,
+            model: next(self.model, self.palette - self.model)?,
+            palette: view(next(self.palette, counts.skin_joints * size_of::<Mat3x4>())?)?,
+        })
+    }
+}
+
+/// A character over its block (see the module docs).
+#[derive(Debug)]
+pub struct Character<'b> {
+    block: &'b mut [u8],
+}
+
+impl<'b> Character<'b> {
+    /// Bytes the block needs for `desc` (a multiple of `BLOCK_ALIGN`).
+    ///
+    /// Errors: `JointCount`; `Limit` for counts past the limits in `limits`; `LayerOrder` unless layer 0 is
+    /// the only `Base`.
+    pub fn required_bytes(desc: &CharacterDesc<'_>) -> Result<usize, Error> {
+        Ok(Counts::new(desc)?.layout().end)
+    }
+
+    /// Lays out a character with no control playing, every mask all ones and every layer at weight 1.
+    ///
+    /// Errors: those of [`Character::required_bytes`]; `BlockAlignment` unless the block starts on a multiple
+    /// of `BLOCK_ALIGN`; `BlockSize` when it is shorter than `required_bytes`. Nothing is written on an `Err`.
+    pub fn new(block: &'b mut [u8], desc: &CharacterDesc<'_>) -> Result<Character<'b>, Error> {
+        let counts = Counts::new(desc)?;
+        let layout = counts.layout();
+        check_block(block, layout.end)?;
+        let parts = layout.split(block, &counts)?;
+        *parts.header = Header {
+            magic: MAGIC,
+            version: VERSION,
+            num_joints: counts.joints as u32,
+            num_skin_joints: counts.skin_joints as u32,
+            num_layers: counts.layers as u32,
+            num_controls: counts.controls as u32,
+            num_masks: counts.masks as u32,
+            num_curves: counts.curves as u32,
+            inertialization: desc.inertialization.map_or(0, |s| 1 + s.channel as u32 + 2 * s.velocity as u32),
+            pose_offset: layout.pose as u32,
+            ..Header::zeroed()
+        };
+        let mut first = 0;
+        for (state, l) in parts.layers.iter_mut().zip(desc.layers) {
+            *state = LayerState::unmasked(l.kind as u32, first, l.controls as u32);
+            first += l.controls as u32;
+        }
+        parts.controls.fill(Slot::empty());
+        parts.masks.fill(F4::ONE);
+        parts.curves.fill(0.0);
+        parts.pose.fill(SoaTransform::IDENTITY);
+        if let Some(settings) = desc.inertialization {
+            Inertializer::new(&Arena::new(parts.inertializer), counts.joints, counts.curves, settings)?;
+        }
+        Ok(Character { block })
+    }
+
+    /// Views a block an earlier [`Character::new`] laid out (here or in a byte copy at `BLOCK_ALIGN`).
+    ///
+    /// Errors: `BlockAlignment`, `BlockSize` as for `new`; `StateMismatch` when the block does not hold a
+    /// character of this build's layout (wrong magic or version, counts past the limits, inconsistent layers).
+    pub fn attach(block: &'b mut [u8]) -> Result<Character<'b>, Error> {
+        Character { block }.validated()
+    }
+
+    fn validated(self) -> Result<Character<'b>, Error> {
+        let (counts, layout) = self.counts()?;
+        let parts = layout.split(self.block, &counts)?;
+        let mut first = 0;
+        for l in parts.layers.iter() {
+            let kind = LayerKind::from_u32(l.kind).ok_or(Error::StateMismatch)?;
+            let ok = (first == 0) == (kind == LayerKind::Base)
+                && l.first_control == first
+                && (1..=MAX_LAYER_CONTROLS as u32).contains(&l.num_controls)
+                && (l.mask == NONE || (l.mask as usize) < counts.masks)
+                && (l.profile == NONE || (l.profile as usize) < counts.masks);
+            if !ok {
+                return Err(Error::StateMismatch);
+            }
+            first += l.num_controls;
+        }
+        if first as usize != counts.controls {
+            return Err(Error::StateMismatch);
+        }
+        if parts.controls.iter().any(|s| s.mask != NONE && s.mask as usize >= counts.masks) {
+            return Err(Error::StateMismatch);
+        }
+        let pose_offset = parts.header.pose_offset as usize;
+        let g = num_soa_joints(counts.joints);
+        if !pose_offset.is_multiple_of(16) || pose_offset + g * size_of::<SoaTransform>() > layout.end {
+            return Err(Error::StateMismatch);
+        }
+        if counts.inertialization.is_some() {
+            Inertializer::attach(&Arena::new(parts.inertializer), counts.joints, counts.curves)?;
+        }
+        Ok(self)
+    }
+
+    /// The counts and layout the header describes.
+    fn counts(&self) -> Result<(Counts, Layout), Error> {
+        check_block(self.block, size_of::<Header>())?;
+        let header: Header =
+            *view_ref::<Header>(&self.block[..size_of::<Header>()])?.first().ok_or(Error::StateMismatch)?;
+        if header.magic != MAGIC || header.version != VERSION || header.num_layers as usize > MAX_CHARACTER_LAYERS {
+            return Err(Error::StateMismatch);
+        }
+        let parts = size_of::<Header>().next_multiple_of(BLOCK_ALIGN);
+        let layers_end = parts + header.num_layers as usize * size_of::<LayerState>();
+        let layers: &[LayerState] = view_ref(self.block.get(parts..layers_end).ok_or(Error::StateMismatch)?)?;
+        let mut descs = [LayerDesc { kind: LayerKind::Base, controls: 1 }; MAX_CHARACTER_LAYERS];
+        for (d, l) in descs.iter_mut().zip(layers) {
+            d.kind = LayerKind::from_u32(l.kind).ok_or(Error::StateMismatch)?;
+            d.controls = l.num_controls as usize;
+        }
+        let inertialization = match header.inertialization {
+            0 => None,
+            1..=4 => {
+                let code = header.inertialization - 1;
+                Some(Settings {
+                    channel: if code & 1 == 0 {
+                        crate::inertialization::ChannelMode::Projected
+                    } else {
+                        crate::inertialization::ChannelMode::PerComponent
+                    },
+                    velocity: if code & 2 == 0 { VelocityMode::Absolute } else { VelocityMode::Relative },
+                })
+            }
+            _ => return Err(Error::StateMismatch),
+        };
+        let desc = CharacterDesc {
+            num_joints: header.num_joints as usize,
+            num_skin_joints: header.num_skin_joints as usize,
+            layers: &descs[..header.num_layers as usize],
+            num_masks: header.num_masks as usize,
+            num_curves: header.num_curves as usize,
+            inertialization,
+        };
+        let counts = Counts::new(&desc).map_err(|_| Error::StateMismatch)?;
+        if counts.controls != header.num_controls as usize {
+            return Err(Error::StateMismatch);
+        }
+        let layout = counts.layout();
+        check_block(self.block, layout.end)?;
+        Ok((counts, layout))
+    }
+
+    fn parts(&mut self) -> Result<(Parts<'_>, Counts), Error> {
+        let (counts, layout) = self.counts()?;
+        Ok((layout.split(self.block, &counts)?, counts))
+    }
+
+    /// Stops every control, resets every layer to weight 1 unmasked and forgets the inertializer's history (a
+    /// teleport); masks and curves stay.
+    pub fn reset(&mut self) -> Result<(), Error> {
+        let (parts, counts) = self.parts()?;
+        parts.controls.fill(Slot::empty());
+        for l in parts.layers.iter_mut() {
+            *l = LayerState::unmasked(l.kind, l.first_control, l.num_controls);
+        }
+        if counts.inertialization.is_some() {
+            Inertializer::attach(&Arena::new(parts.inertializer), counts.joints, counts.curves)?.reset();
+        }
+        Ok(())
+    }
+
+    /// Joints of the skeleton the character was made for.
+    pub fn num_joints(&self) -> usize {
+        self.counts().map_or(0, |(c, _)| c.joints)
+    }
+
+    /// Which slots layer `layer` owns, after validating both indices.
+    fn slot_index(parts: &Parts<'_>, layer: usize, slot: usize) -> Result<usize, Error> {
+        let l = parts.layers.get(layer).ok_or(Error::IndexOutOfRange {
+            what: Index::Layer,
+            index: layer,
+            len: parts.layers.len(),
+        })?;
+        if slot >= l.num_controls as usize {
+            return Err(Error::IndexOutOfRange { what: Index::Slot, index: slot, len: l.num_controls as usize });
+        }
+        Ok(l.first_control as usize + slot)
+    }
+
+    /// Plays `play` in slot `slot` of layer `layer`, replacing what played there.
+    ///
+    /// Errors: `IndexOutOfRange` (layer, slot, clip, mask); `BufferLength` (`ClipJoints`) when the asset's
+    /// skeleton is not the character's; the errors of [`Control::new`].
+    pub fn play(&mut self, asset: &Asset<'_>, layer: usize, slot: usize, play: Play) -> Result<(), Error> {
+        let (parts, counts) = self.parts()?;
+        let index = Self::slot_index(&parts, layer, slot)?;
+        let control = new_control(asset, &counts, play)?;
+        parts.controls[index] = Slot { control, before: control, mask: mask_index(play.mask, &counts)?, used: 1 };
+        Ok(())
+    }
+
+    /// Stops slot `slot` of layer `layer`.
+    ///
+    /// Errors: `IndexOutOfRange` (layer, slot).
+    pub fn stop(&mut self, layer: usize, slot: usize) -> Result<(), Error> {
+        let (parts, _) = self.parts()?;
+        let index = Self::slot_index(&parts, layer, slot)?;
+        parts.controls[index] = Slot::empty();
+        Ok(())
+    }
+
+    /// The control in slot `slot` of layer `layer`, `None` when the slot is empty.
+    ///
+    /// Errors: `IndexOutOfRange` (layer, slot).
+    pub fn control(&mut self, layer: usize, slot: usize) -> Result<Option<Control>, Error> {
+        let (parts, _) = self.parts()?;
+        let index = Self::slot_index(&parts, layer, slot)?;
+        let s = parts.controls[index];
+        Ok((s.used != 0).then_some(s.control))
+    }
+
+    /// Changes a control with `change` (a [`Control`] setter: speed, time, fade); on an `Err` nothing changes.
+    ///
+    /// Errors: `IndexOutOfRange` (layer, slot, or an empty slot); whatever `change` returns.
+    pub fn with_control(
+        &mut self,
+        layer: usize,
+        slot: usize,
+        change: impl FnOnce(&mut Control) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let (parts, _) = self.parts()?;
+        let index = Self::slot_index(&parts, layer, slot)?;
+        let s = &mut parts.controls[index];
+        if s.used == 0 {
+            return Err(Error::IndexOutOfRange { what: Index::Slot, index: slot, len: 0 });
+        }
+        let mut control = s.control;
+        change(&mut control)?;
+        s.control = control;
+        Ok(())
+    }
+
+    /// The step the control in slot `slot` of layer `layer` took in the last update, for its markers
+    /// ([`Step::crossings`]); `None` for an empty slot or before the first update. Synced controls report the
+    /// step their own clock would have taken (their time follows the base instead).
+    ///
+    /// Errors: `IndexOutOfRange` (layer, slot).
+    pub fn last_step(&mut self, layer: usize, slot: usize) -> Result<Option<Step>, Error> {
+        let (parts, _) = self.parts()?;
+        let index = Self::slot_index(&parts, layer, slot)?;
+        let s = parts.controls[index];
+        if s.used == 0 || parts.header.updates == 0 {
+            return Ok(None);
+        }
+        Ok(Some(s.before.advanced(parts.header.last_dt)?.1))
+    }
+
+    /// Switches the base layer to `play` in slot `slot` (see the module docs).
+    ///
+    /// Errors: those of [`Character::play`]; `InvalidFade` for a bad crossfade duration; `NoInertializer`
+    /// for an inertialized blend on a character without one; the inertializer's request errors. Nothing
+    /// changes on an `Err`.
+    pub fn transition(&mut self, asset: &Asset<'_>, slot: usize, play: Play, blend: Blend<'_>) -> Result<(), Error> {
+        let (parts, counts) = self.parts()?;
+        let index = Self::slot_index(&parts, 0, slot)?;
+        let mut control = new_control(asset, &counts, play)?;
+        let mask = mask_index(play.mask, &counts)?;
+        let base = parts.layers[0];
+        let others =
+            (base.first_control as usize..(base.first_control + base.num_controls) as usize).filter(|&i| i != index);
+        match blend {
+            Blend::Cut => others.for_each(|i| parts.controls[i] = Slot::empty()),
+            Blend::Crossfade { duration } => {
+                let weight = control.weight();
+                let mut faded = [Slot::zeroed(); MAX_LAYER_CONTROLS];
+                for (k, i) in others.clone().enumerate() {
+                    faded[k] = parts.controls[i];
+                    faded[k].control.fade_to(0.0, duration)?;
+                }
+                control = Control::new(
+                    control.clip(),
+                    control.duration(),
+                    control.wrap(),
+                    control.time(),
+                    control.speed(),
+                    0.0,
+                )?;
+                control.fade_to(weight, duration)?;
+                for (k, i) in others.enumerate() {
+                    parts.controls[i] = faded[k];
+                }
+            }
+            Blend::Inertialize(transition) => {
+                if counts.inertialization.is_none() {
+                    return Err(Error::NoInertializer);
+                }
+                Inertializer::attach(&Arena::new(parts.inertializer), counts.joints, counts.curves)?
+                    .request(&transition)?;
+                others.for_each(|i| parts.controls[i] = Slot::empty());
+            }
+        }
+        parts.controls[index] = Slot { control, before: control, mask, used: 1 };
+        Ok(())
+    }
+
+    /// Asks the inertializer for a transition on the next update (after the caller changed controls its own
+    /// way).
+    ///
+    /// Errors: `NoInertializer`; the errors of [`Inertializer::request`].
+    pub fn inertialize(&mut self, transition: &Transition<'_>) -> Result<(), Error> {
+        let (parts, counts) = self.parts()?;
+        if counts.inertialization.is_none() {
+            return Err(Error::NoInertializer);
+        }
+        Inertializer::attach(&Arena::new(parts.inertializer), counts.joints, counts.curves)?.request(transition)
+    }
+
+    /// Sets bone mask `mask` (per-joint factors, SoA, finite and ≥ 0; padding lanes ignored).
+    ///
+    /// Errors: `IndexOutOfRange` (mask); `BufferLength` (`JointWeights`); `InvalidJointWeight`.
+    pub fn set_mask(&mut self, mask: usize, weights: &[F4]) -> Result<(), Error> {
+        let (parts, counts) = self.parts()?;
+        let g = num_soa_joints(counts.joints);
+        if mask >= counts.masks {
+            return Err(Error::IndexOutOfRange { what: Index::Mask, index: mask, len: counts.masks });
+        }
+        check_len(Buffer::JointWeights, g, weights.len())?;
+        if let Some(joint) = (0..counts.joints).find(|&j| {
+            let w = weights[j / 4].to_array()[j % 4];
+            !(w.is_finite() && w >= 0.0)
+        }) {
+            return Err(Error::InvalidJointWeight { layer: 0, additive: false, joint });
+        }
+        parts.masks[mask * g..][..g].copy_from_slice(weights);
+        // A layer fading by this profile keeps its slowest joint's factor.
+        for l in parts.layers.iter_mut().filter(|l| l.profile == mask as u32) {
+            l.max_profile = max_factor(weights, counts.joints);
+        }
+        Ok(())
+    }
+
+    /// Fades layer `layer`'s weight to `target` over `duration` seconds (times its profile per joint).
+    /// A fade started mid-fade starts from the weight at profile factor 1.
+    ///
+    /// Errors: `IndexOutOfRange` (layer); `InvalidFade`.
+    pub fn fade_layer(&mut self, layer: usize, target: f32, duration: f32) -> Result<(), Error> {
+        let (parts, _) = self.parts()?;
+        let len = parts.layers.len();
+        let l = parts.layers.get_mut(layer).ok_or(Error::IndexOutOfRange { what: Index::Layer, index: layer, len })?;
+        if !(target.is_finite() && target >= 0.0 && duration.is_finite() && duration >= 0.0) {
+            return Err(Error::InvalidFade);
+        }
+        *l = LayerState { from: l.weight_at(1.0), to: target, duration, elapsed: 0.0, ..*l };
+        Ok(())
+    }
+
+    /// Sets layer `layer`'s bone mask (`None`: every joint) and fade profile (per-joint duration factors,
+    /// `None`: 1 everywhere; its real joints' factors must be finite and > 0).
+    ///
+    /// Errors: `IndexOutOfRange` (layer, mask); `InvalidJointWeight` for a profile factor that is 0.
+    pub fn set_layer_masks(&mut self, layer: usize, mask: Option<usize>, profile: Option<usize>) -> Result<(), Error> {
+        let (parts, counts) = self.parts()?;
+        let len = parts.layers.len();
+        let (mask, profile) = (mask_index(mask, &counts)?, mask_index(profile, &counts)?);
+        let g = num_soa_joints(counts.joints);
+        let max_profile = if profile == NONE {
+            1.0
+        } else {
+            let factors = &parts.masks[profile as usize * g..][..g];
+            if let Some(joint) = (0..counts.joints).find(|&j| factors[j / 4].to_array()[j % 4] <= 0.0) {
+                return Err(Error::InvalidJointWeight { layer, additive: false, joint });
+            }
+            max_factor(factors, counts.joints)
+        };
+        let l = parts.layers.get_mut(layer).ok_or(Error::IndexOutOfRange { what: Index::Layer, index: layer, len })?;
+        *l = LayerState { mask, profile, max_profile, ..*l };
+        Ok(())
+    }
+
+    /// The target values of the scalar curves, set by the game before each update (the inertializer smooths
+    /// them on transitions).
+    pub fn curves_mut(&mut self) -> Result<&mut [f32], Error> {
+        let (parts, counts) = self.parts()?;
+        Ok(&mut parts.curves[..counts.curves])
+    }
+
+    /// Advances every clock by `dt` and produces this frame's pose, model matrices and palette.
+    ///
+    /// Errors, with the state unchanged: `InvalidTimeStep`; `BufferLength` (`ClipJoints` for an asset of
+    /// another skeleton, `SkinningPalette` for a missing skin or one of another size); `StateMismatch` for a
+    /// control whose clip the asset no longer has with the same duration; `NonFinite` for a non-finite curve
+    /// target; the errors of the kernels (which a validated asset does not cause).
+    pub fn update(&mut self, dt: f32, asset: &Asset<'_>, skin: Option<&Skin<'_>>) -> Result<(), Error> {
+        control::check_time_step(dt)?;
+        let block_start = self.block.as_ptr() as usize;
+        let (parts, counts) = self.parts()?;
+        let skeleton = asset.skeleton();
+        check_len(Buffer::ClipJoints, counts.joints, skeleton.num_joints())?;
+        if counts.skin_joints > 0 {
+            let skin = skin.ok_or(Error::BufferLength {
+                buffer: Buffer::SkinningPalette,
+                expected: counts.skin_joints,
+                actual: 0,
+            })?;
+            check_len(Buffer::SkinningPalette, counts.skin_joints, skin.num_joints())?;
+            check_len(Buffer::ClipJoints, counts.joints, skin.num_skeleton_joints())?;
+        }
+        for s in parts.controls.iter().filter(|s| s.used != 0) {
+            let clip = asset.clip(s.control.clip() as usize).ok_or(Error::StateMismatch)?;
+            if clip.duration().to_bits() != s.control.duration().to_bits() {
+                return Err(Error::StateMismatch);
+            }
+        }
+        let (curves, previous_curves) = parts.curves.split_at_mut(counts.curves);
+        if let Some(index) = curves.iter().position(|c| !c.is_finite()) {
+            return Err(Error::NonFinite { buffer: Buffer::Curves, index });
+        }
+
+        // The next state, committed only when the frame succeeds.
+        let mut next = [Slot::zeroed(); MAX_CONTROLS];
+        let next = &mut next[..counts.controls];
+        let leader = base_leader(parts.controls, &parts.layers[0]);
+        let synced_time = match leader {
+            Some(base) => Some(next_normalized(&parts.controls[base].control, dt)?),
+            None => None,
+        };
+        for layer in parts.layers.iter() {
+            let range = layer.first_control as usize..(layer.first_control + layer.num_controls) as usize;
+            for (s, n) in parts.controls[range.clone()].iter().zip(&mut next[range]) {
+                *n = *s;
+                if s.used == 0 {
+                    continue;
+                }
+                n.control = s.control.advanced(dt)?.0;
+                n.before = s.control;
+                if let (LayerKind::SyncedAdditive, Some(u)) = (kind_of(layer), synced_time) {
+                    // Synced: the base leader's normalized time, this control's own fade.
+                    n.control.set_time((u * s.control.duration()).min(s.control.duration()))?;
+                }
+                if n.control.fade().is_silent() {
+                    n.used = 0;
+                }
+            }
+        }
+        let mut next_layers = [LayerState::zeroed(); MAX_CHARACTER_LAYERS];
+        let next_layers = &mut next_layers[..counts.layers];
+        for (n, l) in next_layers.iter_mut().zip(parts.layers.iter()) {
+            *n = LayerState { elapsed: (l.elapsed + dt).min(l.duration * l.max_profile), ..*l };
+        }
+
+        let g = num_soa_joints(counts.joints);
+        let slots_arena = Arena::new(parts.slots);
+        let mut frame = Frame {
+            asset,
+            context: SamplingContext::new(&slots_arena, counts.joints)?,
+            samples: parts.samples,
+            weights: parts.weights,
+            masks: parts.masks,
+            g,
+        };
+        let pose_len = g * size_of::<SoaTransform>();
+        let model_len = counts.joints * size_of::<Mat4>();
+        let output_offset;
+        let inertializer_arena = Arena::new(parts.inertializer);
+        let mut inertializer = match counts.inertialization {
+            Some(_) => Some(Inertializer::attach(&inertializer_arena, counts.joints, counts.curves)?),
+            None => None,
+        };
+        {
+            let (model, pose): (&mut [Mat4], &[SoaTransform]) = match inertializer.as_mut() {
+                Some(inertializer) => {
+                    let relative = inertializer.settings().velocity == VelocityMode::Relative;
+                    let previous = if inertializer.has_request() && relative {
+                        let previous_pose: &mut [SoaTransform] = view(&mut parts.model[..pose_len])?;
+                        frame.evaluate(parts.controls, parts.layers, previous_pose)?;
+                        Some((&*previous_pose, &*previous_curves))
+                    } else {
+                        None
+                    };
+                    frame.evaluate(next, next_layers, parts.pose)?;
+                    let output = inertializer.update(dt, &Target { pose: parts.pose, curves, previous })?;
+                    output_offset = output.pose.as_ptr() as usize - block_start;
+                    // The previous pose is dead here, so the model bytes are free for the matrices.
+                    (view(&mut parts.model[..model_len])?, output.pose)
+                }
+                None => {
+                    frame.evaluate(next, next_layers, parts.pose)?;
+                    output_offset = parts.pose.as_ptr() as usize - block_start;
+                    (view(&mut parts.model[..model_len])?, &*parts.pose)
+                }
+            };
+            LocalToModelJob { skeleton, local: pose, root: None, model }.run()?;
+            if let (Some(skin), true) = (skin, counts.skin_joints > 0) {
+                skin.palette_3x4(model, parts.palette)?;
+            }
+        }
+
+        parts.controls.copy_from_slice(next);
+        parts.layers.copy_from_slice(next_layers);
+        previous_curves.copy_from_slice(curves);
+        let decoded = u64::from(parts.header.decoded_frames[0]) | (u64::from(parts.header.decoded_frames[1]) << 32);
+        let decoded = decoded + frame.context.decoded_frames();
+        parts.header.decoded_frames = [decoded as u32, (decoded >> 32) as u32];
+        parts.header.last_dt = dt;
+        parts.header.updates = parts.header.updates.saturating_add(1);
+        parts.header.pose_offset = output_offset as u32;
+        Ok(())
+    }
+
+    /// The last update's local pose (SoA, `num_soa_joints` lane groups; identity before the first update).
+    pub fn pose(&self) -> &[SoaTransform] {
+        let Ok((counts, _)) = self.counts() else { return &[] };
+        let at = view_ref::<Header>(&self.block[..size_of::<Header>()])
+            .ok()
+            .and_then(|h| h.first())
+            .map_or(0, |h| h.pose_offset as usize);
+        let len = num_soa_joints(counts.joints) * size_of::<SoaTransform>();
+        self.block.get(at..at + len).and_then(|b| view_ref(b).ok()).unwrap_or(&[])
+    }
+
+    /// The last update's model-space matrices, one per joint.
+    pub fn model(&self) -> &[Mat4] {
+        let Ok((counts, layout)) = self.counts() else { return &[] };
+        let len = counts.joints * size_of::<Mat4>();
+        self.block.get(layout.model..layout.model + len).and_then(|b| view_ref(b).ok()).unwrap_or(&[])
+    }
+
+    /// The last update's skinning palette (`Mat3x4` rows, one per skin joint; empty without a skin).
+    pub fn palette(&self) -> &[Mat3x4] {
+        let Ok((counts, layout)) = self.counts() else { return &[] };
+        let len = counts.skin_joints * size_of::<Mat3x4>();
+        self.block.get(layout.palette..layout.palette + len).and_then(|b| view_ref(b).ok()).unwrap_or(&[])
+    }
+
+    /// Frames the character's sampling has decoded since it was made: the cost counter zero-weight skipping
+    /// is checked with.
+    pub fn decoded_frames(&self) -> u64 {
+        view_ref::<Header>(&self.block[..size_of::<Header>().min(self.block.len())])
+            .ok()
+            .and_then(|h| h.first())
+            .map_or(0, |h| u64::from(h.decoded_frames[0]) | (u64::from(h.decoded_frames[1]) << 32))
+    }
+}
+
+/// What evaluating the layer stack borrows.
+struct Frame<'f, 'a> {
+    asset: &'f Asset<'a>,
+    context: SamplingContext<'f>,
+    /// Scratch poses, `Layout::num_samples` of them.
+    samples: &'f mut [SoaTransform],
+    /// Per-joint weights of the layer being applied.
+    weights: &'f mut [F4],
+    masks: &'f [F4],
+    g: usize,
+}
+
+impl Frame<'_, '_> {
+    /// The layer stack's pose for `controls` and `layers` into `out`.
+    fn evaluate(&mut self, controls: &[Slot], layers: &[LayerState], out: &mut [SoaTransform]) -> Result<(), Error> {
+        let g = self.g;
+        let rest = self.asset.skeleton().rest_pose();
+        for (l, layer) in layers.iter().enumerate() {
+            let slots = &controls[layer.first_control as usize..(layer.first_control + layer.num_controls) as usize];
+            let kind = LayerKind::from_u32(layer.kind).ok_or(Error::StateMismatch)?;
+            if l == 0 {
+                self.blend(slots, self.samples.len(), Some(&mut *out))?;
+                continue;
+            }
+            let active = slots.iter().filter(|s| s.active()).count();
+            if layer.is_silent() || active == 0 {
+                continue;
+            }
+            self.layer_weights(layer);
+            if kind.is_additive() {
+                for s in slots.iter().filter(|s| s.active()) {
+                    let (sample, delta) = self.samples.split_at_mut(g);
+                    let delta = &mut delta[..g];
+                    sample_into(self.asset, &mut self.context, &s.control, sample)?;
+                    blending::additive_delta(rest, sample, delta)?;
+                    // The control's weight and mask on top of the layer's per-joint weights.
+                    let w = F4::splat(s.control.weight());
+                    let mask = (s.mask != NONE).then(|| &self.masks[s.mask as usize * g..][..g]);
+                    let mut combined = [F4::ZERO; crate::limits::MAX_JOINTS / 4];
+                    for (k, c) in combined[..g].iter_mut().enumerate() {
+                        *c = self.weights[k] * w * mask.map_or(F4::ONE, |m| m[k]);
+                    }
+                    blending::add_in_place(out, delta, &combined[..g])?;
+                }
+            } else {
+                // Several controls blend into the pose after their samples; one is sampled straight there.
+                let at = if active > 1 { layer.num_controls as usize } else { 0 };
+                self.blend(slots, at, None)?;
+                blending::overlay_in_place(out, &self.samples[at * g..][..g], self.weights)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Per-joint weights of `layer` into `self.weights`: mask times the fade at each joint's profile factor.
+    fn layer_weights(&mut self, layer: &LayerState) {
+        let g = self.g;
+        let mask = (layer.mask != NONE).then(|| &self.masks[layer.mask as usize * g..][..g]);
+        let profile = (layer.profile != NONE).then(|| &self.masks[layer.profile as usize * g..][..g]);
+        for (k, out) in self.weights.iter_mut().enumerate() {
+            let w = match profile {
+                None => F4::splat(layer.weight_at(1.0)),
+                Some(p) => {
+                    let p = p[k].to_array();
+                    F4::from_array(core::array::from_fn(|lane| layer.weight_at(p[lane])))
+                }
+            };
+            *out = mask.map_or(w, |m| w * m[k]);
+        }
+    }
+
+    /// The normalized blend of the active controls in `slots` into `out`, or into scratch pose `at` when `out`
+    /// is `None`; the controls are sampled into the scratch poses before `at`. The rest pose when none is
+    /// active.
+    fn blend(&mut self, slots: &[Slot], at: usize, out: Option<&mut [SoaTransform]>) -> Result<(), Error> {
+        let g = self.g;
+        let skeleton = self.asset.skeleton();
+        let (inputs, tail) = self.samples.split_at_mut((at * g).min(self.samples.len()));
+        let out = match out {
+            Some(out) => out,
+            None => tail.get_mut(..g).ok_or(Error::StateMismatch)?,
+        };
+        let mut active = slots.iter().filter(|s| s.active()).peekable();
+        let Some(first) = active.peek().copied() else {
+            out.copy_from_slice(skeleton.rest_pose());
+            return Ok(());
+        };
+        // One unmasked control with weight enough to need no rest pose: its pose as sampled.
+        let count = slots.iter().filter(|s| s.active()).count();
+        if count == 1 && first.mask == NONE && first.control.weight() >= DEFAULT_THRESHOLD {
+            return sample_into(self.asset, &mut self.context, &first.control, out);
+        }
+        for (k, s) in active.clone().enumerate() {
+            sample_into(self.asset, &mut self.context, &s.control, &mut inputs[k * g..][..g])?;
+        }
+        let mut layers = heapless::Vec::<BlendLayer<'_>, { blending::MAX_LAYERS }>::new();
+        for (k, s) in active.enumerate() {
+            let joint_weights = (s.mask != NONE).then(|| &self.masks[s.mask as usize * g..][..g]);
+            let layer = BlendLayer { pose: &inputs[k * g..][..g], weight: s.control.weight(), joint_weights };
+            layers.push(layer).map_err(|_| Error::StateMismatch)?;
+        }
+        BlendingJob { skeleton, layers, additive: heapless::Vec::new(), threshold: DEFAULT_THRESHOLD, output: out }
+            .run()
+    }
+}
+
+/// Samples `control`'s clip at its time into `out`.
+fn sample_into(
+    asset: &Asset<'_>,
+    context: &mut SamplingContext<'_>,
+    control: &Control,
+    out: &mut [SoaTransform],
+) -> Result<(), Error> {
+    let clip = asset.clip(control.clip() as usize).ok_or(Error::StateMismatch)?;
+    // The control already wrapped the time; clamping keeps a ping-pong or clamped end at the last frame.
+    SamplingJob {
+        skeleton: asset.skeleton(),
+        clip: &clip,
+        time: control.time(),
+        playback: Playback::Clamp,
+        context,
+        output: out,
+    }
+    .run()
+}
+
+/// The base control with the most weight (the first of equals), which synced layers follow.
+fn kind_of(layer: &LayerState) -> LayerKind {
+    LayerKind::from_u32(layer.kind).unwrap_or(LayerKind::Base)
+}
+
+fn base_leader(controls: &[Slot], base: &LayerState) -> Option<usize> {
+    let range = base.first_control as usize..(base.first_control + base.num_controls) as usize;
+    range.filter(|&i| controls[i].used != 0).fold(None, |best: Option<usize>, i| match best {
+        Some(b) if controls[b].control.weight() >= controls[i].control.weight() => Some(b),
+        _ => Some(i),
+    })
+}
+
+/// The leader's normalized time after `dt`.
+fn next_normalized(leader: &Control, dt: f32) -> Result<f32, Error> {
+    Ok(leader.advanced(dt)?.0.normalized_time())
+}
+
+fn new_control(asset: &Asset<'_>, counts: &Counts, play: Play) -> Result<Control, Error> {
+    check_len(Buffer::ClipJoints, counts.joints, asset.skeleton().num_joints())?;
+    let clip = asset.clip(play.clip).ok_or(Error::IndexOutOfRange {
+        what: Index::Clip,
+        index: play.clip,
+        len: asset.num_clips(),
+    })?;
+    Control::new(play.clip as u32, clip.duration(), play.wrap, play.time, play.speed, play.weight)
+}
+
+fn mask_index(mask: Option<usize>, counts: &Counts) -> Result<u32, Error> {
+    match mask {
+        None => Ok(NONE),
+        Some(m) if m < counts.masks => Ok(m as u32),
+        Some(m) => Err(Error::IndexOutOfRange { what: Index::Mask, index: m, len: counts.masks }),
+    }
+}
+
+/// The largest factor over the real joints.
+fn max_factor(factors: &[F4], joints: usize) -> f32 {
+    (0..joints).map(|j| factors[j / 4].to_array()[j % 4]).fold(0.0, f32::max)
+}
+
+fn check_block(block: &[u8], needed: usize) -> Result<(), Error> {
+    if !(block.as_ptr() as usize).is_multiple_of(BLOCK_ALIGN) {
+        return Err(Error::BlockAlignment { align: BLOCK_ALIGN });
+    }
+    if block.len() < needed {
+        return Err(Error::BlockSize { needed, len: block.len() });
+    }
+    Ok(())
+}
