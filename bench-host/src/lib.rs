@@ -13,6 +13,7 @@ pub mod bake;
 pub mod bench_support;
 pub mod blob;
 pub mod bvh;
+pub mod crowd;
 pub mod fuzz;
 pub mod gltf_import;
 pub mod machine;

@@ -60,6 +60,8 @@ pub struct RigReport {
     pub warm: Vec<StageCost>,
     /// The crowd's plain frame on 1..=`threads` threads.
     pub scaling: Vec<ThreadScaling>,
+    /// The crowd through the character runtime, against the same kernels wired by hand.
+    pub runtime: crate::crowd::RuntimeReport,
 }
 
 /// A skeleton, a baked clip and a skin: everything one character of a crowd plays.
@@ -513,7 +515,9 @@ pub fn profile_workload(
         rows.into_iter().map(|(stage, seconds)| cost(stage, seconds, characters, n, bytes)).collect::<Vec<_>>()
     };
 
+    let runtime = crate::crowd::measure(w, characters, frames)?;
     Ok(RigReport {
+        runtime,
         rig: w.name.clone(),
         joints: n,
         max_depth: skeleton.max_depth(),
@@ -648,6 +652,18 @@ pub fn table(reports: &[RigReport], peaks: &Peaks) -> String {
             }
         }
         let _ = writeln!(out, "characters per ms per core (frame_total): {:.0}", 1e3 / frame_total);
+        let rt = &r.runtime;
+        let _ = writeln!(
+            out,
+            "character runtime (Character::update: two-clip base, upper-body overlay, synced additive, inertialized transition every 3 s, palette): {:.3} µs/char vs the same kernels called directly {:.3} µs/char, runtime_overhead {:.3}; {} bytes per character ({:.0} per joint) and one {}-byte scratch for the crowd ({:.0} per joint)",
+            rt.character_us,
+            rt.direct_us,
+            rt.runtime_overhead,
+            rt.bytes_per_character,
+            rt.bytes_per_joint,
+            rt.scratch_bytes,
+            rt.scratch_bytes_per_joint
+        );
         let stage_us = |name: &str| r.stages.iter().find(|s| s.stage == name).map_or(0.0, |s| s.us_per_character);
         let (inertialize, replaced) =
             (stage_us("inertialization"), stage_us("source_sampling") + stage_us("blend_2_layers"));
@@ -707,6 +723,16 @@ pub fn json(reports: &[RigReport], peaks: &Peaks) -> serde_json::Value {
             },
             "cold_single_character": r.cold.iter().map(stage).collect::<Vec<_>>(),
             "warm_single_character": r.warm.iter().map(stage).collect::<Vec<_>>(),
+            "runtime": {
+                "characters": r.runtime.characters,
+                "character_us_per_character": r.runtime.character_us,
+                "direct_us_per_character": r.runtime.direct_us,
+                "runtime_overhead": r.runtime.runtime_overhead,
+                "bytes_per_character": r.runtime.bytes_per_character,
+                "bytes_per_joint": r.runtime.bytes_per_joint,
+                "scratch_bytes": r.runtime.scratch_bytes,
+                "scratch_bytes_per_joint": r.runtime.scratch_bytes_per_joint,
+            },
             "threads": r.scaling.iter().map(|s| serde_json::json!({
                 "threads": s.threads,
                 "us_per_frame": s.us_per_frame,

@@ -192,6 +192,11 @@ impl<'a> Asset<'a> {
         Some(Clip::from_validated(parts))
     }
 
+    /// Duration of clip `index` in seconds (as [`Clip::duration`]), without building the clip's view.
+    pub fn clip_duration(&self, index: usize) -> Option<f32> {
+        self.records.get(index).map(|r| (r.num_frames as usize - 1) as f32 / r.sample_rate)
+    }
+
     /// Name of clip `index`.
     pub fn clip_name(&self, index: usize) -> Option<&'a str> {
         str_at(self.strings, self.records.get(index)?.name)

@@ -101,6 +101,8 @@ pub struct CharacterDesc<'a> {
     pub num_curves: usize,
     /// `None`: no inertializer (transitions are crossfades or cuts).
     pub inertialization: Option<Settings>,
+    /// Where the per-frame scratch lives.
+    pub scratch: Scratch,
 }
 
 /// How [`Character::transition`] enters the new control.
@@ -154,6 +156,8 @@ struct Header {
     /// `dt` of the last update, for [`Character::last_step`].
     last_dt: f32,
     updates: u32,
+    /// 1 when the scratch is external.
+    external_scratch: u32,
     decoded_frames: [u32; 2],
 }
 
@@ -228,7 +232,7 @@ impl Slot {
     }
 }
 
-/// Byte ranges of the sections, from the header's counts.
+/// Byte offsets of the block's sections, from the header's counts.
 #[derive(Clone, Copy, Debug)]
 struct Layout {
     layers: usize,
@@ -236,14 +240,37 @@ struct Layout {
     masks: usize,
     curves: usize,
     inertializer: usize,
-    slots: usize,
-    samples: usize,
-    pose: usize,
-    weights: usize,
+    /// The final pose, without an inertializer (with one, its history holds it).
+    output: usize,
     model: usize,
     palette: usize,
+    /// The per-frame scratch, when it lives in the block.
+    scratch: Option<usize>,
+    end: usize,
+    frame: ScratchLayout,
+}
+
+/// Byte offsets of the per-frame scratch from its start.
+#[derive(Clone, Copy, Debug)]
+struct ScratchLayout {
+    slots: usize,
+    samples: usize,
+    /// The inertializer's target (empty without one).
+    target: usize,
+    weights: usize,
     end: usize,
     num_samples: usize,
+}
+
+/// Where a character's per-frame scratch (sampling cache, scratch poses, layer weights: about 200 bytes per
+/// joint) lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scratch {
+    /// In the character's block: [`Character::update`] needs nothing else.
+    InBlock,
+    /// In a buffer the caller passes to [`Character::update_with_scratch`], of
+    /// [`Character::scratch_bytes`]: one per thread serves a whole crowd.
+    External,
 }
 
 /// The counts a layout needs, validated against the limits.
@@ -256,6 +283,7 @@ struct Counts {
     masks: usize,
     curves: usize,
     inertialization: Option<Settings>,
+    scratch: Scratch,
     /// Scratch poses the largest layer needs.
     samples: usize,
 }
@@ -306,6 +334,7 @@ impl Counts {
             masks: desc.num_masks,
             curves: desc.num_curves,
             inertialization: desc.inertialization,
+            scratch: desc.scratch,
             samples,
         })
     }
@@ -325,27 +354,35 @@ impl Counts {
         let curves = section(2 * self.curves * size_of::<f32>());
         let inertializer =
             section(self.inertialization.map_or(0, |_| Inertializer::required_bytes(self.joints, self.curves)));
-        let slots = section(SamplingContext::required_bytes(self.joints));
-        let samples = section(self.samples * pose);
-        let pose_at = section(pose);
-        let weights = section(g * size_of::<F4>());
+        let output = section(if self.inertialization.is_some() { 0 } else { pose });
         // The model matrices double as the previous target's pose on relative-velocity request frames.
         let model = section(usize::max(self.joints * size_of::<Mat4>(), pose));
         let palette = section(self.skin_joints * size_of::<Mat3x4>());
+        let frame = self.scratch_layout();
+        let scratch = (self.scratch == Scratch::InBlock).then(|| section(frame.end));
         let end = at.next_multiple_of(BLOCK_ALIGN);
-        Layout {
-            layers,
-            controls,
-            masks,
-            curves,
-            inertializer,
+        Layout { layers, controls, masks, curves, inertializer, output, model, palette, scratch, end, frame }
+    }
+
+    fn scratch_layout(&self) -> ScratchLayout {
+        let g = num_soa_joints(self.joints);
+        let pose = g * size_of::<SoaTransform>();
+        let mut at = 0usize;
+        let mut section = |bytes: usize| {
+            let start = at.next_multiple_of(BLOCK_ALIGN);
+            at = start + bytes;
+            start
+        };
+        let slots = section(SamplingContext::required_bytes(self.joints));
+        let samples = section(self.samples * pose);
+        let target = section(if self.inertialization.is_some() { pose } else { 0 });
+        let weights = section(g * size_of::<F4>());
+        ScratchLayout {
             slots,
             samples,
-            pose: pose_at,
+            target,
             weights,
-            model,
-            palette,
-            end,
+            end: at.next_multiple_of(BLOCK_ALIGN),
             num_samples: self.samples,
         }
     }
@@ -359,12 +396,18 @@ struct Parts<'b> {
     masks: &'b mut [F4],
     curves: &'b mut [f32],
     inertializer: &'b mut [u8],
-    slots: &'b mut [u8],
-    samples: &'b mut [SoaTransform],
-    pose: &'b mut [SoaTransform],
-    weights: &'b mut [F4],
+    output: &'b mut [SoaTransform],
     model: &'b mut [u8],
     palette: &'b mut [Mat3x4],
+    scratch: Option<&'b mut [u8]>,
+}
+
+/// The per-frame scratch split into its sections.
+struct ScratchParts<'s> {
+    slots: &'s mut [u8],
+    samples: &'s mut [SoaTransform],
+    target: &'s mut [SoaTransform],
+    weights: &'s mut [F4],
 }
 
 /// `bytes` as `T`s (exact size and alignment, which the layout guarantees).
@@ -404,13 +447,31 @@ impl Layout {
             controls: view(next(self.controls, counts.controls * size_of::<Slot>())?)?,
             masks: view(next(self.masks, counts.masks * g * size_of::<F4>())?)?,
             curves: view(next(self.curves, 2 * counts.curves * size_of::<f32>())?)?,
-            inertializer: next(self.inertializer, self.slots - self.inertializer)?,
-            slots: next(self.slots, self.samples - self.slots)?,
-            samples: view(next(self.samples, self.num_samples * pose)?)?,
-            pose: view(next(self.pose, pose)?)?,
-            weights: view(next(self.weights, g * size_of::<F4>())?)?,
+            inertializer: next(self.inertializer, self.output - self.inertializer)?,
+            output: view(next(self.output, if counts.inertialization.is_some() { 0 } else { pose })?)?,
             model: next(self.model, self.palette - self.model)?,
             palette: view(next(self.palette, counts.skin_joints * size_of::<Mat3x4>())?)?,
+            scratch: match self.scratch {
+                Some(start) => Some(next(start, self.frame.end)?),
+                None => None,
+            },
+        })
+    }
+}
+
+impl ScratchLayout {
+    fn split<'s>(&self, scratch: &'s mut [u8], counts: &Counts) -> Result<ScratchParts<'s>, Error> {
+        let g = num_soa_joints(counts.joints);
+        let pose = g * size_of::<SoaTransform>();
+        let mut rest = scratch;
+        let mut at = 0;
+        let mut next = |start: usize, len: usize| cut(&mut rest, &mut at, start, start + len);
+        let target_len = if counts.inertialization.is_some() { pose } else { 0 };
+        Ok(ScratchParts {
+            slots: next(self.slots, self.samples - self.slots)?,
+            samples: view(next(self.samples, self.num_samples * pose)?)?,
+            target: view(next(self.target, target_len)?)?,
+            weights: view(next(self.weights, g * size_of::<F4>())?)?,
         })
     }
 }
@@ -422,6 +483,14 @@ pub struct Character<'b> {
 }
 
 impl<'b> Character<'b> {
+    /// Bytes the external scratch of [`Character::update_with_scratch`] needs for `desc` (a multiple of
+    /// `BLOCK_ALIGN`; a scratch sized for the largest description serves every character).
+    ///
+    /// Errors: as [`Character::required_bytes`].
+    pub fn scratch_bytes(desc: &CharacterDesc<'_>) -> Result<usize, Error> {
+        Ok(Counts::new(desc)?.scratch_layout().end)
+    }
+
     /// Bytes the block needs for `desc` (a multiple of `BLOCK_ALIGN`).
     ///
     /// Errors: `JointCount`; `Limit` for counts past the limits in `limits`; `LayerOrder` unless layer 0 is
@@ -449,7 +518,8 @@ impl<'b> Character<'b> {
             num_masks: counts.masks as u32,
             num_curves: counts.curves as u32,
             inertialization: desc.inertialization.map_or(0, |s| 1 + s.channel as u32 + 2 * s.velocity as u32),
-            pose_offset: layout.pose as u32,
+            pose_offset: layout.output as u32,
+            external_scratch: u32::from(desc.scratch == Scratch::External),
             ..Header::zeroed()
         };
         let mut first = 0;
@@ -460,7 +530,7 @@ impl<'b> Character<'b> {
         parts.controls.fill(Slot::empty());
         parts.masks.fill(F4::ONE);
         parts.curves.fill(0.0);
-        parts.pose.fill(SoaTransform::IDENTITY);
+        parts.output.fill(SoaTransform::IDENTITY);
         if let Some(settings) = desc.inertialization {
             Inertializer::new(&Arena::new(parts.inertializer), counts.joints, counts.curves, settings)?;
         }
@@ -546,6 +616,11 @@ impl<'b> Character<'b> {
             num_masks: header.num_masks as usize,
             num_curves: header.num_curves as usize,
             inertialization,
+            scratch: match header.external_scratch {
+                0 => Scratch::InBlock,
+                1 => Scratch::External,
+                _ => return Err(Error::StateMismatch),
+            },
         };
         let counts = Counts::new(&desc).map_err(|_| Error::StateMismatch)?;
         if counts.controls != header.num_controls as usize {
@@ -795,11 +870,47 @@ impl<'b> Character<'b> {
     /// Errors, with the state unchanged: `InvalidTimeStep`; `BufferLength` (`ClipJoints` for an asset of
     /// another skeleton, `SkinningPalette` for a missing skin or one of another size); `StateMismatch` for a
     /// control whose clip the asset no longer has with the same duration; `NonFinite` for a non-finite curve
-    /// target; the errors of the kernels (which a validated asset does not cause).
+    /// target; `MissingScratch` for a character whose scratch is external (use
+    /// [`Character::update_with_scratch`]); the errors of the kernels (which a validated asset does not cause).
     pub fn update(&mut self, dt: f32, asset: &Asset<'_>, skin: Option<&Skin<'_>>) -> Result<(), Error> {
+        self.update_inner(dt, asset, skin, None)
+    }
+
+    /// [`Character::update`] with the per-frame scratch in `scratch` (aligned to `BLOCK_ALIGN`, at least
+    /// [`Character::scratch_bytes`] long; its contents do not matter and are left undefined). A character
+    /// whose scratch is in its block uses `scratch` instead.
+    ///
+    /// Errors: those of `update`; `BlockAlignment` and `BlockSize` for the scratch.
+    pub fn update_with_scratch(
+        &mut self,
+        dt: f32,
+        asset: &Asset<'_>,
+        skin: Option<&Skin<'_>>,
+        scratch: &mut [u8],
+    ) -> Result<(), Error> {
+        self.update_inner(dt, asset, skin, Some(scratch))
+    }
+
+    fn update_inner(
+        &mut self,
+        dt: f32,
+        asset: &Asset<'_>,
+        skin: Option<&Skin<'_>>,
+        external: Option<&mut [u8]>,
+    ) -> Result<(), Error> {
         control::check_time_step(dt)?;
         let block_start = self.block.as_ptr() as usize;
         let (parts, counts) = self.parts()?;
+        let frame_layout = counts.scratch_layout();
+        let scratch = match (external, parts.scratch) {
+            (Some(external), _) => {
+                check_block(external, frame_layout.end)?;
+                external
+            }
+            (None, Some(in_block)) => in_block,
+            (None, None) => return Err(Error::MissingScratch),
+        };
+        let scratch = frame_layout.split(scratch, &counts)?;
         let skeleton = asset.skeleton();
         check_len(Buffer::ClipJoints, counts.joints, skeleton.num_joints())?;
         if counts.skin_joints > 0 {
@@ -812,8 +923,8 @@ impl<'b> Character<'b> {
             check_len(Buffer::ClipJoints, counts.joints, skin.num_skeleton_joints())?;
         }
         for s in parts.controls.iter().filter(|s| s.used != 0) {
-            let clip = asset.clip(s.control.clip() as usize).ok_or(Error::StateMismatch)?;
-            if clip.duration().to_bits() != s.control.duration().to_bits() {
+            let duration = asset.clip_duration(s.control.clip() as usize).ok_or(Error::StateMismatch)?;
+            if duration.to_bits() != s.control.duration().to_bits() {
                 return Err(Error::StateMismatch);
             }
         }
@@ -855,12 +966,12 @@ impl<'b> Character<'b> {
         }
 
         let g = num_soa_joints(counts.joints);
-        let slots_arena = Arena::new(parts.slots);
+        let slots_arena = Arena::new(scratch.slots);
         let mut frame = Frame {
             asset,
             context: SamplingContext::new(&slots_arena, counts.joints)?,
-            samples: parts.samples,
-            weights: parts.weights,
+            samples: scratch.samples,
+            weights: scratch.weights,
             masks: parts.masks,
             g,
         };
@@ -883,16 +994,16 @@ impl<'b> Character<'b> {
                     } else {
                         None
                     };
-                    frame.evaluate(next, next_layers, parts.pose)?;
-                    let output = inertializer.update(dt, &Target { pose: parts.pose, curves, previous })?;
+                    frame.evaluate(next, next_layers, scratch.target)?;
+                    let output = inertializer.update(dt, &Target { pose: scratch.target, curves, previous })?;
                     output_offset = output.pose.as_ptr() as usize - block_start;
                     // The previous pose is dead here, so the model bytes are free for the matrices.
                     (view(&mut parts.model[..model_len])?, output.pose)
                 }
                 None => {
-                    frame.evaluate(next, next_layers, parts.pose)?;
-                    output_offset = parts.pose.as_ptr() as usize - block_start;
-                    (view(&mut parts.model[..model_len])?, &*parts.pose)
+                    frame.evaluate(next, next_layers, parts.output)?;
+                    output_offset = parts.output.as_ptr() as usize - block_start;
+                    (view(&mut parts.model[..model_len])?, &*parts.output)
                 }
             };
             LocalToModelJob { skeleton, local: pose, root: None, model }.run()?;
@@ -976,46 +1087,48 @@ impl Frame<'_, '_> {
             if layer.is_silent() || active == 0 {
                 continue;
             }
-            self.layer_weights(layer);
             if kind.is_additive() {
                 for s in slots.iter().filter(|s| s.active()) {
                     let (sample, delta) = self.samples.split_at_mut(g);
-                    let delta = &mut delta[..g];
                     sample_into(self.asset, &mut self.context, &s.control, sample)?;
-                    blending::additive_delta(rest, sample, delta)?;
+                    blending::additive_delta(rest, sample, &mut delta[..g])?;
                     // The control's weight and mask on top of the layer's per-joint weights.
-                    let w = F4::splat(s.control.weight());
-                    let mask = (s.mask != NONE).then(|| &self.masks[s.mask as usize * g..][..g]);
-                    let mut combined = [F4::ZERO; crate::limits::MAX_JOINTS / 4];
-                    for (k, c) in combined[..g].iter_mut().enumerate() {
-                        *c = self.weights[k] * w * mask.map_or(F4::ONE, |m| m[k]);
-                    }
-                    blending::add_in_place(out, delta, &combined[..g])?;
+                    self.layer_weights(layer, s.control.weight(), s.mask);
+                    blending::add_in_place(out, &self.samples[g..2 * g], self.weights)?;
                 }
             } else {
                 // Several controls blend into the pose after their samples; one is sampled straight there.
                 let at = if active > 1 { layer.num_controls as usize } else { 0 };
                 self.blend(slots, at, None)?;
+                self.layer_weights(layer, 1.0, NONE);
                 blending::overlay_in_place(out, &self.samples[at * g..][..g], self.weights)?;
             }
         }
         Ok(())
     }
 
-    /// Per-joint weights of `layer` into `self.weights`: mask times the fade at each joint's profile factor.
-    fn layer_weights(&mut self, layer: &LayerState) {
+    /// Per-joint weights into `self.weights`: `layer`'s mask times its fade at each joint's profile factor,
+    /// times `scale` and mask `control_mask` (a control's weight and mask, or 1 and `NONE`).
+    fn layer_weights(&mut self, layer: &LayerState, scale: f32, control_mask: u32) {
         let g = self.g;
-        let mask = (layer.mask != NONE).then(|| &self.masks[layer.mask as usize * g..][..g]);
-        let profile = (layer.profile != NONE).then(|| &self.masks[layer.profile as usize * g..][..g]);
+        let slice = |index: u32| (index != NONE).then(|| &self.masks[index as usize * g..][..g]);
+        let (mask, profile, control_mask) = (slice(layer.mask), slice(layer.profile), slice(control_mask));
+        let nominal = F4::splat(layer.weight_at(1.0) * scale);
         for (k, out) in self.weights.iter_mut().enumerate() {
-            let w = match profile {
-                None => F4::splat(layer.weight_at(1.0)),
+            let mut w = match profile {
+                None => nominal,
                 Some(p) => {
                     let p = p[k].to_array();
-                    F4::from_array(core::array::from_fn(|lane| layer.weight_at(p[lane])))
+                    F4::from_array(core::array::from_fn(|lane| layer.weight_at(p[lane]) * scale))
                 }
             };
-            *out = mask.map_or(w, |m| w * m[k]);
+            if let Some(m) = mask {
+                w = w * m[k];
+            }
+            if let Some(m) = control_mask {
+                w = w * m[k];
+            }
+            *out = w;
         }
     }
 

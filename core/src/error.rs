@@ -165,6 +165,8 @@ pub enum Error {
     NoInertializer,
     /// A character block must start on a multiple of `align` bytes.
     BlockAlignment { align: usize },
+    /// A character made with external scratch was updated without one.
+    MissingScratch,
     /// A character block of `len` bytes; it needs `needed`.
     BlockSize { needed: usize, len: usize },
     /// A fade's target weight is NaN, infinite or negative, or its duration NaN, infinite or negative.
@@ -345,6 +347,7 @@ impl fmt::Display for Error {
             Error::IndexOutOfRange { what, index, len } => write!(f, "{what:?} {index} out of range ({len})"),
             Error::NoInertializer => write!(f, "inertialized transition on a character without an inertializer"),
             Error::BlockAlignment { align } => write!(f, "character block must be aligned to {align} bytes"),
+            Error::MissingScratch => write!(f, "this character's scratch is external: pass one to update_with_scratch"),
             Error::BlockSize { needed, len } => write!(f, "character block has {len} bytes; needs {needed}"),
             Error::InvalidFade => write!(f, "fade weight or duration is NaN, infinite or negative"),
             Error::MissingPreviousTarget => {

@@ -111,7 +111,7 @@ pub mod vertex_skinning;
 pub use arena::{Arena, Checkpoint};
 pub use asset::Asset;
 pub use blending::{BlendLayer, BlendingJob};
-pub use character::{Blend, Character, CharacterDesc, LayerDesc, LayerKind, Play};
+pub use character::{Blend, Character, CharacterDesc, LayerDesc, LayerKind, Play, Scratch};
 pub use clip::Clip;
 pub use control::{Control, Fade, Step, Wrap};
 pub use error::{BlobProblem, Buffer, Error, Section};

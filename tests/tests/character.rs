@@ -8,7 +8,7 @@ use sinew::control::Wrap;
 use sinew::error::{Index, Limit};
 use sinew::inertialization::{Settings, Transition};
 use sinew::math::{F4, Transform, unpack_soa};
-use sinew::{Asset, Blend, Buffer, Character, CharacterDesc, Error, LayerDesc, LayerKind, Play};
+use sinew::{Asset, Blend, Buffer, Character, CharacterDesc, Error, LayerDesc, LayerKind, Play, Scratch};
 use sinew_bench_host::bake::{self, AlignedBlob, KeyFormat, RawClip, RawSkeleton};
 use sinew_tests::oracle::{self, Flat};
 use sinew_tests::{Rng, random_clip};
@@ -71,7 +71,15 @@ const STACK: [LayerDesc; 4] = [
 ];
 
 fn desc(n: usize, inertialization: Option<Settings>) -> CharacterDesc<'static> {
-    CharacterDesc { num_joints: n, num_skin_joints: 0, layers: &STACK, num_masks: 2, num_curves: 0, inertialization }
+    CharacterDesc {
+        num_joints: n,
+        num_skin_joints: 0,
+        layers: &STACK,
+        num_masks: 2,
+        num_curves: 0,
+        inertialization,
+        scratch: Scratch::InBlock,
+    }
 }
 
 /// Local time after `k` steps of `dt` at `speed` from `start`, looping over `duration`: the f64 clock.
@@ -266,6 +274,44 @@ fn a_block_moved_with_memcpy_carries_on_bit_for_bit() {
         assert_eq!(outputs[0], outputs[1], "frame {k}");
         assert!(!outputs[0].2.is_empty());
     }
+}
+
+#[test]
+fn external_scratch_gives_the_same_frames_as_scratch_in_the_block() {
+    let f = Fixture::new(11);
+    let asset = f.asset();
+    let inline = desc(f.n, Some(Settings::default()));
+    let external = CharacterDesc { scratch: Scratch::External, ..inline };
+    let (inline_bytes, external_bytes) =
+        (Character::required_bytes(&inline).unwrap(), Character::required_bytes(&external).unwrap());
+    let scratch_bytes = Character::scratch_bytes(&external).unwrap();
+    assert_eq!(inline_bytes, external_bytes + scratch_bytes, "the scratch moves out of the block whole");
+    let (mut a, mut b, mut s) = (Block::new(inline_bytes), Block::new(external_bytes), Block::new(scratch_bytes));
+    let mut one = Character::new(a.bytes(0, inline_bytes), &inline).unwrap();
+    let mut two = Character::new(b.bytes(0, external_bytes), &external).unwrap();
+    for c in [&mut one, &mut two] {
+        c.play(&asset, 0, 0, Play::looping(0)).unwrap();
+        c.play(&asset, 1, 0, Play { weight: 0.5, ..Play::looping(1) }).unwrap();
+        c.play(&asset, 2, 0, Play { weight: 0.3, ..Play::looping(2) }).unwrap();
+    }
+    assert_eq!(two.update(0.1, &asset, None), Err(Error::MissingScratch));
+    for k in 0..12 {
+        if k == 4 {
+            for c in [&mut one, &mut two] {
+                let t = Transition { duration: 0.3, profile: None };
+                c.transition(&asset, 1, Play::looping(3), Blend::Inertialize(t)).unwrap();
+            }
+        }
+        one.update(1.0 / 30.0, &asset, None).unwrap();
+        two.update_with_scratch(1.0 / 30.0, &asset, None, s.bytes(0, scratch_bytes)).unwrap();
+        assert_eq!(bytemuck::cast_slice::<_, u32>(one.pose()), bytemuck::cast_slice::<_, u32>(two.pose()), "{k}");
+        assert_eq!(bytemuck::cast_slice::<_, u32>(one.model()), bytemuck::cast_slice::<_, u32>(two.model()), "{k}");
+    }
+    let short = &mut s.bytes(0, scratch_bytes)[..scratch_bytes - 64];
+    assert_eq!(
+        two.update_with_scratch(0.1, &asset, None, short),
+        Err(Error::BlockSize { needed: scratch_bytes, len: scratch_bytes - 64 })
+    );
 }
 
 #[test]

@@ -1,0 +1,321 @@
+//! The main job's crowd through the character runtime: every character a [`sinew::Character`] with a base
+//! layer blending two locomotion clips, an upper-body overlay and a synced additive, inertialized, skinned,
+//! and switching its base every few seconds with an inertialized transition.
+//!
+//! Beside it, the same crowd as the same kernel calls wired by hand (one shared sampling context, the same
+//! buffers, times computed directly): `runtime_overhead` is the character frame over that direct frame, both
+//! timed in alternation in one run, so it measures what the runtime adds (clocks, fades, per-joint layer
+//! weights, validation, the block's layout) and nothing else.
+
+use crate::bake::{KeyFormat, RawClip};
+use crate::profile::Workload;
+use sinew::blending::{self, BlendLayer, BlendingJob, DEFAULT_THRESHOLD};
+use sinew::control::Wrap;
+use sinew::inertialization::{Settings, Target, Transition};
+use sinew::math::{F4, Mat3x4, Mat4, SoaTransform, num_soa_joints};
+use sinew::{
+    Arena, Asset, Blend, Character, CharacterDesc, Inertializer, LayerDesc, LayerKind, LocalToModelJob, Play, Playback,
+    SamplingContext, SamplingJob, Scratch, Skeleton, Skin,
+};
+use std::time::Instant;
+
+/// What the runtime costs beside the same kernels called directly.
+#[derive(Clone, Debug)]
+pub struct RuntimeReport {
+    pub characters: usize,
+    /// Median crowd frame through `Character::update`, per character.
+    pub character_us: f64,
+    /// Median crowd frame of the same kernels wired by hand, per character.
+    pub direct_us: f64,
+    /// `character_us / direct_us`.
+    pub runtime_overhead: f64,
+    /// `Character::required_bytes` for this layer stack with its scratch outside the block, and per joint.
+    pub bytes_per_character: usize,
+    pub bytes_per_joint: f64,
+    /// The one scratch the crowd shares (`Character::scratch_bytes`), and per joint.
+    pub scratch_bytes: usize,
+    pub scratch_bytes_per_joint: f64,
+}
+
+const LAYERS: [LayerDesc; 3] = [
+    LayerDesc { kind: LayerKind::Base, controls: 2 },
+    LayerDesc { kind: LayerKind::Overlay, controls: 1 },
+    LayerDesc { kind: LayerKind::SyncedAdditive, controls: 1 },
+];
+
+/// The game's frame step.
+const DT: f32 = 1.0 / 60.0;
+/// Frames between one character's base transitions (3 s), staggered over the crowd.
+const TRANSITION_EVERY: usize = 180;
+const TRANSITION: Transition<'static> = Transition { duration: 0.3, profile: None };
+/// The base blend's weights and the additive's.
+const LEAD: f32 = 0.7;
+const ADDITIVE: f32 = 0.5;
+
+/// The character layer stack's description for `w`.
+pub fn desc(num_joints: usize, num_skin_joints: usize) -> CharacterDesc<'static> {
+    CharacterDesc {
+        num_joints,
+        num_skin_joints,
+        layers: &LAYERS,
+        num_masks: 1,
+        num_curves: 0,
+        inertialization: Some(Settings::default()),
+        // One scratch for the whole crowd (one thread), as an engine keeps one per worker thread.
+        scratch: Scratch::External,
+    }
+}
+
+/// The upper body: the joint whose subtree holds closest to half the skeleton.
+fn upper_body(skeleton: &Skeleton<'_>) -> usize {
+    let n = skeleton.num_joints();
+    let mut size = vec![1usize; n];
+    for j in (1..n).rev() {
+        if let Ok(p) = usize::try_from(skeleton.parents()[j]) {
+            size[p] += size[j];
+        }
+    }
+    (0..n).min_by_key(|&j| size[j].abs_diff(n / 2)).unwrap_or(0)
+}
+
+/// Four clips: the workload's clip, its reverse (the second locomotion clip), and the clip again for the
+/// overlay and the additive.
+fn clips(clip: &RawClip) -> Vec<RawClip> {
+    let mut reverse = clip.clone();
+    reverse.frames.reverse();
+    vec![clip.clone(), reverse, clip.clone(), clip.clone()]
+}
+
+/// Base clips of character `c` after `k` transitions: which clip leads.
+fn base_clips(k: usize) -> (usize, usize) {
+    if k % 2 == 0 { (0, 1) } else { (1, 0) }
+}
+
+/// Is frame `f` character `c`'s transition frame?
+fn transitions_at(c: usize, f: usize) -> bool {
+    (f + c * 17) % TRANSITION_EVERY == TRANSITION_EVERY - 1
+}
+
+/// Crowd memory in `BLOCK_ALIGN` units.
+#[derive(Clone, Copy, bytemuck::Zeroable, bytemuck::Pod)]
+#[repr(C, align(64))]
+struct Chunk([u8; 64]);
+
+/// Runs both crowds on `w` for `frames` frames and compares them.
+pub fn measure(w: &Workload, characters: usize, frames: usize) -> Result<RuntimeReport, String> {
+    let err = |e: sinew::Error| e.to_string();
+    let blob = crate::bake::bake(&w.skeleton, &clips(&w.clip), KeyFormat::F32)?;
+    let asset = Asset::load(blob.bytes()).map_err(err)?;
+    let skeleton = asset.skeleton();
+    let n = skeleton.num_joints();
+    let skin = Skin::new(n, &w.skin_remap, &w.inverse_bind).map_err(err)?;
+    let duration = asset.clip(0).ok_or("no clip")?.duration();
+    let g = num_soa_joints(n);
+    let mut mask = vec![F4::ZERO; g];
+    blending::subtree_mask(skeleton, upper_body(skeleton), 1.0, &mut mask).map_err(err)?;
+
+    // The character crowd: one block per character.
+    let desc = desc(n, skin.num_joints());
+    let bytes = Character::required_bytes(&desc).map_err(err)?;
+    let mut memory = vec![Chunk([0; 64]); bytes / 64 * characters];
+    let blocks: Vec<&mut [u8]> = bytemuck::cast_slice_mut::<Chunk, u8>(&mut memory).chunks_mut(bytes).collect();
+    let start_time = |c: usize| (c as f32 * 0.37) % duration;
+    let mut crowd = Vec::with_capacity(characters);
+    for (c, block) in blocks.into_iter().enumerate() {
+        let mut ch = Character::new(block, &desc).map_err(err)?;
+        ch.set_mask(0, &mask).map_err(err)?;
+        let t = start_time(c);
+        ch.play(&asset, 0, 0, Play { time: t, weight: LEAD, ..Play::looping(0) }).map_err(err)?;
+        ch.play(&asset, 0, 1, Play { time: t, weight: 1.0 - LEAD, ..Play::looping(1) }).map_err(err)?;
+        ch.play(&asset, 1, 0, Play { time: t, ..Play::looping(2) }).map_err(err)?;
+        ch.play(&asset, 2, 0, Play { weight: ADDITIVE, wrap: Wrap::Loop, ..Play::looping(3) }).map_err(err)?;
+        ch.set_layer_masks(1, Some(0), None).map_err(err)?;
+        crowd.push(ch);
+    }
+    let scratch_bytes = Character::scratch_bytes(&desc).map_err(err)?;
+    let mut scratch_memory = vec![Chunk([0; 64]); scratch_bytes / 64];
+    let scratch: &mut [u8] = bytemuck::cast_slice_mut(&mut scratch_memory);
+    let mut transitions = vec![0usize; characters];
+    let mut character_frame = |f: usize| -> Result<(), sinew::Error> {
+        for (c, ch) in crowd.iter_mut().enumerate() {
+            if transitions_at(c, f) {
+                transitions[c] += 1;
+                let (lead, other) = base_clips(transitions[c]);
+                let t = ch.control(0, 0)?.map_or(0.0, |k| k.time());
+                ch.transition(
+                    &asset,
+                    0,
+                    Play { time: t, weight: LEAD, ..Play::looping(lead) },
+                    Blend::Inertialize(TRANSITION),
+                )?;
+                ch.play(&asset, 0, 1, Play { time: t, weight: 1.0 - LEAD, ..Play::looping(other) })?;
+            }
+            ch.update_with_scratch(DT, &asset, Some(&skin), scratch)?;
+        }
+        Ok(())
+    };
+
+    // The direct crowd: per character its inertializer, model matrices and palette; the per-frame buffers
+    // shared by the crowd, as the characters share their scratch.
+    let direct_bytes = Inertializer::required_bytes(n, 0)
+        + Arena::required_bytes::<Mat4>(n)
+        + Arena::required_bytes::<Mat3x4>(skin.num_joints());
+    let direct_chunks = direct_bytes.div_ceil(64);
+    let mut direct_memory = vec![Chunk([0; 64]); direct_chunks * characters];
+    let arenas: Vec<Arena> = bytemuck::cast_slice_mut::<Chunk, u8>(&mut direct_memory)
+        .chunks_mut(direct_chunks * 64)
+        .map(Arena::new)
+        .collect();
+    let mut direct = Vec::with_capacity(characters);
+    for arena in &arenas {
+        direct.push(Direct {
+            inertializer: Inertializer::new(arena, n, 0, Settings::default()).map_err(err)?,
+            model: arena.alloc::<Mat4>(n).map_err(err)?,
+            palette: arena.alloc::<Mat3x4>(skin.num_joints()).map_err(err)?,
+            base: (0, 1),
+        });
+    }
+    let shared_bytes = SamplingContext::required_bytes(n)
+        + 4 * Arena::required_bytes::<SoaTransform>(g)
+        + Arena::required_bytes::<F4>(g);
+    let mut shared_memory = vec![Chunk([0; 64]); shared_bytes.div_ceil(64)];
+    let shared_arena = Arena::new(bytemuck::cast_slice_mut(&mut shared_memory));
+    let mut frame_buffers = FrameBuffers {
+        slots: shared_arena.alloc::<u8>(SamplingContext::required_bytes(n)).map_err(err)?,
+        samples: shared_arena.alloc::<SoaTransform>(2 * g).map_err(err)?,
+        pose: shared_arena.alloc::<SoaTransform>(g).map_err(err)?,
+        previous: shared_arena.alloc::<SoaTransform>(g).map_err(err)?,
+        weights: shared_arena.alloc::<F4>(g).map_err(err)?,
+    };
+    let kernels = Kernels { asset: &asset, skeleton, skin: &skin, mask: &mask, duration };
+    let mut direct_transitions = vec![0usize; characters];
+    let mut direct_frame = |f: usize| -> Result<(), sinew::Error> {
+        for (c, d) in direct.iter_mut().enumerate() {
+            let t = (start_time(c) + f as f32 * DT) % duration;
+            let request = transitions_at(c, f);
+            if request {
+                direct_transitions[c] += 1;
+                d.base = base_clips(direct_transitions[c]);
+                d.inertializer.request(&TRANSITION)?;
+            }
+            kernels.frame(d, &mut frame_buffers, t, request)?;
+        }
+        Ok(())
+    };
+
+    // Alternate the two so both see the same machine state; the median frame of each.
+    let (mut character_samples, mut direct_samples) = (Vec::new(), Vec::new());
+    let mut first_error = None;
+    for f in 0..frames + 2 {
+        let start = Instant::now();
+        if let Err(e) = character_frame(f) {
+            first_error.get_or_insert(e);
+        }
+        let middle = Instant::now();
+        if let Err(e) = direct_frame(f) {
+            first_error.get_or_insert(e);
+        }
+        let end = Instant::now();
+        // Two warm-up frames.
+        if f >= 2 {
+            character_samples.push((middle - start).as_secs_f64());
+            direct_samples.push((end - middle).as_secs_f64());
+        }
+    }
+    if let Some(e) = first_error {
+        return Err(e.to_string());
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let character_us = median(&mut character_samples) * 1e6 / characters as f64;
+    let direct_us = median(&mut direct_samples) * 1e6 / characters as f64;
+    Ok(RuntimeReport {
+        characters,
+        character_us,
+        direct_us,
+        runtime_overhead: character_us / direct_us,
+        bytes_per_character: bytes,
+        bytes_per_joint: bytes as f64 / n as f64,
+        scratch_bytes,
+        scratch_bytes_per_joint: scratch_bytes as f64 / n as f64,
+    })
+}
+
+/// One direct character's own buffers.
+struct Direct<'a> {
+    inertializer: Inertializer<'a>,
+    model: &'a mut [Mat4],
+    palette: &'a mut [Mat3x4],
+    /// Leading and second base clip.
+    base: (usize, usize),
+}
+
+/// The direct crowd's shared per-frame buffers.
+struct FrameBuffers<'a> {
+    slots: &'a mut [u8],
+    samples: &'a mut [SoaTransform],
+    pose: &'a mut [SoaTransform],
+    previous: &'a mut [SoaTransform],
+    weights: &'a mut [F4],
+}
+
+/// What every direct frame reads.
+struct Kernels<'k> {
+    asset: &'k Asset<'k>,
+    skeleton: &'k Skeleton<'k>,
+    skin: &'k Skin<'k>,
+    mask: &'k [F4],
+    duration: f32,
+}
+
+impl Kernels<'_> {
+    /// The layer stack at time `t` into `out`, through one context.
+    fn stack(
+        &self,
+        context: &mut SamplingContext<'_>,
+        samples: &mut [SoaTransform],
+        weights: &mut [F4],
+        base: (usize, usize),
+        t: f32,
+        out: &mut [SoaTransform],
+    ) -> Result<(), sinew::Error> {
+        let g = out.len();
+        let (s0, s1) = samples.split_at_mut(g);
+        let mut sample = |clip: usize, time: f32, output: &mut [SoaTransform]| {
+            let clip = self.asset.clip(clip).ok_or(sinew::Error::StateMismatch)?;
+            let (skeleton, playback) = (self.skeleton, Playback::Clamp);
+            SamplingJob { skeleton, clip: &clip, time, playback, context: &mut *context, output }.run()
+        };
+        sample(base.0, t, s0)?;
+        sample(base.1, t, s1)?;
+        let mut layers = heapless::Vec::new();
+        let _ = layers.push(BlendLayer { pose: s0, weight: LEAD, joint_weights: None });
+        let _ = layers.push(BlendLayer { pose: s1, weight: 1.0 - LEAD, joint_weights: None });
+        let (skeleton, additive, threshold) = (self.skeleton, heapless::Vec::new(), DEFAULT_THRESHOLD);
+        BlendingJob { skeleton, layers, additive, threshold, output: out }.run()?;
+        sample(2, t, s0)?;
+        blending::overlay_in_place(out, s0, self.mask)?;
+        sample(3, t / self.duration * self.duration, s0)?;
+        blending::additive_delta(self.skeleton.rest_pose(), s0, s1)?;
+        weights.fill(F4::splat(ADDITIVE));
+        blending::add_in_place(out, s1, weights)
+    }
+
+    fn frame(&self, d: &mut Direct<'_>, b: &mut FrameBuffers<'_>, t: f32, request: bool) -> Result<(), sinew::Error> {
+        let arena = Arena::new(b.slots);
+        let mut context = SamplingContext::new(&arena, self.skeleton.num_joints())?;
+        let previous = if request {
+            let before = (t - DT).rem_euclid(self.duration);
+            self.stack(&mut context, b.samples, b.weights, d.base, before, b.previous)?;
+            Some((&*b.previous, &[][..]))
+        } else {
+            None
+        };
+        self.stack(&mut context, b.samples, b.weights, d.base, t, b.pose)?;
+        let output = d.inertializer.update(DT, &Target { pose: b.pose, curves: &[], previous })?;
+        LocalToModelJob { skeleton: self.skeleton, local: output.pose, root: None, model: d.model }.run()?;
+        self.skin.palette_3x4(d.model, d.palette)
+    }
+}
