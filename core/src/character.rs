@@ -480,6 +480,9 @@ impl ScratchLayout {
 #[derive(Debug)]
 pub struct Character<'b> {
     block: &'b mut [u8],
+    /// What the header says, read once when the view is made (only this view can change the block).
+    counts: Counts,
+    layout: Layout,
 }
 
 impl<'b> Character<'b> {
@@ -534,7 +537,7 @@ impl<'b> Character<'b> {
         if let Some(settings) = desc.inertialization {
             Inertializer::new(&Arena::new(parts.inertializer), counts.joints, counts.curves, settings)?;
         }
-        Ok(Character { block })
+        Ok(Character { block, counts, layout })
     }
 
     /// Views a block an earlier [`Character::new`] laid out (here or in a byte copy at `BLOCK_ALIGN`).
@@ -542,12 +545,8 @@ impl<'b> Character<'b> {
     /// Errors: `BlockAlignment`, `BlockSize` as for `new`; `StateMismatch` when the block does not hold a
     /// character of this build's layout (wrong magic or version, counts past the limits, inconsistent layers).
     pub fn attach(block: &'b mut [u8]) -> Result<Character<'b>, Error> {
-        Character { block }.validated()
-    }
-
-    fn validated(self) -> Result<Character<'b>, Error> {
-        let (counts, layout) = self.counts()?;
-        let parts = layout.split(self.block, &counts)?;
+        let (counts, layout) = read_layout(block)?;
+        let parts = layout.split(block, &counts)?;
         let mut first = 0;
         for l in parts.layers.iter() {
             let kind = LayerKind::from_u32(l.kind).ok_or(Error::StateMismatch)?;
@@ -575,65 +574,11 @@ impl<'b> Character<'b> {
         if counts.inertialization.is_some() {
             Inertializer::attach(&Arena::new(parts.inertializer), counts.joints, counts.curves)?;
         }
-        Ok(self)
-    }
-
-    /// The counts and layout the header describes.
-    fn counts(&self) -> Result<(Counts, Layout), Error> {
-        check_block(self.block, size_of::<Header>())?;
-        let header: Header =
-            *view_ref::<Header>(&self.block[..size_of::<Header>()])?.first().ok_or(Error::StateMismatch)?;
-        if header.magic != MAGIC || header.version != VERSION || header.num_layers as usize > MAX_CHARACTER_LAYERS {
-            return Err(Error::StateMismatch);
-        }
-        let parts = size_of::<Header>().next_multiple_of(BLOCK_ALIGN);
-        let layers_end = parts + header.num_layers as usize * size_of::<LayerState>();
-        let layers: &[LayerState] = view_ref(self.block.get(parts..layers_end).ok_or(Error::StateMismatch)?)?;
-        let mut descs = [LayerDesc { kind: LayerKind::Base, controls: 1 }; MAX_CHARACTER_LAYERS];
-        for (d, l) in descs.iter_mut().zip(layers) {
-            d.kind = LayerKind::from_u32(l.kind).ok_or(Error::StateMismatch)?;
-            d.controls = l.num_controls as usize;
-        }
-        let inertialization = match header.inertialization {
-            0 => None,
-            1..=4 => {
-                let code = header.inertialization - 1;
-                Some(Settings {
-                    channel: if code & 1 == 0 {
-                        crate::inertialization::ChannelMode::Projected
-                    } else {
-                        crate::inertialization::ChannelMode::PerComponent
-                    },
-                    velocity: if code & 2 == 0 { VelocityMode::Absolute } else { VelocityMode::Relative },
-                })
-            }
-            _ => return Err(Error::StateMismatch),
-        };
-        let desc = CharacterDesc {
-            num_joints: header.num_joints as usize,
-            num_skin_joints: header.num_skin_joints as usize,
-            layers: &descs[..header.num_layers as usize],
-            num_masks: header.num_masks as usize,
-            num_curves: header.num_curves as usize,
-            inertialization,
-            scratch: match header.external_scratch {
-                0 => Scratch::InBlock,
-                1 => Scratch::External,
-                _ => return Err(Error::StateMismatch),
-            },
-        };
-        let counts = Counts::new(&desc).map_err(|_| Error::StateMismatch)?;
-        if counts.controls != header.num_controls as usize {
-            return Err(Error::StateMismatch);
-        }
-        let layout = counts.layout();
-        check_block(self.block, layout.end)?;
-        Ok((counts, layout))
+        Ok(Character { block, counts, layout })
     }
 
     fn parts(&mut self) -> Result<(Parts<'_>, Counts), Error> {
-        let (counts, layout) = self.counts()?;
-        Ok((layout.split(self.block, &counts)?, counts))
+        Ok((self.layout.split(self.block, &self.counts)?, self.counts))
     }
 
     /// Stops every control, resets every layer to weight 1 unmasked and forgets the inertializer's history (a
@@ -652,7 +597,7 @@ impl<'b> Character<'b> {
 
     /// Joints of the skeleton the character was made for.
     pub fn num_joints(&self) -> usize {
-        self.counts().map_or(0, |(c, _)| c.joints)
+        self.counts.joints
     }
 
     /// Which slots layer `layer` owns, after validating both indices.
@@ -937,12 +882,10 @@ impl<'b> Character<'b> {
         let mut next = [Slot::zeroed(); MAX_CONTROLS];
         let next = &mut next[..counts.controls];
         let leader = base_leader(parts.controls, &parts.layers[0]);
-        let synced_time = match leader {
-            Some(base) => Some(next_normalized(&parts.controls[base].control, dt)?),
-            None => None,
-        };
+        let mut synced_time = None;
         for layer in parts.layers.iter() {
             let range = layer.first_control as usize..(layer.first_control + layer.num_controls) as usize;
+            let leader = leader.map(|i| next[i].control);
             for (s, n) in parts.controls[range.clone()].iter().zip(&mut next[range]) {
                 *n = *s;
                 if s.used == 0 {
@@ -950,9 +893,11 @@ impl<'b> Character<'b> {
                 }
                 n.control = s.control.advanced(dt)?.0;
                 n.before = s.control;
-                if let (LayerKind::SyncedAdditive, Some(u)) = (kind_of(layer), synced_time) {
-                    // Synced: the base leader's normalized time, this control's own fade.
-                    n.control.set_time((u * s.control.duration()).min(s.control.duration()))?;
+                if let (LayerKind::SyncedAdditive, Some(base)) = (kind_of(layer), leader) {
+                    // Synced: the base leader's normalized time (the base, layer 0, stepped first), this
+                    // control's own fade.
+                    let u = synced_time.get_or_insert_with(|| base.normalized_time());
+                    n.control.set_time((*u * s.control.duration()).min(s.control.duration()))?;
                 }
                 if n.control.fade().is_silent() {
                     n.used = 0;
@@ -1026,7 +971,7 @@ impl<'b> Character<'b> {
 
     /// The last update's local pose (SoA, `num_soa_joints` lane groups; identity before the first update).
     pub fn pose(&self) -> &[SoaTransform] {
-        let Ok((counts, _)) = self.counts() else { return &[] };
+        let counts = self.counts;
         let at = view_ref::<Header>(&self.block[..size_of::<Header>()])
             .ok()
             .and_then(|h| h.first())
@@ -1037,14 +982,14 @@ impl<'b> Character<'b> {
 
     /// The last update's model-space matrices, one per joint.
     pub fn model(&self) -> &[Mat4] {
-        let Ok((counts, layout)) = self.counts() else { return &[] };
+        let (counts, layout) = (self.counts, self.layout);
         let len = counts.joints * size_of::<Mat4>();
         self.block.get(layout.model..layout.model + len).and_then(|b| view_ref(b).ok()).unwrap_or(&[])
     }
 
     /// The last update's skinning palette (`Mat3x4` rows, one per skin joint; empty without a skin).
     pub fn palette(&self) -> &[Mat3x4] {
-        let Ok((counts, layout)) = self.counts() else { return &[] };
+        let (counts, layout) = (self.counts, self.layout);
         let len = counts.skin_joints * size_of::<Mat3x4>();
         self.block.get(layout.palette..layout.palette + len).and_then(|b| view_ref(b).ok()).unwrap_or(&[])
     }
@@ -1200,11 +1145,6 @@ fn base_leader(controls: &[Slot], base: &LayerState) -> Option<usize> {
     })
 }
 
-/// The leader's normalized time after `dt`.
-fn next_normalized(leader: &Control, dt: f32) -> Result<f32, Error> {
-    Ok(leader.advanced(dt)?.0.normalized_time())
-}
-
 fn new_control(asset: &Asset<'_>, counts: &Counts, play: Play) -> Result<Control, Error> {
     check_len(Buffer::ClipJoints, counts.joints, asset.skeleton().num_joints())?;
     let clip = asset.clip(play.clip).ok_or(Error::IndexOutOfRange {
@@ -1226,6 +1166,58 @@ fn mask_index(mask: Option<usize>, counts: &Counts) -> Result<u32, Error> {
 /// The largest factor over the real joints.
 fn max_factor(factors: &[F4], joints: usize) -> f32 {
     (0..joints).map(|j| factors[j / 4].to_array()[j % 4]).fold(0.0, f32::max)
+}
+
+/// The counts and layout a block's header describes, checked against the limits and the block's size.
+fn read_layout(block: &[u8]) -> Result<(Counts, Layout), Error> {
+    check_block(block, size_of::<Header>())?;
+    let header: Header = *view_ref::<Header>(&block[..size_of::<Header>()])?.first().ok_or(Error::StateMismatch)?;
+    if header.magic != MAGIC || header.version != VERSION || header.num_layers as usize > MAX_CHARACTER_LAYERS {
+        return Err(Error::StateMismatch);
+    }
+    let parts = size_of::<Header>().next_multiple_of(BLOCK_ALIGN);
+    let layers_end = parts + header.num_layers as usize * size_of::<LayerState>();
+    let layers: &[LayerState] = view_ref(block.get(parts..layers_end).ok_or(Error::StateMismatch)?)?;
+    let mut descs = [LayerDesc { kind: LayerKind::Base, controls: 1 }; MAX_CHARACTER_LAYERS];
+    for (d, l) in descs.iter_mut().zip(layers) {
+        d.kind = LayerKind::from_u32(l.kind).ok_or(Error::StateMismatch)?;
+        d.controls = l.num_controls as usize;
+    }
+    let inertialization = match header.inertialization {
+        0 => None,
+        1..=4 => {
+            let code = header.inertialization - 1;
+            Some(Settings {
+                channel: if code & 1 == 0 {
+                    crate::inertialization::ChannelMode::Projected
+                } else {
+                    crate::inertialization::ChannelMode::PerComponent
+                },
+                velocity: if code & 2 == 0 { VelocityMode::Absolute } else { VelocityMode::Relative },
+            })
+        }
+        _ => return Err(Error::StateMismatch),
+    };
+    let desc = CharacterDesc {
+        num_joints: header.num_joints as usize,
+        num_skin_joints: header.num_skin_joints as usize,
+        layers: &descs[..header.num_layers as usize],
+        num_masks: header.num_masks as usize,
+        num_curves: header.num_curves as usize,
+        inertialization,
+        scratch: match header.external_scratch {
+            0 => Scratch::InBlock,
+            1 => Scratch::External,
+            _ => return Err(Error::StateMismatch),
+        },
+    };
+    let counts = Counts::new(&desc).map_err(|_| Error::StateMismatch)?;
+    if counts.controls != header.num_controls as usize {
+        return Err(Error::StateMismatch);
+    }
+    let layout = counts.layout();
+    check_block(block, layout.end)?;
+    Ok((counts, layout))
 }
 
 fn check_block(block: &[u8], needed: usize) -> Result<(), Error> {
