@@ -88,7 +88,7 @@ fn clips(clip: &RawClip) -> Vec<RawClip> {
 
 /// Base clips of character `c` after `k` transitions: which clip leads.
 fn base_clips(k: usize) -> (usize, usize) {
-    if k % 2 == 0 { (0, 1) } else { (1, 0) }
+    if k.is_multiple_of(2) { (0, 1) } else { (1, 0) }
 }
 
 /// Is frame `f` character `c`'s transition frame?

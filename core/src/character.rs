@@ -227,8 +227,10 @@ impl Slot {
         Slot { mask: NONE, ..Slot::zeroed() }
     }
 
-    fn active(&self) -> bool {
-        self.used != 0 && self.control.weight() > 0.0
+    /// The control (as it was before the last step when `before`) and its mask, when it plays with weight.
+    fn playing(&self, before: bool) -> Option<(Control, u32)> {
+        let control = if before { self.before } else { self.control };
+        (self.used != 0 && control.weight() > 0.0).then_some((control, self.mask))
     }
 }
 
@@ -878,94 +880,69 @@ impl<'b> Character<'b> {
             return Err(Error::NonFinite { buffer: Buffer::Curves, index });
         }
 
-        // The next state, committed only when the frame succeeds.
-        let mut next = [Slot::zeroed(); MAX_CONTROLS];
-        let next = &mut next[..counts.controls];
+        // The state steps in place: each slot's `before` keeps its control as it was (the previous target's
+        // time and `last_step`), and the layers are copied here, so a failing kernel rolls the step back.
+        let mut layers_before = [LayerState::zeroed(); MAX_CHARACTER_LAYERS];
+        let layers_before = &mut layers_before[..counts.layers];
+        layers_before.copy_from_slice(parts.layers);
         let leader = base_leader(parts.controls, &parts.layers[0]);
         let mut synced_time = None;
-        for layer in parts.layers.iter() {
+        for layer in parts.layers.iter_mut() {
             let range = layer.first_control as usize..(layer.first_control + layer.num_controls) as usize;
-            let leader = leader.map(|i| next[i].control);
-            for (s, n) in parts.controls[range.clone()].iter().zip(&mut next[range]) {
-                *n = *s;
-                if s.used == 0 {
-                    continue;
-                }
-                n.control = s.control.advanced(dt)?.0;
-                n.before = s.control;
+            // The base (layer 0) steps first, so the leader here is already stepped.
+            let leader = leader.map(|i| parts.controls[i].control);
+            for s in parts.controls[range].iter_mut().filter(|s| s.used != 0) {
+                s.before = s.control;
+                // `dt` was checked, so stepping cannot fail.
+                s.control = s.before.advanced(dt).map_or(s.before, |(control, _)| control);
                 if let (LayerKind::SyncedAdditive, Some(base)) = (kind_of(layer), leader) {
-                    // Synced: the base leader's normalized time (the base, layer 0, stepped first), this
-                    // control's own fade.
-                    let u = synced_time.get_or_insert_with(|| base.normalized_time());
-                    n.control.set_time((*u * s.control.duration()).min(s.control.duration()))?;
-                }
-                if n.control.fade().is_silent() {
-                    n.used = 0;
+                    // Synced: the base leader's normalized time, this control's own fade.
+                    let u = *synced_time.get_or_insert_with(|| base.normalized_time());
+                    let duration = s.control.duration();
+                    s.control.set_time((u * duration).min(duration)).unwrap_or(());
                 }
             }
-        }
-        let mut next_layers = [LayerState::zeroed(); MAX_CHARACTER_LAYERS];
-        let next_layers = &mut next_layers[..counts.layers];
-        for (n, l) in next_layers.iter_mut().zip(parts.layers.iter()) {
-            *n = LayerState { elapsed: (l.elapsed + dt).min(l.duration * l.max_profile), ..*l };
+            layer.elapsed = (layer.elapsed + dt).min(layer.duration * layer.max_profile);
         }
 
-        let g = num_soa_joints(counts.joints);
-        let slots_arena = Arena::new(scratch.slots);
-        let mut frame = Frame {
+        let state = State { controls: parts.controls, layers: parts.layers, layers_before };
+        let produced = produce(
+            dt,
             asset,
-            context: SamplingContext::new(&slots_arena, counts.joints)?,
-            samples: scratch.samples,
-            weights: scratch.weights,
-            masks: parts.masks,
-            g,
-        };
-        let pose_len = g * size_of::<SoaTransform>();
-        let model_len = counts.joints * size_of::<Mat4>();
-        let output_offset;
-        let inertializer_arena = Arena::new(parts.inertializer);
-        let mut inertializer = match counts.inertialization {
-            Some(_) => Some(Inertializer::attach(&inertializer_arena, counts.joints, counts.curves)?),
-            None => None,
-        };
-        {
-            let (model, pose): (&mut [Mat4], &[SoaTransform]) = match inertializer.as_mut() {
-                Some(inertializer) => {
-                    let relative = inertializer.settings().velocity == VelocityMode::Relative;
-                    let previous = if inertializer.has_request() && relative {
-                        let previous_pose: &mut [SoaTransform] = view(&mut parts.model[..pose_len])?;
-                        frame.evaluate(parts.controls, parts.layers, previous_pose)?;
-                        Some((&*previous_pose, &*previous_curves))
-                    } else {
-                        None
-                    };
-                    frame.evaluate(next, next_layers, scratch.target)?;
-                    let output = inertializer.update(dt, &Target { pose: scratch.target, curves, previous })?;
-                    output_offset = output.pose.as_ptr() as usize - block_start;
-                    // The previous pose is dead here, so the model bytes are free for the matrices.
-                    (view(&mut parts.model[..model_len])?, output.pose)
+            skin,
+            &counts,
+            state,
+            scratch,
+            &mut Outputs {
+                masks: parts.masks,
+                inertializer: parts.inertializer,
+                output: parts.output,
+                model: parts.model,
+                palette: parts.palette,
+                curves,
+                previous_curves,
+            },
+        );
+        let (output, decoded) = match produced {
+            Ok(done) => done,
+            Err(e) => {
+                for s in parts.controls.iter_mut().filter(|s| s.used != 0) {
+                    s.control = s.before;
                 }
-                None => {
-                    frame.evaluate(next, next_layers, parts.output)?;
-                    output_offset = parts.output.as_ptr() as usize - block_start;
-                    (view(&mut parts.model[..model_len])?, &*parts.output)
-                }
-            };
-            LocalToModelJob { skeleton, local: pose, root: None, model }.run()?;
-            if let (Some(skin), true) = (skin, counts.skin_joints > 0) {
-                skin.palette_3x4(model, parts.palette)?;
+                parts.layers.copy_from_slice(layers_before);
+                return Err(e);
             }
+        };
+        for s in parts.controls.iter_mut().filter(|s| s.used != 0 && s.control.fade().is_silent()) {
+            s.used = 0;
         }
-
-        parts.controls.copy_from_slice(next);
-        parts.layers.copy_from_slice(next_layers);
         previous_curves.copy_from_slice(curves);
-        let decoded = u64::from(parts.header.decoded_frames[0]) | (u64::from(parts.header.decoded_frames[1]) << 32);
-        let decoded = decoded + frame.context.decoded_frames();
+        let decoded =
+            decoded + (u64::from(parts.header.decoded_frames[0]) | (u64::from(parts.header.decoded_frames[1]) << 32));
         parts.header.decoded_frames = [decoded as u32, (decoded >> 32) as u32];
         parts.header.last_dt = dt;
         parts.header.updates = parts.header.updates.saturating_add(1);
-        parts.header.pose_offset = output_offset as u32;
+        parts.header.pose_offset = (output - block_start) as u32;
         Ok(())
     }
 
@@ -1004,6 +981,82 @@ impl<'b> Character<'b> {
     }
 }
 
+/// The stepped controls and layers, and the layers as they were (for the previous target).
+struct State<'s> {
+    controls: &'s [Slot],
+    layers: &'s [LayerState],
+    layers_before: &'s [LayerState],
+}
+
+/// The block's sections a frame reads and writes besides the state.
+struct Outputs<'o> {
+    masks: &'o [F4],
+    inertializer: &'o mut [u8],
+    output: &'o mut [SoaTransform],
+    model: &'o mut [u8],
+    palette: &'o mut [Mat3x4],
+    curves: &'o [f32],
+    previous_curves: &'o [f32],
+}
+
+/// Evaluates the stack, inertializes, and writes the model matrices and palette; returns the address of the
+/// output pose and the frames sampling decoded.
+fn produce(
+    dt: f32,
+    asset: &Asset<'_>,
+    skin: Option<&Skin<'_>>,
+    counts: &Counts,
+    state: State<'_>,
+    scratch: ScratchParts<'_>,
+    out: &mut Outputs<'_>,
+) -> Result<(usize, u64), Error> {
+    let g = num_soa_joints(counts.joints);
+    let slots_arena = Arena::new(scratch.slots);
+    let mut frame = Frame {
+        asset,
+        context: SamplingContext::new(&slots_arena, counts.joints)?,
+        samples: scratch.samples,
+        weights: scratch.weights,
+        masks: out.masks,
+        g,
+    };
+    let pose_len = g * size_of::<SoaTransform>();
+    let model_len = counts.joints * size_of::<Mat4>();
+    let inertializer_arena = Arena::new(out.inertializer);
+    let mut inertializer = match counts.inertialization {
+        Some(_) => Some(Inertializer::attach(&inertializer_arena, counts.joints, counts.curves)?),
+        None => None,
+    };
+    let output;
+    let (model, pose): (&mut [Mat4], &[SoaTransform]) = match inertializer.as_mut() {
+        Some(inertializer) => {
+            let relative = inertializer.settings().velocity == VelocityMode::Relative;
+            let previous = if inertializer.has_request() && relative {
+                let previous_pose: &mut [SoaTransform] = view(&mut out.model[..pose_len])?;
+                frame.evaluate(state.controls, true, state.layers_before, previous_pose)?;
+                Some((&*previous_pose, out.previous_curves))
+            } else {
+                None
+            };
+            frame.evaluate(state.controls, false, state.layers, scratch.target)?;
+            let result = inertializer.update(dt, &Target { pose: scratch.target, curves: out.curves, previous })?;
+            output = result.pose.as_ptr() as usize;
+            // The previous pose is dead here, so the model bytes are free for the matrices.
+            (view(&mut out.model[..model_len])?, result.pose)
+        }
+        None => {
+            frame.evaluate(state.controls, false, state.layers, out.output)?;
+            output = out.output.as_ptr() as usize;
+            (view(&mut out.model[..model_len])?, &*out.output)
+        }
+    };
+    LocalToModelJob { skeleton: asset.skeleton(), local: pose, root: None, model }.run()?;
+    if let (Some(skin), true) = (skin, counts.skin_joints > 0) {
+        skin.palette_3x4(model, out.palette)?;
+    }
+    Ok((output, frame.context.decoded_frames()))
+}
+
 /// What evaluating the layer stack borrows.
 struct Frame<'f, 'a> {
     asset: &'f Asset<'a>,
@@ -1017,34 +1070,41 @@ struct Frame<'f, 'a> {
 }
 
 impl Frame<'_, '_> {
-    /// The layer stack's pose for `controls` and `layers` into `out`.
-    fn evaluate(&mut self, controls: &[Slot], layers: &[LayerState], out: &mut [SoaTransform]) -> Result<(), Error> {
+    /// The layer stack's pose for `controls` (their state before the step when `before`) and `layers` into
+    /// `out`.
+    fn evaluate(
+        &mut self,
+        controls: &[Slot],
+        before: bool,
+        layers: &[LayerState],
+        out: &mut [SoaTransform],
+    ) -> Result<(), Error> {
         let g = self.g;
         let rest = self.asset.skeleton().rest_pose();
         for (l, layer) in layers.iter().enumerate() {
             let slots = &controls[layer.first_control as usize..(layer.first_control + layer.num_controls) as usize];
             let kind = LayerKind::from_u32(layer.kind).ok_or(Error::StateMismatch)?;
             if l == 0 {
-                self.blend(slots, self.samples.len(), Some(&mut *out))?;
+                self.blend(slots, before, self.samples.len(), Some(&mut *out))?;
                 continue;
             }
-            let active = slots.iter().filter(|s| s.active()).count();
+            let active = slots.iter().filter_map(|s| s.playing(before)).count();
             if layer.is_silent() || active == 0 {
                 continue;
             }
             if kind.is_additive() {
-                for s in slots.iter().filter(|s| s.active()) {
+                for (control, mask) in slots.iter().filter_map(|s| s.playing(before)) {
                     let (sample, delta) = self.samples.split_at_mut(g);
-                    sample_into(self.asset, &mut self.context, &s.control, sample)?;
+                    sample_into(self.asset, &mut self.context, &control, sample)?;
                     blending::additive_delta(rest, sample, &mut delta[..g])?;
                     // The control's weight and mask on top of the layer's per-joint weights.
-                    self.layer_weights(layer, s.control.weight(), s.mask);
+                    self.layer_weights(layer, control.weight(), mask);
                     blending::add_in_place(out, &self.samples[g..2 * g], self.weights)?;
                 }
             } else {
                 // Several controls blend into the pose after their samples; one is sampled straight there.
                 let at = if active > 1 { layer.num_controls as usize } else { 0 };
-                self.blend(slots, at, None)?;
+                self.blend(slots, before, at, None)?;
                 self.layer_weights(layer, 1.0, NONE);
                 blending::overlay_in_place(out, &self.samples[at * g..][..g], self.weights)?;
             }
@@ -1080,7 +1140,13 @@ impl Frame<'_, '_> {
     /// The normalized blend of the active controls in `slots` into `out`, or into scratch pose `at` when `out`
     /// is `None`; the controls are sampled into the scratch poses before `at`. The rest pose when none is
     /// active.
-    fn blend(&mut self, slots: &[Slot], at: usize, out: Option<&mut [SoaTransform]>) -> Result<(), Error> {
+    fn blend(
+        &mut self,
+        slots: &[Slot],
+        before: bool,
+        at: usize,
+        out: Option<&mut [SoaTransform]>,
+    ) -> Result<(), Error> {
         let g = self.g;
         let skeleton = self.asset.skeleton();
         let (inputs, tail) = self.samples.split_at_mut((at * g).min(self.samples.len()));
@@ -1088,23 +1154,22 @@ impl Frame<'_, '_> {
             Some(out) => out,
             None => tail.get_mut(..g).ok_or(Error::StateMismatch)?,
         };
-        let mut active = slots.iter().filter(|s| s.active()).peekable();
-        let Some(first) = active.peek().copied() else {
+        let active = slots.iter().filter_map(|s| s.playing(before));
+        let Some((first, first_mask)) = active.clone().next() else {
             out.copy_from_slice(skeleton.rest_pose());
             return Ok(());
         };
         // One unmasked control with weight enough to need no rest pose: its pose as sampled.
-        let count = slots.iter().filter(|s| s.active()).count();
-        if count == 1 && first.mask == NONE && first.control.weight() >= DEFAULT_THRESHOLD {
-            return sample_into(self.asset, &mut self.context, &first.control, out);
+        if active.clone().count() == 1 && first_mask == NONE && first.weight() >= DEFAULT_THRESHOLD {
+            return sample_into(self.asset, &mut self.context, &first, out);
         }
-        for (k, s) in active.clone().enumerate() {
-            sample_into(self.asset, &mut self.context, &s.control, &mut inputs[k * g..][..g])?;
+        for (k, (control, _)) in active.clone().enumerate() {
+            sample_into(self.asset, &mut self.context, &control, &mut inputs[k * g..][..g])?;
         }
         let mut layers = heapless::Vec::<BlendLayer<'_>, { blending::MAX_LAYERS }>::new();
-        for (k, s) in active.enumerate() {
-            let joint_weights = (s.mask != NONE).then(|| &self.masks[s.mask as usize * g..][..g]);
-            let layer = BlendLayer { pose: &inputs[k * g..][..g], weight: s.control.weight(), joint_weights };
+        for (k, (control, mask)) in active.enumerate() {
+            let joint_weights = (mask != NONE).then(|| &self.masks[mask as usize * g..][..g]);
+            let layer = BlendLayer { pose: &inputs[k * g..][..g], weight: control.weight(), joint_weights };
             layers.push(layer).map_err(|_| Error::StateMismatch)?;
         }
         BlendingJob { skeleton, layers, additive: heapless::Vec::new(), threshold: DEFAULT_THRESHOLD, output: out }
