@@ -1,7 +1,9 @@
 //! Baking: imported skeletons and clips (AoS, one transform per joint per frame) → the runtime's asset blob
 //! (`sinew::asset`), with per-track elision and optional quantization.
 
-use sinew::asset::{ALIGN, ClipRecord, Header, MAGIC, SectionRef, StrRef, VERSION};
+use sinew::asset::{
+    ALIGN, Annotations, ClipRecord, HEADER_LEN, Header, MAGIC, Marker, Range, SectionRef, StrRef, VERSION,
+};
 use sinew::clip::{Channel, ConstantTrack, Encoding, MIN_KEY_MAGNITUDE, QuantRange, encode_rotation};
 use sinew::math::{SoaTransform, Transform, num_soa_joints, pack_soa};
 
@@ -239,8 +241,65 @@ fn push_keys<T: Copy, const N: usize>(keys: &mut Vec<T>, joints: &[u16], key: im
     }
 }
 
+/// A marker of a clip (see `sinew::asset::Marker`).
+#[derive(Clone, Debug, PartialEq, serde::Deserialize)]
+pub struct RawMarker {
+    pub name: String,
+    pub time: f32,
+    #[serde(default)]
+    pub value: f32,
+}
+
+/// A range of a clip (see `sinew::asset::Range`).
+#[derive(Clone, Debug, PartialEq, serde::Deserialize)]
+pub struct RawRange {
+    pub name: String,
+    pub start: f32,
+    pub end: f32,
+    #[serde(default)]
+    pub value: f32,
+}
+
+/// One clip's annotations.
+#[derive(Clone, Debug, Default, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawAnnotations {
+    #[serde(default)]
+    pub markers: Vec<RawMarker>,
+    #[serde(default)]
+    pub ranges: Vec<RawRange>,
+}
+
+/// A skin: the skeleton joint each skin joint follows, and its inverse bind matrix.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RawSkin {
+    pub remap: Vec<u16>,
+    pub inverse_bind: Vec<sinew::math::Mat3x4>,
+}
+
+/// What a blob holds besides the skeleton and clips: per-clip annotations (none, or one per clip) and a skin.
+#[derive(Clone, Debug, Default)]
+pub struct Extras {
+    pub annotations: Vec<RawAnnotations>,
+    pub skin: Option<RawSkin>,
+}
+
 /// Writes a blob holding `skeleton` and `clips`. Errors name what does not fit the format.
 pub fn bake(skeleton: &RawSkeleton, clips: &[RawClip], format: KeyFormat) -> Result<AlignedBlob, String> {
+    bake_with(skeleton, clips, format, &Extras::default())
+}
+
+/// [`bake`] with annotations and a skin. Markers are sorted by time; a time outside its clip, a range with
+/// `start > end` or a non-finite value is an error naming the clip and the annotation.
+pub fn bake_with(
+    skeleton: &RawSkeleton,
+    clips: &[RawClip],
+    format: KeyFormat,
+    extras: &Extras,
+) -> Result<AlignedBlob, String> {
+    if !extras.annotations.is_empty() && extras.annotations.len() != clips.len() {
+        return Err(format!("{} clips but annotations for {}", clips.len(), extras.annotations.len()));
+    }
     let n = skeleton.parents.len();
     if skeleton.rest.len() != n || skeleton.names.len() != n {
         return Err(format!(
@@ -260,8 +319,48 @@ pub fn bake(skeleton: &RawSkeleton, clips: &[RawClip], format: KeyFormat) -> Res
     };
     let name_refs: Vec<StrRef> = skeleton.names.iter().map(|s| add_string(s)).collect();
     let clip_names: Vec<StrRef> = clips.iter().map(|c| add_string(&c.name)).collect();
+    let (mut annotations, mut markers, mut ranges) = (Vec::new(), Vec::new(), Vec::new());
+    for (clip, raw) in clips.iter().zip(extras.annotations.iter().chain(std::iter::repeat(&RawAnnotations::default())))
+    {
+        let duration = (clip.frames.len().max(1) - 1) as f32 / clip.sample_rate;
+        let inside = |t: f32| (0.0..=duration).contains(&t);
+        let mut sorted = raw.markers.clone();
+        sorted.sort_by(|a, b| a.time.total_cmp(&b.time));
+        annotations.push(Annotations {
+            first_marker: markers.len() as u32,
+            num_markers: sorted.len() as u32,
+            first_range: ranges.len() as u32,
+            num_ranges: raw.ranges.len() as u32,
+        });
+        for m in &sorted {
+            if !(inside(m.time) && m.value.is_finite()) {
+                return Err(format!(
+                    "clip {}: marker {:?} at {} s lies outside 0..={duration} s or has a non-finite value",
+                    clip.name, m.name, m.time
+                ));
+            }
+            markers.push(Marker { time: m.time, name: add_string(&m.name), value: m.value });
+        }
+        for r in &raw.ranges {
+            if !(inside(r.start) && inside(r.end) && r.start <= r.end && r.value.is_finite()) {
+                return Err(format!(
+                    "clip {}: range {:?} ({} to {} s) must satisfy 0 <= start <= end <= {duration} s with a finite value",
+                    clip.name, r.name, r.start, r.end
+                ));
+            }
+            ranges.push(Range { start: r.start, end: r.end, name: add_string(&r.name), value: r.value });
+        }
+    }
+    let skin = extras.skin.clone().unwrap_or_default();
+    if skin.remap.len() != skin.inverse_bind.len() {
+        return Err(format!(
+            "skin has {} joints but {} inverse bind matrices",
+            skin.remap.len(),
+            skin.inverse_bind.len()
+        ));
+    }
 
-    let mut w = Writer { bytes: vec![0; 64] };
+    let mut w = Writer { bytes: vec![0; HEADER_LEN] };
     let parents = w.section(&skeleton.parents);
     let rest_pose = w.section(&rest_soa);
     let joint_names = w.section(&name_refs);
@@ -290,6 +389,11 @@ pub fn bake(skeleton: &RawSkeleton, clips: &[RawClip], format: KeyFormat) -> Res
         };
         w.put(records_ref.offset as usize + 64 * i, &record);
     }
+    let annotations = w.section(&annotations);
+    let markers = w.section(&markers);
+    let ranges = w.section(&ranges);
+    let skin_remap = w.section(&skin.remap);
+    let skin_inverse_bind = w.section(&skin.inverse_bind);
     let header = Header {
         magic: MAGIC,
         version: VERSION,
@@ -301,6 +405,12 @@ pub fn bake(skeleton: &RawSkeleton, clips: &[RawClip], format: KeyFormat) -> Res
         joint_names,
         strings: strings_ref,
         clips: records_ref,
+        annotations,
+        markers,
+        ranges,
+        skin_remap,
+        skin_inverse_bind,
+        reserved: [0; 6],
     };
     w.put(0, &header);
     Ok(AlignedBlob::from_bytes(&w.bytes))

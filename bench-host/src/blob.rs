@@ -221,6 +221,13 @@ pub fn summary(blob: &AlignedBlob) -> Result<String, String> {
             per_second_joint,
             raw,
         );
+        let (markers, ranges) = (asset.markers(i).len(), asset.ranges(i).len());
+        if markers + ranges > 0 {
+            let _ = write!(out, "; {}, {}", count(markers, "marker"), count(ranges, "range"));
+        }
+    }
+    if let Some(skin) = asset.skin() {
+        let _ = write!(out, "\n  skin: {}", count(skin.num_joints(), "joint"));
     }
     Ok(out)
 }

@@ -8,7 +8,7 @@
 //! weights, validation, the block's layout) and nothing else.
 
 use crate::bake::{KeyFormat, RawClip};
-use crate::profile::Workload;
+use crate::workload::Workload;
 use sinew::blending::{self, BlendLayer, BlendingJob, DEFAULT_THRESHOLD};
 use sinew::control::Wrap;
 use sinew::inertialization::{Settings, Target, Transition};

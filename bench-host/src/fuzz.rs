@@ -35,6 +35,34 @@ pub fn exercise(asset: &Asset<'_>) -> Result<(), String> {
                 }
             }
         }
+        // Annotations: names resolve, times lie in the clip, and a looping step over the clip crosses each
+        // marker once.
+        let markers = asset.markers(c);
+        for m in markers {
+            asset.name(m.name).ok_or(format!("clip {c}: a marker's name does not resolve"))?;
+            if !(0.0..=duration).contains(&m.time) {
+                return Err(format!("clip {c}: marker at {} s outside the clip", m.time));
+            }
+        }
+        for r in asset.ranges(c) {
+            asset.name(r.name).ok_or(format!("clip {c}: a range's name does not resolve"))?;
+        }
+        if duration > 0.0 {
+            let mut control = sinew::Control::new(c as u32, duration, sinew::Wrap::Loop, 0.0, 1.0, 1.0)
+                .map_err(|e| format!("clip {c}: {e}"))?;
+            let step = control.advance(duration.min(sinew::limits::MAX_TIME_STEP)).map_err(|e| e.to_string())?;
+            let crossed = step.crossings(markers).take(markers.len() + 1).count();
+            if duration <= sinew::limits::MAX_TIME_STEP && crossed != markers.len() {
+                return Err(format!("clip {c}: one loop crossed {crossed} of {} markers", markers.len()));
+            }
+        }
+    }
+    if let Some(skin) = asset.skin() {
+        let mut palette = vec![sinew::math::Mat3x4::IDENTITY; skin.num_joints()];
+        LocalToModelJob { skeleton, local: skeleton.rest_pose(), root: None, model: &mut model }
+            .run()
+            .map_err(|e| format!("rest pose: local-to-model failed: {e}"))?;
+        skin.palette_3x4(&model, &mut palette).map_err(|e| format!("skin palette failed: {e}"))?;
     }
     Ok(())
 }

@@ -9,6 +9,7 @@ pub fn shared_data_dir() -> Option<std::path::PathBuf> {
     dir.is_dir().then_some(dir)
 }
 
+pub mod annotate;
 pub mod bake;
 pub mod bench_support;
 pub mod blob;
@@ -23,3 +24,4 @@ pub mod pose;
 pub mod profile;
 pub mod rig;
 pub mod transition;
+pub mod workload;

@@ -5,10 +5,10 @@
 //! the report takes the median frame per stage. The naive AoS (glam) baseline runs the same crowd in the
 //! same process, so ratios come from one run.
 
-use crate::bake::{KeyFormat, RawClip, RawSkeleton};
+use crate::bake::KeyFormat;
 use crate::machine::{CacheFlush, Peaks};
 use crate::naive::{self, AosClip, AosPose};
-use crate::rig::Rig;
+pub use crate::workload::Workload;
 use sinew::blending::{BlendLayer, BlendingJob, DEFAULT_THRESHOLD};
 use sinew::math::{Mat3x4, Mat4, SoaTransform, num_soa_joints};
 use sinew::{Arena, Asset, Inertializer, LocalToModelJob, Playback, SamplingContext, SamplingJob, Target, Transition};
@@ -62,69 +62,6 @@ pub struct RigReport {
     pub scaling: Vec<ThreadScaling>,
     /// The crowd through the character runtime, against the same kernels wired by hand.
     pub runtime: crate::crowd::RuntimeReport,
-}
-
-/// A skeleton, a baked clip and a skin: everything one character of a crowd plays.
-pub struct Workload {
-    pub name: String,
-    pub skeleton: RawSkeleton,
-    pub clip: RawClip,
-    pub skin_remap: Vec<u16>,
-    pub inverse_bind: Vec<Mat3x4>,
-}
-
-impl Workload {
-    /// The procedural humanoid playing its procedural 2 s clip at 30 Hz.
-    pub fn humanoid(num_joints: usize) -> Workload {
-        let rig = Rig::humanoid(num_joints);
-        Workload {
-            name: format!("humanoid-{}", rig.num_joints()),
-            skeleton: rig.raw_skeleton(),
-            clip: rig.clip(61, 30.0),
-            skin_remap: rig.skin_remap.clone(),
-            inverse_bind: rig.inverse_bind.clone(),
-        }
-    }
-
-    /// A BVH file: its skeleton and motion; the skin binds every joint at the rest pose.
-    pub fn bvh(path: &std::path::Path) -> Result<Workload, String> {
-        let bvh = crate::bvh::Bvh::load(path).map_err(|e| e.to_string())?;
-        let (skeleton, clip) = crate::bvh::to_raw(&bvh, "clip")?;
-        Ok(Workload::skinned_at_rest(file_name(path), skeleton, clip))
-    }
-
-    /// A baked blob: its skeleton and first clip (sampled back at every frame); the skin binds every joint at
-    /// the rest pose, as for BVH.
-    pub fn blob(path: &std::path::Path) -> Result<Workload, String> {
-        let blob = crate::blob::read(path)?;
-        let (skeleton, clip) = crate::blob::raw(&blob, 0).map_err(|e| format!("{}: {e}", path.display()))?;
-        Ok(Workload::skinned_at_rest(file_name(path), skeleton, clip))
-    }
-
-    /// A workload whose skin binds every joint at the rest pose (files without a skin of their own).
-    fn skinned_at_rest(name: String, skeleton: RawSkeleton, clip: RawClip) -> Workload {
-        let inverse_bind = crate::rig::inverse_bind_of_rest(&skeleton.parents, &skeleton.rest);
-        let skin_remap = (0..skeleton.parents.len() as u16).collect();
-        Workload { name, skeleton, clip, skin_remap, inverse_bind }
-    }
-
-    /// A glTF file: its scene, first animation and first skin.
-    pub fn gltf(path: &std::path::Path) -> Result<Workload, String> {
-        let asset = crate::gltf_import::load(path)?;
-        let clip = asset.clips.into_iter().next().ok_or("the file has no animation")?;
-        let skin = asset.skin.ok_or("the file has no skin")?;
-        Ok(Workload {
-            name: file_name(path),
-            skeleton: asset.skeleton,
-            clip,
-            skin_remap: skin.remap,
-            inverse_bind: skin.inverse_bind,
-        })
-    }
-}
-
-fn file_name(path: &std::path::Path) -> String {
-    path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
 }
 
 struct Character<'a> {

@@ -177,3 +177,61 @@ fn papercuts_are_errors_with_the_prefix() {
     assert_error(&sinew_bench(&["pose", "--bvh", "x.bvh", "--skin"]), &["--skin needs --gltf"]);
     assert_error(&sinew_bench(&["pose", "--bvh", "x.bvh", "--skin", "--json"]), &["--skin needs --gltf"]);
 }
+
+#[test]
+fn bake_takes_marker_sidecars_and_detects_plants() {
+    let dir = scratch("markers");
+    // Two joints swinging for 1 s at 10 Hz: clip `motion`.
+    let values: String = (0..11).map(|f| format!("{} 0 0 {} 0 0\n", f * 3, f * 5)).collect();
+    let file = write(&dir, "motion.bvh", &bvh("11", "0.1", values.trim_end()));
+    let out = dir.join("motion.snw").display().to_string();
+    let good = write(
+        &dir,
+        "good.json",
+        r#"{"clips":{"motion":{"markers":[{"name":"hit","time":0.5,"value":2},{"name":"start","time":0}],"ranges":[{"name":"swing","start":0.2,"end":0.8}]}}}"#,
+    );
+    let ok = sinew_bench(&["bake", "--bvh", &file, "--out", &out, "--markers", &good]);
+    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+    assert!(
+        String::from_utf8_lossy(&ok.stdout).contains("2 markers, 1 range"),
+        "{}",
+        String::from_utf8_lossy(&ok.stdout)
+    );
+
+    let cases = [
+        (r#"{"clips":{"walk":{}}}"#, "no clip named \"walk\""),
+        (r#"{"clips":{"motion":{"markerz":[]}}}"#, "unknown field"),
+        (r#"{"clips":{"motion":{"markers":[{"name":"x","time":7}]}}}"#, "outside"),
+        (r#"{"clips":{"motion":{"ranges":[{"name":"x","start":0.5,"end":0.1}]}}}"#, "start <= end"),
+        (r#"{"clips": "#, "EOF"),
+    ];
+    for (i, (json, wanted)) in cases.iter().enumerate() {
+        let sidecar = write(&dir, &format!("bad{i}.json"), json);
+        assert_error(&sinew_bench(&["bake", "--bvh", &file, "--out", &out, "--markers", &sidecar]), &[wanted]);
+    }
+    let missing = dir.join("missing.json").display().to_string();
+    assert_error(&sinew_bench(&["bake", "--bvh", &file, "--out", &out, "--markers", &missing]), &["missing.json"]);
+    // The figure has no foot; naming one that does not exist is an error too.
+    assert_error(&sinew_bench(&["bake", "--bvh", &file, "--out", &out, "--detect-plants"]), &["--foot"]);
+    assert_error(
+        &sinew_bench(&["bake", "--bvh", &file, "--out", &out, "--detect-plants", "--foot", "toe"]),
+        &["no joint named \"toe\""],
+    );
+    assert_error(
+        &sinew_bench(&[
+            "bake",
+            "--bvh",
+            &file,
+            "--out",
+            &out,
+            "--detect-plants",
+            "--foot",
+            "b",
+            "--plant-speed",
+            "NaN",
+        ]),
+        &["thresholds"],
+    );
+    let planted = sinew_bench(&["bake", "--bvh", &file, "--out", &out, "--detect-plants", "--foot", "a"]);
+    assert!(planted.status.success(), "{}", String::from_utf8_lossy(&planted.stderr));
+}

@@ -4,10 +4,16 @@
 //! documented in `docs/asset-format.md`):
 //!
 //! ```text
-//! Header (64 B) | parents i16[J] | rest pose SoaTransform[ceil(J/4)] | joint names StrRef[J] or empty
+//! Header (128 B) | parents i16[J] | rest pose SoaTransform[ceil(J/4)] | joint names StrRef[J] or empty
 //!   | strings (UTF-8) | ClipRecord[C] (64 B each)
 //!   | for each clip: constants ConstantTrack[] | track joints u16[] | keys f32[] or u16[] | ranges QuantRange[]
+//!   | Annotations[C] | Marker[] | Range[] | skin joint remap u16[S] | skin inverse binds Mat3x4[S]
 //! ```
+//!
+//! Annotations: per clip, its markers (instants: a footstep, an event, a sync point) and ranges (intervals: a
+//! foot plant, a segment, a warp window), each with a name and a value, in the clip's local seconds. A clip's
+//! markers and ranges are contiguous runs of the two tables, in clip order; markers sorted by time. The skin
+//! (optional: `S` may be 0) is the one a [`crate::Skin`] wraps.
 //!
 //! Loading checks the magic, the version, the blob's own alignment (16 bytes: callers align their buffer),
 //! every section's bounds, alignment, order and size, every string, and then the skeleton and every clip
@@ -26,7 +32,9 @@ use bytemuck::{Pod, Zeroable};
 /// First eight bytes of every blob.
 pub const MAGIC: [u8; 8] = *b"SINEWANM";
 /// The format version this build reads and writes.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
+/// Bytes of the header.
+pub const HEADER_LEN: usize = 128;
 /// Required alignment of the blob and of each section.
 pub const ALIGN: usize = 16;
 
@@ -56,6 +64,51 @@ pub struct Header {
     pub joint_names: SectionRef,
     pub strings: SectionRef,
     pub clips: SectionRef,
+    /// One [`Annotations`] per clip.
+    pub annotations: SectionRef,
+    pub markers: SectionRef,
+    pub ranges: SectionRef,
+    /// The skin, both empty when there is none.
+    pub skin_remap: SectionRef,
+    pub skin_inverse_bind: SectionRef,
+    /// Zero.
+    pub reserved: [u32; 6],
+}
+
+/// Where one clip's annotations sit in the marker and range tables.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+#[repr(C)]
+pub struct Annotations {
+    pub first_marker: u32,
+    pub num_markers: u32,
+    pub first_range: u32,
+    pub num_ranges: u32,
+}
+
+/// An instant of a clip: local time (seconds, in `[0, duration]`), a name and a value (both the author's).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+#[repr(C)]
+pub struct Marker {
+    pub time: f32,
+    pub name: StrRef,
+    pub value: f32,
+}
+
+/// An interval of a clip: `start ≤ end`, both local seconds in `[0, duration]`, a name and a value.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+#[repr(C)]
+pub struct Range {
+    pub start: f32,
+    pub end: f32,
+    pub name: StrRef,
+    pub value: f32,
+}
+
+impl crate::control::MarkerTime for Marker {
+    #[inline]
+    fn time(&self) -> f32 {
+        self.time
+    }
 }
 
 /// One clip's description (64 bytes).
@@ -76,7 +129,7 @@ pub struct ClipRecord {
     pub ranges: SectionRef,
 }
 
-const _: () = assert!(core::mem::size_of::<Header>() == 64 && core::mem::size_of::<ClipRecord>() == 64);
+const _: () = assert!(core::mem::size_of::<Header>() == HEADER_LEN && core::mem::size_of::<ClipRecord>() == 64);
 const _: () = assert!(core::mem::size_of::<ConstantTrack>() == 20 && core::mem::size_of::<QuantRange>() == 24);
 
 /// A loaded blob: a validated skeleton and clips, all borrowing the bytes.
@@ -86,6 +139,10 @@ pub struct Asset<'a> {
     strings: &'a str,
     records: &'a [ClipRecord],
     blob: &'a [u8],
+    annotations: &'a [Annotations],
+    markers: &'a [Marker],
+    ranges: &'a [Range],
+    skin: Option<crate::Skin<'a>>,
 }
 
 impl<'a> Asset<'a> {
@@ -96,9 +153,9 @@ impl<'a> Asset<'a> {
         if cfg!(target_endian = "big") {
             return Err(Error::BigEndianHost);
         }
-        let header_bytes = blob.get(..64).ok_or(Error::Blob {
+        let header_bytes = blob.get(..HEADER_LEN).ok_or(Error::Blob {
             section: Section::Header,
-            problem: BlobProblem::OutOfBounds { end: Some(64), blob_len: blob.len() },
+            problem: BlobProblem::OutOfBounds { end: Some(HEADER_LEN as u64), blob_len: blob.len() },
         })?;
         if header_bytes[..8] != MAGIC {
             return Err(Error::BadMagic);
@@ -125,7 +182,10 @@ impl<'a> Asset<'a> {
             return Err(Error::JointCount { count: num_joints, max: MAX_JOINTS });
         }
 
-        let mut cursor = Cursor { blob, end: 64 };
+        if let Some(index) = header.reserved.iter().position(|&r| r != 0) {
+            return Err(Error::Blob { section: Section::Header, problem: BlobProblem::Value { index } });
+        }
+        let mut cursor = Cursor { blob, end: HEADER_LEN as u64 };
         let parents: &[i16] = cursor.section(Section::Parents, header.parents, Some(num_joints as u64))?;
         let rest_pose: &[SoaTransform] =
             cursor.section(Section::RestPose, header.rest_pose, Some(num_soa_joints(num_joints) as u64))?;
@@ -169,7 +229,42 @@ impl<'a> Asset<'a> {
             validated.track_extents(Channel::Scale, &mut scale[..num_joints])?;
             check_model_extent(parents, &translation, &scale, Some(clip))?;
         }
-        Ok(Asset { skeleton, strings, records, blob })
+        let num_clips = records.len() as u64;
+        let annotations: &[Annotations] = cursor.section(Section::Annotations, header.annotations, Some(num_clips))?;
+        let markers: &[Marker] = cursor.section(Section::Markers, header.markers, None)?;
+        let ranges: &[Range] = cursor.section(Section::Ranges, header.ranges, None)?;
+        check_annotations(records, annotations, markers, ranges, strings)?;
+        let skin_remap: &[u16] = cursor.section(Section::SkinRemap, header.skin_remap, None)?;
+        let count = Some(skin_remap.len() as u64);
+        let inverse_bind = cursor.section(Section::SkinInverseBinds, header.skin_inverse_bind, count)?;
+        let skin = match skin_remap.len() {
+            0 => None,
+            _ => Some(crate::Skin::new(num_joints, skin_remap, inverse_bind)?),
+        };
+        Ok(Asset { skeleton, strings, records, blob, annotations, markers, ranges, skin })
+    }
+
+    /// The skin baked with the skeleton, if any.
+    #[inline]
+    pub fn skin(&self) -> Option<&crate::Skin<'a>> {
+        self.skin.as_ref()
+    }
+
+    /// Clip `index`'s markers, sorted by time (empty for a clip without any or an index out of range).
+    pub fn markers(&self, index: usize) -> &'a [Marker] {
+        let run = |a: &Annotations| self.markers.get(a.first_marker as usize..)?.get(..a.num_markers as usize);
+        self.annotations.get(index).and_then(run).unwrap_or(&[])
+    }
+
+    /// Clip `index`'s ranges.
+    pub fn ranges(&self, index: usize) -> &'a [Range] {
+        let run = |a: &Annotations| self.ranges.get(a.first_range as usize..)?.get(..a.num_ranges as usize);
+        self.annotations.get(index).and_then(run).unwrap_or(&[])
+    }
+
+    /// An annotation's name.
+    pub fn name(&self, name: StrRef) -> Option<&'a str> {
+        str_at(self.strings, name)
     }
 
     /// The skeleton.
@@ -206,6 +301,56 @@ impl<'a> Asset<'a> {
     pub fn find_clip(&self, name: &str) -> Option<usize> {
         (0..self.num_clips()).find(|&i| self.clip_name(i) == Some(name))
     }
+}
+
+/// Each clip's annotations: contiguous runs in clip order covering both tables exactly, names that are
+/// strings, finite values, times within the clip, markers sorted, ranges with `start ≤ end`.
+fn check_annotations(
+    records: &[ClipRecord],
+    annotations: &[Annotations],
+    markers: &[Marker],
+    ranges: &[Range],
+    strings: &str,
+) -> Result<(), Error> {
+    let (mut next_marker, mut next_range) = (0usize, 0usize);
+    for (clip, (record, a)) in records.iter().zip(annotations).enumerate() {
+        let bad = |section| Err(Error::Blob { section, problem: BlobProblem::Value { index: clip } });
+        if a.first_marker as usize != next_marker || a.first_range as usize != next_range {
+            return bad(Section::Annotations);
+        }
+        next_marker = next_marker.saturating_add(a.num_markers as usize);
+        next_range = next_range.saturating_add(a.num_ranges as usize);
+        let (Some(clip_markers), Some(clip_ranges)) =
+            (markers.get(a.first_marker as usize..next_marker), ranges.get(a.first_range as usize..next_range))
+        else {
+            return bad(Section::Annotations);
+        };
+        let duration = (record.num_frames as usize - 1) as f32 / record.sample_rate;
+        let within = |t: f32| (0.0..=duration).contains(&t);
+        let mut last = 0.0f32;
+        for m in clip_markers {
+            if !(within(m.time) && m.time >= last && m.value.is_finite() && str_at(strings, m.name).is_some()) {
+                return bad(Section::Markers);
+            }
+            last = m.time;
+        }
+        for r in clip_ranges {
+            let ok = within(r.start) && within(r.end) && r.start <= r.end && r.value.is_finite();
+            if !(ok && str_at(strings, r.name).is_some()) {
+                return bad(Section::Ranges);
+            }
+        }
+    }
+    if next_marker != markers.len() || next_range != ranges.len() {
+        return Err(Error::Blob {
+            section: Section::Annotations,
+            problem: BlobProblem::Size {
+                len: (markers.len() + ranges.len()) as u64,
+                expected: (next_marker + next_range) as u64,
+            },
+        });
+    }
+    Ok(())
 }
 
 /// The string `r` names, if it is in range and on character boundaries.

@@ -292,11 +292,23 @@ pub(crate) fn check_time_step(dt: f32) -> Result<(), Error> {
     if dt.is_finite() && (0.0..=MAX_TIME_STEP).contains(&dt) { Ok(()) } else { Err(Error::InvalidTimeStep) }
 }
 
+/// Anything with a local time a step can cross: `f32` seconds, or an asset's markers.
+pub trait MarkerTime {
+    fn time(&self) -> f32;
+}
+
+impl MarkerTime for f32 {
+    #[inline]
+    fn time(&self) -> f32 {
+        *self
+    }
+}
+
 impl Step {
     /// The markers at `times` (local seconds, sorted ascending, within `[0, D]`) this step passed over, in
     /// playback order, as indices into `times`; a marker passed `k` times appears `k` times. Lazy: a huge step
     /// costs only what the caller takes.
-    pub fn crossings<'m>(&self, times: &'m [f32]) -> Crossings<'m> {
+    pub fn crossings<'m, M: MarkerTime>(&self, times: &'m [M]) -> Crossings<'m, M> {
         let period = self.wrap.period(self.duration);
         let forward = self.travel > 0.0;
         let (lo, hi) = if forward {
@@ -326,8 +338,8 @@ impl Step {
 
 /// The markers a [`Step`] crossed (see [`Step::crossings`]).
 #[derive(Clone, Debug)]
-pub struct Crossings<'m> {
-    times: &'m [f32],
+pub struct Crossings<'m, M> {
+    times: &'m [M],
     wrap: Wrap,
     duration: f64,
     period: f64,
@@ -341,7 +353,7 @@ pub struct Crossings<'m> {
     hi: f64,
 }
 
-impl Crossings<'_> {
+impl<M: MarkerTime> Crossings<'_, M> {
     /// Marker positions per period: `Loop` and `Clamp` have one per marker, `PingPong` two (out and back).
     fn slots(&self) -> usize {
         if self.wrap == Wrap::PingPong { 2 * self.times.len() } else { self.times.len() }
@@ -353,15 +365,15 @@ impl Crossings<'_> {
         let n = self.times.len();
         let base = self.cycle as f64 * self.period;
         if slot < n {
-            return Some((slot, base + self.times[slot] as f64));
+            return Some((slot, base + self.times[slot].time() as f64));
         }
         let marker = 2 * n - 1 - slot;
-        let time = self.times[marker] as f64;
+        let time = self.times[marker].time() as f64;
         (time > 0.0 && time < self.duration).then_some((marker, base + self.period - time))
     }
 }
 
-impl Iterator for Crossings<'_> {
+impl<M: MarkerTime> Iterator for Crossings<'_, M> {
     type Item = usize;
 
     fn next(&mut self) -> Option<usize> {

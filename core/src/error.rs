@@ -165,6 +165,8 @@ pub enum Error {
     NoInertializer,
     /// A character block must start on a multiple of `align` bytes.
     BlockAlignment { align: usize },
+    /// Inverse bind matrix `index` has an entry beyond `limits::MAX_MODEL_EXTENT` in magnitude.
+    InverseBindExtent { index: usize },
     /// A character made with external scratch was updated without one.
     MissingScratch,
     /// A character block of `len` bytes; it needs `needed`.
@@ -210,6 +212,11 @@ pub enum Section {
     TrackJoints { clip: usize },
     Keys { clip: usize },
     QuantRanges { clip: usize },
+    Annotations,
+    Markers,
+    Ranges,
+    SkinRemap,
+    SkinInverseBinds,
 }
 
 /// What is wrong with a blob section.
@@ -347,6 +354,11 @@ impl fmt::Display for Error {
             Error::IndexOutOfRange { what, index, len } => write!(f, "{what:?} {index} out of range ({len})"),
             Error::NoInertializer => write!(f, "inertialized transition on a character without an inertializer"),
             Error::BlockAlignment { align } => write!(f, "character block must be aligned to {align} bytes"),
+            Error::InverseBindExtent { index } => write!(
+                f,
+                "inverse bind matrix {index} has an entry beyond {:e} in magnitude",
+                crate::limits::MAX_MODEL_EXTENT
+            ),
             Error::MissingScratch => write!(f, "this character's scratch is external: pass one to update_with_scratch"),
             Error::BlockSize { needed, len } => write!(f, "character block has {len} bytes; needs {needed}"),
             Error::InvalidFade => write!(f, "fade weight or duration is NaN, infinite or negative"),

@@ -30,7 +30,8 @@ impl<'a> Skin<'a> {
     ///
     /// Errors: `BufferLength` (`InverseBindMatrices`) unless both slices have the same length;
     /// `RemapOutOfRange` for the first remap entry `>= num_skeleton_joints`; `NonFinite`
-    /// (`InverseBindMatrices`, index) for the first non-finite matrix.
+    /// (`InverseBindMatrices`, index) for the first non-finite matrix; `InverseBindExtent` for the first with an
+    /// entry beyond `limits::MAX_MODEL_EXTENT` in magnitude.
     pub fn new(
         num_skeleton_joints: usize,
         joint_remap: &'a [u16],
@@ -43,6 +44,11 @@ impl<'a> Skin<'a> {
         }
         if let Some(index) = inverse_bind.iter().position(|m| !m.is_finite()) {
             return Err(Error::NonFinite { buffer: Buffer::InverseBindMatrices, index });
+        }
+        // Model matrices stay within `MAX_MODEL_EXTENT`; so bounded, their products cannot overflow.
+        let bounded = |m: &Mat3x4| m.rows.iter().flatten().all(|v| v.abs() <= crate::limits::MAX_MODEL_EXTENT);
+        if let Some(index) = inverse_bind.iter().position(|m| !bounded(m)) {
+            return Err(Error::InverseBindExtent { index });
         }
         Ok(Skin { joint_remap, inverse_bind, num_skeleton_joints })
     }

@@ -14,7 +14,7 @@ fn valid_blob(format: KeyFormat) -> AlignedBlob {
 }
 
 fn header(blob: &mut AlignedBlob) -> &mut Header {
-    bytemuck::from_bytes_mut(&mut blob.bytes_mut()[..64])
+    bytemuck::from_bytes_mut(&mut blob.bytes_mut()[..sinew::asset::HEADER_LEN])
 }
 
 fn record(blob: &mut AlignedBlob, clip: usize) -> &mut ClipRecord {
@@ -49,7 +49,7 @@ fn header_errors() {
     let short = AlignedBlob::from_bytes(&good.bytes()[..40]);
     assert_eq!(
         load_err(&short),
-        Error::Blob { section: Section::Header, problem: BlobProblem::OutOfBounds { end: Some(64), blob_len: 40 } }
+        Error::Blob { section: Section::Header, problem: BlobProblem::OutOfBounds { end: Some(128), blob_len: 40 } }
     );
     let mut b = good.clone();
     b.bytes_mut()[0] = b'X';
@@ -299,4 +299,191 @@ fn sample_rates_outside_the_documented_range_are_rejected_at_load() {
         record(&mut b, 0).sample_rate = rate;
         assert_eq!(load_err(&b), Error::InvalidSampleRate, "rate {rate}");
     }
+}
+
+/// A blob with annotations on both clips and a skin over every joint.
+fn annotated_blob() -> AlignedBlob {
+    use sinew_bench_host::bake::{Extras, RawAnnotations, RawMarker, RawRange, RawSkin};
+    let mut rng = Rng::new(0xA55E7);
+    let (skeleton, clip) = random_clip(&mut rng, 7, 31);
+    let (_, clip2) = random_clip(&mut Rng::new(2), 7, 3);
+    let marker = |name: &str, time, value| RawMarker { name: name.into(), time, value };
+    let annotations = vec![
+        RawAnnotations {
+            // Out of order on purpose: the baker sorts.
+            markers: vec![marker("b", 0.5, 2.0), marker("a", 0.25, 1.0), marker("end", 1.0, 0.0)],
+            ranges: vec![RawRange { name: "plant".into(), start: 0.1, end: 0.4, value: 3.0 }],
+        },
+        RawAnnotations { markers: vec![marker("only", 0.0, -1.0)], ranges: vec![] },
+    ];
+    let skin = RawSkin { remap: vec![6, 0, 3], inverse_bind: vec![sinew::math::Mat3x4::IDENTITY; 3] };
+    bake::bake_with(&skeleton, &[clip, clip2], KeyFormat::F32, &Extras { annotations, skin: Some(skin) }).expect("bake")
+}
+
+#[test]
+fn annotations_and_the_skin_round_trip() {
+    let blob = annotated_blob();
+    let asset = Asset::load(blob.bytes()).expect("load");
+    let names = |i| asset.markers(i).iter().map(|m| (asset.name(m.name).unwrap(), m.time, m.value)).collect::<Vec<_>>();
+    assert_eq!(names(0), [("a", 0.25, 1.0), ("b", 0.5, 2.0), ("end", 1.0, 0.0)]);
+    assert_eq!(names(1), [("only", 0.0, -1.0)]);
+    let r = asset.ranges(0)[0];
+    assert_eq!((asset.name(r.name), r.start, r.end, r.value), (Some("plant"), 0.1, 0.4, 3.0));
+    assert!(asset.ranges(1).is_empty() && asset.markers(2).is_empty());
+    let skin = asset.skin().expect("a skin");
+    assert_eq!(skin.joint_remap(), [6, 0, 3]);
+    assert!(Asset::load(valid_blob(KeyFormat::F32).bytes()).unwrap().skin().is_none());
+}
+
+#[test]
+fn annotation_and_skin_errors() {
+    use sinew::asset::{Annotations, Marker, Range};
+    let good = annotated_blob();
+    fn at<T: bytemuck::Pod>(b: &mut AlignedBlob, offset: usize, index: usize) -> &mut T {
+        let size = std::mem::size_of::<T>();
+        bytemuck::from_bytes_mut(&mut b.bytes_mut()[offset + index * size..][..size])
+    }
+    let value = |section| Error::Blob { section, problem: BlobProblem::Value { index: 0 } };
+    type Corruption = Box<dyn Fn(&mut AlignedBlob)>;
+    let cases: Vec<(&str, Corruption, Error)> = vec![
+        (
+            "markers out of order",
+            Box::new(|b| {
+                let o = header(b).markers.offset as usize;
+                at::<Marker>(b, o, 0).time = 0.75;
+            }),
+            value(Section::Markers),
+        ),
+        (
+            "marker past the clip",
+            Box::new(|b| {
+                let o = header(b).markers.offset as usize;
+                at::<Marker>(b, o, 2).time = 1.5;
+            }),
+            value(Section::Markers),
+        ),
+        (
+            "NaN marker value",
+            Box::new(|b| {
+                let o = header(b).markers.offset as usize;
+                at::<Marker>(b, o, 1).value = f32::NAN;
+            }),
+            value(Section::Markers),
+        ),
+        (
+            "marker name out of the strings",
+            Box::new(|b| {
+                let o = header(b).markers.offset as usize;
+                at::<Marker>(b, o, 0).name.offset = u32::MAX;
+            }),
+            value(Section::Markers),
+        ),
+        (
+            "range backwards",
+            Box::new(|b| {
+                let o = header(b).ranges.offset as usize;
+                at::<Range>(b, o, 0).start = 0.9;
+            }),
+            value(Section::Ranges),
+        ),
+        (
+            "runs with a gap",
+            Box::new(|b| {
+                let o = header(b).annotations.offset as usize;
+                at::<Annotations>(b, o, 1).first_marker = 4;
+            }),
+            Error::Blob { section: Section::Annotations, problem: BlobProblem::Value { index: 1 } },
+        ),
+        (
+            "runs past the table",
+            Box::new(|b| {
+                let o = header(b).annotations.offset as usize;
+                at::<Annotations>(b, o, 1).num_markers = 9;
+            }),
+            Error::Blob { section: Section::Annotations, problem: BlobProblem::Value { index: 1 } },
+        ),
+        (
+            "a marker no clip owns",
+            Box::new(|b| {
+                let o = header(b).annotations.offset as usize;
+                at::<Annotations>(b, o, 1).num_markers = 0;
+            }),
+            Error::Blob { section: Section::Annotations, problem: BlobProblem::Size { len: 5, expected: 4 } },
+        ),
+        (
+            "reserved bytes",
+            Box::new(|b| header(b).reserved[2] = 1),
+            Error::Blob { section: Section::Header, problem: BlobProblem::Value { index: 2 } },
+        ),
+        (
+            "skin joint out of range",
+            Box::new(|b| {
+                let o = header(b).skin_remap.offset as usize;
+                *at::<u16>(b, o, 1) = 7;
+            }),
+            Error::RemapOutOfRange { skin_joint: 1, joint: 7, num_joints: 7 },
+        ),
+        (
+            "huge inverse bind",
+            Box::new(|b| {
+                let o = header(b).skin_inverse_bind.offset as usize;
+                at::<sinew::math::Mat3x4>(b, o, 2).rows[0][3] = 1e30;
+            }),
+            Error::InverseBindExtent { index: 2 },
+        ),
+        (
+            "inverse binds missing",
+            Box::new(|b| header(b).skin_inverse_bind.len = 48),
+            Error::Blob { section: Section::SkinInverseBinds, problem: BlobProblem::Size { len: 48, expected: 144 } },
+        ),
+    ];
+    for (what, corrupt, expected) in cases {
+        let mut b = good.clone();
+        corrupt(&mut b);
+        assert_eq!(load_err(&b), expected, "{what}");
+    }
+    // The baker refuses what the loader would.
+    use sinew_bench_host::bake::{Extras, RawAnnotations, RawMarker};
+    let (skeleton, clip) = random_clip(&mut Rng::new(1), 3, 4);
+    let late = RawAnnotations { markers: vec![RawMarker { name: "x".into(), time: 9.0, value: 0.0 }], ranges: vec![] };
+    let extras = Extras { annotations: vec![late], skin: None };
+    assert!(bake::bake_with(&skeleton, &[clip], KeyFormat::F32, &extras).unwrap_err().contains("outside"));
+}
+
+#[test]
+fn detected_foot_plants_fire_once_per_step_over_looped_passes() {
+    use sinew_bench_host::{annotate, bake::Extras};
+    let Some(dir) = sinew_tests::shared_data("detected foot plants on the Bandai walk") else { return };
+    let path = dir.join("bvh/bandai/dataset-1_walk_normal_001.bvh");
+    let (skeleton, clips) = sinew_bench_host::bvh::load_raw_files(&[path]).expect("load");
+    let feet = annotate::foot_joints(&skeleton, &[]).expect("feet");
+    assert_eq!(feet.len(), 2, "the Bandai figure has two feet: {:?}", skeleton.names);
+    let mut annotations = sinew_bench_host::bake::RawAnnotations::default();
+    annotate::detect_plants(&skeleton, &clips[0], &feet, annotate::PlantRule::default(), &mut annotations).unwrap();
+    let extras = Extras { annotations: vec![annotations], skin: None };
+    let blob = bake::bake_with(&skeleton, &clips, KeyFormat::F32, &extras).expect("bake");
+    let asset = Asset::load(blob.bytes()).expect("load");
+    let markers = asset.markers(0);
+    // A 6.5 s walk: several steps per foot, alternating feet, each plant long enough to stand on.
+    for foot in &feet {
+        let steps = markers
+            .iter()
+            .filter(|m| asset.name(m.name) == Some(&format!("footstep:{}", skeleton.names[*foot])))
+            .count();
+        assert!((4..=10).contains(&steps), "{}: {steps} steps", skeleton.names[*foot]);
+    }
+    for r in asset.ranges(0) {
+        assert!(r.end - r.start >= 0.1, "a plant of {} s", r.end - r.start);
+    }
+    // Three looped passes at 60 Hz fire every footstep exactly three times (starting between frames, so no
+    // marker sits on the first step's open end).
+    let duration = asset.clip(0).unwrap().duration();
+    let mut control = sinew::Control::new(0, duration, sinew::Wrap::Loop, 0.013, 1.0, 1.0).unwrap();
+    let mut fired = vec![0; markers.len()];
+    let frames = (3.0 * duration * 60.0).round() as usize;
+    for _ in 0..frames {
+        let step = control.advance(3.0 * duration / frames as f32).unwrap();
+        step.crossings(markers).for_each(|k| fired[k] += 1);
+    }
+    assert!(fired.iter().all(|&k| k == 3), "{fired:?}");
 }

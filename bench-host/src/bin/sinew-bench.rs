@@ -130,6 +130,22 @@ struct BakeArgs {
     /// duration, instead of the rate chosen from its keys.
     #[arg(long, requires = "gltf")]
     rate: Option<f64>,
+    /// Clip annotations (markers and ranges) from a JSON sidecar: `{"clips": {"<clip>": {"markers": [{"name",
+    /// "time", "value"}], "ranges": [{"name", "start", "end", "value"}]}}}`.
+    #[arg(long)]
+    markers: Option<std::path::PathBuf>,
+    /// Detect foot plants from the motion: a `plant:<foot>` range and a `footstep:<foot>` marker per plant.
+    #[arg(long)]
+    detect_plants: bool,
+    /// Foot joints for --detect-plants (repeat the flag); default: joints named like a foot, not a toe.
+    #[arg(long, requires = "detect_plants")]
+    foot: Vec<String>,
+    /// --detect-plants: a planted foot is within this fraction of the figure's height of its lowest point.
+    #[arg(long, default_value_t = 0.03, requires = "detect_plants")]
+    plant_height: f32,
+    /// --detect-plants: and moves slower than this fraction of the figure's height per second.
+    #[arg(long, default_value_t = 0.25, requires = "detect_plants")]
+    plant_speed: f32,
 }
 
 #[derive(Args)]
@@ -167,6 +183,7 @@ fn key_format(quantize: bool) -> KeyFormat {
 
 fn bake(args: &BakeArgs) -> Result<String, String> {
     let mut notes = String::new();
+    let mut skin = None;
     let (skeleton, clips) = match &args.gltf {
         Some(path) => {
             if let Some(rate) = args.rate
@@ -193,11 +210,25 @@ fn bake(args: &BakeArgs) -> Result<String, String> {
                     import.relative_error()
                 );
             }
+            skin = asset.skin.map(|s| bake::RawSkin { remap: s.remap, inverse_bind: s.inverse_bind });
             (asset.skeleton, asset.clips)
         }
         None => sinew_bench_host::bvh::load_raw_files(&args.bvh)?,
     };
-    let blob = bake::bake(&skeleton, &clips, key_format(args.quantize))?;
+    use sinew_bench_host::annotate;
+    let mut annotations = match &args.markers {
+        Some(path) => annotate::read_sidecar(path, &clips)?,
+        None => vec![bake::RawAnnotations::default(); clips.len()],
+    };
+    if args.detect_plants {
+        let feet = annotate::foot_joints(&skeleton, &args.foot)?;
+        let rule = annotate::PlantRule { height: args.plant_height, speed: args.plant_speed };
+        for (clip, a) in clips.iter().zip(annotations.iter_mut()) {
+            annotate::detect_plants(&skeleton, clip, &feet, rule, a)?;
+        }
+    }
+    let extras = bake::Extras { annotations, skin };
+    let blob = bake::bake_with(&skeleton, &clips, key_format(args.quantize), &extras)?;
     std::fs::write(&args.out, blob.bytes()).map_err(|e| format!("{}: {e}", args.out.display()))?;
     Ok(format!("{}: {}{notes}", args.out.display(), sinew_bench_host::blob::summary(&blob)?))
 }

@@ -148,14 +148,6 @@ impl Transform {
     pub fn is_finite(&self) -> bool {
         self.translation.is_finite() && self.rotation.is_finite() && self.scale.is_finite()
     }
-
-    /// The affine matrix `T * R * S`. `rotation` need not be unit: it is normalized by `2 / |q|²`.
-    /// Computed by the SoA conversion the kernels use, so there is one formula (lane 0 of a splat).
-    pub fn to_mat4(&self) -> Mat4 {
-        let mut soa = super::soa::SoaTransform::IDENTITY;
-        soa.set(0, self);
-        soa.to_affine().to_mat4s()[0]
-    }
 }
 
 /// A 4×4 matrix, column-major: `cols[c][r]` is row `r` of column `c`; column 3 holds the translation.

@@ -387,6 +387,17 @@ fn set_lane(v: &mut F4, lane: usize, value: f32) {
     *v = F4::from_array(a);
 }
 
+impl Transform {
+    /// The affine matrix `T * R * S`. `rotation` need not be unit: it is normalized by `2 / |q|²`.
+    /// Computed by the SoA conversion the kernels use, so there is one formula (lane 0 of a splat); it lives
+    /// here, beside that conversion, so the AoS types do not depend on the SoA ones.
+    pub fn to_mat4(&self) -> Mat4 {
+        let mut soa = SoaTransform::IDENTITY;
+        soa.set(0, self);
+        soa.to_affine().to_mat4s()[0]
+    }
+}
+
 /// Packs AoS transforms into SoA lane groups, filling padding lanes with the identity.
 ///
 /// Errors: `Error::BufferLength` (buffer `SoaPose`) unless `soa.len() == num_soa_joints(aos.len())`.
