@@ -14,8 +14,8 @@ use sinew::control::Wrap;
 use sinew::inertialization::{Settings, Target, Transition};
 use sinew::math::{F4, Mat3x4, Mat4, SoaTransform, num_soa_joints};
 use sinew::{
-    Arena, Asset, Blend, Character, CharacterDesc, Inertializer, LayerDesc, LayerKind, LocalToModelJob, Play, Playback,
-    SamplingContext, SamplingJob, Scratch, Skeleton, Skin,
+    Arena, Asset, Blend, Character, CharacterDesc, Chunk, Inertializer, LayerDesc, LayerKind, LocalToModelJob, Play,
+    Playback, SamplingContext, SamplingJob, Scratch, Skeleton, Skin,
 };
 use std::time::Instant;
 
@@ -96,11 +96,6 @@ fn transitions_at(c: usize, f: usize) -> bool {
     (f + c * 17) % TRANSITION_EVERY == TRANSITION_EVERY - 1
 }
 
-/// Crowd memory in `BLOCK_ALIGN` units.
-#[derive(Clone, Copy, bytemuck::Zeroable, bytemuck::Pod)]
-#[repr(C, align(64))]
-struct Chunk([u8; 64]);
-
 /// Runs both crowds on `w` for `frames` frames and compares them.
 pub fn measure(w: &Workload, characters: usize, frames: usize) -> Result<RuntimeReport, String> {
     let err = |e: sinew::Error| e.to_string();
@@ -117,8 +112,8 @@ pub fn measure(w: &Workload, characters: usize, frames: usize) -> Result<Runtime
     // The character crowd: one block per character.
     let desc = desc(n, skin.num_joints());
     let bytes = Character::required_bytes(&desc).map_err(err)?;
-    let mut memory = vec![Chunk([0; 64]); bytes / 64 * characters];
-    let blocks: Vec<&mut [u8]> = bytemuck::cast_slice_mut::<Chunk, u8>(&mut memory).chunks_mut(bytes).collect();
+    let mut memory = vec![Chunk::ZERO; Chunk::count(bytes) * characters];
+    let blocks: Vec<&mut [u8]> = Chunk::bytes_mut(&mut memory).chunks_mut(bytes).collect();
     let start_time = |c: usize| (c as f32 * 0.37) % duration;
     let mut crowd = Vec::with_capacity(characters);
     for (c, block) in blocks.into_iter().enumerate() {
@@ -133,8 +128,8 @@ pub fn measure(w: &Workload, characters: usize, frames: usize) -> Result<Runtime
         crowd.push(ch);
     }
     let scratch_bytes = Character::scratch_bytes(&desc).map_err(err)?;
-    let mut scratch_memory = vec![Chunk([0; 64]); scratch_bytes / 64];
-    let scratch: &mut [u8] = bytemuck::cast_slice_mut(&mut scratch_memory);
+    let mut scratch_memory = vec![Chunk::ZERO; Chunk::count(scratch_bytes)];
+    let scratch = Chunk::bytes_mut(&mut scratch_memory);
     let mut transitions = vec![0usize; characters];
     let mut character_frame = |f: usize| -> Result<(), sinew::Error> {
         for (c, ch) in crowd.iter_mut().enumerate() {
@@ -160,12 +155,10 @@ pub fn measure(w: &Workload, characters: usize, frames: usize) -> Result<Runtime
     let direct_bytes = Inertializer::required_bytes(n, 0)
         + Arena::required_bytes::<Mat4>(n)
         + Arena::required_bytes::<Mat3x4>(skin.num_joints());
-    let direct_chunks = direct_bytes.div_ceil(64);
-    let mut direct_memory = vec![Chunk([0; 64]); direct_chunks * characters];
-    let arenas: Vec<Arena> = bytemuck::cast_slice_mut::<Chunk, u8>(&mut direct_memory)
-        .chunks_mut(direct_chunks * 64)
-        .map(Arena::new)
-        .collect();
+    let direct_chunks = Chunk::count(direct_bytes);
+    let mut direct_memory = vec![Chunk::ZERO; direct_chunks * characters];
+    let arenas: Vec<Arena> =
+        Chunk::bytes_mut(&mut direct_memory).chunks_mut(direct_chunks * 64).map(Arena::new).collect();
     let mut direct = Vec::with_capacity(characters);
     for arena in &arenas {
         direct.push(Direct {
@@ -178,8 +171,8 @@ pub fn measure(w: &Workload, characters: usize, frames: usize) -> Result<Runtime
     let shared_bytes = SamplingContext::required_bytes(n)
         + 4 * Arena::required_bytes::<SoaTransform>(g)
         + Arena::required_bytes::<F4>(g);
-    let mut shared_memory = vec![Chunk([0; 64]); shared_bytes.div_ceil(64)];
-    let shared_arena = Arena::new(bytemuck::cast_slice_mut(&mut shared_memory));
+    let mut shared_memory = vec![Chunk::ZERO; Chunk::count(shared_bytes)];
+    let shared_arena = Arena::new(Chunk::bytes_mut(&mut shared_memory));
     let mut frame_buffers = FrameBuffers {
         slots: shared_arena.alloc::<u8>(SamplingContext::required_bytes(n)).map_err(err)?,
         samples: shared_arena.alloc::<SoaTransform>(2 * g).map_err(err)?,

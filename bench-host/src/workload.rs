@@ -67,3 +67,24 @@ impl Workload {
 fn file_name(path: &std::path::Path) -> String {
     path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
 }
+
+/// The blob of the crate docs' example (`docs/example.snw`): the 22-joint humanoid, two quantized clips
+/// (`swing`, and `back`: the same frames reversed) with a footstep marker each, and its skin.
+pub fn example_blob() -> Result<crate::bake::AlignedBlob, String> {
+    use crate::bake::{Extras, KeyFormat, RawAnnotations, RawMarker, RawSkin};
+    let rig = Rig::humanoid(22);
+    let mut swing = rig.clip(31, 30.0);
+    swing.name = "swing".into();
+    let mut back = swing.clone();
+    back.name = "back".into();
+    back.frames.reverse();
+    let footstep = |time| RawAnnotations {
+        markers: vec![RawMarker { name: "footstep".into(), time, value: 0.0 }],
+        ranges: vec![],
+    };
+    let extras = Extras {
+        annotations: vec![footstep(0.5), footstep(0.25)],
+        skin: Some(RawSkin { remap: rig.skin_remap.clone(), inverse_bind: rig.inverse_bind.clone() }),
+    };
+    crate::bake::bake_with(&rig.raw_skeleton(), &[swing, back], KeyFormat::Quantized, &extras)
+}

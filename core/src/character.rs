@@ -47,6 +47,26 @@ pub use crate::limits::{MAX_CHARACTER_LAYERS, MAX_CONTROLS, MAX_CURVES, MAX_LAYE
 /// alignment lays out identically.
 pub const BLOCK_ALIGN: usize = 64;
 
+/// `BLOCK_ALIGN` bytes at a `BLOCK_ALIGN` address: an array or `Vec` of chunks is memory a character block (or
+/// an external scratch) can live in.
+#[repr(C, align(64))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Pod, Zeroable)]
+pub struct Chunk(pub [u8; BLOCK_ALIGN]);
+
+impl Chunk {
+    pub const ZERO: Chunk = Chunk([0; BLOCK_ALIGN]);
+
+    /// Chunks enough for `bytes`.
+    pub const fn count(bytes: usize) -> usize {
+        bytes.div_ceil(BLOCK_ALIGN)
+    }
+
+    /// The chunks as one aligned byte slice.
+    pub fn bytes_mut(chunks: &mut [Chunk]) -> &mut [u8] {
+        bytemuck::cast_slice_mut(chunks)
+    }
+}
+
 const MAGIC: u32 = u32::from_le_bytes(*b"SNWC");
 const VERSION: u32 = 1;
 /// An empty control slot or an absent mask.

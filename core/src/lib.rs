@@ -8,40 +8,71 @@
 //!               └─ motion (root motion, correction, warping) runs beside the pose
 //! ```
 //!
-//! Stages present today: [`sampling`] of baked [`clip`]s (loaded zero-copy from an [`asset`] blob),
-//! [`blending`], [`inertialization`], [`local_to_model`], [`skinning`] matrices and CPU [`vertex_skinning`],
-//! over the [`math`] types, a validated [`skeleton`], and caller-owned memory from an [`arena`]. IK follows.
+//! Stages present today: [`sampling`] of baked [`clip`]s (loaded zero-copy from an [`asset`] blob, with their
+//! annotations and the skin), [`blending`], [`inertialization`], [`local_to_model`], [`skinning`] matrices and
+//! CPU [`vertex_skinning`], over the [`math`] types, a validated [`skeleton`], and caller-owned memory from an
+//! [`arena`]. Above the kernels, the [`character`] runtime drives them: [`control`]s play clips on layers, and
+//! one call per frame produces the pose, model matrices and palette. IK and motion follow.
 //!
 //! Ground rules (see `docs/conventions.md`):
-//! - No allocation: every buffer is the caller's (an [`Arena`] carves them); stateful parts say their
-//!   `required_bytes` up front.
+//! - No allocation: every buffer is the caller's; stateful parts say their `required_bytes` up front.
 //! - Local poses are SoA ([`math::SoaTransform`], four joints per lane group, identity in padding lanes);
 //!   model space is AoS ([`math::Mat4`], column-major).
 //! - Bad input is an [`Error`], never a panic.
 //! - The `scalar` feature swaps the SIMD lanes for plain arrays; results match within documented tolerances.
 //!
-//! A frame for one character, all memory from the caller:
+//! One character through an inertialized transition, all memory from the caller (the blob is
+//! `docs/example.snw`, baked by `cargo run -p sinew-bench-host --example example_blob`):
 //!
 //! ```
-//! use sinew::math::{Mat3x4, Mat4, SoaTransform, Transform, Vec3, pack_soa};
-//! use sinew::{Arena, LocalToModelJob, Skeleton, Skin};
+//! use sinew::inertialization::{Settings, Transition};
+//! use sinew::character::Chunk;
+//! use sinew::{Asset, Blend, Character, CharacterDesc, LayerDesc, LayerKind, Play, Scratch};
 //!
-//! // A three-joint chain, each joint one unit above its parent; the skin binds all three.
-//! let parents = [-1, 0, 1];
-//! let up = Transform { translation: Vec3::new(0.0, 1.0, 0.0), ..Transform::IDENTITY };
-//! let mut rest = [SoaTransform::IDENTITY; 1];
-//! pack_soa(&[up; 3], &mut rest)?;
-//! let skeleton = Skeleton::new(&parents, &rest, None)?;
-//! let inverse_bind = [Mat3x4::IDENTITY; 3];
-//! let skin = Skin::new(skeleton.num_joints(), &[0, 1, 2], &inverse_bind)?;
+//! // The blob must sit at a 16-byte aligned address.
+//! #[repr(C, align(16))]
+//! struct Aligned<T: ?Sized>(T);
+//! static BLOB: &Aligned<[u8]> = &Aligned(*include_bytes!("../../docs/example.snw"));
+//! let asset = Asset::load(&BLOB.0)?;
+//! let skin = asset.skin();
 //!
-//! let mut memory = [0u8; 1024];
-//! let arena = Arena::new(&mut memory);
-//! let model = arena.alloc::<Mat4>(skeleton.num_joints())?;
-//! let palette = arena.alloc::<Mat3x4>(skin.num_joints())?;
-//! LocalToModelJob { skeleton: &skeleton, local: skeleton.rest_pose(), root: None, model }.run()?;
-//! skin.palette_3x4(model, palette)?;
-//! assert_eq!(palette[2].rows[1][3], 3.0); // the third joint sits three units up
+//! // A base layer that can crossfade two clips, and an inertializer for cuts.
+//! let layers = [LayerDesc { kind: LayerKind::Base, controls: 2 }];
+//! let desc = CharacterDesc {
+//!     num_joints: asset.skeleton().num_joints(),
+//!     num_skin_joints: skin.map_or(0, |s| s.num_joints()),
+//!     layers: &layers,
+//!     num_masks: 0,
+//!     num_curves: 0,
+//!     inertialization: Some(Settings::default()),
+//!     scratch: Scratch::InBlock,
+//! };
+//! // The character's whole state: one block of 64-byte chunks (here on the stack; a pool slot, an ECS
+//! // column or a `Vec` do as well, and the block may be moved or copied between frames).
+//! let mut block = [Chunk::ZERO; 512];
+//! assert!(Character::required_bytes(&desc)? <= 512 * 64);
+//! let mut character = Character::new(Chunk::bytes_mut(&mut block), &desc)?;
+//!
+//! let (swing, back) = (asset.find_clip("swing").unwrap(), asset.find_clip("back").unwrap());
+//! character.play(&asset, 0, 0, Play::looping(swing))?;
+//! for frame in 0..60 {
+//!     if frame == 30 {
+//!         // Cut to the other clip; the inertializer hides the pop over 0.2 s.
+//!         let cut = Blend::Inertialize(Transition { duration: 0.2, profile: None });
+//!         character.transition(&asset, 1, Play::looping(back), cut)?;
+//!     }
+//!     character.update(1.0 / 60.0, &asset, skin)?;
+//!     // The footstep marker, whenever the clip playing passes it.
+//!     let slot = if frame < 30 { 0 } else { 1 };
+//!     let clip = if frame < 30 { swing } else { back };
+//!     let step = character.last_step(0, slot)?.expect("a control plays");
+//!     for marker in step.crossings(asset.markers(clip)) {
+//!         let _footstep = asset.name(asset.markers(clip)[marker].name);
+//!     }
+//! }
+//! // The palette is ready for the GPU: one 3×4 matrix per skin joint.
+//! assert_eq!(character.palette().len(), skin.unwrap().num_joints());
+//! assert!(character.model().iter().all(|m| m.is_finite()));
 //! # Ok::<(), sinew::Error>(())
 //! ```
 
@@ -111,7 +142,7 @@ pub mod vertex_skinning;
 pub use arena::{Arena, Checkpoint};
 pub use asset::Asset;
 pub use blending::{BlendLayer, BlendingJob};
-pub use character::{Blend, Character, CharacterDesc, LayerDesc, LayerKind, Play, Scratch};
+pub use character::{Blend, Character, CharacterDesc, Chunk, LayerDesc, LayerKind, Play, Scratch};
 pub use clip::Clip;
 pub use control::{Control, Fade, Step, Wrap};
 pub use error::{BlobProblem, Buffer, Error, Section};

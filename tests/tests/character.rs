@@ -8,30 +8,23 @@ use sinew::control::Wrap;
 use sinew::error::{Index, Limit};
 use sinew::inertialization::{Settings, Transition};
 use sinew::math::{F4, Transform, unpack_soa};
-use sinew::{Asset, Blend, Buffer, Character, CharacterDesc, Error, LayerDesc, LayerKind, Play, Scratch};
+use sinew::{Asset, Blend, Buffer, Character, CharacterDesc, Chunk, Error, LayerDesc, LayerKind, Play, Scratch};
 use sinew_bench_host::bake::{self, AlignedBlob, KeyFormat, RawClip, RawSkeleton};
 use sinew_tests::oracle::{self, Flat};
 use sinew_tests::{Rng, random_clip};
 
-/// Memory aligned to `BLOCK_ALIGN`, with room for `offset` bytes in front (to move a block somewhere else).
-#[repr(C, align(64))]
-#[derive(Clone, Copy)]
-struct Chunk([u8; 64]);
-
+/// Memory aligned to `BLOCK_ALIGN`, with two chunks to spare (to move a block somewhere else).
 struct Block(Vec<Chunk>);
 
 impl Block {
     fn new(bytes: usize) -> Block {
-        Block(vec![Chunk([0; 64]); bytes.div_ceil(64) + 2])
+        Block(vec![Chunk::ZERO; Chunk::count(bytes) + 2])
     }
     /// `len` bytes starting `skip` chunks in.
     fn bytes(&mut self, skip: usize, len: usize) -> &mut [u8] {
-        &mut bytemuck::cast_slice_mut::<Chunk, u8>(&mut self.0)[skip * 64..][..len]
+        &mut Chunk::bytes_mut(&mut self.0)[skip * 64..][..len]
     }
 }
-
-unsafe impl bytemuck::Zeroable for Chunk {}
-unsafe impl bytemuck::Pod for Chunk {}
 
 /// Four clips of different lengths on one random skeleton of `n` joints.
 fn synthetic(n: usize) -> (RawSkeleton, Vec<RawClip>) {
