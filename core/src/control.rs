@@ -136,9 +136,10 @@ pub struct Step {
     pub finished: bool,
     wrap: Wrap,
     duration: f32,
-    /// Phase before the step and the signed phase distance travelled (`f64`: exact `speed · dt`).
+    /// Where the step started and ended as (period, phase within it), the start in period 0: compared as
+    /// pairs, so a marker's position never loses a tiny time to rounding against a large period count.
     phase_from: f64,
-    travel: f64,
+    end: (i64, f64),
 }
 
 impl Control {
@@ -242,9 +243,7 @@ impl Control {
         let phase_from = self.phase as f64;
         let unwrapped = phase_from + self.speed as f64 * dt as f64;
         let period = wrap.period(duration);
-        // The step ends on the `f32` phase it stores, unwrapped (`end`), so consecutive steps tile the phase
-        // line exactly and no marker falls between them.
-        let (phase, end, finished) = if period > 0.0 {
+        let (phase, periods, finished) = if period > 0.0 {
             let mut periods = libm::floor(unwrapped / period);
             let mut phase = (unwrapped - periods * period) as f32;
             // Rounding to `f32` can land on the period itself: that is the next period's 0.
@@ -252,20 +251,26 @@ impl Control {
                 phase = 0.0;
                 periods += 1.0;
             }
-            (phase, periods * period + phase as f64, false)
+            (phase, periods as i64, false)
         } else {
             // Clamp, or a zero-length clip.
             let limit = duration as f64;
             let finished =
                 (unwrapped > phase_from && unwrapped >= limit) || (unwrapped < phase_from && unwrapped <= 0.0);
-            let phase = unwrapped.clamp(0.0, limit) as f32;
-            (phase, phase as f64, finished)
+            (unwrapped.clamp(0.0, limit) as f32, 0, finished)
         };
-        let half = if wrap == Wrap::PingPong { duration as f64 } else { period };
-        let wraps = if half > 0.0 { libm::floor(end / half) as i64 - libm::floor(phase_from / half) as i64 } else { 0 };
-        let travel = end - phase_from;
+        // Ping-pong turns at every half period; a loop wraps once per period.
+        let wraps = match wrap {
+            Wrap::PingPong => {
+                let half = |p: f64| i64::from(p >= duration as f64);
+                2 * periods + half(phase as f64) - half(phase_from)
+            }
+            _ => periods,
+        };
         let next = Control { phase, fade: self.fade.advanced(dt), ..*self };
-        let step = Step { from: self.time(), to: next.time(), wraps, finished, wrap, duration, phase_from, travel };
+        // The step ends on the `f32` phase it stores, so consecutive steps tile the phase line exactly.
+        let end = (periods, phase as f64);
+        let step = Step { from: self.time(), to: next.time(), wraps, finished, wrap, duration, phase_from, end };
         Ok((next, step))
     }
 
@@ -310,12 +315,8 @@ impl Step {
     /// costs only what the caller takes.
     pub fn crossings<'m, M: MarkerTime>(&self, times: &'m [M]) -> Crossings<'m, M> {
         let period = self.wrap.period(self.duration);
-        let forward = self.travel > 0.0;
-        let (lo, hi) = if forward {
-            (self.phase_from, self.phase_from + self.travel)
-        } else {
-            (self.phase_from + self.travel, self.phase_from)
-        };
+        let start = (0, self.phase_from);
+        let forward = self.end > start;
         let mut crossings = Crossings {
             times,
             wrap: self.wrap,
@@ -323,11 +324,11 @@ impl Step {
             period,
             forward,
             // Nothing fires for a step that does not move, or a zero-length looping clip.
-            done: self.travel == 0.0 || times.is_empty() || (self.wrap != Wrap::Clamp && period == 0.0),
-            cycle: if period > 0.0 { libm::floor(self.phase_from / period) as i64 } else { 0 },
+            done: self.end == start || times.is_empty() || (self.wrap != Wrap::Clamp && period == 0.0),
+            cycle: 0,
             slot: 0,
-            lo,
-            hi,
+            start,
+            end: self.end,
         };
         if !crossings.done && !forward {
             crossings.slot = crossings.slots() - 1;
@@ -348,9 +349,10 @@ pub struct Crossings<'m, M> {
     /// Current period and position within it (see `slots`).
     cycle: i64,
     slot: usize,
-    /// The phase interval travelled: `(lo, hi]` forward, `[lo, hi)` backward.
-    lo: f64,
-    hi: f64,
+    /// Where the step started and ended, as (period, phase): the markers in `(start, end]` fire forward,
+    /// those in `[end, start)` backward.
+    start: (i64, f64),
+    end: (i64, f64),
 }
 
 impl<M: MarkerTime> Crossings<'_, M> {
@@ -359,17 +361,26 @@ impl<M: MarkerTime> Crossings<'_, M> {
         if self.wrap == Wrap::PingPong { 2 * self.times.len() } else { self.times.len() }
     }
 
-    /// The marker and its phase at `slot` of the current period, in ascending phase order. A ping-pong
-    /// marker at an end is passed once per turnaround, so its mirror is not listed (`None`).
-    fn marker_at(&self, slot: usize) -> Option<(usize, f64)> {
+    /// The marker and its (period, phase) at `slot` of the current period, in ascending phase order. A
+    /// ping-pong marker at an end is passed once per turnaround, so its mirror is not listed (`None`).
+    fn marker_at(&self, slot: usize) -> Option<(usize, (i64, f64))> {
         let n = self.times.len();
-        let base = self.cycle as f64 * self.period;
-        if slot < n {
-            return Some((slot, base + self.times[slot].time() as f64));
-        }
-        let marker = 2 * n - 1 - slot;
-        let time = self.times[marker].time() as f64;
-        (time > 0.0 && time < self.duration).then_some((marker, base + self.period - time))
+        let (marker, phase) = if slot < n {
+            (slot, self.times[slot].time() as f64)
+        } else {
+            let marker = 2 * n - 1 - slot;
+            let time = self.times[marker].time() as f64;
+            if !(time > 0.0 && time < self.duration) {
+                return None;
+            }
+            (marker, self.period - time)
+        };
+        // The end of a period is the next one's start (a loop's `D` is its `0`): one name per instant, so a
+        // step ending there and the step after it agree on who fires it.
+        Some(match self.period > 0.0 && phase >= self.period {
+            true => (marker, (self.cycle + 1, phase - self.period)),
+            false => (marker, (self.cycle, phase)),
+        })
     }
 }
 
@@ -395,16 +406,16 @@ impl<M: MarkerTime> Iterator for Crossings<'_, M> {
             } else {
                 self.slot -= 1;
             }
-            let Some((marker, phase)) = here else { continue };
+            let Some((marker, at)) = here else { continue };
             if self.forward {
-                if phase > self.hi {
+                if at > self.end {
                     self.done = true;
-                } else if phase > self.lo {
+                } else if at > self.start {
                     return Some(marker);
                 }
-            } else if phase < self.lo {
+            } else if at < self.end {
                 self.done = true;
-            } else if phase < self.hi {
+            } else if at < self.start {
                 return Some(marker);
             }
         }

@@ -123,6 +123,11 @@ macro_rules! kernels {
     };
 }
 
+/// The README's Rust examples compile as doctests (the README sits beside the crate in this workspace).
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeExamples;
+
 pub mod arena;
 pub mod asset;
 pub mod blending;

@@ -254,3 +254,20 @@ fn bad_values_are_errors_and_change_nothing() {
     assert_eq!(c.fade_to(f32::INFINITY, 1.0), Err(Error::InvalidFade));
     assert_eq!(c, before);
 }
+
+#[test]
+fn tiny_marker_times_are_not_lost_to_rounding_against_the_period() {
+    // Found by fuzzing: a marker at 7.7e-35 s vanished into `D + 7.7e-35` and fired twice in one loop.
+    let markers = [7.70372e-35f32, 0.3];
+    let mut c = Control::new(0, 0.3, Wrap::Loop, 0.0, 1.0, 1.0).unwrap();
+    assert_eq!(c.advance(0.3).unwrap().crossings(&markers).collect::<Vec<_>>(), [0, 1]);
+    // Backward onto the seam twice (0.15 → 0 → −0.3): each step's `[end, start)` holds both markers once,
+    // the one at `D` on the seam itself, so each fires once per step and never twice in one.
+    let mut c = Control::new(0, 0.3, Wrap::Loop, 0.15, -1.0, 1.0).unwrap();
+    let first: Vec<usize> = c.advance(0.15).unwrap().crossings(&markers).collect();
+    let second: Vec<usize> = c.advance(0.3).unwrap().crossings(&markers).collect();
+    assert_eq!((first, second), (vec![0, 1], vec![0, 1]));
+    // Ping-pong: the mirror of a tiny time sits just before the turnaround at 2D and fires once.
+    let mut c = Control::new(0, 0.3, Wrap::PingPong, 0.0, 1.0, 1.0).unwrap();
+    assert_eq!(c.advance(0.6).unwrap().crossings(&markers).collect::<Vec<_>>(), [0, 1, 0]);
+}
