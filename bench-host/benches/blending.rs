@@ -41,8 +41,8 @@ fn blending(c: &mut Criterion) {
                     b.iter(|| {
                         BlendingJob {
                             skeleton: &skeleton,
-                            layers: items.iter().copied().collect(),
-                            additive: heapless::Vec::new(),
+                            layers: &items,
+                            additive: &[],
                             threshold: DEFAULT_THRESHOLD,
                             output: &mut output,
                         }

@@ -283,11 +283,12 @@ impl Kernels<'_> {
         };
         sample(base.0, t, s0)?;
         sample(base.1, t, s1)?;
-        let mut layers = heapless::Vec::new();
-        let _ = layers.push(BlendLayer { pose: s0, weight: LEAD, joint_weights: None });
-        let _ = layers.push(BlendLayer { pose: s1, weight: 1.0 - LEAD, joint_weights: None });
-        let (skeleton, additive, threshold) = (self.skeleton, heapless::Vec::new(), DEFAULT_THRESHOLD);
-        BlendingJob { skeleton, layers, additive, threshold, output: out }.run()?;
+        let layers = [
+            BlendLayer { pose: s0, weight: LEAD, joint_weights: None },
+            BlendLayer { pose: s1, weight: 1.0 - LEAD, joint_weights: None },
+        ];
+        let (skeleton, threshold) = (self.skeleton, DEFAULT_THRESHOLD);
+        BlendingJob { skeleton, layers: &layers, additive: &[], threshold, output: out }.run()?;
         sample(2, t, s0)?;
         blending::overlay_in_place(out, s0, self.mask)?;
         sample(3, t / self.duration * self.duration, s0)?;

@@ -290,11 +290,12 @@ pub fn profile_workload(
         stage_blend_2_layers(|| {
             for ch in crowd.iter_mut() {
                 let weight = (frame % 12) as f32 / 12.0;
-                let mut layers = heapless::Vec::new();
-                let _ = layers.push(BlendLayer { pose: ch.source_local, weight: 1.0 - weight, joint_weights: None });
-                let _ = layers.push(BlendLayer { pose: ch.local, weight: weight + 1e-3, joint_weights: None });
-                let (additive, threshold, output) = (heapless::Vec::new(), DEFAULT_THRESHOLD, &mut *ch.blended);
-                record(BlendingJob { skeleton, layers, additive, threshold, output }.run());
+                let layers = [
+                    BlendLayer { pose: ch.source_local, weight: 1.0 - weight, joint_weights: None },
+                    BlendLayer { pose: ch.local, weight: weight + 1e-3, joint_weights: None },
+                ];
+                let (additive, threshold, output) = (&[][..], DEFAULT_THRESHOLD, &mut *ch.blended);
+                record(BlendingJob { skeleton, layers: &layers, additive, threshold, output }.run());
             }
         })
     });

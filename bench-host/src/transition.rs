@@ -277,13 +277,14 @@ pub fn simulate(
             }
             (Method::Crossfade, None) if switched => {
                 let weight = (((k + 1.0) * dt) / duration).min(1.0);
-                let mut layers = heapless::Vec::new();
-                let _ = layers.push(BlendLayer { pose: &source, weight: 1.0 - weight, joint_weights: None });
-                let _ = layers.push(BlendLayer { pose: &target, weight, joint_weights: None });
+                let layers = [
+                    BlendLayer { pose: &source, weight: 1.0 - weight, joint_weights: None },
+                    BlendLayer { pose: &target, weight, joint_weights: None },
+                ];
                 BlendingJob {
                     skeleton,
-                    layers,
-                    additive: heapless::Vec::new(),
+                    layers: &layers,
+                    additive: &[],
                     threshold: DEFAULT_THRESHOLD,
                     output: &mut blended,
                 }

@@ -43,8 +43,10 @@ pub struct BlendLayer<'a> {
 #[derive(Debug)]
 pub struct BlendingJob<'a> {
     pub skeleton: &'a Skeleton<'a>,
-    pub layers: heapless::Vec<BlendLayer<'a>, MAX_LAYERS>,
-    pub additive: heapless::Vec<BlendLayer<'a>, MAX_LAYERS>,
+    /// At most `MAX_LAYERS` normal layers.
+    pub layers: &'a [BlendLayer<'a>],
+    /// At most `MAX_LAYERS` additive layers.
+    pub additive: &'a [BlendLayer<'a>],
     /// Summed weight below which the rest pose fills in; finite and > 0.
     pub threshold: f32,
     pub output: &'a mut [SoaTransform],
@@ -53,7 +55,8 @@ pub struct BlendingJob<'a> {
 impl BlendingJob<'_> {
     /// Checks every input: O(joints) for the bone masks, O(1) otherwise.
     ///
-    /// Errors: `NoLayers` when both layer lists are empty; `InvalidWeight { layer, additive }` for a NaN or
+    /// Errors: `NoLayers` when both layer lists are empty; `Limit` (`BlendLayers`) for more than `MAX_LAYERS`
+    /// in either; `InvalidWeight { layer, additive }` for a NaN or
     /// infinite weight, a negative normal weight, or a non-finite or non-positive threshold (`layer` =
     /// `usize::MAX`); `BufferLength` (`LayerPose`, `JointWeights`, `SoaPose` for the output);
     /// `InvalidJointWeight { layer, additive, joint }` for a NaN, infinite or negative mask entry.
@@ -61,12 +64,17 @@ impl BlendingJob<'_> {
         if self.layers.is_empty() && self.additive.is_empty() {
             return Err(Error::NoLayers);
         }
+        for value in [self.layers.len(), self.additive.len()] {
+            if value > MAX_LAYERS {
+                return Err(Error::Limit { what: crate::error::Limit::BlendLayers, value, max: MAX_LAYERS });
+            }
+        }
         if !(self.threshold.is_finite() && self.threshold > 0.0) {
             return Err(Error::InvalidWeight { layer: usize::MAX, additive: false });
         }
         let n = self.skeleton.num_soa_joints();
         crate::error::check_len(Buffer::SoaPose, n, self.output.len())?;
-        for (additive, layers) in [(false, &self.layers), (true, &self.additive)] {
+        for (additive, layers) in [(false, self.layers), (true, self.additive)] {
             for (layer, l) in layers.iter().enumerate() {
                 if !l.weight.is_finite() || (!additive && l.weight < 0.0) {
                     return Err(Error::InvalidWeight { layer, additive });
@@ -110,7 +118,11 @@ impl BlendingJob<'_> {
             2 => self.blend_groups([l(0), l(1)]),
             3 => self.blend_groups([l(0), l(1), l(2)]),
             4 => self.blend_groups([l(0), l(1), l(2), l(3)]),
-            _ => self.blend_groups(self.layers.clone()),
+            // Validated: at most `MAX_LAYERS`, so the copy always fits.
+            _ => {
+                let layers = heapless::Vec::<_, MAX_LAYERS>::from_slice(self.layers).unwrap_or_default();
+                self.blend_groups(layers)
+            }
         }
         Ok(())
     }
@@ -124,7 +136,7 @@ impl BlendingJob<'_> {
         } else {
             self.blend_unmasked_layers(layers.as_mut());
         }
-        for l in &self.additive {
+        for l in self.additive {
             for (g, out) in self.output.iter_mut().enumerate() {
                 apply_additive(out, &l.pose[g], l.weight_of_group(g));
             }

@@ -1192,8 +1192,7 @@ impl Frame<'_, '_> {
             let layer = BlendLayer { pose: &inputs[k * g..][..g], weight: control.weight(), joint_weights };
             layers.push(layer).map_err(|_| Error::StateMismatch)?;
         }
-        BlendingJob { skeleton, layers, additive: heapless::Vec::new(), threshold: DEFAULT_THRESHOLD, output: out }
-            .run()
+        BlendingJob { skeleton, layers: &layers, additive: &[], threshold: DEFAULT_THRESHOLD, output: out }.run()
     }
 }
 

@@ -179,6 +179,8 @@ pub enum Error {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Limit {
+    /// Normal or additive layers of one `BlendingJob`.
+    BlendLayers,
     SkinJoints,
     Layers,
     LayerControls,

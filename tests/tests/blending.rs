@@ -9,24 +9,13 @@ use sinew_tests::{JOINT_COUNTS, Rng, random_parents, random_pose, to_soa};
 /// Largest relative component error against the f64 reference (rotations up to sign).
 const BLEND_TOLERANCE: f64 = 2e-6;
 
-fn layers<'a>(items: &[BlendLayer<'a>]) -> heapless::Vec<BlendLayer<'a>, 16> {
-    items.iter().copied().collect()
-}
-
 fn blend(
     skeleton: &Skeleton<'_>,
     normal: &[BlendLayer<'_>],
     additive: &[BlendLayer<'_>],
 ) -> Result<Vec<Transform>, Error> {
     let mut out = vec![SoaTransform::IDENTITY; skeleton.num_soa_joints()];
-    BlendingJob {
-        skeleton,
-        layers: layers(normal),
-        additive: layers(additive),
-        threshold: DEFAULT_THRESHOLD,
-        output: &mut out,
-    }
-    .run()?;
+    BlendingJob { skeleton, layers: normal, additive, threshold: DEFAULT_THRESHOLD, output: &mut out }.run()?;
     let mut aos = vec![Transform::IDENTITY; skeleton.num_joints()];
     unpack_soa(&out, &mut aos)?;
     Ok(aos)
@@ -328,22 +317,10 @@ fn blending_job_errors() {
     let mask = [F4::ONE, F4::new(1.0, f32::NAN, -1.0, f32::INFINITY)];
     assert!(err(&[BlendLayer { joint_weights: Some(&mask), ..ok }], &[]).is_none());
     let mut out = vec![SoaTransform::IDENTITY; 1];
-    let job = BlendingJob {
-        skeleton: &skeleton,
-        layers: layers(&[ok]),
-        additive: layers(&[]),
-        threshold: 0.1,
-        output: &mut out,
-    };
+    let job = BlendingJob { skeleton: &skeleton, layers: &[ok], additive: &[], threshold: 0.1, output: &mut out };
     assert_eq!(job.validate(), Err(Error::BufferLength { buffer: Buffer::SoaPose, expected: 2, actual: 1 }));
     let mut out = vec![SoaTransform::IDENTITY; 2];
-    let job = BlendingJob {
-        skeleton: &skeleton,
-        layers: layers(&[ok]),
-        additive: layers(&[]),
-        threshold: 0.0,
-        output: &mut out,
-    };
+    let job = BlendingJob { skeleton: &skeleton, layers: &[ok], additive: &[], threshold: 0.0, output: &mut out };
     assert_eq!(job.validate(), Err(Error::InvalidWeight { layer: usize::MAX, additive: false }));
 }
 
@@ -489,4 +466,18 @@ fn additive_layers_at_fractional_and_negative_weights_match_the_f64_reference() 
             }
         }
     }
+}
+
+#[test]
+fn more_layers_than_the_limit_is_an_error() {
+    use sinew::blending::MAX_LAYERS;
+    let mut rng = Rng::new(3);
+    let parents = random_parents(&mut rng, 5);
+    let rest = to_soa(&random_pose(&mut rng, 5));
+    let skeleton = Skeleton::new(&parents, &rest, None).expect("skeleton");
+    let items = vec![BlendLayer { pose: &rest, weight: 1.0, joint_weights: None }; MAX_LAYERS + 1];
+    let limit = Error::Limit { what: sinew::error::Limit::BlendLayers, value: MAX_LAYERS + 1, max: MAX_LAYERS };
+    assert_eq!(blend(&skeleton, &items, &[]).err(), Some(limit));
+    assert_eq!(blend(&skeleton, &items[..1], &items).err(), Some(limit));
+    assert!(blend(&skeleton, &items[..MAX_LAYERS], &items[..MAX_LAYERS]).is_ok());
 }
