@@ -98,6 +98,57 @@ fn transitions_at(c: usize, f: usize) -> bool {
 
 /// Runs both crowds on `w` for `frames` frames and compares them.
 pub fn measure(w: &Workload, characters: usize, frames: usize) -> Result<RuntimeReport, String> {
+    let ((character_us, direct_us), sizes) = with_crowds(w, characters, |character_frame, direct_frame| {
+        // Alternate the two so both see the same machine state; the median frame of each.
+        let (mut character_samples, mut direct_samples) = (Vec::new(), Vec::new());
+        for f in 0..frames + 2 {
+            let start = Instant::now();
+            character_frame(f)?;
+            let middle = Instant::now();
+            direct_frame(f)?;
+            let end = Instant::now();
+            // Two warm-up frames.
+            if f >= 2 {
+                character_samples.push((middle - start).as_secs_f64());
+                direct_samples.push((end - middle).as_secs_f64());
+            }
+        }
+        let median = |v: &mut Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2] * 1e6 / characters as f64
+        };
+        Ok((median(&mut character_samples), median(&mut direct_samples)))
+    })?;
+    let n = w.skeleton.parents.len() as f64;
+    Ok(RuntimeReport {
+        characters,
+        character_us,
+        direct_us,
+        runtime_overhead: character_us / direct_us,
+        bytes_per_character: sizes.block,
+        bytes_per_joint: sizes.block as f64 / n,
+        scratch_bytes: sizes.scratch,
+        scratch_bytes_per_joint: sizes.scratch as f64 / n,
+    })
+}
+
+/// Bytes of one character's block and of the crowd's shared scratch.
+#[derive(Clone, Copy, Debug)]
+pub struct Sizes {
+    pub block: usize,
+    pub scratch: usize,
+}
+
+/// One crowd frame: frame index in, the first error out.
+pub type CrowdFrame<'f> = &'f mut dyn FnMut(usize) -> Result<(), sinew::Error>;
+
+/// Builds both crowds of `characters` on `w` and hands `run` their frames (the character crowd's, then the
+/// direct one's); the criterion bench and [`measure`] time them.
+pub fn with_crowds<R>(
+    w: &Workload,
+    characters: usize,
+    run: impl FnOnce(CrowdFrame<'_>, CrowdFrame<'_>) -> Result<R, sinew::Error>,
+) -> Result<(R, Sizes), String> {
     let err = |e: sinew::Error| e.to_string();
     let blob = crate::bake::bake(&w.skeleton, &clips(&w.clip), KeyFormat::F32)?;
     let asset = Asset::load(blob.bytes()).map_err(err)?;
@@ -196,44 +247,8 @@ pub fn measure(w: &Workload, characters: usize, frames: usize) -> Result<Runtime
         Ok(())
     };
 
-    // Alternate the two so both see the same machine state; the median frame of each.
-    let (mut character_samples, mut direct_samples) = (Vec::new(), Vec::new());
-    let mut first_error = None;
-    for f in 0..frames + 2 {
-        let start = Instant::now();
-        if let Err(e) = character_frame(f) {
-            first_error.get_or_insert(e);
-        }
-        let middle = Instant::now();
-        if let Err(e) = direct_frame(f) {
-            first_error.get_or_insert(e);
-        }
-        let end = Instant::now();
-        // Two warm-up frames.
-        if f >= 2 {
-            character_samples.push((middle - start).as_secs_f64());
-            direct_samples.push((end - middle).as_secs_f64());
-        }
-    }
-    if let Some(e) = first_error {
-        return Err(e.to_string());
-    }
-    let median = |v: &mut Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
-    let character_us = median(&mut character_samples) * 1e6 / characters as f64;
-    let direct_us = median(&mut direct_samples) * 1e6 / characters as f64;
-    Ok(RuntimeReport {
-        characters,
-        character_us,
-        direct_us,
-        runtime_overhead: character_us / direct_us,
-        bytes_per_character: bytes,
-        bytes_per_joint: bytes as f64 / n as f64,
-        scratch_bytes,
-        scratch_bytes_per_joint: scratch_bytes as f64 / n as f64,
-    })
+    let result = run(&mut character_frame, &mut direct_frame).map_err(err)?;
+    Ok((result, Sizes { block: bytes, scratch: scratch_bytes }))
 }
 
 /// One direct character's own buffers.
