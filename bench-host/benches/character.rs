@@ -36,5 +36,48 @@ fn character(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, character);
+/// Zero weight costs nothing: a base-only character against the same character with a silent overlay and a
+/// silent additive (their clocks run, their clips are not sampled).
+fn silent_layers(c: &mut Criterion) {
+    use sinew::inertialization::Settings;
+    use sinew::{Asset, Character, CharacterDesc, Chunk, LayerDesc, LayerKind, Play, Scratch};
+    let mut group = c.benchmark_group("character_silent_layers");
+    for &n in &[67, 256] {
+        let workload = Workload::humanoid(n);
+        let clips = vec![workload.clip.clone(); 3];
+        let blob = sinew_bench_host::bake::bake(&workload.skeleton, &clips, sinew_bench_host::bake::KeyFormat::F32)
+            .expect("bake");
+        let asset = Asset::load(blob.bytes()).expect("load");
+        let layers = [
+            LayerDesc { kind: LayerKind::Base, controls: 1 },
+            LayerDesc { kind: LayerKind::Overlay, controls: 1 },
+            LayerDesc { kind: LayerKind::OverlappingAdditive, controls: 1 },
+        ];
+        for (name, count) in [("base_only", 1), ("base_and_two_silent_layers", 3)] {
+            let desc = CharacterDesc {
+                num_joints: n,
+                num_skin_joints: 0,
+                layers: &layers[..count],
+                num_masks: 0,
+                num_curves: 0,
+                inertialization: Some(Settings::default()),
+                scratch: Scratch::InBlock,
+            };
+            let mut memory = vec![Chunk::ZERO; Chunk::count(Character::required_bytes(&desc).expect("size"))];
+            let mut character = Character::new(Chunk::bytes_mut(&mut memory), &desc).expect("character");
+            character.play(&asset, 0, 0, Play::looping(0)).expect("play");
+            for layer in 1..count {
+                character.play(&asset, layer, 0, Play::looping(layer)).expect("play");
+                character.fade_layer(layer, 0.0, 0.0).expect("fade");
+            }
+            group.throughput(Throughput::Elements(n as u64));
+            group.bench_function(BenchmarkId::new(name, n), |b| {
+                b.iter(|| character.update(1.0 / 60.0, &asset, None).expect("update"))
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, character, silent_layers);
 criterion_main!(benches);
