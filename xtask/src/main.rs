@@ -28,7 +28,7 @@ const STEPS: &[Step] = &[
     ("budgets", "profiler stages against budgets.toml: pinned timings and callgrind instruction counts", budgets_step),
     (
         "miri",
-        "arena, skeleton, math, lane, local-to-model, skinning, sampling, asset, blending, vertex-skinning, inertialization and transition tests under Miri (scalar build, fewer cases)",
+        "arena, skeleton, math, lane, local-to-model, skinning, sampling, asset, blending, vertex-skinning, inertialization, transition, control and character tests under Miri (scalar build, fewer cases)",
         miri,
     ),
     (
@@ -351,6 +351,8 @@ fn miri() -> Result<(), String> {
         "vertex_skinning",
         "inertialization",
         "transition",
+        "control",
+        "character",
     ] {
         c.args(["--test", test]);
     }
