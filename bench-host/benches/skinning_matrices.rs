@@ -2,6 +2,7 @@
 //! a memcpy of the output bytes, per rig size.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use sinew::{Palette, SkinningJob};
 use sinew_bench_host::bench_support::{BENCH_JOINTS, Fixture};
 use sinew_bench_host::naive;
 use std::hint::black_box;
@@ -14,10 +15,18 @@ fn skinning_matrices(c: &mut Criterion) {
         let skin_joints = skin.num_joints();
         group.throughput(Throughput::Elements(skin_joints as u64));
         group.bench_function(BenchmarkId::new("sinew_mat4", n), |b| {
-            b.iter(|| skin.palette(black_box(&f.model), &mut f.palette).expect("valid"))
+            b.iter(|| {
+                SkinningJob { skin: &skin, model: black_box(&f.model), palette: Palette::Matrices(&mut f.palette) }
+                    .run()
+                    .expect("valid")
+            })
         });
         group.bench_function(BenchmarkId::new("sinew_3x4", n), |b| {
-            b.iter(|| skin.palette_3x4(black_box(&f.model), &mut f.palette_3x4).expect("valid"))
+            b.iter(|| {
+                SkinningJob { skin: &skin, model: black_box(&f.model), palette: Palette::Rows(&mut f.palette_3x4) }
+                    .run()
+                    .expect("valid")
+            })
         });
         group.bench_function(BenchmarkId::new("naive_aos_glam_mat4", n), |b| {
             b.iter(|| {

@@ -5,6 +5,7 @@
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use sinew::vertex_skinning::{NormalMode, VertexLayout};
 use sinew::{Influences, VertexSkinningJob};
+use sinew::{Palette, SkinningJob};
 use sinew_bench_host::bench_support::Fixture;
 use sinew_bench_host::naive;
 use std::hint::black_box;
@@ -60,7 +61,9 @@ fn vertex_skinning(c: &mut Criterion) {
     let mut group = c.benchmark_group("vertex_skinning");
     group.throughput(Throughput::Elements(VERTICES as u64));
     let mut fixture = Fixture::new(256);
-    fixture.rig.skin().palette(&fixture.model, &mut fixture.palette).expect("valid");
+    SkinningJob { skin: &fixture.rig.skin(), model: &fixture.model, palette: Palette::Matrices(&mut fixture.palette) }
+        .run()
+        .expect("valid");
     let palette = &fixture.palette;
     let glam_palette: Vec<glam::Mat4> = palette.iter().map(|m| glam::Mat4::from_cols_array_2d(&m.cols)).collect();
     for count in [1, 2, 4] {

@@ -17,6 +17,7 @@ use sinew::{
     Arena, Asset, Blend, Character, CharacterDesc, Chunk, Inertializer, LayerDesc, LayerKind, LocalToModelJob, Play,
     Playback, SamplingContext, SamplingJob, Scratch, Skeleton, Skin,
 };
+use sinew::{Palette, SkinningJob};
 use std::time::Instant;
 
 /// What the runtime costs beside the same kernels called directly.
@@ -325,6 +326,6 @@ impl Kernels<'_> {
         self.stack(&mut context, b.samples, b.weights, d.base, t, b.pose)?;
         let output = d.inertializer.update(DT, &Target { pose: b.pose, curves: &[], previous })?;
         LocalToModelJob { skeleton: self.skeleton, local: output.pose, root: None, model: d.model }.run()?;
-        self.skin.palette_3x4(d.model, d.palette)
+        SkinningJob { skin: self.skin, model: d.model, palette: Palette::Rows(d.palette) }.run()
     }
 }

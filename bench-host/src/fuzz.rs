@@ -8,6 +8,7 @@
 use crate::bake::{AlignedBlob, KeyFormat, RawClip, RawSkeleton};
 use sinew::math::{Mat4, SoaTransform};
 use sinew::{Arena, Asset, LocalToModelJob, Playback, SamplingContext, SamplingJob};
+use sinew::{Palette, SkinningJob};
 
 /// Samples every clip of a loaded asset at times inside, on the edges of and outside the clip, both playback
 /// modes, and runs local-to-model on each pose. `Err` says what broke the loader's promise.
@@ -62,7 +63,9 @@ pub fn exercise(asset: &Asset<'_>) -> Result<(), String> {
         LocalToModelJob { skeleton, local: skeleton.rest_pose(), root: None, model: &mut model }
             .run()
             .map_err(|e| format!("rest pose: local-to-model failed: {e}"))?;
-        skin.palette_3x4(&model, &mut palette).map_err(|e| format!("skin palette failed: {e}"))?;
+        SkinningJob { skin, model: &model, palette: Palette::Rows(&mut palette) }
+            .run()
+            .map_err(|e| format!("skin palette failed: {e}"))?;
     }
     Ok(())
 }

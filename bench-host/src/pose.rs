@@ -4,6 +4,7 @@
 use crate::bake::{AlignedBlob, KeyFormat};
 use sinew::math::{Mat4, SoaTransform};
 use sinew::{Arena, Asset, LocalToModelJob, Playback, SamplingContext, SamplingJob};
+use sinew::{Palette, SkinningJob};
 
 /// A baked blob through the runtime's loader (every section validated).
 fn load(blob: &AlignedBlob) -> Result<Asset<'_>, String> {
@@ -126,7 +127,9 @@ impl GltfPoser {
             let mesh = s.mesh.as_ref().ok_or("--skin: no mesh primitive uses the first skin")?;
             let runtime_skin = sinew::Skin::new(n, &s.remap, &s.inverse_bind).map_err(|e| e.to_string())?;
             let mut palette = vec![Mat4::IDENTITY; s.remap.len()];
-            runtime_skin.palette(&model, &mut palette).map_err(|e| e.to_string())?;
+            SkinningJob { skin: &runtime_skin, model: &model, palette: Palette::Matrices(&mut palette) }
+                .run()
+                .map_err(|e| e.to_string())?;
             let influences =
                 sinew::Influences::new(4, bytemuck::cast_slice(&mesh.joints), bytemuck::cast_slice(&mesh.weights))
                     .map_err(|e| e.to_string())?;

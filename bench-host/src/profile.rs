@@ -12,6 +12,7 @@ pub use crate::workload::Workload;
 use sinew::blending::{BlendLayer, BlendingJob, DEFAULT_THRESHOLD};
 use sinew::math::{Mat3x4, Mat4, SoaTransform, num_soa_joints};
 use sinew::{Arena, Asset, Inertializer, LocalToModelJob, Playback, SamplingContext, SamplingJob, Target, Transition};
+use sinew::{Palette, SkinningJob};
 use std::time::Instant;
 
 /// What to run: procedural rigs by joint count, plus real files.
@@ -271,7 +272,7 @@ pub fn profile_workload(
     let skinning = time_frames(frames, |_| {
         stage_skinning_matrices_3x4(|| {
             for ch in crowd.iter_mut() {
-                record(skin.palette_3x4(ch.model, ch.palette));
+                record(SkinningJob { skin: &skin, model: ch.model, palette: Palette::Rows(ch.palette) }.run());
             }
         })
     });
@@ -332,7 +333,7 @@ pub fn profile_workload(
         let sampled = Instant::now();
         record(LocalToModelJob { skeleton, local: ch.local, root: None, model: ch.model }.run());
         let modelled = Instant::now();
-        record(skin.palette_3x4(ch.model, ch.palette));
+        record(SkinningJob { skin: &skin, model: ch.model, palette: Palette::Rows(ch.palette) }.run());
         let end = Instant::now();
         [sampled - start, modelled - sampled, end - modelled].map(|d| d.as_secs_f64())
     };
@@ -371,7 +372,7 @@ pub fn profile_workload(
                             result = result
                                 .and(SamplingJob { skeleton, clip, time, playback, context, output }.run())
                                 .and(LocalToModelJob { skeleton, local: ch.local, root: None, model: ch.model }.run())
-                                .and(skin.palette_3x4(ch.model, ch.palette));
+                                .and(SkinningJob { skin, model: ch.model, palette: Palette::Rows(ch.palette) }.run());
                         }
                         result
                     }));

@@ -38,6 +38,7 @@ use crate::error::{Index, Limit, check_len};
 use crate::inertialization::{Inertializer, Settings, Target, Transition, VelocityMode};
 use crate::math::{F4, Mat3x4, Mat4, SoaTransform, num_soa_joints};
 use crate::sampling::{Playback, SamplingContext, SamplingJob};
+use crate::skinning::{Palette, SkinningJob};
 use crate::{Arena, Asset, Buffer, Error, LocalToModelJob, Skin};
 use bytemuck::{Pod, Zeroable};
 
@@ -1072,7 +1073,7 @@ fn produce(
     };
     LocalToModelJob { skeleton: asset.skeleton(), local: pose, root: None, model }.run()?;
     if let (Some(skin), true) = (skin, counts.skin_joints > 0) {
-        skin.palette_3x4(model, out.palette)?;
+        SkinningJob { skin, model, palette: Palette::Rows(out.palette) }.run()?;
     }
     Ok((output, frame.context.decoded_frames()))
 }

@@ -155,5 +155,5 @@ pub use inertialization::{Inertializer, Target, Transition};
 pub use local_to_model::LocalToModelJob;
 pub use sampling::{Playback, SamplingContext, SamplingJob};
 pub use skeleton::Skeleton;
-pub use skinning::Skin;
+pub use skinning::{Palette, Skin, SkinningJob};
 pub use vertex_skinning::{Influences, VertexSkinningJob};

@@ -92,30 +92,6 @@ impl<'a> Skin<'a> {
         crate::Arena::required_bytes::<T>(num_skin_joints)
     }
 
-    fn check_lengths(&self, model: &[Mat4], palette_len: usize) -> Result<(), Error> {
-        crate::error::check_len(Buffer::ModelMatrices, self.num_skeleton_joints, model.len())?;
-        crate::error::check_len(Buffer::SkinningPalette, self.num_joints(), palette_len)
-    }
-
-    /// `palette[i] = model[remap[i]] * inverse_bind[i]` as column-major `Mat4`s.
-    ///
-    /// Errors: `BufferLength` (`ModelMatrices`: must be `num_skeleton_joints`; `SkinningPalette`: must be
-    /// `num_joints`); `NonFinite` (`ModelMatrices`, skeleton joint) for the first non-finite source matrix.
-    pub fn palette(&self, model: &[Mat4], palette: &mut [Mat4]) -> Result<(), Error> {
-        self.check_lengths(model, palette.len())?;
-        let sum = kernels::palette(self.joint_remap, self.inverse_bind, model, palette);
-        self.finish(model, sum)
-    }
-
-    /// `palette[i] = model[remap[i]] * inverse_bind[i]` as three rows (`Mat3x4`, 48 bytes, GPU layout).
-    ///
-    /// Errors: as [`Skin::palette`].
-    pub fn palette_3x4(&self, model: &[Mat4], palette: &mut [Mat3x4]) -> Result<(), Error> {
-        self.check_lengths(model, palette.len())?;
-        let sum = kernels::palette_3x4(self.joint_remap, self.inverse_bind, model, palette);
-        self.finish(model, sum)
-    }
-
     /// Turns the fused output sum into an error naming the first non-finite model matrix the skin reads.
     #[inline(always)]
     fn finish(&self, model: &[Mat4], sum: F4) -> Result<(), Error> {
@@ -129,5 +105,57 @@ impl<'a> Skin<'a> {
             // The sum overflowed on finite values near f32::MAX: the palette is what the inputs give.
             None => Ok(()),
         }
+    }
+}
+
+/// The layout a [`SkinningJob`] writes: column-major `Mat4`s, or three rows (`Mat3x4`, 48 bytes, the GPU layout).
+#[derive(Debug)]
+pub enum Palette<'a> {
+    Matrices(&'a mut [Mat4]),
+    Rows(&'a mut [Mat3x4]),
+}
+
+impl Palette<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Palette::Matrices(p) => p.len(),
+            Palette::Rows(p) => p.len(),
+        }
+    }
+}
+
+/// `palette[i] = model[remap[i]] * inverse_bind[i]` for each joint of a skin (ozz's job pattern: borrowed
+/// buffers in public fields, `validate`, then `run`).
+#[derive(Debug)]
+pub struct SkinningJob<'a> {
+    pub skin: &'a Skin<'a>,
+    /// Model-space matrices, one per skeleton joint.
+    pub model: &'a [Mat4],
+    /// One entry per skin joint.
+    pub palette: Palette<'a>,
+}
+
+impl SkinningJob<'_> {
+    /// O(1) checks.
+    ///
+    /// Errors: `BufferLength` (`ModelMatrices`: must be `num_skeleton_joints`; `SkinningPalette`: must be the
+    /// skin's `num_joints`).
+    pub fn validate(&self) -> Result<(), Error> {
+        crate::error::check_len(Buffer::ModelMatrices, self.skin.num_skeleton_joints, self.model.len())?;
+        crate::error::check_len(Buffer::SkinningPalette, self.skin.num_joints(), self.palette.len())
+    }
+
+    /// Writes the palette.
+    ///
+    /// Errors: those of `validate`; `NonFinite` (`ModelMatrices`, skeleton joint) for the first non-finite
+    /// source matrix (the palette may then be partly written).
+    pub fn run(&mut self) -> Result<(), Error> {
+        self.validate()?;
+        let (skin, model) = (self.skin, self.model);
+        let sum = match &mut self.palette {
+            Palette::Matrices(p) => kernels::palette(skin.joint_remap, skin.inverse_bind, model, p),
+            Palette::Rows(p) => kernels::palette_3x4(skin.joint_remap, skin.inverse_bind, model, p),
+        };
+        skin.finish(model, sum)
     }
 }

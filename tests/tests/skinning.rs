@@ -2,6 +2,7 @@
 
 use sinew::math::{Mat3x4, Mat4, Transform, Vec3};
 use sinew::{Buffer, Error, Skin};
+use sinew::{Palette, SkinningJob};
 use sinew_tests::{JOINT_COUNTS, Rng, max_abs_diff, oracle, random_affine};
 
 /// |sinew − oracle| relative to the largest entry of the product: 12 multiply-adds of unit-range inputs.
@@ -23,8 +24,8 @@ fn reference_both_layouts_all_joint_counts() {
         let skin = Skin::new(n, &remap, &inverse_bind).unwrap();
         let mut palette = vec![Mat4::IDENTITY; skin_len];
         let mut rows = vec![Mat3x4::IDENTITY; skin_len];
-        skin.palette(&model, &mut palette).unwrap();
-        skin.palette_3x4(&model, &mut rows).unwrap();
+        SkinningJob { skin: &skin, model: &model, palette: Palette::Matrices(&mut palette) }.run().unwrap();
+        SkinningJob { skin: &skin, model: &model, palette: Palette::Rows(&mut rows) }.run().unwrap();
         for i in 0..skin_len {
             let want = oracle::mul(&oracle::widen(&model[remap[i] as usize]), &oracle::from_rows(&inverse_bind[i]));
             let scale = want.iter().fold(1.0f64, |m, v| m.max(v.abs()));
@@ -54,7 +55,7 @@ fn bind_pose_gives_identity_palette() {
     let remap: Vec<u16> = (0..9).collect();
     let skin = Skin::new(9, &remap, &inverse).unwrap();
     let mut palette = vec![Mat4::IDENTITY; 9];
-    skin.palette(&model, &mut palette).unwrap();
+    SkinningJob { skin: &skin, model: &model, palette: Palette::Matrices(&mut palette) }.run().unwrap();
     for m in &palette {
         let got: [f32; 16] = bytemuck::cast(*m);
         assert!(max_abs_diff(&got, &oracle::IDENTITY) < 1e-5, "{m:?}");
@@ -67,7 +68,7 @@ fn remap_selects_skeleton_joints() {
     model[2].cols[3] = [7.0, 8.0, 9.0, 1.0];
     let skin = Skin::new(3, &[2, 0], &[Mat3x4::IDENTITY, Mat3x4::IDENTITY]).unwrap();
     let mut rows = [Mat3x4::IDENTITY; 2];
-    skin.palette_3x4(&model, &mut rows).unwrap();
+    SkinningJob { skin: &skin, model: &model, palette: Palette::Rows(&mut rows) }.run().unwrap();
     assert_eq!(rows[0].rows[0][3], 7.0);
     assert_eq!(rows[0].rows[2][3], 9.0);
     assert_eq!(rows[1], Mat3x4::IDENTITY);
@@ -113,11 +114,11 @@ fn palette_length_errors() {
     let skin = Skin::new(3, &[0, 1], &[Mat3x4::IDENTITY; 2]).unwrap();
     let model = [Mat4::IDENTITY; 3];
     assert_eq!(
-        skin.palette(&model[..2], &mut [Mat4::IDENTITY; 2]),
+        SkinningJob { skin: &skin, model: &model[..2], palette: Palette::Matrices(&mut [Mat4::IDENTITY; 2]) }.run(),
         Err(Error::BufferLength { buffer: Buffer::ModelMatrices, expected: 3, actual: 2 })
     );
     assert_eq!(
-        skin.palette_3x4(&model, &mut [Mat3x4::IDENTITY; 3]),
+        SkinningJob { skin: &skin, model: &model, palette: Palette::Rows(&mut [Mat3x4::IDENTITY; 3]) }.run(),
         Err(Error::BufferLength { buffer: Buffer::SkinningPalette, expected: 2, actual: 3 })
     );
 }
@@ -129,10 +130,18 @@ fn non_finite_model_matrix_names_the_skeleton_joint() {
     model[1].cols[0][2] = f32::NAN;
     model[0].cols[0][0] = f32::NAN; // not in the skin: must not be reported
     let want = Err(Error::NonFinite { buffer: Buffer::ModelMatrices, index: 1 });
-    assert_eq!(skin.palette(&model, &mut [Mat4::IDENTITY; 3]), want);
-    assert_eq!(skin.palette_3x4(&model, &mut [Mat3x4::IDENTITY; 3]), want);
+    assert_eq!(
+        SkinningJob { skin: &skin, model: &model, palette: Palette::Matrices(&mut [Mat4::IDENTITY; 3]) }.run(),
+        want
+    );
+    assert_eq!(
+        SkinningJob { skin: &skin, model: &model, palette: Palette::Rows(&mut [Mat3x4::IDENTITY; 3]) }.run(),
+        want
+    );
     model[1].cols[0][2] = 0.0;
-    assert!(skin.palette(&model, &mut [Mat4::IDENTITY; 3]).is_ok());
+    assert!(
+        SkinningJob { skin: &skin, model: &model, palette: Palette::Matrices(&mut [Mat4::IDENTITY; 3]) }.run().is_ok()
+    );
 }
 
 /// The fused check reads only the output's translation column (lane 3 of each row for the 3×4 palette): every
@@ -150,10 +159,18 @@ fn non_finite_in_any_model_entry_is_caught() {
             let mut model = [Mat4::IDENTITY; 2];
             model[1].cols[col][row] = bad;
             let want = Err(Error::NonFinite { buffer: Buffer::ModelMatrices, index: 1 });
-            assert_eq!(skin.palette(&model, &mut [Mat4::IDENTITY; 2]), want, "col {col} row {row} {bad}");
+            assert_eq!(
+                SkinningJob { skin: &skin, model: &model, palette: Palette::Matrices(&mut [Mat4::IDENTITY; 2]) }.run(),
+                want,
+                "col {col} row {row} {bad}"
+            );
             // The 3×4 palette does not read the bottom row.
             let want_3x4 = if row == 3 { Ok(()) } else { want };
-            assert_eq!(skin.palette_3x4(&model, &mut [Mat3x4::IDENTITY; 2]), want_3x4, "col {col} row {row} {bad}");
+            assert_eq!(
+                SkinningJob { skin: &skin, model: &model, palette: Palette::Rows(&mut [Mat3x4::IDENTITY; 2]) }.run(),
+                want_3x4,
+                "col {col} row {row} {bad}"
+            );
         }
     }
 }
