@@ -80,48 +80,10 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![warn(missing_debug_implementations)]
 
-/// The one place the x86-64-v3 kernel condition is written (AVX2 and FMA enabled, not the `scalar` build):
-/// `avx2_kernels! { if { items } else { items } }` compiles the first items there and the second everywhere
-/// else (SSE2, NEON, scalar); `avx2_kernels!()` is the condition as a `bool` expression.
-macro_rules! avx2_kernels {
-    (@with $($form:tt)*) => {
-        avx2_kernels! { $($form)* (all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma",
-            not(feature = "scalar"))) }
-    };
-    (if { $($yes:item)* } else { $($no:item)* }) => {
-        avx2_kernels! { @with @items { $($yes)* } { $($no)* } }
-    };
-    () => {
-        avx2_kernels! { @with @bool }
-    };
-    (@items { $($yes:item)* } { $($no:item)* } $cond:tt) => {
-        $( #[cfg $cond] $yes )*
-        $( #[cfg(not $cond)] $no )*
-    };
-    (@bool $cond:tt) => {{
-        #[cfg $cond]
-        let on = true;
-        #[cfg(not $cond)]
-        let on = false;
-        on
-    }};
-}
-
-/// Picks a stage's kernels at compile time: `<stage>/avx2.rs` where [`avx2_kernels!`] says so,
-/// `<stage>/portable.rs` (over `F4`) everywhere else. Either way the stage sees the module as `kernels`.
-macro_rules! kernels {
-    () => {
-        avx2_kernels! {
-            if {
-                mod avx2;
-                use avx2 as kernels;
-            } else {
-                mod portable;
-                use portable as kernels;
-            }
-        }
-    };
-}
+// Every build-time condition about the SIMD backend, and the macros that pick kernels by it, live in
+// `backend`; it comes first so the stages below can use its macros.
+#[macro_use]
+pub mod backend;
 
 /// The README's Rust examples compile as doctests (the README sits beside the crate in this workspace).
 #[cfg(doctest)]

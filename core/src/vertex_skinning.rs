@@ -189,7 +189,7 @@ impl<'a> Influences<'a> {
 /// Skins every vertex of `influences` from `input` into `output`.
 #[derive(Debug)]
 pub struct VertexSkinningJob<'a> {
-    /// Skinning matrices (see [`crate::Skin::palette`]), indexed by the influence joint indices.
+    /// Skinning matrices (see [`crate::SkinningJob`]), indexed by the influence joint indices.
     pub palette: &'a [Mat4],
     pub influences: &'a Influences<'a>,
     pub normal_mode: NormalMode,

@@ -23,22 +23,7 @@ avx2_kernels! {
     } else {}
 }
 
-/// Whether `mul_add` is one fused instruction (x86 FMA, aarch64 NEON; not SSE2, not the `scalar` build).
-/// Formulas that trade a multiply for an add or a sign flip choose by it: with FMA the multiply pipes are
-/// the scarce ones, without it every multiply-add is already two instructions.
-pub const FUSED_MUL_ADD: bool = cfg!(all(
-    not(feature = "scalar"),
-    any(all(target_arch = "x86_64", target_feature = "fma"), all(target_arch = "aarch64", target_feature = "neon"))
-));
-
-/// Whether `rsqrt` refines the hardware estimate (NEON) rather than dividing by a correctly rounded square
-/// root (x86, scalar); see [`F4::rsqrt`].
-pub const RSQRT_BY_ESTIMATE: bool =
-    cfg!(all(not(feature = "scalar"), target_arch = "aarch64", target_feature = "neon"));
-
-/// Whether an `F8` is one register (where the x86-64-v3 kernels are built). Formulas that pair lane groups gain
-/// only there; on two-register backends pairing just doubles register pressure.
-pub const F8_IS_ONE_REGISTER: bool = avx2_kernels!();
+pub use crate::backend::{F8_IS_ONE_REGISTER, FUSED_MUL_ADD, RSQRT_BY_ESTIMATE};
 
 // The backends must agree on size and alignment: SoA structs are `Pod` on top of this.
 const _: () = assert!(core::mem::size_of::<F4>() == 16);
@@ -148,7 +133,7 @@ macro_rules! impl_lanes {
 impl_lanes!(F4, F8);
 
 /// Name of the active lane backend, for profiler and test output.
-pub const BACKEND: &str = backend::NAME;
+pub const BACKEND: &str = crate::backend::NAME;
 
 impl F4 {
     pub const ZERO: F4 = F4::from_array([0.0; 4]);

@@ -5,8 +5,6 @@
 
 use core::ops::{Add, BitAnd, BitOr, Div, Mul, Neg, Sub};
 
-pub const NAME: &str = "scalar";
-
 /// Four `f32` lanes (see the module docs of `math::lane`).
 #[derive(Clone, Copy, Default)]
 #[repr(C, align(16))]

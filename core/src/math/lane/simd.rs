@@ -3,16 +3,6 @@
 use core::ops::{Add, BitAnd, BitOr, Div, Mul, Neg, Sub};
 use wide::{f32x4, f32x8};
 
-pub const NAME: &str = if cfg!(all(target_arch = "aarch64", target_feature = "neon")) {
-    "neon"
-} else if cfg!(all(target_arch = "x86_64", target_feature = "avx2", target_feature = "fma")) {
-    "avx2+fma"
-} else if cfg!(target_feature = "sse2") {
-    "sse2"
-} else {
-    "wide-soft"
-};
-
 /// Four `f32` lanes (see the module docs of `math::lane`).
 #[derive(Clone, Copy, Default)]
 #[repr(transparent)]
