@@ -307,7 +307,8 @@ impl Kernels<'_> {
         BlendingJob { skeleton, layers: &layers, additive: &[], threshold, output: out }.run()?;
         sample(2, t, s0)?;
         blending::overlay_in_place(out, s0, self.mask)?;
-        sample(3, t / self.duration * self.duration, s0)?;
+        // The synced additive's clip lasts as long as the leading base clip, so its synced time is `t`.
+        sample(3, t, s0)?;
         blending::additive_delta(self.skeleton.rest_pose(), s0, s1)?;
         weights.fill(F4::splat(ADDITIVE));
         blending::add_in_place(out, s1, weights)

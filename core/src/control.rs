@@ -4,7 +4,7 @@
 //! The clock integrates: each step adds `speed · dt` to the local time, so changing the speed never moves the
 //! time (the textbook's requirement). A step of any size wraps as many times as it must and reports how many.
 //! Time is kept as a *phase* inside one period of the wrap mode, so it never grows and `f32` precision never
-//! decays over a long session: `Loop` has period `D` (the clip's duration) and time = phase; `PingPong` has
+//! decays however long a clip plays: `Loop` has period `D` (the clip's duration) and time = phase; `PingPong` has
 //! period `2D`, time = phase on the way out and `2D − phase` on the way back; `Clamp` has no period and the
 //! phase is clamped to `[0, D]`.
 //!
