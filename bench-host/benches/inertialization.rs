@@ -5,7 +5,7 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use sinew::math::SoaTransform;
-use sinew::{Arena, Inertializer, Target, Transition};
+use sinew::{Arena, InertializationJob, Inertializer, Target, Transition};
 use sinew_bench_host::bench_support::BENCH_JOINTS;
 use sinew_bench_host::naive::{self, AosCurve, AosJointCurves, AosPose};
 use sinew_bench_host::rig::Rig;
@@ -31,19 +31,35 @@ fn inertialization(c: &mut Criterion) {
         let mut inertializer = Inertializer::new(&arena, n, 0, Default::default()).expect("sized");
         // Two source frames, then a long transition towards pose 3.
         for p in [&soa[0], &soa[1]] {
-            inertializer.update(1.0 / 60.0, &frame(p, p)).expect("valid");
+            InertializationJob { inertializer: &mut inertializer, dt: 1.0 / 60.0, target: frame(p, p) }
+                .run()
+                .expect("valid");
         }
         let long = Transition { duration: 1e6, profile: None };
         inertializer.request(&long).expect("valid");
-        inertializer.update(1.0 / 60.0, &frame(&soa[3], &soa[2])).expect("valid");
+        InertializationJob { inertializer: &mut inertializer, dt: 1.0 / 60.0, target: frame(&soa[3], &soa[2]) }
+            .run()
+            .expect("valid");
         group.throughput(Throughput::Elements(n as u64));
         group.bench_function(BenchmarkId::new("sinew_frame", n), |b| {
-            b.iter(|| inertializer.update(TINY_DT, &frame(black_box(&soa[3]), &soa[2])).map(|o| o.pose.len()))
+            b.iter(|| {
+                InertializationJob {
+                    inertializer: &mut inertializer,
+                    dt: TINY_DT,
+                    target: frame(black_box(&soa[3]), &soa[2]),
+                }
+                .run()
+            })
         });
         group.bench_function(BenchmarkId::new("sinew_request_frame", n), |b| {
             b.iter(|| {
                 inertializer.request(&long).expect("valid");
-                inertializer.update(TINY_DT, &frame(black_box(&soa[3]), &soa[2])).map(|o| o.pose.len())
+                InertializationJob {
+                    inertializer: &mut inertializer,
+                    dt: TINY_DT,
+                    target: frame(black_box(&soa[3]), &soa[2]),
+                }
+                .run()
             })
         });
         // Every channel animated: translations and scales of the target moved too, so nothing is skipped.
@@ -57,18 +73,30 @@ fn inertialization(c: &mut Criterion) {
         let all_arena = Arena::new(&mut all_memory);
         let mut all = Inertializer::new(&all_arena, n, 0, Default::default()).expect("sized");
         for p in [&soa[0], &soa[1]] {
-            all.update(1.0 / 60.0, &frame(p, p)).expect("valid");
+            InertializationJob { inertializer: &mut all, dt: 1.0 / 60.0, target: frame(p, p) }.run().expect("valid");
         }
         all.request(&long).expect("valid");
-        all.update(1.0 / 60.0, &frame(&moved, &soa[2])).expect("valid");
+        InertializationJob { inertializer: &mut all, dt: 1.0 / 60.0, target: frame(&moved, &soa[2]) }
+            .run()
+            .expect("valid");
         group.bench_function(BenchmarkId::new("sinew_frame_all_channels", n), |b| {
-            b.iter(|| all.update(TINY_DT, &frame(black_box(&moved), &soa[2])).map(|o| o.pose.len()))
+            b.iter(|| {
+                InertializationJob { inertializer: &mut all, dt: TINY_DT, target: frame(black_box(&moved), &soa[2]) }
+                    .run()
+            })
         });
         let mut idle_memory = vec![0u8; Inertializer::required_bytes(n, 0)];
         let idle_arena = Arena::new(&mut idle_memory);
         let mut idle = Inertializer::new(&idle_arena, n, 0, Default::default()).expect("sized");
         group.bench_function(BenchmarkId::new("sinew_idle_frame", n), |b| {
-            b.iter(|| idle.update(1.0 / 60.0, &frame(black_box(&soa[3]), &soa[2])).map(|o| o.pose.len()))
+            b.iter(|| {
+                InertializationJob {
+                    inertializer: &mut idle,
+                    dt: 1.0 / 60.0,
+                    target: frame(black_box(&soa[3]), &soa[2]),
+                }
+                .run()
+            })
         });
 
         // Naive: the same offsets' curves in AoS, evaluated per DOF from the paper's formula.

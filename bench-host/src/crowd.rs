@@ -11,7 +11,7 @@ use crate::bake::{KeyFormat, RawClip};
 use crate::workload::Workload;
 use sinew::blending::{self, BlendLayer, BlendingJob, DEFAULT_THRESHOLD};
 use sinew::control::Wrap;
-use sinew::inertialization::{Settings, Target, Transition};
+use sinew::inertialization::{InertializationJob, Settings, Target, Transition};
 use sinew::math::{F4, Mat3x4, Mat4, SoaTransform, num_soa_joints};
 use sinew::{
     Arena, Asset, Blend, Character, CharacterDesc, Chunk, Inertializer, LayerDesc, LayerKind, LocalToModelJob, Play,
@@ -325,8 +325,10 @@ impl Kernels<'_> {
             None
         };
         self.stack(&mut context, b.samples, b.weights, d.base, t, b.pose)?;
-        let output = d.inertializer.update(DT, &Target { pose: b.pose, curves: &[], previous })?;
-        LocalToModelJob { skeleton: self.skeleton, local: output.pose, root: None, model: d.model }.run()?;
+        let target = Target { pose: b.pose, curves: &[], previous };
+        InertializationJob { inertializer: &mut d.inertializer, dt: DT, target }.run()?;
+        LocalToModelJob { skeleton: self.skeleton, local: d.inertializer.output().pose, root: None, model: d.model }
+            .run()?;
         SkinningJob { skin: self.skin, model: d.model, palette: Palette::Rows(d.palette) }.run()
     }
 }

@@ -11,8 +11,9 @@ use crate::naive::{self, AosClip, AosPose};
 pub use crate::workload::Workload;
 use sinew::blending::{BlendLayer, BlendingJob, DEFAULT_THRESHOLD};
 use sinew::math::{Mat3x4, Mat4, SoaTransform, num_soa_joints};
-use sinew::{Arena, Asset, Inertializer, LocalToModelJob, Playback, SamplingContext, SamplingJob, Target, Transition};
+use sinew::{Arena, Asset, InertializationJob, Inertializer, LocalToModelJob, Playback, SamplingContext, SamplingJob};
 use sinew::{Palette, SkinningJob};
+use sinew::{Target, Transition};
 use std::time::Instant;
 
 /// What to run: procedural rigs by joint count, plus real files.
@@ -304,17 +305,17 @@ pub fn profile_workload(
     for ch in crowd.iter_mut() {
         for _ in 0..2 {
             let target = Target { pose: ch.source_local, curves: &[], previous: None };
-            record(ch.inertializer.update(GAME_DT, &target).map(|_| ()));
+            record(InertializationJob { inertializer: &mut ch.inertializer, dt: GAME_DT, target }.run());
         }
         record(ch.inertializer.request(&Transition { duration: TRANSITION_SECONDS, profile: None }));
         let target = Target { pose: ch.local, curves: &[], previous: Some((ch.local, &[])) };
-        record(ch.inertializer.update(GAME_DT, &target).map(|_| ()));
+        record(InertializationJob { inertializer: &mut ch.inertializer, dt: GAME_DT, target }.run());
     }
     let inertialization = time_frames(frames, |_| {
         stage_inertialization(|| {
             for ch in crowd.iter_mut() {
                 let target = Target { pose: ch.local, curves: &[], previous: None };
-                record(ch.inertializer.update(GAME_DT, &target).map(|_| ()));
+                record(InertializationJob { inertializer: &mut ch.inertializer, dt: GAME_DT, target }.run());
             }
         })
     });

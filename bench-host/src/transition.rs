@@ -11,7 +11,8 @@ use crate::bake::{self, AlignedBlob, KeyFormat};
 use sinew::blending::{BlendLayer, BlendingJob, DEFAULT_THRESHOLD};
 use sinew::inertialization::{ChannelMode, Settings, VelocityMode};
 use sinew::math::{F4, Mat4, SoaTransform};
-use sinew::{Arena, Asset, Inertializer, LocalToModelJob, Playback, SamplingContext, SamplingJob, Target, Transition};
+use sinew::{Arena, Asset, InertializationJob, Inertializer, LocalToModelJob, Playback, SamplingContext, SamplingJob};
+use sinew::{Target, Transition};
 
 /// How a transition is made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -273,7 +274,8 @@ pub fn simulate(
                     previous_target = Some((&previous[..], &[][..]));
                 }
                 let frame_target = Target { pose, curves: &[], previous: previous_target };
-                inertializer.update(dt, &frame_target).map_err(|e| e.to_string())?.pose
+                InertializationJob { inertializer, dt, target: frame_target }.run().map_err(|e| e.to_string())?;
+                inertializer.output().pose
             }
             (Method::Crossfade, None) if switched => {
                 let weight = (((k + 1.0) * dt) / duration).min(1.0);

@@ -35,7 +35,7 @@
 use crate::blending::{self, BlendLayer, BlendingJob, DEFAULT_THRESHOLD};
 use crate::control::{self, Control, Step, Wrap};
 use crate::error::{Index, Limit, check_len};
-use crate::inertialization::{Inertializer, Settings, Target, Transition, VelocityMode};
+use crate::inertialization::{InertializationJob, Inertializer, Settings, Target, Transition, VelocityMode};
 use crate::math::{F4, Mat3x4, Mat4, SoaTransform, num_soa_joints};
 use crate::sampling::{Playback, SamplingContext, SamplingJob};
 use crate::skinning::{Palette, SkinningJob};
@@ -1060,7 +1060,9 @@ fn produce(
                 None
             };
             frame.evaluate(state.controls, false, state.layers, scratch.target)?;
-            let result = inertializer.update(dt, &Target { pose: scratch.target, curves: out.curves, previous })?;
+            let target = Target { pose: scratch.target, curves: out.curves, previous };
+            InertializationJob { inertializer: &mut *inertializer, dt, target }.run()?;
+            let result = inertializer.output();
             output = result.pose.as_ptr() as usize;
             // The previous pose is dead here, so the model bytes are free for the matrices.
             (view(&mut out.model[..model_len])?, result.pose)

@@ -31,7 +31,7 @@
 //!
 //! ```
 //! use sinew::math::{SoaTransform, Transform, Vec3, pack_soa};
-//! use sinew::{Arena, Inertializer, Target, Transition};
+//! use sinew::{Arena, InertializationJob, Inertializer, Target, Transition};
 //!
 //! let pose_at = |x: f32| {
 //!     let mut soa = [SoaTransform::IDENTITY; 1];
@@ -43,13 +43,14 @@
 //! let mut inertializer = Inertializer::new(&arena, 3, 0, Default::default())?;
 //! let (walk, run) = (pose_at(0.0)?, pose_at(1.0)?);
 //! for _ in 0..2 {
-//!     inertializer.update(1.0 / 60.0, &Target { pose: &walk, curves: &[], previous: None })?;
+//!     let target = Target { pose: &walk, curves: &[], previous: None };
+//!     InertializationJob { inertializer: &mut inertializer, dt: 1.0 / 60.0, target }.run()?;
 //! }
 //! // Cut to the run; the inertializer smooths it over 0.2 s.
 //! inertializer.request(&Transition { duration: 0.2, profile: None })?;
 //! let target = Target { pose: &run, curves: &[], previous: Some((&run, &[])) };
-//! let shown = inertializer.update(1.0 / 60.0, &target)?;
-//! let x = shown.pose[0].translation.x.to_array()[0];
+//! InertializationJob { inertializer: &mut inertializer, dt: 1.0 / 60.0, target }.run()?;
+//! let x = inertializer.output().pose[0].translation.x.to_array()[0];
 //! assert!(x > 0.0 && x < 0.1, "still near the walk's pose: {x}");
 //! # Ok::<(), sinew::Error>(())
 //! ```
@@ -225,6 +226,60 @@ pub struct Output<'s> {
     pub curves: &'s [f32],
 }
 
+/// Advances an [`Inertializer`] by `dt` seconds: this frame's output is the target plus the decaying offset
+/// (the target unchanged when no transition is in flight). A pending request starts here, from the last output.
+///
+/// The output lives in the inertializer's history (it is the source of the next request), so it is not
+/// copied into a caller buffer: read it with [`Inertializer::output`] and pass it on to local-to-model.
+///
+/// Layout: SoA poses, `num_soa_joints` lane groups; curves one `f32` each.
+#[derive(Debug)]
+pub struct InertializationJob<'j, 'a> {
+    pub inertializer: &'j mut Inertializer<'a>,
+    /// Seconds since the last run; finite and ≥ 0.
+    pub dt: f32,
+    pub target: Target<'j>,
+}
+
+impl InertializationJob<'_, '_> {
+    /// O(1) checks, the inertializer unchanged.
+    ///
+    /// Errors: `InvalidTimeStep` for a NaN, infinite or negative `dt`; `BufferLength` (`SoaPose` for the target
+    /// and previous target; `Curves` for curve slices); `MissingPreviousTarget` on a request frame in relative
+    /// mode without `target.previous`.
+    pub fn validate(&self) -> Result<(), Error> {
+        let (inertializer, target) = (&*self.inertializer, &self.target);
+        if !(self.dt.is_finite() && self.dt >= 0.0) {
+            return Err(Error::InvalidTimeStep);
+        }
+        let g = inertializer.pending.len();
+        crate::error::check_len(Buffer::SoaPose, g, target.pose.len())?;
+        crate::error::check_len(Buffer::Curves, inertializer.num_curves, target.curves.len())?;
+        if inertializer.has_request() {
+            match (inertializer.settings.velocity, target.previous) {
+                (VelocityMode::Relative, None) => return Err(Error::MissingPreviousTarget),
+                (VelocityMode::Relative, Some((pose, curves))) => {
+                    crate::error::check_len(Buffer::SoaPose, g, pose.len())?;
+                    crate::error::check_len(Buffer::Curves, inertializer.num_curves, curves.len())?;
+                }
+                (VelocityMode::Absolute, _) => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Validates, then advances the inertializer.
+    ///
+    /// Errors, with the inertializer unchanged: those of `validate`; on a request frame, `NonFinite` /
+    /// `ZeroQuaternion` (`SoaPose`, lane group) for a bad target or previous target, `NonFinite` (`Curves`)
+    /// for a bad curve; `NonFinite` (`SoaPose` or `Curves`, lane group or curve) when the output comes out
+    /// non-finite.
+    pub fn run(&mut self) -> Result<(), Error> {
+        self.validate()?;
+        self.inertializer.advance(self.dt, &self.target)
+    }
+}
+
 /// Curves of the nine DOFs of two lane groups: translation xyz, rotation-vector xyz, scale xyz.
 type PairCurves = [Quintic<F8>; 9];
 
@@ -385,14 +440,14 @@ impl<'a> Inertializer<'a> {
         self.num_curves
     }
 
-    /// True when a request waits for the next [`Inertializer::update`] (which then needs the previous target in
+    /// True when a request waits for the next [`InertializationJob`] (which then needs the previous target in
     /// relative mode).
     #[inline]
     pub fn has_request(&self) -> bool {
         self.state.has_pending != 0
     }
 
-    /// The last output [`Inertializer::update`] returned (all zero before the first update).
+    /// The last output [`InertializationJob`] produced (all zero before the first run).
     pub fn output(&self) -> Output<'_> {
         let (g, c) = (self.pending.len(), self.scalar_curves.len());
         let newest = self.newest();
@@ -408,7 +463,7 @@ impl<'a> Inertializer<'a> {
         self.state.elapsed < self.state.end
     }
 
-    /// Asks for a transition on the next [`Inertializer::update`]. Several requests before one update
+    /// Asks for a transition on the next [`InertializationJob`] run. Several requests before one run
     /// combine per joint: the shortest duration wins.
     ///
     /// Errors (nothing recorded): `InvalidDuration { joint: None }` for a duration that is NaN, infinite or
@@ -443,35 +498,17 @@ impl<'a> Inertializer<'a> {
         Ok(())
     }
 
-    /// Advances by `dt` seconds and returns this frame's output: the target plus the decaying offset (the
-    /// target unchanged when no transition is in flight). A pending request starts here, from the last output.
-    ///
-    /// The output lives in the inertializer's history (it is the source of the next request), so it is
-    /// returned by reference rather than copied: pass it on to local-to-model, or copy it out.
-    ///
-    /// Errors, with the state unchanged: `InvalidTimeStep` for a NaN, infinite or negative `dt`;
-    /// `BufferLength` (`SoaPose` for the target and previous target; `Curves` for curve slices);
-    /// `MissingPreviousTarget` on a request frame in relative mode without `target.previous`; on a request
-    /// frame, `NonFinite` / `ZeroQuaternion` (`SoaPose`, lane group) for a bad target; `NonFinite` (`SoaPose`
-    /// or `Curves`, lane group or curve) when the output comes out non-finite.
-    pub fn update(&mut self, dt: f32, target: &Target) -> Result<Output<'_>, Error> {
-        if !(dt.is_finite() && dt >= 0.0) {
-            return Err(Error::InvalidTimeStep);
-        }
+    /// The work of [`InertializationJob::run`] on validated input.
+    fn advance(&mut self, dt: f32, target: &Target) -> Result<(), Error> {
         let g = self.pending.len();
-        crate::error::check_len(Buffer::SoaPose, g, target.pose.len())?;
-        crate::error::check_len(Buffer::Curves, self.num_curves, target.curves.len())?;
         if self.state.has_pending != 0 {
-            let previous = match (self.settings.velocity, target.previous) {
-                (VelocityMode::Relative, None) => return Err(Error::MissingPreviousTarget),
-                (VelocityMode::Relative, Some((pose, curves))) => {
-                    crate::error::check_len(Buffer::SoaPose, g, pose.len())?;
-                    crate::error::check_len(Buffer::Curves, self.num_curves, curves.len())?;
-                    check_pose(pose)?;
-                    Some((pose, curves))
-                }
-                (VelocityMode::Absolute, _) => None,
+            let previous = match self.settings.velocity {
+                VelocityMode::Relative => target.previous,
+                VelocityMode::Absolute => None,
             };
+            if let Some((pose, _)) = previous {
+                check_pose(pose)?;
+            }
             check_pose(target.pose)?;
             check_curves(target.curves)?;
             if let Some((_, curves)) = previous {
@@ -513,19 +550,16 @@ impl<'a> Inertializer<'a> {
         self.state.frames = (self.state.frames + 1).min(2);
         self.state.history_dt = dt;
         self.state.elapsed = if active { elapsed } else { self.state.end };
-        Ok(Output {
-            pose: &self.history[next * g..][..g],
-            curves: &bytemuck::cast_slice(&self.curve_history[next * c..][..c])[..self.num_curves],
-        })
+        Ok(())
     }
 
-    /// Computes every curve for a transition starting at the last output (`t = 0`), evaluated first at `dt`.
     /// The history slot holding the last output.
     #[inline]
     fn newest(&self) -> usize {
         (self.state.newest & 1) as usize
     }
 
+    /// Computes every curve for a transition starting at the last output (`t = 0`), evaluated first at `dt`.
     fn start(&mut self, dt: f32, target: &Target, previous: Option<(&[SoaTransform], &[f32])>) {
         let inv_dt = if dt > 0.0 { 1.0 / dt } else { 0.0 };
         let have_velocity = self.state.frames >= 2 && self.state.history_dt > 0.0;

@@ -113,7 +113,7 @@ pub use character::{Blend, Character, CharacterDesc, Chunk, LayerDesc, LayerKind
 pub use clip::Clip;
 pub use control::{Control, Fade, Step, Wrap};
 pub use error::{BlobProblem, Buffer, Error, Section};
-pub use inertialization::{Inertializer, Target, Transition};
+pub use inertialization::{InertializationJob, Inertializer, Target, Transition};
 pub use local_to_model::LocalToModelJob;
 pub use sampling::{Playback, SamplingContext, SamplingJob};
 pub use skeleton::Skeleton;

@@ -246,3 +246,14 @@ pub fn quantized_error_limit_mm(path: &std::path::Path) -> f64 {
 pub const fn cases(n: usize) -> usize {
     if cfg!(miri) { if n / 200 > 4 { n / 200 } else { 4 } } else { n }
 }
+
+/// One frame of `inertializer` through [`sinew::InertializationJob`], returning the output it left in the
+/// inertializer's history.
+pub fn inertialize<'s>(
+    inertializer: &'s mut sinew::Inertializer<'_>,
+    dt: f32,
+    target: &sinew::Target,
+) -> Result<sinew::inertialization::Output<'s>, sinew::Error> {
+    sinew::InertializationJob { inertializer: &mut *inertializer, dt, target: *target }.run()?;
+    Ok(inertializer.output())
+}

@@ -204,7 +204,7 @@ fn run(settings: Settings, n: usize, scenario: &Scenario<'_>) -> Run {
     for (k, (s, c)) in sources.iter().zip(source_curves).enumerate() {
         let pose = soa(s);
         let target = Target { pose: &pose, curves: c, previous: None };
-        inertializer.update(dts[k], &target).unwrap();
+        sinew_tests::inertialize(&mut inertializer, dts[k], &target).unwrap();
     }
     inertializer.request(&Transition { duration, profile: None }).unwrap();
     let prev_pose = soa(target_prev.0);
@@ -213,7 +213,7 @@ fn run(settings: Settings, n: usize, scenario: &Scenario<'_>) -> Run {
         let pose = soa(pose);
         let previous = (k == 0).then_some((&prev_pose[..], target_prev.1));
         let target = Target { pose: &pose, curves: c, previous };
-        let out = inertializer.update(dts[2], &target).unwrap();
+        let out = sinew_tests::inertialize(&mut inertializer, dts[2], &target).unwrap();
         result.outputs.push(aos(out.pose, n));
         result.curves.push(out.curves.to_vec());
     }
@@ -334,7 +334,7 @@ fn x_of(pose: &[SoaTransform], n: usize) -> Vec<f32> {
 
 fn step(i: &mut Inertializer, dt: f32, pose: &[SoaTransform], previous: Option<&[SoaTransform]>) -> Vec<SoaTransform> {
     let target = Target { pose, curves: &[], previous: previous.map(|p| (p, &[][..])) };
-    i.update(dt, &target).unwrap().pose.to_vec()
+    sinew_tests::inertialize(i, dt, &target).unwrap().pose.to_vec()
 }
 
 const ABSOLUTE: Settings = Settings { channel: ChannelMode::PerComponent, velocity: VelocityMode::Absolute };
@@ -494,43 +494,54 @@ fn errors_leave_the_inertializer_usable() {
     );
 
     for dt in [-0.1, f32::NAN, f32::INFINITY] {
-        assert_eq!(i.update(dt, &target), Err(Error::InvalidTimeStep));
+        assert_eq!(sinew_tests::inertialize(&mut i, dt, &target), Err(Error::InvalidTimeStep));
     }
     let short = Target { pose: &good[..1], ..target };
-    assert_eq!(i.update(0.1, &short), Err(Error::BufferLength { buffer: Buffer::SoaPose, expected: 2, actual: 1 }));
     assert_eq!(
-        i.update(0.1, &Target { curves: &[0.0], ..target }),
+        sinew_tests::inertialize(&mut i, 0.1, &short),
+        Err(Error::BufferLength { buffer: Buffer::SoaPose, expected: 2, actual: 1 })
+    );
+    assert_eq!(
+        sinew_tests::inertialize(&mut i, 0.1, &Target { curves: &[0.0], ..target }),
         Err(Error::BufferLength { buffer: Buffer::Curves, expected: 2, actual: 1 })
     );
-    assert_eq!(i.update(0.1, &Target { previous: None, ..target }), Err(Error::MissingPreviousTarget));
+    assert_eq!(
+        sinew_tests::inertialize(&mut i, 0.1, &Target { previous: None, ..target }),
+        Err(Error::MissingPreviousTarget)
+    );
     let mut nan = good.clone();
     nan[1].translation.y = F4::new(0.0, f32::NAN, 0.0, 0.0);
     assert_eq!(
-        i.update(0.1, &Target { pose: &nan, ..target }),
+        sinew_tests::inertialize(&mut i, 0.1, &Target { pose: &nan, ..target }),
         Err(Error::NonFinite { buffer: Buffer::SoaPose, index: 1 })
     );
     let mut zero = good.clone();
     zero[0].rotation.w = F4::new(1.0, 1.0, 0.0, 1.0);
     assert_eq!(
-        i.update(0.1, &Target { pose: &zero, ..target }),
+        sinew_tests::inertialize(&mut i, 0.1, &Target { pose: &zero, ..target }),
         Err(Error::ZeroQuaternion { buffer: Buffer::SoaPose, index: 0 })
     );
     assert_eq!(
-        i.update(0.1, &Target { curves: &[0.0, f32::NAN], ..target }),
+        sinew_tests::inertialize(&mut i, 0.1, &Target { curves: &[0.0, f32::NAN], ..target }),
         Err(Error::NonFinite { buffer: Buffer::Curves, index: 1 })
     );
     // The request is still pending after all that; a good frame consumes it.
-    let before = i.update(0.1, &target).unwrap().pose.to_vec();
+    let before = sinew_tests::inertialize(&mut i, 0.1, &target).unwrap().pose.to_vec();
     assert_eq!(
-        i.update(0.1, &Target { pose: &nan, previous: None, ..target }),
+        sinew_tests::inertialize(&mut i, 0.1, &Target { pose: &nan, previous: None, ..target }),
         Err(Error::NonFinite { buffer: Buffer::SoaPose, index: 1 })
     );
     // Same target, no transition in flight after the first frame's zero offsets: the same output.
-    assert_eq!(i.update(0.1, &Target { previous: None, ..target }).unwrap().pose, &before[..]);
+    assert_eq!(sinew_tests::inertialize(&mut i, 0.1, &Target { previous: None, ..target }).unwrap().pose, &before[..]);
     // Had the NaN frame been recorded, a transition would start from it and fail.
     let elsewhere = along_x(&[3.0; 5]);
     i.request(&Transition { duration: 0.2, profile: None }).unwrap();
-    let out = i.update(0.1, &Target { pose: &elsewhere, previous: Some((&elsewhere, &[0.0, 1.0])), ..target }).unwrap();
+    let out = sinew_tests::inertialize(
+        &mut i,
+        0.1,
+        &Target { pose: &elsewhere, previous: Some((&elsewhere, &[0.0, 1.0])), ..target },
+    )
+    .unwrap();
     assert!(x_of(out.pose, 5).iter().all(|x| *x > 1.0 && *x < 3.0), "{:?}", x_of(out.pose, 5));
 
     let mut small = [0u8; 64];

@@ -102,8 +102,12 @@ fn interruption_storm_stays_bounded() {
         let time = if frame % every == 0 { frame as f32 * dt + offset } else { time };
         sample(time - dt, &mut previous);
         sample(time, &mut target);
-        let out =
-            inertializer.update(dt, &Target { pose: &target, curves: &[], previous: Some((&previous, &[])) }).unwrap();
+        let out = sinew_tests::inertialize(
+            &mut inertializer,
+            dt,
+            &Target { pose: &target, curves: &[], previous: Some((&previous, &[])) },
+        )
+        .unwrap();
         for t in out.pose {
             let q = t.rotation.dot(t.rotation).to_array();
             assert!(q.iter().all(|l| (l - 1.0).abs() < 1e-5), "frame {frame}: |q|² {q:?}");
