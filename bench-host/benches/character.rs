@@ -40,7 +40,7 @@ fn character(c: &mut Criterion) {
 /// silent additive (their clocks run, their clips are not sampled).
 fn silent_layers(c: &mut Criterion) {
     use sinew::inertialization::Settings;
-    use sinew::{Asset, Character, CharacterDesc, Chunk, LayerDesc, LayerKind, Play, Scratch};
+    use sinew::{Asset, Character, CharacterDesc, Chunk, LayerDesc, LayerKind, Play, Rig, Scratch};
     let mut group = c.benchmark_group("character_silent_layers");
     for &n in &[67, 256] {
         let workload = Workload::humanoid(n);
@@ -48,6 +48,7 @@ fn silent_layers(c: &mut Criterion) {
         let blob = sinew_bench_host::bake::bake(&workload.skeleton, &clips, sinew_bench_host::bake::KeyFormat::F32)
             .expect("bake");
         let asset = Asset::load(blob.bytes()).expect("load");
+        let rig = Rig::new(&asset, None).expect("rig");
         let layers = [
             LayerDesc { kind: LayerKind::Base, controls: 1 },
             LayerDesc { kind: LayerKind::Overlay, controls: 1 },
@@ -72,7 +73,7 @@ fn silent_layers(c: &mut Criterion) {
             }
             group.throughput(Throughput::Elements(n as u64));
             group.bench_function(BenchmarkId::new(name, n), |b| {
-                b.iter(|| character.update(1.0 / 60.0, &asset, None).expect("update"))
+                b.iter(|| character.update(1.0 / 60.0, &rig).expect("update"))
             });
         }
     }

@@ -32,7 +32,7 @@ impl Fixture {
         let skin_len = rig.skin_remap.len();
         let mut model = vec![Mat4::IDENTITY; n];
         let skeleton = rig.skeleton();
-        sinew::LocalToModelJob { skeleton: &skeleton, local: &local, root: None, model: &mut model }
+        sinew::LocalToModelJob { skeleton: &skeleton, walk: None, local: &local, root: None, model: &mut model }
             .run()
             .expect("generated poses are valid");
         let glam_model = model.iter().map(|m| glam::Mat4::from_cols_array_2d(&m.cols)).collect();

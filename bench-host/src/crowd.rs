@@ -14,8 +14,8 @@ use sinew::control::Wrap;
 use sinew::inertialization::{InertializationJob, Settings, Target, Transition};
 use sinew::math::{F4, Mat3x4, Mat4, SoaTransform, num_soa_joints};
 use sinew::{
-    Arena, Asset, Blend, Character, CharacterDesc, Chunk, Inertializer, LayerDesc, LayerKind, LocalToModelJob, Play,
-    Playback, SamplingContext, SamplingJob, Scratch, Skeleton, Skin,
+    Arena, Asset, Blend, Character, CharacterDesc, Chunk, GroupWalk, Inertializer, LayerDesc, LayerKind,
+    LocalToModelJob, Play, Playback, Rig, SamplingContext, SamplingJob, Scratch, Skeleton, Skin,
 };
 use sinew::{Palette, SkinningJob};
 use std::time::Instant;
@@ -156,6 +156,7 @@ pub fn with_crowds<R>(
     let skeleton = asset.skeleton();
     let n = skeleton.num_joints();
     let skin = Skin::new(n, &w.skin_remap, &w.inverse_bind).map_err(err)?;
+    let rig = Rig::new(&asset, Some(&skin)).map_err(err)?;
     let duration = asset.clip(0).ok_or("no clip")?.duration();
     let g = num_soa_joints(n);
     let mut mask = vec![F4::ZERO; g];
@@ -197,7 +198,7 @@ pub fn with_crowds<R>(
                 )?;
                 ch.play(&asset, 0, 1, Play { time: t, weight: 1.0 - LEAD, ..Play::looping(other) })?;
             }
-            ch.update_with_scratch(DT, &asset, Some(&skin), scratch)?;
+            ch.update_with_scratch(DT, &rig, scratch)?;
         }
         Ok(())
     };
@@ -232,7 +233,7 @@ pub fn with_crowds<R>(
         previous: shared_arena.alloc::<SoaTransform>(g).map_err(err)?,
         weights: shared_arena.alloc::<F4>(g).map_err(err)?,
     };
-    let kernels = Kernels { asset: &asset, skeleton, skin: &skin, mask: &mask, duration };
+    let kernels = Kernels { asset: &asset, skeleton, walk: rig.walk(), skin: &skin, mask: &mask, duration };
     let mut direct_transitions = vec![0usize; characters];
     let mut direct_frame = |f: usize| -> Result<(), sinew::Error> {
         for (c, d) in direct.iter_mut().enumerate() {
@@ -274,6 +275,7 @@ struct FrameBuffers<'a> {
 struct Kernels<'k> {
     asset: &'k Asset<'k>,
     skeleton: &'k Skeleton<'k>,
+    walk: &'k GroupWalk,
     skin: &'k Skin<'k>,
     mask: &'k [F4],
     duration: f32,
@@ -327,8 +329,14 @@ impl Kernels<'_> {
         self.stack(&mut context, b.samples, b.weights, d.base, t, b.pose)?;
         let target = Target { pose: b.pose, curves: &[], previous };
         InertializationJob { inertializer: &mut d.inertializer, dt: DT, target }.run()?;
-        LocalToModelJob { skeleton: self.skeleton, local: d.inertializer.output().pose, root: None, model: d.model }
-            .run()?;
+        LocalToModelJob {
+            skeleton: self.skeleton,
+            walk: Some(self.walk),
+            local: d.inertializer.output().pose,
+            root: None,
+            model: d.model,
+        }
+        .run()?;
         SkinningJob { skin: self.skin, model: d.model, palette: Palette::Rows(d.palette) }.run()
     }
 }

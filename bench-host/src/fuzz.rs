@@ -28,7 +28,7 @@ pub fn exercise(asset: &Asset<'_>) -> Result<(), String> {
                 SamplingJob { skeleton, clip: &clip, time, playback, context: &mut context, output: &mut local }
                     .run()
                     .map_err(|e| format!("clip {c} at {time} s: sampling a loaded clip failed: {e}"))?;
-                LocalToModelJob { skeleton, local: &local, root: None, model: &mut model }
+                LocalToModelJob { skeleton, walk: None, local: &local, root: None, model: &mut model }
                     .run()
                     .map_err(|e| format!("clip {c} at {time} s: local-to-model failed: {e}"))?;
                 if let Some(j) = model.iter().position(|m| !m.is_finite()) {
@@ -60,7 +60,7 @@ pub fn exercise(asset: &Asset<'_>) -> Result<(), String> {
     }
     if let Some(skin) = asset.skin() {
         let mut palette = vec![sinew::math::Mat3x4::IDENTITY; skin.num_joints()];
-        LocalToModelJob { skeleton, local: skeleton.rest_pose(), root: None, model: &mut model }
+        LocalToModelJob { skeleton, walk: None, local: skeleton.rest_pose(), root: None, model: &mut model }
             .run()
             .map_err(|e| format!("rest pose: local-to-model failed: {e}"))?;
         SkinningJob { skin, model: &model, palette: Palette::Rows(&mut palette) }

@@ -24,7 +24,9 @@ pub fn model_pose(asset: &Asset<'_>, clip: usize, time: f32) -> Result<Vec<Mat4>
         .run()
         .map_err(|e| e.to_string())?;
     let mut model = vec![Mat4::IDENTITY; n];
-    LocalToModelJob { skeleton, local: &local, root: None, model: &mut model }.run().map_err(|e| e.to_string())?;
+    LocalToModelJob { skeleton, walk: None, local: &local, root: None, model: &mut model }
+        .run()
+        .map_err(|e| e.to_string())?;
     Ok(model)
 }
 

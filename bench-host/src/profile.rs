@@ -11,7 +11,9 @@ use crate::naive::{self, AosClip, AosPose};
 pub use crate::workload::Workload;
 use sinew::blending::{BlendLayer, BlendingJob, DEFAULT_THRESHOLD};
 use sinew::math::{Mat3x4, Mat4, SoaTransform, num_soa_joints};
-use sinew::{Arena, Asset, InertializationJob, Inertializer, LocalToModelJob, Playback, SamplingContext, SamplingJob};
+use sinew::{
+    Arena, Asset, GroupWalk, InertializationJob, Inertializer, LocalToModelJob, Playback, SamplingContext, SamplingJob,
+};
 use sinew::{Palette, SkinningJob};
 use sinew::{Target, Transition};
 use std::time::Instant;
@@ -220,6 +222,7 @@ pub fn profile_workload(
     let blob = crate::bake::bake(&w.skeleton, std::slice::from_ref(&w.clip), KeyFormat::F32)?;
     let asset = Asset::load(blob.bytes()).map_err(|e| e.to_string())?;
     let skeleton = asset.skeleton();
+    let walk = Some(&GroupWalk::new(skeleton));
     let clip = asset.clip(0).ok_or("baked blob has no clip")?;
     let n = skeleton.num_joints();
     let skin = sinew::Skin::new(n, &w.skin_remap, &w.inverse_bind).map_err(|e| e.to_string())?;
@@ -266,7 +269,7 @@ pub fn profile_workload(
     let l2m = time_frames(frames, |_| {
         stage_local_to_model(|| {
             for ch in crowd.iter_mut() {
-                record(LocalToModelJob { skeleton, local: ch.local, root: None, model: ch.model }.run());
+                record(LocalToModelJob { skeleton, walk, local: ch.local, root: None, model: ch.model }.run());
             }
         })
     });
@@ -332,7 +335,7 @@ pub fn profile_workload(
         let (context, output) = (&mut ch.context, &mut *ch.local);
         record(SamplingJob { skeleton, clip: &clip, time, playback: Playback::Loop, context, output }.run());
         let sampled = Instant::now();
-        record(LocalToModelJob { skeleton, local: ch.local, root: None, model: ch.model }.run());
+        record(LocalToModelJob { skeleton, walk, local: ch.local, root: None, model: ch.model }.run());
         let modelled = Instant::now();
         record(SkinningJob { skin: &skin, model: ch.model, palette: Palette::Rows(ch.palette) }.run());
         let end = Instant::now();
@@ -372,7 +375,10 @@ pub fn profile_workload(
                             let playback = Playback::Loop;
                             result = result
                                 .and(SamplingJob { skeleton, clip, time, playback, context, output }.run())
-                                .and(LocalToModelJob { skeleton, local: ch.local, root: None, model: ch.model }.run())
+                                .and(
+                                    LocalToModelJob { skeleton, walk, local: ch.local, root: None, model: ch.model }
+                                        .run(),
+                                )
                                 .and(SkinningJob { skin, model: ch.model, palette: Palette::Rows(ch.palette) }.run());
                         }
                         result

@@ -239,7 +239,9 @@ pub fn simulate(
     );
     let mut model = vec![Mat4::IDENTITY; n];
     let mut positions = |local: &[SoaTransform]| -> Result<Vec<[f32; 3]>, String> {
-        LocalToModelJob { skeleton, local, root: None, model: &mut model }.run().map_err(|e| e.to_string())?;
+        LocalToModelJob { skeleton, walk: None, local, root: None, model: &mut model }
+            .run()
+            .map_err(|e| e.to_string())?;
         Ok(model.iter().map(|m| m.translation().to_array()).collect())
     };
     let mut trace = Trace { dt, switch_frame: before, ..Trace::default() };

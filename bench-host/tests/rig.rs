@@ -43,7 +43,7 @@ fn proportions_are_humanoid() {
     let rig = Rig::humanoid(67);
     let skeleton = rig.skeleton();
     let mut model = vec![sinew::math::Mat4::IDENTITY; rig.num_joints()];
-    sinew::LocalToModelJob { skeleton: &skeleton, local: &rig.rest_soa, root: None, model: &mut model }
+    sinew::LocalToModelJob { skeleton: &skeleton, walk: None, local: &rig.rest_soa, root: None, model: &mut model }
         .run()
         .expect("rest pose is valid");
     let at = |name: &str| model[rig.names.iter().position(|n| n == name).expect("joint exists")].translation();

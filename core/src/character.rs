@@ -6,7 +6,8 @@
 //! the state out in it; [`Character::attach`] views an existing block again. Every section sits at an offset
 //! computed from the counts in the block's header, never behind a pointer, so a block can be moved or
 //! `memcpy`'d between frames (to another pool slot, another thread) and re-attached: it behaves bit for bit as
-//! before. Shared, read-only data (the [`Asset`] with its skeleton and clips, the [`Skin`]) is borrowed per call.
+//! before. Shared, read-only data (a [`Rig`]: the [`Asset`] with its skeleton and clips, the [`Skin`], the
+//! local-to-model [`GroupWalk`]) is built once per asset and borrowed per call.
 //! Nothing allocates: creating, resetting and dropping a character touch only the block.
 //!
 //! **Layers** ([`LayerKind`], Just Cause 3's stack, evaluated in order, each on the pose the previous ones
@@ -36,10 +37,11 @@ use crate::blending::{self, BlendLayer, BlendingJob, DEFAULT_THRESHOLD};
 use crate::control::{self, Control, Step, Wrap};
 use crate::error::{Index, Limit, check_len};
 use crate::inertialization::{InertializationJob, Inertializer, Settings, Target, Transition, VelocityMode};
+use crate::local_to_model::{GroupWalk, LocalToModelJob};
 use crate::math::{F4, Mat3x4, Mat4, SoaTransform, num_soa_joints};
 use crate::sampling::{Playback, SamplingContext, SamplingJob};
 use crate::skinning::{Palette, SkinningJob};
-use crate::{Arena, Asset, Buffer, Error, LocalToModelJob, Skin};
+use crate::{Arena, Asset, Buffer, Error, Skin};
 use bytemuck::{Pod, Zeroable};
 
 pub use crate::limits::{MAX_CHARACTER_LAYERS, MAX_CONTROLS, MAX_CURVES, MAX_LAYER_CONTROLS, MAX_MASKS};
@@ -72,6 +74,42 @@ const MAGIC: u32 = u32::from_le_bytes(*b"SNWC");
 const VERSION: u32 = 1;
 /// An empty control slot or an absent mask.
 const NONE: u32 = u32::MAX;
+
+/// What every character of one asset shares, read-only: the asset (skeleton, clips, annotations), the skin its
+/// palettes are for, and the skeleton's local-to-model [`GroupWalk`], built here once rather than per character
+/// or per frame. Borrowed by [`Character::update`].
+#[derive(Clone, Copy, Debug)]
+pub struct Rig<'r> {
+    asset: &'r Asset<'r>,
+    skin: Option<&'r Skin<'r>>,
+    walk: GroupWalk,
+}
+
+impl<'r> Rig<'r> {
+    /// Errors: `BufferLength` (`ClipJoints`) for a skin of a skeleton with another joint count.
+    pub fn new(asset: &'r Asset<'r>, skin: Option<&'r Skin<'r>>) -> Result<Rig<'r>, Error> {
+        let skeleton = asset.skeleton();
+        if let Some(skin) = skin {
+            check_len(Buffer::ClipJoints, skeleton.num_joints(), skin.num_skeleton_joints())?;
+        }
+        Ok(Rig { asset, skin, walk: GroupWalk::new(skeleton) })
+    }
+
+    #[inline]
+    pub fn asset(&self) -> &'r Asset<'r> {
+        self.asset
+    }
+
+    #[inline]
+    pub fn skin(&self) -> Option<&'r Skin<'r>> {
+        self.skin
+    }
+
+    #[inline]
+    pub fn walk(&self) -> &GroupWalk {
+        &self.walk
+    }
+}
 
 /// What a layer does with the pose below it (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -840,8 +878,8 @@ impl<'b> Character<'b> {
     /// control whose clip the asset no longer has with the same duration; `NonFinite` for a non-finite curve
     /// target; `MissingScratch` for a character whose scratch is external (use
     /// [`Character::update_with_scratch`]); the errors of the kernels (which a validated asset does not cause).
-    pub fn update(&mut self, dt: f32, asset: &Asset<'_>, skin: Option<&Skin<'_>>) -> Result<(), Error> {
-        self.update_inner(dt, asset, skin, None)
+    pub fn update(&mut self, dt: f32, rig: &Rig<'_>) -> Result<(), Error> {
+        self.update_inner(dt, rig, None)
     }
 
     /// [`Character::update`] with the per-frame scratch in `scratch` (aligned to `BLOCK_ALIGN`, at least
@@ -849,23 +887,12 @@ impl<'b> Character<'b> {
     /// whose scratch is in its block uses `scratch` instead.
     ///
     /// Errors: those of `update`; `BlockAlignment` and `BlockSize` for the scratch.
-    pub fn update_with_scratch(
-        &mut self,
-        dt: f32,
-        asset: &Asset<'_>,
-        skin: Option<&Skin<'_>>,
-        scratch: &mut [u8],
-    ) -> Result<(), Error> {
-        self.update_inner(dt, asset, skin, Some(scratch))
+    pub fn update_with_scratch(&mut self, dt: f32, rig: &Rig<'_>, scratch: &mut [u8]) -> Result<(), Error> {
+        self.update_inner(dt, rig, Some(scratch))
     }
 
-    fn update_inner(
-        &mut self,
-        dt: f32,
-        asset: &Asset<'_>,
-        skin: Option<&Skin<'_>>,
-        external: Option<&mut [u8]>,
-    ) -> Result<(), Error> {
+    fn update_inner(&mut self, dt: f32, rig: &Rig<'_>, external: Option<&mut [u8]>) -> Result<(), Error> {
+        let (asset, skin) = (rig.asset, rig.skin);
         control::check_time_step(dt)?;
         let block_start = self.block.as_ptr() as usize;
         let (parts, counts) = self.parts()?;
@@ -888,7 +915,6 @@ impl<'b> Character<'b> {
                 actual: 0,
             })?;
             check_len(Buffer::SkinningPalette, counts.skin_joints, skin.num_joints())?;
-            check_len(Buffer::ClipJoints, counts.joints, skin.num_skeleton_joints())?;
         }
         for s in parts.controls.iter().filter(|s| s.used != 0) {
             let duration = asset.clip_duration(s.control.clip() as usize).ok_or(Error::StateMismatch)?;
@@ -929,8 +955,7 @@ impl<'b> Character<'b> {
         let state = State { controls: parts.controls, layers: parts.layers, layers_before };
         let produced = produce(
             dt,
-            asset,
-            skin,
+            rig,
             &counts,
             state,
             scratch,
@@ -1024,8 +1049,7 @@ struct Outputs<'o> {
 /// output pose and the frames sampling decoded.
 fn produce(
     dt: f32,
-    asset: &Asset<'_>,
-    skin: Option<&Skin<'_>>,
+    rig: &Rig<'_>,
     counts: &Counts,
     state: State<'_>,
     scratch: ScratchParts<'_>,
@@ -1034,7 +1058,7 @@ fn produce(
     let g = num_soa_joints(counts.joints);
     let slots_arena = Arena::new(scratch.slots);
     let mut frame = Frame {
-        asset,
+        asset: rig.asset,
         context: SamplingContext::new(&slots_arena, counts.joints)?,
         samples: scratch.samples,
         weights: scratch.weights,
@@ -1073,8 +1097,9 @@ fn produce(
             (view(&mut out.model[..model_len])?, &*out.output)
         }
     };
-    LocalToModelJob { skeleton: asset.skeleton(), local: pose, root: None, model }.run()?;
-    if let (Some(skin), true) = (skin, counts.skin_joints > 0) {
+    let (skeleton, walk) = (rig.asset.skeleton(), Some(rig.walk()));
+    LocalToModelJob { skeleton, walk, local: pose, root: None, model }.run()?;
+    if let (Some(skin), true) = (rig.skin, counts.skin_joints > 0) {
         SkinningJob { skin, model, palette: Palette::Rows(out.palette) }.run()?;
     }
     Ok((output, frame.context.decoded_frames()))

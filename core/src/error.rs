@@ -173,6 +173,8 @@ pub enum Error {
     BlockSize { needed: usize, len: usize },
     /// A fade's target weight is NaN, infinite or negative, or its duration NaN, infinite or negative.
     InvalidFade,
+    /// A local-to-model group walk built for another skeleton (another parent array).
+    ForeignWalk,
 }
 
 /// Which count passed its limit.
@@ -364,6 +366,7 @@ impl fmt::Display for Error {
             Error::MissingScratch => write!(f, "this character's scratch is external: pass one to update_with_scratch"),
             Error::BlockSize { needed, len } => write!(f, "character block has {len} bytes; needs {needed}"),
             Error::InvalidFade => write!(f, "fade weight or duration is NaN, infinite or negative"),
+            Error::ForeignWalk => write!(f, "the group walk was built for another skeleton"),
             Error::MissingPreviousTarget => {
                 write!(f, "relative-velocity inertialization needs the previous target pose on a request frame")
             }

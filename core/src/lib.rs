@@ -27,7 +27,7 @@
 //! ```
 //! use sinew::inertialization::{Settings, Transition};
 //! use sinew::character::Chunk;
-//! use sinew::{Asset, Blend, Character, CharacterDesc, LayerDesc, LayerKind, Play, Scratch};
+//! use sinew::{Asset, Blend, Character, CharacterDesc, LayerDesc, LayerKind, Play, Rig, Scratch};
 //!
 //! // The blob must sit at a 16-byte aligned address.
 //! #[repr(C, align(16))]
@@ -35,6 +35,8 @@
 //! static BLOB: &Aligned<[u8]> = &Aligned(*include_bytes!("../../docs/example.snw"));
 //! let asset = Asset::load(&BLOB.0)?;
 //! let skin = asset.skin();
+//! // What every character of this asset shares: the asset, its skin, the local-to-model walk.
+//! let rig = Rig::new(&asset, skin)?;
 //!
 //! // A base layer that can crossfade two clips, and an inertializer for cuts.
 //! let layers = [LayerDesc { kind: LayerKind::Base, controls: 2 }];
@@ -61,7 +63,7 @@
 //!         let cut = Blend::Inertialize(Transition { duration: 0.2, profile: None });
 //!         character.transition(&asset, 1, Play::looping(back), cut)?;
 //!     }
-//!     character.update(1.0 / 60.0, &asset, skin)?;
+//!     character.update(1.0 / 60.0, &rig)?;
 //!     // The footstep marker, whenever the clip playing passes it.
 //!     let slot = if frame < 30 { 0 } else { 1 };
 //!     let clip = if frame < 30 { swing } else { back };
@@ -109,12 +111,12 @@ pub mod vertex_skinning;
 pub use arena::{Arena, Checkpoint};
 pub use asset::Asset;
 pub use blending::{BlendLayer, BlendingJob};
-pub use character::{Blend, Character, CharacterDesc, Chunk, LayerDesc, LayerKind, Play, Scratch};
+pub use character::{Blend, Character, CharacterDesc, Chunk, LayerDesc, LayerKind, Play, Rig, Scratch};
 pub use clip::Clip;
 pub use control::{Control, Fade, Step, Wrap};
 pub use error::{BlobProblem, Buffer, Error, Section};
 pub use inertialization::{InertializationJob, Inertializer, Target, Transition};
-pub use local_to_model::LocalToModelJob;
+pub use local_to_model::{GroupWalk, LocalToModelJob};
 pub use sampling::{Playback, SamplingContext, SamplingJob};
 pub use skeleton::Skeleton;
 pub use skinning::{Palette, Skin, SkinningJob};

@@ -26,20 +26,6 @@ pub struct Skeleton<'a> {
     parents: &'a [i16],
     rest_pose: &'a [SoaTransform],
     names: JointNames<'a>,
-    group_walk: GroupWalk,
-}
-
-/// Lane groups in the order wide kernels walk them (see [`Skeleton::group_walk`]): the first `len` steps.
-#[derive(Clone, Copy)]
-struct GroupWalk {
-    steps: [[u8; 2]; MAX_JOINTS / 4],
-    len: usize,
-}
-
-impl core::fmt::Debug for GroupWalk {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_list().entries(&self.steps[..self.len]).finish()
-    }
 }
 
 /// Where a skeleton's joint names live: caller strings, or an asset blob's string table.
@@ -105,7 +91,7 @@ impl<'a> Skeleton<'a> {
         let (mut translation, mut scale) = ([0.0; MAX_JOINTS], [0.0; MAX_JOINTS]);
         rest_extents(rest_pose, &mut translation[..count], &mut scale[..count]);
         check_model_extent(parents, &translation, &scale, None)?;
-        Ok(Skeleton { parents, rest_pose, names, group_walk: group_walk(parents) })
+        Ok(Skeleton { parents, rest_pose, names })
     }
 
     /// Number of joints.
@@ -130,17 +116,6 @@ impl<'a> Skeleton<'a> {
     #[inline]
     pub fn rest_pose(&self) -> &'a [SoaTransform] {
         self.rest_pose
-    }
-
-    /// Lane groups in walk order: `[a, b]` with `a != b` names two full groups that can be computed side by side
-    /// (no joint of either has its parent in the other, and every other parent lies in a group walked earlier);
-    /// `[g, g]` names one group computed on its own. Every group appears exactly once.
-    ///
-    /// Built at construction (critical-path list scheduling, see `group_walk`). x86-64-v3 local-to-model
-    /// follows it, so that two parent-to-child chains advance in one register (`local_to_model/avx2.rs`).
-    #[inline]
-    pub fn group_walk(&self) -> &[[u8; 2]] {
-        &self.group_walk.steps[..self.group_walk.len]
     }
 
     /// Name of `joint`, when the skeleton has names and the joint exists.
@@ -170,61 +145,6 @@ impl<'a> Skeleton<'a> {
         }
         max
     }
-}
-
-/// The walk order of [`Skeleton::group_walk`] for validated `parents` (parents before children): list
-/// scheduling by critical path. Each step takes, among the groups whose parents are all walked, the two with the
-/// longest chain of dependent groups below them, so long chains (spine, limbs, tails) advance side by side
-/// instead of being left for last one group at a time (256-joint humanoid: 31 pairs and 2 single groups, where
-/// taking the lowest ready groups gives 25 pairs and 14).
-fn group_walk(parents: &[i16]) -> GroupWalk {
-    const MAX_GROUPS: usize = MAX_JOINTS / 4;
-    let num_groups = num_soa_joints(parents.len());
-    let num_full = parents.len() / 4;
-    // The groups holding a parent of one of `group`'s joints, other than `group` itself.
-    let parent_groups = |group: usize| {
-        parents[group * 4..(group * 4 + 4).min(parents.len())]
-            .iter()
-            .filter_map(move |&parent| (parent >= 0 && parent as usize / 4 != group).then_some(parent as usize / 4))
-    };
-    // Groups in a chain of dependent groups from each group down, itself included. Children lie in later
-    // groups, so one backward pass sees every group's final height before it passes it up.
-    let mut height = [1u16; MAX_GROUPS];
-    for group in (0..num_groups).rev() {
-        for parent_group in parent_groups(group) {
-            height[parent_group] = height[parent_group].max(height[group] + 1);
-        }
-    }
-    let mut walked = [false; MAX_GROUPS];
-    let mut walk = GroupWalk { steps: [[0; 2]; MAX_GROUPS], len: 0 };
-    // Full groups only: a partial group is never paired, and as the last group it has no children, so it
-    // goes last.
-    while walk.len < MAX_GROUPS {
-        // The best two ready groups, highest first, lower index on ties.
-        let mut best: [Option<usize>; 2] = [None, None];
-        for group in (0..num_full).filter(|&g| !walked[g]) {
-            if !parent_groups(group).all(|parent_group| walked[parent_group]) {
-                continue;
-            }
-            let beats = |other: Option<usize>| other.is_none_or(|other| height[group] > height[other]);
-            if beats(best[0]) {
-                best = [Some(group), best[0]];
-            } else if beats(best[1]) {
-                best[1] = Some(group);
-            }
-        }
-        let Some(first) = best[0] else { break };
-        let second = best[1].unwrap_or(first);
-        walked[first] = true;
-        walked[second] = true;
-        walk.steps[walk.len] = [first as u8, second as u8];
-        walk.len += 1;
-    }
-    if num_full < num_groups && walk.len < MAX_GROUPS {
-        walk.steps[walk.len] = [num_full as u8; 2];
-        walk.len += 1;
-    }
-    walk
 }
 
 /// `Err` for a transform the kernels cannot use: `NonFinite` (any component NaN or infinite, or |q|² overflowing)

@@ -286,7 +286,9 @@ fn scale_chains_are_bounded_where_the_product_crosses_the_limit() {
     let (parents, soa) = chain(49);
     let skeleton = sinew::Skeleton::new(&parents, &soa, None).expect("49 doublings stay within 1e15");
     let mut model = vec![Mat4::IDENTITY; 49];
-    sinew::LocalToModelJob { skeleton: &skeleton, local: &soa, root: None, model: &mut model }.run().expect("run");
+    sinew::LocalToModelJob { skeleton: &skeleton, walk: None, local: &soa, root: None, model: &mut model }
+        .run()
+        .expect("run");
     assert!(model.iter().all(Mat4::is_finite));
     let (parents, soa) = chain(50);
     assert_eq!(sinew::Skeleton::new(&parents, &soa, None).err(), Some(Error::Extent { clip: None, joint: 49 }));

@@ -96,7 +96,7 @@ fn for_each_frame(
             .run()
             .expect("sample");
         unpack_soa(&soa, &mut local).expect("unpack");
-        sinew::LocalToModelJob { skeleton, local: &soa, root: None, model: &mut model }.run().expect("l2m");
+        sinew::LocalToModelJob { skeleton, walk: None, local: &soa, root: None, model: &mut model }.run().expect("l2m");
         check(f, &local, &model);
     }
 }

@@ -8,7 +8,7 @@ use sinew::control::Wrap;
 use sinew::error::{Index, Limit};
 use sinew::inertialization::{Settings, Transition};
 use sinew::math::{F4, Transform, unpack_soa};
-use sinew::{Asset, Blend, Buffer, Character, CharacterDesc, Chunk, Error, LayerDesc, LayerKind, Play, Scratch};
+use sinew::{Asset, Blend, Buffer, Character, CharacterDesc, Chunk, Error, LayerDesc, LayerKind, Play, Rig, Scratch};
 use sinew_bench_host::bake::{self, AlignedBlob, KeyFormat, RawClip, RawSkeleton};
 use sinew_tests::oracle::{self, Flat};
 use sinew_tests::{Rng, random_clip};
@@ -122,7 +122,7 @@ fn layer_stack_against_reference(skeleton: &RawSkeleton, clips: &[RawClip], over
     let profile64: Vec<f64> = (0..n).map(|j| profile[j / 4].to_array()[j % 4] as f64).collect();
     let mut worst = 0.0f64;
     for k in 1..=if cfg!(miri) { 3 } else { 40 } {
-        character.update(dt, &asset, None).unwrap();
+        character.update(dt, &Rig::new(&asset, None).unwrap()).unwrap();
         let t = |i: usize| {
             let (_, _, p) = plays[i];
             looped(p.time as f64, p.speed as f64, dt as f64, k, duration(p.clip))
@@ -206,8 +206,8 @@ fn zero_weight_controls_and_layers_are_not_sampled() {
     full.play(&asset, 3, 0, Play { weight: 0.0, ..Play::looping(3) }).unwrap();
     let frames = if cfg!(miri) { 4 } else { 20 };
     for _ in 0..frames {
-        full.update(1.0 / 60.0, &asset, None).unwrap();
-        bare.update(1.0 / 60.0, &asset, None).unwrap();
+        full.update(1.0 / 60.0, &Rig::new(&asset, None).unwrap()).unwrap();
+        bare.update(1.0 / 60.0, &Rig::new(&asset, None).unwrap()).unwrap();
         assert_eq!(full.decoded_frames(), bare.decoded_frames());
         assert_eq!(bytemuck::cast_slice::<_, u32>(full.pose()), bytemuck::cast_slice::<_, u32>(bare.pose()));
     }
@@ -217,7 +217,7 @@ fn zero_weight_controls_and_layers_are_not_sampled() {
     // Weight back on: the overlay is sampled again.
     let before = full.decoded_frames();
     full.fade_layer(1, 1.0, 0.0).unwrap();
-    full.update(1.0 / 60.0, &asset, None).unwrap();
+    full.update(1.0 / 60.0, &Rig::new(&asset, None).unwrap()).unwrap();
     assert!(full.decoded_frames() > before + bare.decoded_frames() - before);
 }
 
@@ -244,7 +244,7 @@ fn a_block_moved_with_memcpy_carries_on_bit_for_bit() {
         c.play(&asset, 3, 0, Play { weight: 0.5, wrap: Wrap::PingPong, ..Play::looping(1) }).unwrap();
         for k in 0..10 {
             c.curves_mut().unwrap().copy_from_slice(&[k as f32, 1.0, -2.0]);
-            c.update(1.0 / 30.0, &asset, Some(&skin)).unwrap();
+            c.update(1.0 / 30.0, &Rig::new(&asset, Some(&skin)).unwrap()).unwrap();
         }
         let t = Transition { duration: 0.4, profile: None };
         c.transition(&asset, 1, Play::looping(3), Blend::Inertialize(t)).unwrap();
@@ -258,7 +258,7 @@ fn a_block_moved_with_memcpy_carries_on_bit_for_bit() {
         for block in [home.bytes(0, bytes), elsewhere.bytes(1, bytes)] {
             let mut c = Character::attach(block).unwrap();
             c.curves_mut().unwrap().copy_from_slice(&[1.0, k as f32, 0.5]);
-            c.update(dt, &asset, Some(&skin)).unwrap();
+            c.update(dt, &Rig::new(&asset, Some(&skin)).unwrap()).unwrap();
             outputs.push((
                 bytemuck::cast_slice::<_, u32>(c.pose()).to_vec(),
                 bytemuck::cast_slice::<_, u32>(c.model()).to_vec(),
@@ -288,7 +288,7 @@ fn external_scratch_gives_the_same_frames_as_scratch_in_the_block() {
         c.play(&asset, 1, 0, Play { weight: 0.5, ..Play::looping(1) }).unwrap();
         c.play(&asset, 2, 0, Play { weight: 0.3, ..Play::looping(2) }).unwrap();
     }
-    assert_eq!(two.update(0.1, &asset, None), Err(Error::MissingScratch));
+    assert_eq!(two.update(0.1, &Rig::new(&asset, None).unwrap()), Err(Error::MissingScratch));
     for k in 0..12 {
         if k == 4 {
             for c in [&mut one, &mut two] {
@@ -296,14 +296,14 @@ fn external_scratch_gives_the_same_frames_as_scratch_in_the_block() {
                 c.transition(&asset, 1, Play::looping(3), Blend::Inertialize(t)).unwrap();
             }
         }
-        one.update(1.0 / 30.0, &asset, None).unwrap();
-        two.update_with_scratch(1.0 / 30.0, &asset, None, s.bytes(0, scratch_bytes)).unwrap();
+        one.update(1.0 / 30.0, &Rig::new(&asset, None).unwrap()).unwrap();
+        two.update_with_scratch(1.0 / 30.0, &Rig::new(&asset, None).unwrap(), s.bytes(0, scratch_bytes)).unwrap();
         assert_eq!(bytemuck::cast_slice::<_, u32>(one.pose()), bytemuck::cast_slice::<_, u32>(two.pose()), "{k}");
         assert_eq!(bytemuck::cast_slice::<_, u32>(one.model()), bytemuck::cast_slice::<_, u32>(two.model()), "{k}");
     }
     let short = &mut s.bytes(0, scratch_bytes)[..scratch_bytes - 64];
     assert_eq!(
-        two.update_with_scratch(0.1, &asset, None, short),
+        two.update_with_scratch(0.1, &Rig::new(&asset, None).unwrap(), short),
         Err(Error::BlockSize { needed: scratch_bytes, len: scratch_bytes - 64 })
     );
 }
@@ -319,7 +319,7 @@ fn an_inertialized_transition_ends_on_its_target_and_a_crossfade_on_its_clip() {
     let mut plain = Character::new(b.bytes(0, bytes), &desc).unwrap();
     cut.play(&asset, 0, 0, Play::looping(0)).unwrap();
     for _ in 0..5 {
-        cut.update(1.0 / 30.0, &asset, None).unwrap();
+        cut.update(1.0 / 30.0, &Rig::new(&asset, None).unwrap()).unwrap();
     }
     let t = Transition { duration: 0.2, profile: None };
     cut.transition(&asset, 1, Play::looping(1), Blend::Inertialize(t)).unwrap();
@@ -327,8 +327,8 @@ fn an_inertialized_transition_ends_on_its_target_and_a_crossfade_on_its_clip() {
     plain.play(&asset, 0, 1, Play::looping(1)).unwrap();
     let mut differed = false;
     for k in 0..12 {
-        cut.update(1.0 / 30.0, &asset, None).unwrap();
-        plain.update(1.0 / 30.0, &asset, None).unwrap();
+        cut.update(1.0 / 30.0, &Rig::new(&asset, None).unwrap()).unwrap();
+        plain.update(1.0 / 30.0, &Rig::new(&asset, None).unwrap()).unwrap();
         let err = oracle::max_relative_error(
             &pose_of(&cut, f.n),
             &pose_of(&plain, f.n).iter().map(oracle::flat).collect::<Vec<_>>(),
@@ -346,10 +346,10 @@ fn an_inertialized_transition_ends_on_its_target_and_a_crossfade_on_its_clip() {
     let mut c = Character::new(a.bytes(0, bytes), &desc).unwrap();
     c.play(&asset, 0, 0, Play::looping(0)).unwrap();
     c.transition(&asset, 1, Play::looping(1), Blend::Crossfade { duration: 0.25 }).unwrap();
-    c.update(0.1, &asset, None).unwrap();
+    c.update(0.1, &Rig::new(&asset, None).unwrap()).unwrap();
     let (old, new) = (c.control(0, 0).unwrap().unwrap(), c.control(0, 1).unwrap().unwrap());
     assert!((old.weight() - 0.6).abs() < 1e-6 && (new.weight() - 0.4).abs() < 1e-6);
-    c.update(0.2, &asset, None).unwrap();
+    c.update(0.2, &Rig::new(&asset, None).unwrap()).unwrap();
     assert_eq!(c.control(0, 0).unwrap(), None);
     assert_eq!(c.control(0, 1).unwrap().unwrap().weight(), 1.0);
 }
@@ -367,7 +367,7 @@ fn each_update_reports_the_markers_its_controls_crossed() {
     // Clip 0 lasts 1 s (31 frames at 30 Hz): three updates of 0.4 s at speed 2 pass 2.4 loops.
     let mut fired = Vec::new();
     for _ in 0..3 {
-        c.update(0.4, &asset, None).unwrap();
+        c.update(0.4, &Rig::new(&asset, None).unwrap()).unwrap();
         fired.extend(c.last_step(0, 0).unwrap().expect("a step").crossings(&[0.25, 0.75]));
     }
     assert_eq!(fired, [0, 1, 0, 1, 0]);
@@ -379,6 +379,13 @@ fn bad_input_is_an_error_and_leaves_the_character_as_it_was() {
     let asset = f.asset();
     let other = Fixture::new(8);
     let other_asset = other.asset();
+    let remap: Vec<u16> = (0..8).collect();
+    let other_skin = sinew::Skin::new(8, &remap, &[sinew::math::Mat3x4::IDENTITY; 8]).unwrap();
+    assert_eq!(
+        Rig::new(&asset, Some(&other_skin)).err(),
+        Some(Error::BufferLength { buffer: Buffer::ClipJoints, expected: 6, actual: 8 }),
+        "a skin of another skeleton"
+    );
     let desc = desc(f.n, None);
     let bytes = Character::required_bytes(&desc).unwrap();
     let mut block = Block::new(bytes + 64);
@@ -386,7 +393,7 @@ fn bad_input_is_an_error_and_leaves_the_character_as_it_was() {
         let mut c = Character::new(block.bytes(0, bytes), &desc).unwrap();
         c.play(&asset, 0, 0, Play::looping(0)).unwrap();
         c.set_mask(1, &vec![F4::ZERO; f.n.div_ceil(4)]).unwrap();
-        c.update(0.1, &asset, None).unwrap();
+        c.update(0.1, &Rig::new(&asset, None).unwrap()).unwrap();
     }
     let snapshot = block.bytes(0, bytes).to_vec();
     let mut check = |what: &str, expected: Error, call: &dyn Fn(&mut Character<'_>) -> Result<(), Error>| {
@@ -395,10 +402,10 @@ fn bad_input_is_an_error_and_leaves_the_character_as_it_was() {
         assert!(block.bytes(0, bytes) == &snapshot[..], "{what} changed the block");
     };
     let g = f.n.div_ceil(4);
-    check("NaN dt", Error::InvalidTimeStep, &|c| c.update(f32::NAN, &asset, None));
-    check("negative dt", Error::InvalidTimeStep, &|c| c.update(-0.1, &asset, None));
+    check("NaN dt", Error::InvalidTimeStep, &|c| c.update(f32::NAN, &Rig::new(&asset, None).unwrap()));
+    check("negative dt", Error::InvalidTimeStep, &|c| c.update(-0.1, &Rig::new(&asset, None).unwrap()));
     check("other skeleton", Error::BufferLength { buffer: Buffer::ClipJoints, expected: 6, actual: 8 }, &|c| {
-        c.update(0.1, &other_asset, None)
+        c.update(0.1, &Rig::new(&other_asset, None).unwrap())
     });
     check("NaN speed", Error::InvalidSpeed, &|c| c.play(&asset, 0, 1, Play { speed: f32::NAN, ..Play::looping(1) }));
     check("negative weight", Error::InvalidFade, &|c| c.play(&asset, 0, 1, Play { weight: -1.0, ..Play::looping(1) }));

@@ -2,7 +2,8 @@
 //! f64 oracle at every joint count in `JOINT_COUNTS`.
 
 use sinew::math::{Mat4, Quat, SoaTransform, Transform, Vec3};
-use sinew::{Buffer, Error, LocalToModelJob, Skeleton};
+use sinew::skeleton::MAX_JOINTS;
+use sinew::{Buffer, Error, GroupWalk, LocalToModelJob, Skeleton};
 use sinew_tests::{JOINT_COUNTS, Rng, depths, max_abs_diff, oracle, random_parents, random_pose, to_soa};
 
 /// Per-joint bound on |sinew − oracle|, relative to the joint's depth and the size of its matrix entries:
@@ -14,7 +15,8 @@ fn run(parents: &[i16], local: &[Transform], root: Option<&Mat4>) -> Result<Vec<
     let skeleton = Skeleton::new(parents, &rest, None).unwrap();
     let soa = to_soa(local);
     let mut model = vec![Mat4::IDENTITY; parents.len()];
-    LocalToModelJob { skeleton: &skeleton, local: &soa, root, model: &mut model }.run()?;
+    let walk = Some(&GroupWalk::new(&skeleton));
+    LocalToModelJob { skeleton: &skeleton, walk, local: &soa, root, model: &mut model }.run()?;
     Ok(model)
 }
 
@@ -103,7 +105,7 @@ fn subtree_updates_only_the_subtree() {
     let skeleton = Skeleton::new(&parents, &rest, None).unwrap();
     let mut model = vec![Mat4::IDENTITY; n];
     let soa = to_soa(&local);
-    LocalToModelJob { skeleton: &skeleton, local: &soa, root: None, model: &mut model }.run().unwrap();
+    LocalToModelJob { skeleton: &skeleton, walk: None, local: &soa, root: None, model: &mut model }.run().unwrap();
     // Change every joint, then update only the subtree under `joint`.
     let joint = 10;
     for t in &mut local {
@@ -111,9 +113,11 @@ fn subtree_updates_only_the_subtree() {
     }
     let soa = to_soa(&local);
     let before = model.clone();
-    LocalToModelJob { skeleton: &skeleton, local: &soa, root: None, model: &mut model }.run_subtree(joint).unwrap();
+    LocalToModelJob { skeleton: &skeleton, walk: None, local: &soa, root: None, model: &mut model }
+        .run_subtree(joint)
+        .unwrap();
     let mut full = vec![Mat4::IDENTITY; n];
-    LocalToModelJob { skeleton: &skeleton, local: &soa, root: None, model: &mut full }.run().unwrap();
+    LocalToModelJob { skeleton: &skeleton, walk: None, local: &soa, root: None, model: &mut full }.run().unwrap();
     let mut in_subtree = vec![false; n];
     in_subtree[joint] = true;
     for j in joint + 1..n {
@@ -145,12 +149,12 @@ fn wrong_lengths() {
     let mut model = vec![Mat4::IDENTITY; 5];
     let short = to_soa(&[Transform::IDENTITY; 4]);
     assert_eq!(
-        LocalToModelJob { skeleton: &skeleton, local: &short, root: None, model: &mut model }.run(),
+        LocalToModelJob { skeleton: &skeleton, walk: None, local: &short, root: None, model: &mut model }.run(),
         Err(Error::BufferLength { buffer: Buffer::LocalPose, expected: 2, actual: 1 })
     );
     let mut small = vec![Mat4::IDENTITY; 4];
     assert_eq!(
-        LocalToModelJob { skeleton: &skeleton, local: &rest, root: None, model: &mut small }.validate(),
+        LocalToModelJob { skeleton: &skeleton, walk: None, local: &rest, root: None, model: &mut small }.validate(),
         Err(Error::BufferLength { buffer: Buffer::ModelMatrices, expected: 5, actual: 4 })
     );
 }
@@ -163,7 +167,7 @@ fn non_finite_root_matrix() {
     let mut root = Mat4::IDENTITY;
     root.cols[3][1] = f32::NAN;
     assert_eq!(
-        LocalToModelJob { skeleton: &skeleton, local: &rest, root: Some(&root), model: &mut model }.run(),
+        LocalToModelJob { skeleton: &skeleton, walk: None, local: &rest, root: Some(&root), model: &mut model }.run(),
         Err(Error::NonFinite { buffer: Buffer::RootMatrix, index: 0 })
     );
 }
@@ -214,7 +218,7 @@ fn garbage_in_padding_lanes_is_ignored() {
         local[1].set(lane, &nan);
     }
     let mut model = vec![Mat4::IDENTITY; 5];
-    LocalToModelJob { skeleton: &skeleton, local: &local, root: None, model: &mut model }.run().unwrap();
+    LocalToModelJob { skeleton: &skeleton, walk: None, local: &local, root: None, model: &mut model }.run().unwrap();
     assert!(model.iter().all(|m| *m == Mat4::IDENTITY));
 }
 
@@ -224,7 +228,7 @@ fn subtree_joint_out_of_range() {
     let skeleton = Skeleton::new(&parents, &rest, None).unwrap();
     let mut model = vec![Mat4::IDENTITY; 3];
     assert_eq!(
-        LocalToModelJob { skeleton: &skeleton, local: &rest, root: None, model: &mut model }.run_subtree(3),
+        LocalToModelJob { skeleton: &skeleton, walk: None, local: &rest, root: None, model: &mut model }.run_subtree(3),
         Err(Error::JointOutOfRange { joint: 3, num_joints: 3 })
     );
 }
@@ -233,7 +237,9 @@ fn subtree_joint_out_of_range() {
 fn run_each_root_subtree(skeleton: &Skeleton, local: &[SoaTransform], root: &Mat4) -> Vec<Mat4> {
     let mut model = vec![Mat4::IDENTITY; skeleton.num_joints()];
     for joint in (0..skeleton.num_joints()).filter(|&j| skeleton.parents()[j] < 0) {
-        LocalToModelJob { skeleton, local, root: Some(root), model: &mut model }.run_subtree(joint).unwrap();
+        LocalToModelJob { skeleton, walk: None, local, root: Some(root), model: &mut model }
+            .run_subtree(joint)
+            .unwrap();
     }
     model
 }
@@ -249,16 +255,18 @@ fn subtree_of_every_root_reproduces_the_full_run_bit_for_bit() {
         let skeleton = Skeleton::new(&parents, &rest, None).unwrap();
         let root = rng.transform().to_mat4();
         let mut full = vec![Mat4::IDENTITY; n];
-        LocalToModelJob { skeleton: &skeleton, local: &local, root: Some(&root), model: &mut full }.run().unwrap();
+        LocalToModelJob { skeleton: &skeleton, walk: None, local: &local, root: Some(&root), model: &mut full }
+            .run()
+            .unwrap();
         assert_eq!(run_each_root_subtree(&skeleton, &local, &root), full, "{n} joints");
     }
 }
 
 #[test]
 fn side_by_side_pairs_match_the_oracle_and_subtree_runs() {
-    // Branching rigs pair many lane groups in the skeleton's group walk (x86-64-v3 computes each pair side by
-    // side); the result must match the oracle, and re-running each root's subtree (which walks in memory
-    // order, one group at a time) must reproduce it bit for bit.
+    // Branching rigs pair many lane groups in their group walk (x86-64-v3 computes each pair side by side); the
+    // result must match the oracle, and both a run without the walk and re-running each root's subtree (which
+    // walk in memory order, one group at a time) must reproduce it bit for bit.
     let mut rng = Rng::new(23);
     for &n in JOINT_COUNTS {
         let parents = sinew_tests::branching_parents(&mut rng, n);
@@ -266,11 +274,91 @@ fn side_by_side_pairs_match_the_oracle_and_subtree_runs() {
         let root = rng.transform().to_mat4();
         let rest = to_soa(&vec![Transform::IDENTITY; n]);
         let skeleton = Skeleton::new(&parents, &rest, None).unwrap();
-        assert!(n < 67 || skeleton.group_walk().iter().any(|[a, b]| a != b), "{n} joints: no pair to test");
+        let walk = GroupWalk::new(&skeleton);
+        assert!(n < 67 || walk.steps().iter().any(|[a, b]| a != b), "{n} joints: no pair to test");
         let soa = to_soa(&local);
-        let mut full = vec![Mat4::IDENTITY; n];
-        LocalToModelJob { skeleton: &skeleton, local: &soa, root: Some(&root), model: &mut full }.run().unwrap();
+        let (mut full, mut memory_order) = (vec![Mat4::IDENTITY; n], vec![Mat4::IDENTITY; n]);
+        for (walk, model) in [(Some(&walk), &mut full), (None, &mut memory_order)] {
+            LocalToModelJob { skeleton: &skeleton, walk, local: &soa, root: Some(&root), model }.run().unwrap();
+        }
         assert_matches_oracle(&parents, &local, &root, &full);
+        assert_eq!(memory_order, full, "{n} joints without the walk");
         assert_eq!(run_each_root_subtree(&skeleton, &soa, &root), full, "{n} joints");
     }
+}
+
+#[test]
+fn a_walk_of_another_skeleton_is_refused() {
+    // Equal parents in another array: the walk names the array it was built from, not its contents.
+    let parents: Vec<i16> = (-1..7).collect();
+    let copy = parents.clone();
+    let rest = to_soa(&[Transform::IDENTITY; 8]);
+    let (skeleton, other) = (Skeleton::new(&parents, &rest, None).unwrap(), Skeleton::new(&copy, &rest, None).unwrap());
+    let walk = GroupWalk::new(&other);
+    assert!(walk.is_for(&other) && !walk.is_for(&skeleton));
+    let mut model = vec![Mat4::IDENTITY; 8];
+    let mut job =
+        LocalToModelJob { skeleton: &skeleton, walk: Some(&walk), local: &rest, root: None, model: &mut model };
+    assert_eq!(job.run(), Err(Error::ForeignWalk));
+    assert!(model.iter().all(|m| *m == Mat4::IDENTITY), "nothing written");
+}
+
+/// Checks what `GroupWalk` promises: every group once, pairs of two distinct full groups with no
+/// parent in each other, and every other parent in a group walked at an earlier step.
+fn assert_valid_group_walk(parents: &[i16]) -> usize {
+    let n = parents.len();
+    let pose = to_soa(&vec![Transform::IDENTITY; n]);
+    let skeleton = Skeleton::new(parents, &pose, None).unwrap();
+    let walk = GroupWalk::new(&skeleton);
+    let num_groups = n.div_ceil(4);
+    let mut step_of = vec![usize::MAX; num_groups];
+    for (step, &[a, b]) in walk.steps().iter().enumerate() {
+        for g in [a, b] {
+            let g = g as usize;
+            assert!(g < num_groups, "{n} joints: group {g} out of range");
+            assert!(step_of[g] == usize::MAX || (a == b && step_of[g] == step), "{n} joints: group {g} twice");
+            step_of[g] = step;
+        }
+        if a != b {
+            assert!((a.max(b) as usize + 1) * 4 <= n, "{n} joints: pair {a}, {b} includes a partial group");
+        }
+    }
+    assert!(step_of.iter().all(|&s| s != usize::MAX), "{n} joints: a group is never walked");
+    for (joint, &parent) in parents.iter().enumerate().filter(|&(_, &p)| p >= 0) {
+        let (group, parent_group) = (joint / 4, parent as usize / 4);
+        if parent_group != group {
+            assert!(
+                step_of[parent_group] < step_of[group],
+                "{n} joints: joint {joint} walked before its parent {parent}"
+            );
+        }
+    }
+    walk.steps().iter().filter(|[a, b]| a != b).count()
+}
+
+#[test]
+fn group_walk_is_a_dependency_order() {
+    let mut rng = sinew_tests::Rng::new(31);
+    for &n in sinew_tests::JOINT_COUNTS {
+        assert_valid_group_walk(&sinew_tests::random_parents(&mut rng, n));
+        let pairs = assert_valid_group_walk(&sinew_tests::branching_parents(&mut rng, n));
+        assert!(n < 67 || pairs > 0, "{n} branching joints: no pair");
+    }
+    // A star: every group is ready after the first, so all but the first and the partial last pair up.
+    let star: Vec<i16> = (0..MAX_JOINTS as i16).map(|j| if j == 0 { -1 } else { 0 }).collect();
+    assert_eq!(assert_valid_group_walk(&star), (MAX_JOINTS / 4 - 1) / 2);
+}
+
+#[test]
+fn group_walk_pairs_independent_chains_longest_first() {
+    // Group 0: a root chain. Groups 1 and 2 hang off joint 3; group 3 continues group 2's chain. Group 2 heads
+    // the longer chain (two groups), so it is walked first and paired with group 1; group 3 is left alone.
+    let parents = [-1, 0, 1, 2, 3, 4, 5, 6, 3, 8, 9, 10, 11, 12, 13, 14];
+    let pose = to_soa(&vec![Transform::IDENTITY; parents.len()]);
+    let skeleton = Skeleton::new(&parents, &pose, None).unwrap();
+    assert_eq!(GroupWalk::new(&skeleton).steps(), &[[0, 0], [2, 1], [3, 3]]);
+    // Nine joints: the partial last group (joint 8 alone) is never paired.
+    let pose = to_soa(&[Transform::IDENTITY; 9]);
+    let skeleton = Skeleton::new(&[-1, 0, 1, 2, 3, 3, -1, 6, 7], &pose, None).unwrap();
+    assert_eq!(GroupWalk::new(&skeleton).steps(), &[[0, 0], [1, 1], [2, 2]]);
 }

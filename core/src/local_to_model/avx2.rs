@@ -1,6 +1,6 @@
 //! The x86-64-v3 (AVX2 + FMA) joint steps: two matrix columns, or two joints, per 256-bit multiply-add.
 //!
-//! **Side by side (`walk_pair`, most of a rig).** The skeleton's group walk pairs lane groups `a` and `b` that
+//! **Side by side (`walk_pair`, most of a rig).** The skeleton's `GroupWalk` pairs lane groups `a` and `b` that
 //! do not depend on each other; both are converted in one eight-wide pass (`[a | b]` per register) and walked
 //! together, one joint of each per step, as [`SideBySide`] columns `[c_k(a) | c_k(b)]`. An in-half
 //! `vpermilps` broadcasts lane `L` of both halves at once. Per joint: 6 broadcasts, 7 multiply/adds, 4 half
