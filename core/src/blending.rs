@@ -52,6 +52,28 @@ pub struct BlendingJob<'a> {
     pub output: &'a mut [SoaTransform],
 }
 
+/// The first real joint whose weight in `weights` (SoA, `num_soa_joints(num_joints)` lane groups) is NaN,
+/// infinite or below `min`; padding lanes are never read, so they are left out. One lane-mask pass, then a
+/// scalar search only on failure. The one check of per-joint weights: blend masks and character masks
+/// (`min` 0), fade profiles (`f32::MIN_POSITIVE`).
+pub(crate) fn first_invalid_joint_weight(weights: &[F4], num_joints: usize, min: f32) -> Option<usize> {
+    let (n, lanes_min) = (weights.len(), F4::splat(min));
+    let real_lanes = match num_joints % 4 {
+        0 => 0xf,
+        r => (1u32 << r) - 1,
+    };
+    let bad = |m: &F4| m.non_finite_mask() | m.cmp_lt(lanes_min);
+    let (last, full) = weights.split_last()?;
+    let any_real_bad = full.iter().fold(F4::ZERO, |acc, m| acc | bad(m)) | (bad(last) & F4::lane_mask(real_lanes));
+    if !any_real_bad.any_set() {
+        return None;
+    }
+    (0..num_joints.min(4 * n)).find(|&j| {
+        let v = weights[j / 4].to_array()[j % 4];
+        !(v.is_finite() && v >= min)
+    })
+}
+
 impl BlendingJob<'_> {
     /// Checks every input: O(joints) for the bone masks, O(1) otherwise.
     ///
@@ -82,22 +104,7 @@ impl BlendingJob<'_> {
                 crate::error::check_len(Buffer::LayerPose, n, l.pose.len())?;
                 if let Some(mask) = l.joint_weights {
                     crate::error::check_len(Buffer::JointWeights, n, mask.len())?;
-                    // One lane-mask pass; padding lanes are never read, so they are left out.
-                    let num_joints = self.skeleton.num_joints();
-                    let real_lanes = match num_joints % 4 {
-                        0 => 0xf,
-                        r => (1u32 << r) - 1,
-                    };
-                    let bad = |m: &F4| m.non_finite_mask() | m.cmp_lt(F4::ZERO);
-                    let any_real_bad = mask[..n - 1].iter().fold(F4::ZERO, |acc, m| acc | bad(m))
-                        | (bad(&mask[n - 1]) & F4::lane_mask(real_lanes));
-                    if any_real_bad.any_set() {
-                        let joint = (0..num_joints)
-                            .find(|&j| {
-                                let v = mask[j / 4].to_array()[j % 4];
-                                !v.is_finite() || v < 0.0
-                            })
-                            .unwrap_or(0);
+                    if let Some(joint) = first_invalid_joint_weight(mask, self.skeleton.num_joints(), 0.0) {
                         return Err(Error::InvalidJointWeight { layer, additive, joint });
                     }
                 }

@@ -403,12 +403,8 @@ impl Counts {
     fn layout(&self) -> Layout {
         let g = num_soa_joints(self.joints);
         let pose = g * size_of::<SoaTransform>();
-        let mut at = size_of::<Header>();
-        let mut section = |bytes: usize| {
-            let start = at.next_multiple_of(BLOCK_ALIGN);
-            at = start + bytes;
-            start
-        };
+        let mut sections = Sections { at: size_of::<Header>() };
+        let mut section = |bytes| sections.next(bytes);
         let layers = section(self.layers * size_of::<LayerState>());
         let controls = section(self.controls * size_of::<Slot>());
         let masks = section(self.masks * g * size_of::<F4>());
@@ -421,31 +417,38 @@ impl Counts {
         let palette = section(self.skin_joints * size_of::<Mat3x4>());
         let frame = self.scratch_layout();
         let scratch = (self.scratch == Scratch::InBlock).then(|| section(frame.end));
-        let end = at.next_multiple_of(BLOCK_ALIGN);
+        let end = sections.end();
         Layout { layers, controls, masks, curves, inertializer, output, model, palette, scratch, end, frame }
     }
 
     fn scratch_layout(&self) -> ScratchLayout {
         let g = num_soa_joints(self.joints);
         let pose = g * size_of::<SoaTransform>();
-        let mut at = 0usize;
-        let mut section = |bytes: usize| {
-            let start = at.next_multiple_of(BLOCK_ALIGN);
-            at = start + bytes;
-            start
-        };
+        let mut sections = Sections { at: 0 };
+        let mut section = |bytes| sections.next(bytes);
         let slots = section(SamplingContext::required_bytes(self.joints));
         let samples = section(self.samples * pose);
         let target = section(if self.inertialization.is_some() { pose } else { 0 });
         let weights = section(g * size_of::<F4>());
-        ScratchLayout {
-            slots,
-            samples,
-            target,
-            weights,
-            end: at.next_multiple_of(BLOCK_ALIGN),
-            num_samples: self.samples,
-        }
+        ScratchLayout { slots, samples, target, weights, end: sections.end(), num_samples: self.samples }
+    }
+}
+
+/// Sections laid out one after another, each on a `BLOCK_ALIGN` boundary.
+struct Sections {
+    at: usize,
+}
+
+impl Sections {
+    /// The offset of the next section, `bytes` long.
+    fn next(&mut self, bytes: usize) -> usize {
+        let start = self.at.next_multiple_of(BLOCK_ALIGN);
+        self.at = start + bytes;
+        start
+    }
+
+    fn end(&self) -> usize {
+        self.at.next_multiple_of(BLOCK_ALIGN)
     }
 }
 
@@ -802,9 +805,11 @@ impl<'b> Character<'b> {
         Inertializer::attach(&Arena::new(parts.inertializer), counts.joints, counts.curves)?.request(transition)
     }
 
-    /// Sets bone mask `mask` (per-joint factors, SoA, finite and ≥ 0; padding lanes ignored).
+    /// Sets bone mask `mask` (per-joint factors, SoA, finite and ≥ 0, and > 0 while a layer fades by it;
+    /// padding lanes ignored).
     ///
-    /// Errors: `IndexOutOfRange` (mask); `BufferLength` (`JointWeights`); `InvalidJointWeight`.
+    /// Errors, the mask unchanged: `IndexOutOfRange` (mask); `BufferLength` (`JointWeights`);
+    /// `InvalidMaskWeight`.
     pub fn set_mask(&mut self, mask: usize, weights: &[F4]) -> Result<(), Error> {
         let (parts, counts) = self.parts()?;
         let g = num_soa_joints(counts.joints);
@@ -812,11 +817,10 @@ impl<'b> Character<'b> {
             return Err(Error::IndexOutOfRange { what: Index::Mask, index: mask, len: counts.masks });
         }
         check_len(Buffer::JointWeights, g, weights.len())?;
-        if let Some(joint) = (0..counts.joints).find(|&j| {
-            let w = weights[j / 4].to_array()[j % 4];
-            !(w.is_finite() && w >= 0.0)
-        }) {
-            return Err(Error::InvalidJointWeight { layer: 0, additive: false, joint });
+        let is_profile = parts.layers.iter().any(|l| l.profile == mask as u32);
+        let min = if is_profile { MIN_PROFILE_FACTOR } else { 0.0 };
+        if let Some(joint) = blending::first_invalid_joint_weight(weights, counts.joints, min) {
+            return Err(Error::InvalidMaskWeight { mask, joint });
         }
         parts.masks[mask * g..][..g].copy_from_slice(weights);
         // A layer fading by this profile keeps its slowest joint's factor.
@@ -844,7 +848,7 @@ impl<'b> Character<'b> {
     /// Sets layer `layer`'s bone mask (`None`: every joint) and fade profile (per-joint duration factors,
     /// `None`: 1 everywhere; its real joints' factors must be finite and > 0).
     ///
-    /// Errors: `IndexOutOfRange` (layer, mask); `InvalidJointWeight` for a profile factor that is 0.
+    /// Errors: `IndexOutOfRange` (layer, mask); `InvalidMaskWeight` for a profile factor that is 0.
     pub fn set_layer_masks(&mut self, layer: usize, mask: Option<usize>, profile: Option<usize>) -> Result<(), Error> {
         let (parts, counts) = self.parts()?;
         let len = parts.layers.len();
@@ -854,8 +858,8 @@ impl<'b> Character<'b> {
             1.0
         } else {
             let factors = &parts.masks[profile as usize * g..][..g];
-            if let Some(joint) = (0..counts.joints).find(|&j| factors[j / 4].to_array()[j % 4] <= 0.0) {
-                return Err(Error::InvalidJointWeight { layer, additive: false, joint });
+            if let Some(joint) = blending::first_invalid_joint_weight(factors, counts.joints, MIN_PROFILE_FACTOR) {
+                return Err(Error::InvalidMaskWeight { mask: profile as usize, joint });
             }
             max_factor(factors, counts.joints)
         };
@@ -1276,6 +1280,9 @@ fn mask_index(mask: Option<usize>, counts: &Counts) -> Result<u32, Error> {
 }
 
 /// The largest factor over the real joints.
+/// The smallest factor a mask used as a fade profile may hold: a fade of any duration then ends.
+const MIN_PROFILE_FACTOR: f32 = f32::MIN_POSITIVE;
+
 fn max_factor(factors: &[F4], joints: usize) -> f32 {
     (0..joints).map(|j| factors[j / 4].to_array()[j % 4]).fold(0.0, f32::max)
 }

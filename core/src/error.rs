@@ -175,6 +175,8 @@ pub enum Error {
     InvalidFade,
     /// A local-to-model group walk built for another skeleton (another parent array).
     ForeignWalk,
+    /// A character mask's weight for `joint` is NaN, infinite or negative, or not > 0 in a fade profile.
+    InvalidMaskWeight { mask: usize, joint: usize },
 }
 
 /// Which count passed its limit.
@@ -367,6 +369,9 @@ impl fmt::Display for Error {
             Error::BlockSize { needed, len } => write!(f, "character block has {len} bytes; needs {needed}"),
             Error::InvalidFade => write!(f, "fade weight or duration is NaN, infinite or negative"),
             Error::ForeignWalk => write!(f, "the group walk was built for another skeleton"),
+            Error::InvalidMaskWeight { mask, joint } => {
+                write!(f, "mask {mask}: joint {joint}'s weight is NaN, infinite, negative or (in a fade profile) 0")
+            }
             Error::MissingPreviousTarget => {
                 write!(f, "relative-velocity inertialization needs the previous target pose on a request frame")
             }
