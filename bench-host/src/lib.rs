@@ -23,5 +23,6 @@ pub mod plot;
 pub mod pose;
 pub mod profile;
 pub mod rig;
+pub mod root_motion;
 pub mod transition;
 pub mod workload;

@@ -235,3 +235,34 @@ fn bake_takes_marker_sidecars_and_detects_plants() {
     let planted = sinew_bench(&["bake", "--bvh", &file, "--out", &out, "--detect-plants", "--foot", "a"]);
     assert!(planted.status.success(), "{}", String::from_utf8_lossy(&planted.stderr));
 }
+
+#[test]
+fn motion_prints_the_root_and_hips_per_frame_and_refuses_bad_requests() {
+    let dir = scratch("motion");
+    // A hips joint walking +2 units per frame along +Z for three frames at 10 Hz.
+    let walk = "HIERARCHY\nROOT Hips\n{\n OFFSET 0 0 0\n CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n End Site\n {\n  OFFSET 0 1 0\n }\n}\nMOTION\nFrames: 3\nFrame Time: 0.1\n0 9 0 0 0 0\n0 9 2 0 0 0\n0 9 4 0 0 0\n";
+    let path = write(&dir, "walk.bvh", walk);
+    let output = sinew_bench(&["motion", "--bvh", &path, "--method", "linear", "--loops", "2", "--json"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+    assert!((json["dt"].as_f64().unwrap() - 0.1).abs() < 1e-6);
+    let frames = json["frames"].as_array().expect("frames");
+    assert_eq!(frames.len(), 5, "two passes of two steps, and the last frame");
+    for (k, f) in frames.iter().enumerate() {
+        let z = 2.0 * k as f64;
+        let at = |v: &serde_json::Value, i: usize| v[i].as_f64().unwrap();
+        assert!((f["t"].as_f64().unwrap() - 0.1 * k as f64).abs() < 1e-6);
+        let root = &f["root"]["position"];
+        assert!(at(root, 0).abs() < 1e-5 && at(root, 1) == 0.0 && (at(root, 2) - z).abs() < 1e-4, "{f}");
+        assert!(f["root"]["yaw"].as_f64().unwrap().abs() < 1e-6);
+        let hips = &f["hips"];
+        assert!((at(hips, 1) - 9.0).abs() < 1e-5 && (at(hips, 2) - z).abs() < 1e-4, "{f}");
+    }
+    assert_error(&sinew_bench(&["motion", "--bvh", &path, "--loops", "0"]), &["walk.bvh", "--loops 0"]);
+    let no_hips = write(&dir, "no_hips.bvh", &bvh("1", "0.1", "0 0 0 0 0 0"));
+    assert_error(&sinew_bench(&["motion", "--bvh", &no_hips]), &["no_hips.bvh", "hips-like"]);
+    // Argument errors are clap's: exit 2 with a usage message.
+    let unknown = sinew_bench(&["motion", "--bvh", &path, "--method", "spline"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("spline"));
+}

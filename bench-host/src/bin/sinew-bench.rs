@@ -2,6 +2,7 @@
 
 use clap::{Args, Parser, Subcommand};
 use sinew_bench_host::bake::{self, KeyFormat};
+use sinew_bench_host::root_motion::Method;
 use sinew_bench_host::{pose, profile, transition};
 use std::io::Write;
 use std::process::ExitCode;
@@ -30,6 +31,27 @@ enum Command {
     PlotTransition(PlotArgs),
     /// Validate a baked blob and print its skeleton, clips, rates, durations and bytes per kind of track.
     Inspect(InspectArgs),
+    /// Extract a BVH clip's root motion under a synthetic root and print, per frame over N loops, the
+    /// accumulated root (ground position, yaw) and the hips as root ∘ in-place pose, through the runtime path.
+    Motion(MotionArgs),
+}
+
+#[derive(Args)]
+#[command(allow_negative_numbers = true)]
+struct MotionArgs {
+    /// A BVH file.
+    #[arg(long)]
+    bvh: std::path::PathBuf,
+    /// What the root carries: the hips' ground shadow every frame (delta), or the line or arc through its
+    /// endpoints.
+    #[arg(long, value_enum, default_value_t = Method::Delta)]
+    method: Method,
+    /// Passes through the clip (the motion carries on from one to the next).
+    #[arg(long, default_value_t = 1)]
+    loops: usize,
+    /// Print JSON (`{"dt", "frames": [{"t", "root": {"position", "yaw"}, "hips"}…]}`) instead of a table.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args)]
@@ -233,6 +255,34 @@ fn bake(args: &BakeArgs) -> Result<String, String> {
     Ok(format!("{}: {}{notes}", args.out.display(), sinew_bench_host::blob::summary(&blob)?))
 }
 
+fn motion(args: &MotionArgs) -> Result<String, String> {
+    let value = sinew_bench_host::root_motion::motion_json(&args.bvh, args.method, args.loops)
+        .map_err(|e| format!("{}: {e}", args.bvh.display()))?;
+    if args.json {
+        return Ok(value.to_string());
+    }
+    let mut out = format!(
+        "{:>9} {:>11} {:>11} {:>11} {:>9} {:>11} {:>11} {:>11}\n",
+        "t", "root x", "root y", "root z", "yaw", "hips x", "hips y", "hips z"
+    );
+    for f in value["frames"].as_array().into_iter().flatten() {
+        let n = |v: &serde_json::Value| v.as_f64().unwrap_or(f64::NAN);
+        let (root, hips) = (&f["root"]["position"], &f["hips"]);
+        out += &format!(
+            "{:>9.4} {:>11.4} {:>11.4} {:>11.4} {:>9.4} {:>11.4} {:>11.4} {:>11.4}\n",
+            n(&f["t"]),
+            n(&root[0]),
+            n(&root[1]),
+            n(&root[2]),
+            n(&f["root"]["yaw"]),
+            n(&hips[0]),
+            n(&hips[1]),
+            n(&hips[2])
+        );
+    }
+    Ok(out)
+}
+
 fn pose(args: &PoseArgs) -> Result<String, String> {
     if args.skin && args.gltf.is_none() {
         return Err("--skin needs --gltf: only glTF files carry a skin".into());
@@ -418,6 +468,7 @@ fn main() -> ExitCode {
         Command::Transition(args) => report(transition(&args)),
         Command::PlotTransition(args) => report(sinew_bench_host::plot::transition_figure(&args.out)),
         Command::Inspect(args) => report(inspect(&args)),
+        Command::Motion(args) => report(motion(&args)),
         Command::Profile(mut args) => {
             if args.joints.is_empty() && args.bvh.is_empty() && args.gltf.is_empty() && args.blob.is_empty() {
                 args.joints = ProfileArgs::default().joints;

@@ -1,0 +1,337 @@
+//! Root-motion extraction at bake (textbook: the synthetic root bone, linear and arc extraction, variable
+//! delta): a joint `motion_root` is put above the skeleton's roots, and every frame splits into where the
+//! character goes (the motion root's track) and how it looks (the in-place pose under it).
+//!
+//! **The ground shadow.** Per frame, the hips' model-space position projected on the ground plane (through the
+//! origin, perpendicular to `up`) and the hips' heading: the hips' rest forward axis (the local axis that points
+//! along `forward` in the rest pose) under the frame's hips rotation, projected on the ground, as a yaw about
+//! `up` from `forward`, unwrapped from frame to frame (the Bandai kick turns +1084°, the dance −1460°).
+//!
+//! **Methods** (the motion `M(t)` the root carries; the in-place pose keeps the rest):
+//! - `Delta`: the ground shadow itself, every frame (the runtime takes frame-to-frame deltas of it).
+//! - `Linear`: one constant velocity and yaw rate, `M(t) = (g₀ + v t, yaw₀ + ω t)` with `v = (g_N − g₀) / D` and
+//!   `ω = (yaw_N − yaw₀) / D` (unwrapped yaw): the textbook's linear extraction.
+//! - `Arc`: a circular arc in the ground plane with the same yaw rate, from the endpoints: turn `Θ = ω D`, chord
+//!   `d = g_N − g₀`, arc speed `s = ω |d| / (2 sin(Θ/2))`, leaving along `h = Rot(up, −Θ/2) d̂`;
+//!   `M(t) = (g₀ + (s/ω)[sin(ωt) h + (1 − cos ωt)(up × h)], yaw₀ + ω t)`. Where `|Θ| < 1e-6` the arc is the
+//!   line; where the chord is shorter than 1e-9 units it turns in place (`s = 0`); where `Θ` is a whole number
+//!   of turns (`|sin(Θ/2)| < 1e-6`, the chord says nothing about the radius) translation falls back to the line.
+//!
+//! **Exactness.** Each old root's local transform becomes `M(t)⁻¹ · local` (computed in `f64`), so `M(t) ·` the
+//! in-place pose is the source pose to within `f32` rounding of the stored keys.
+//!
+//! Space: the source's model space and units. Errors: no hips-like joint, a skeleton that already has a
+//! `motion_root`, `up` and `forward` not unit and perpendicular; messages say which.
+
+use crate::bake::{RawClip, RawSkeleton};
+use glam::{DMat4, DQuat, DVec3};
+use sinew::math::{Quat, Transform, Vec3};
+
+/// The name of the joint extraction creates.
+pub const MOTION_ROOT: &str = "motion_root";
+
+/// What the motion root carries (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Method {
+    Delta,
+    Linear,
+    Arc,
+}
+
+/// How to extract.
+#[derive(Clone, Debug)]
+pub struct Extraction {
+    pub method: Method,
+    /// The joint whose ground shadow the root follows; `None`: the first joint whose name contains `hips` or
+    /// `pelvis` (any case).
+    pub hips: Option<String>,
+    /// Unit; default +Y.
+    pub up: [f64; 3],
+    /// Unit, perpendicular to `up`; default +Z (BVH and glTF characters face +Z).
+    pub forward: [f64; 3],
+}
+
+impl Default for Extraction {
+    fn default() -> Extraction {
+        Extraction { method: Method::Delta, hips: None, up: [0.0, 1.0, 0.0], forward: [0.0, 0.0, 1.0] }
+    }
+}
+
+/// The hips-like joint `options` names, or the first whose name says hips or pelvis.
+pub fn hips_joint(skeleton: &RawSkeleton, options: &Extraction) -> Result<usize, String> {
+    match &options.hips {
+        Some(name) => skeleton.names.iter().position(|n| n == name).ok_or(format!("no joint named `{name}`")),
+        None => skeleton
+            .names
+            .iter()
+            .position(|n| {
+                let n = n.to_lowercase();
+                n.contains("hips") || n.contains("pelvis")
+            })
+            .ok_or("no hips-like joint (a name containing `hips` or `pelvis`) to extract the motion from; name one with --hips".into()),
+    }
+}
+
+/// The skeleton with `motion_root` as joint 0 above the old roots, and each clip split into motion (joint 0's
+/// track) and in-place pose.
+pub fn extract(
+    skeleton: &RawSkeleton,
+    clips: &[RawClip],
+    options: &Extraction,
+) -> Result<(RawSkeleton, Vec<RawClip>), String> {
+    if skeleton.names.first().is_some_and(|n| n == MOTION_ROOT) {
+        return Err(format!("joint 0 is already `{MOTION_ROOT}`: the motion is extracted"));
+    }
+    if skeleton.parents.len() >= sinew::skeleton::MAX_JOINTS {
+        return Err(format!(
+            "{} joints: no room for a motion root under sinew's {}",
+            skeleton.parents.len(),
+            sinew::skeleton::MAX_JOINTS
+        ));
+    }
+    let (up, forward) = (DVec3::from(options.up), DVec3::from(options.forward));
+    if !((up.length() - 1.0).abs() < 1e-6 && (forward.length() - 1.0).abs() < 1e-6 && up.dot(forward).abs() < 1e-6) {
+        return Err("up and forward must be unit vectors at right angles".into());
+    }
+    let n = skeleton.parents.len();
+    if skeleton.rest.len() != n || skeleton.names.len() != n {
+        return Err(format!("{n} parents, {} rest transforms, {} names", skeleton.rest.len(), skeleton.names.len()));
+    }
+    if let Some(j) = (0..n).find(|&j| skeleton.parents[j] >= j as i16) {
+        return Err(format!("joint {j}: its parent {} does not come before it", skeleton.parents[j]));
+    }
+    if let Some((clip, f)) = clips.iter().find_map(|c| c.frames.iter().position(|f| f.len() != n).map(|f| (c, f))) {
+        return Err(format!("clip `{}` frame {f}: {} transforms for {n} joints", clip.name, clip.frames[f].len()));
+    }
+    let hips = hips_joint(skeleton, options)?;
+    // The hips' local axis that points along `forward` in the rest pose.
+    let (_, rest_rotation) = model_of(&skeleton.parents, &skeleton.rest, hips);
+    let hips_forward = rest_rotation.inverse() * forward;
+    let ground = Ground { up, forward };
+
+    let mut out_skeleton = RawSkeleton {
+        names: std::iter::once(MOTION_ROOT.to_string()).chain(skeleton.names.iter().cloned()).collect(),
+        parents: std::iter::once(-1).chain(skeleton.parents.iter().map(|&p| p + 1)).collect(),
+        rest: std::iter::once(Transform::IDENTITY).chain(skeleton.rest.iter().copied()).collect(),
+    };
+    // Old roots hang under the motion root (a parent of -1 became 0 above).
+    out_skeleton.parents[1..].iter_mut().filter(|p| **p < 0).for_each(|p| *p = 0);
+
+    let clips = clips
+        .iter()
+        .map(|clip| {
+            let shadow = ground_shadow(&skeleton.parents, clip, hips, hips_forward, &ground);
+            let motion = fit(&shadow, clip.sample_rate as f64, options.method, &ground);
+            let frames = clip
+                .frames
+                .iter()
+                .zip(&motion)
+                .map(|(frame, &(position, yaw))| {
+                    let rotation = DQuat::from_axis_angle(up, yaw);
+                    let inverse = rotation.inverse();
+                    let root = Transform { translation: vec3(position), rotation: quat(rotation), scale: Vec3::ONE };
+                    std::iter::once(root)
+                        .chain(frame.iter().zip(&skeleton.parents).map(|(local, &parent)| {
+                            if parent >= 0 {
+                                return *local;
+                            }
+                            let t = inverse * (dvec3(local.translation) - position);
+                            Transform {
+                                translation: vec3(t),
+                                rotation: quat(inverse * dquat(local.rotation)),
+                                scale: local.scale,
+                            }
+                        }))
+                        .collect()
+                })
+                .collect();
+            RawClip { name: clip.name.clone(), sample_rate: clip.sample_rate, frames }
+        })
+        .collect();
+    Ok((out_skeleton, clips))
+}
+
+/// The ground plane and the direction yaw 0 faces.
+struct Ground {
+    up: DVec3,
+    forward: DVec3,
+}
+
+impl Ground {
+    fn project(&self, v: DVec3) -> DVec3 {
+        v - self.up * self.up.dot(v)
+    }
+
+    /// The yaw about `up` that turns `forward` toward `direction` (already on the ground), or `None` when the
+    /// direction is too short to say.
+    fn yaw(&self, direction: DVec3) -> Option<f64> {
+        let (along, across) = (self.forward.dot(direction), self.up.dot(self.forward.cross(direction)));
+        (along.hypot(across) > 1e-9).then(|| across.atan2(along))
+    }
+}
+
+/// Per frame, the hips' ground position and unwrapped heading.
+fn ground_shadow(
+    parents: &[i16],
+    clip: &RawClip,
+    hips: usize,
+    hips_forward: DVec3,
+    ground: &Ground,
+) -> Vec<(DVec3, f64)> {
+    let mut previous: Option<f64> = None;
+    clip.frames
+        .iter()
+        .map(|frame| {
+            let (position, rotation) = model_of(parents, frame, hips);
+            let heading = ground.yaw(ground.project(rotation * hips_forward));
+            // Unwrapped: the turn from the last frame is taken in (−π, π]; a vertical heading keeps the last yaw.
+            let yaw = match (previous, heading) {
+                (Some(last), Some(h)) => last + wrap_angle(h - last),
+                (Some(last), None) => last,
+                (None, h) => h.unwrap_or(0.0),
+            };
+            previous = Some(yaw);
+            (ground.project(position), yaw)
+        })
+        .collect()
+}
+
+/// `angle` in (−π, π].
+fn wrap_angle(angle: f64) -> f64 {
+    let wrapped = angle.rem_euclid(std::f64::consts::TAU);
+    if wrapped > std::f64::consts::PI { wrapped - std::f64::consts::TAU } else { wrapped }
+}
+
+/// The motion per frame: the shadow itself, or the line or arc through its endpoints.
+fn fit(shadow: &[(DVec3, f64)], rate: f64, method: Method, ground: &Ground) -> Vec<(DVec3, f64)> {
+    let (Some(&(g0, yaw0)), Some(&(g_end, yaw_end))) = (shadow.first(), shadow.last()) else {
+        return Vec::new();
+    };
+    let duration = (shadow.len() - 1) as f64 / rate;
+    if method == Method::Delta || duration <= 0.0 {
+        return shadow.to_vec();
+    }
+    let omega = (yaw_end - yaw0) / duration;
+    let chord = g_end - g0;
+    let turn = omega * duration;
+    let arc = method == Method::Arc && turn.abs() >= 1e-6 && (turn / 2.0).sin().abs() >= 1e-6;
+    let position = |t: f64| -> DVec3 {
+        if !arc {
+            return g0 + chord * (t / duration);
+        }
+        let length = chord.length();
+        if length < 1e-9 {
+            return g0;
+        }
+        let heading = DQuat::from_axis_angle(ground.up, -turn / 2.0) * (chord / length);
+        let speed = omega * length / (2.0 * (turn / 2.0).sin());
+        let side = ground.up.cross(heading);
+        g0 + (speed / omega) * ((omega * t).sin() * heading + (1.0 - (omega * t).cos()) * side)
+    };
+    (0..shadow.len())
+        .map(|k| {
+            let t = k as f64 / rate;
+            (position(t), yaw0 + omega * t)
+        })
+        .collect()
+}
+
+/// Model-space position and rotation of `joint` (scales applied to positions down the chain).
+fn model_of(parents: &[i16], locals: &[Transform], joint: usize) -> (DVec3, DQuat) {
+    let mut matrix = DMat4::IDENTITY;
+    let mut chain = vec![joint];
+    while let Some(&j) = chain.last() {
+        // Parents come before children (checked by `extract`), so the walk ends.
+        match usize::try_from(parents[j]) {
+            Ok(parent) if parent < j => chain.push(parent),
+            _ => break,
+        }
+    }
+    for &j in chain.iter().rev() {
+        let l = &locals[j];
+        matrix *= DMat4::from_scale_rotation_translation(dvec3(l.scale), dquat(l.rotation), dvec3(l.translation));
+    }
+    let (_, rotation, translation) = matrix.to_scale_rotation_translation();
+    (translation, rotation)
+}
+
+fn dvec3(v: Vec3) -> DVec3 {
+    DVec3::new(v.x as f64, v.y as f64, v.z as f64)
+}
+
+fn dquat(q: Quat) -> DQuat {
+    DQuat::from_xyzw(q.x as f64, q.y as f64, q.z as f64, q.w as f64).normalize()
+}
+
+fn vec3(v: DVec3) -> Vec3 {
+    Vec3::new(v.x as f32, v.y as f32, v.z as f32)
+}
+
+fn quat(q: DQuat) -> Quat {
+    Quat::new(q.x as f32, q.y as f32, q.z as f32, q.w as f32)
+}
+
+/// Frames of `sinew-bench motion`: the BVH clip extracted with `method`, baked and sampled through the runtime
+/// at the clip's rate over `loops` passes. Per frame, `root` is the accumulated motion root in model space
+/// (`W_l · M(t)` with `W_l = M(0) · (M(0)⁻¹ M(D))^l · M(0)⁻¹` on pass `l`; yaw unwrapped about +Y) and `hips`
+/// the model-space hips position, root ∘ in-place pose (on the first pass, the source's hips).
+pub fn motion_json(path: &std::path::Path, method: Method, loops: usize) -> Result<serde_json::Value, String> {
+    if loops == 0 || loops > MAX_LOOPS {
+        return Err(format!("--loops {loops}: between 1 and {MAX_LOOPS}"));
+    }
+    let bvh = crate::bvh::Bvh::load(path).map_err(|e| e.to_string())?;
+    let (skeleton, clip) = crate::bvh::to_raw(&bvh, "clip")?;
+    let options = Extraction { method, ..Extraction::default() };
+    let hips = hips_joint(&skeleton, &options)? + 1;
+    let (skeleton, clips) = extract(&skeleton, &[clip], &options)?;
+    let (rate, num_frames) = (clips[0].sample_rate, clips[0].frames.len());
+    if num_frames.saturating_sub(1).saturating_mul(loops) > MAX_OUTPUT_FRAMES {
+        return Err(format!("{num_frames} frames × {loops} loops: more than {MAX_OUTPUT_FRAMES} output frames"));
+    }
+    let blob = crate::bake::bake(&skeleton, &clips, crate::bake::KeyFormat::F32)?;
+    let asset = sinew::Asset::load(blob.bytes()).map_err(|e| e.to_string())?;
+    let dt = 1.0 / rate as f64;
+    let last = num_frames - 1;
+    // One pass through the runtime: joint 0's matrix (the motion) and the hips' per frame.
+    let pass: Vec<(DMat4, DMat4)> = (0..num_frames)
+        .map(|frame| {
+            let model = crate::pose::model_pose(&asset, 0, (frame as f64 * dt) as f32)?;
+            let matrix = |j: usize| DMat4::from_cols_array_2d(&model[j].cols.map(|c| c.map(f64::from)));
+            Ok((matrix(0), matrix(hips)))
+        })
+        .collect::<Result<_, String>>()?;
+    // Each pass starts where the last one ended: carried over by `M(D) · M(0)⁻¹` per pass.
+    let per_pass = pass[last].0 * pass[0].0.inverse();
+    let ground = Ground { up: DVec3::Y, forward: DVec3::Z };
+    let mut previous_yaw: Option<f64> = None;
+    let mut carried = DMat4::IDENTITY;
+    let mut frames = Vec::with_capacity(last * loops + 1);
+    for k in 0..=last * loops {
+        // A pass's last frame is shown as its own end (the source's last frame), not as the next pass's start:
+        // the clip need not loop seamlessly in pose.
+        let f = if k == 0 { 0 } else { (k - 1) % last.max(1) + 1 };
+        if f == 1 && k > 1 {
+            carried = per_pass * carried;
+        }
+        let (motion, hips_model) = pass[f];
+        let (_, rotation, position) = (carried * motion).to_scale_rotation_translation();
+        let heading = ground.yaw(ground.project(rotation * DVec3::Z));
+        let yaw = match (previous_yaw, heading) {
+            (Some(p), Some(h)) => p + wrap_angle(h - p),
+            (p, h) => h.or(p).unwrap_or(0.0),
+        };
+        previous_yaw = Some(yaw);
+        let hips_position = (carried * hips_model).w_axis.truncate();
+        frames.push(serde_json::json!({
+            "t": k as f64 * dt,
+            "root": {"position": position.to_array(), "yaw": yaw},
+            "hips": hips_position.to_array(),
+        }));
+    }
+    Ok(serde_json::json!({"dt": dt, "frames": frames}))
+}
+
+/// Most passes `sinew-bench motion` plays.
+pub const MAX_LOOPS: usize = 10_000;
+/// Most frames `sinew-bench motion` prints.
+pub const MAX_OUTPUT_FRAMES: usize = 1_000_000;

@@ -1,0 +1,256 @@
+//! Root-motion extraction at bake: the in-place pose under the motion root reproduces the source (checked in
+//! `f64` by the oracle's local-to-model), the line and the arc are recovered from clips that follow them, the
+//! heading unwraps past ±180° on the spinning clips, and bad input is an error.
+
+use sinew::math::{Quat, Transform, Vec3};
+use sinew_bench_host::bake::{RawClip, RawSkeleton};
+use sinew_bench_host::root_motion::{Extraction, MOTION_ROOT, Method, extract};
+use sinew_tests::oracle::{self, IDENTITY, M4};
+
+fn position(m: &M4) -> [f64; 3] {
+    [m[12], m[13], m[14]]
+}
+
+/// Worst distance between the model-space joint positions of the source and the extracted clip (the motion
+/// root itself left out), over every frame.
+fn worst_position_error(source: &(RawSkeleton, RawClip), extracted: &(RawSkeleton, RawClip)) -> f64 {
+    let mut worst = 0.0f64;
+    for (before, after) in source.1.frames.iter().zip(&extracted.1.frames) {
+        let want = oracle::local_to_model(&source.0.parents, before, &IDENTITY);
+        let got = oracle::local_to_model(&extracted.0.parents, after, &IDENTITY);
+        for (w, g) in want.iter().zip(&got[1..]) {
+            let (w, g) = (position(w), position(g));
+            worst = worst.max((0..3).map(|i| (w[i] - g[i]).abs()).fold(0.0, f64::max));
+        }
+    }
+    worst
+}
+
+fn real_clips() -> Option<Vec<(RawSkeleton, RawClip)>> {
+    let dir = sinew_tests::shared_data("root-motion extraction on the Bandai and CMU clips")?;
+    let mut files = sinew_tests::files_with_extension(&dir.join("bvh/bandai"), "bvh");
+    files.extend(sinew_tests::files_with_extension(&dir.join("bvh/cmu"), "bvh").into_iter().take(2));
+    Some(
+        files
+            .iter()
+            .map(|path| {
+                let bvh = sinew_bench_host::bvh::Bvh::load(path).expect("load");
+                sinew_bench_host::bvh::to_raw(&bvh, "clip").expect("raw")
+            })
+            .collect(),
+    )
+}
+
+fn extract_one(source: &(RawSkeleton, RawClip), method: Method) -> (RawSkeleton, RawClip) {
+    let options = Extraction { method, ..Extraction::default() };
+    let (skeleton, mut clips) = extract(&source.0, std::slice::from_ref(&source.1), &options).expect("extract");
+    (skeleton, clips.remove(0))
+}
+
+#[test]
+fn the_in_place_pose_under_the_root_is_the_source_pose() {
+    let Some(clips) = real_clips() else { return };
+    for source in &clips {
+        for method in [Method::Delta, Method::Linear, Method::Arc] {
+            let extracted = extract_one(source, method);
+            assert_eq!(extracted.0.names[0], MOTION_ROOT);
+            assert_eq!(extracted.0.parents.len(), source.0.parents.len() + 1);
+            // Positions reach ~1000 file units: f32 keys carry ~6e-5 of rounding each.
+            let worst = worst_position_error(source, &extracted);
+            assert!(worst < 1e-3, "{method:?}: worst joint position error {worst:e}");
+            // The root stays on the ground and turns about +Y only.
+            for frame in &extracted.1.frames {
+                let root = frame[0];
+                assert_eq!(root.translation.y, 0.0);
+                assert!(root.rotation.x == 0.0 && root.rotation.z == 0.0, "{:?}", root.rotation);
+            }
+        }
+    }
+}
+
+/// Per frame, the hips' unwrapped heading about +Y from +Z, computed from the oracle's `f64` model matrices.
+fn hips_heading(source: &(RawSkeleton, RawClip)) -> Vec<f64> {
+    let hips = source.0.names.iter().position(|n| n.to_lowercase().contains("hips")).expect("hips");
+    let mut unwrapped: Vec<f64> = Vec::new();
+    for frame in &source.1.frames {
+        let m = &oracle::local_to_model(&source.0.parents, frame, &IDENTITY)[hips];
+        // Column 2 is the hips' +Z axis in model space: BVH rest poses have identity rotations.
+        let heading = m[8].atan2(m[10]);
+        let value = match unwrapped.last() {
+            Some(&last) => {
+                let turn = (heading - last).rem_euclid(std::f64::consts::TAU);
+                last + if turn > std::f64::consts::PI { turn - std::f64::consts::TAU } else { turn }
+            }
+            None => heading,
+        };
+        unwrapped.push(value);
+    }
+    unwrapped
+}
+
+fn root_yaw(root: &Transform) -> f64 {
+    2.0 * (root.rotation.y as f64).atan2(root.rotation.w as f64)
+}
+
+#[test]
+fn the_delta_root_follows_the_hips_and_unwraps_past_a_thousand_degrees() {
+    let Some(clips) = real_clips() else { return };
+    let mut most_turn = 0.0f64;
+    for source in &clips {
+        let extracted = extract_one(source, Method::Delta);
+        let heading = hips_heading(source);
+        for (k, (frame, want)) in extracted.1.frames.iter().zip(&heading).enumerate() {
+            // The stored quaternion holds the yaw modulo a turn; the track is continuous frame to frame.
+            let got = root_yaw(&frame[0]);
+            let off = (got - want).rem_euclid(std::f64::consts::TAU);
+            assert!(off.min(std::f64::consts::TAU - off) < 1e-5, "frame {k}: yaw {got} vs {want}");
+        }
+        most_turn = most_turn.max((heading.last().unwrap() - heading[0]).abs());
+    }
+    assert!(most_turn.to_degrees() > 1000.0, "the kick turns more than 1000°: {}", most_turn.to_degrees());
+}
+
+/// A two-joint clip whose hips follow `path(t)` (position, yaw) at 30 Hz for `seconds`, bobbing up and down.
+fn synthetic(path: impl Fn(f64) -> ([f64; 3], f64), seconds: f64) -> (RawSkeleton, RawClip) {
+    let skeleton = RawSkeleton {
+        names: vec!["Hips".into(), "Spine".into()],
+        parents: vec![-1, 0],
+        rest: vec![Transform::IDENTITY; 2],
+    };
+    let frames = (0..=(seconds * 30.0) as usize)
+        .map(|k| {
+            let t = k as f64 / 30.0;
+            let (p, yaw) = path(t);
+            let half = yaw / 2.0;
+            let hips = Transform {
+                translation: Vec3::new(p[0] as f32, (90.0 + 2.0 * (7.0 * t).sin()) as f32, p[2] as f32),
+                rotation: Quat::new(0.0, half.sin() as f32, 0.0, half.cos() as f32),
+                scale: Vec3::ONE,
+            };
+            vec![hips, Transform { translation: Vec3::new(0.0, 10.0, 0.0), ..Transform::IDENTITY }]
+        })
+        .collect();
+    (skeleton, RawClip { name: "synthetic".into(), sample_rate: 30.0, frames })
+}
+
+#[test]
+fn linear_and_arc_recover_the_motion_of_clips_that_follow_them() {
+    // A straight walk at 120 units/s, turning at 0.3 rad/s in place: the line is exact.
+    let line = |t: f64| ([3.0 + 40.0 * t, 0.0, -5.0 + 112.0 * t], 0.2 + 0.3 * t);
+    // A circle of radius 150 at 0.5 rad/s, facing along it: the arc is exact.
+    let (radius, rate, start) = (150.0, 0.5, 0.4);
+    let circle = |t: f64| {
+        let yaw = start + rate * t;
+        // Facing +Z rotated by `yaw`: moving along (sin yaw, cos yaw) around the centre.
+        (
+            [
+                10.0 + radius * (1.0 - yaw.cos()) - radius * (1.0 - start.cos()),
+                0.0,
+                radius * yaw.sin() - radius * start.sin(),
+            ],
+            yaw,
+        )
+    };
+    for (name, path, method) in
+        [("line", &line as &dyn Fn(f64) -> ([f64; 3], f64), Method::Linear), ("circle", &circle, Method::Arc)]
+    {
+        let source = synthetic(path, 4.0);
+        let extracted = extract_one(&source, method);
+        for (k, frame) in extracted.1.frames.iter().enumerate() {
+            let (p, yaw) = path(k as f64 / 30.0);
+            let root = frame[0];
+            let r = [root.translation.x as f64, root.translation.z as f64];
+            let error = (r[0] - p[0]).abs().max((r[1] - p[2]).abs());
+            // Positions up to ~500 units in f32 keys: ulps of 3e-5.
+            assert!(error < 1e-3, "{name} frame {k}: {r:?} vs {p:?}");
+            let off = (root_yaw(&root) - yaw).rem_euclid(std::f64::consts::TAU);
+            assert!(off.min(std::f64::consts::TAU - off) < 1e-5, "{name} frame {k}: yaw");
+        }
+        assert!(worst_position_error(&source, &extracted) < 1e-4, "{name}: round trip");
+    }
+    // The line through a circle's endpoints is not the circle: linear misses it mid-clip, by the sagitta.
+    let source = synthetic(circle, 4.0);
+    let mid = extract_one(&source, Method::Linear).1.frames[60][0];
+    let (p, _) = circle(2.0);
+    assert!((mid.translation.x as f64 - p[0]).abs() > 1.0, "the line cuts the arc's corner");
+}
+
+#[test]
+fn bad_input_is_an_error() {
+    let source = synthetic(|t| ([t, 0.0, t], 0.0), 1.0);
+    let options = Extraction::default();
+    let once = extract(&source.0, std::slice::from_ref(&source.1), &options).unwrap();
+    let twice = extract(&once.0, &once.1, &options).unwrap_err();
+    assert!(twice.contains("already"), "{twice}");
+    let mut no_hips = source.0.clone();
+    no_hips.names = vec!["a".into(), "b".into()];
+    let error = extract(&no_hips, std::slice::from_ref(&source.1), &options).unwrap_err();
+    assert!(error.contains("hips-like"), "{error}");
+    let named = Extraction { hips: Some("b".into()), ..Extraction::default() };
+    assert!(extract(&no_hips, std::slice::from_ref(&source.1), &named).is_ok(), "--hips names the joint");
+    let mut short = source.1.clone();
+    short.frames[3].pop();
+    let error = extract(&source.0, &[short], &options).unwrap_err();
+    assert!(error.contains("frame 3"), "{error}");
+    let mut unsorted = source.0.clone();
+    unsorted.parents = vec![1, -1];
+    assert!(extract(&unsorted, std::slice::from_ref(&source.1), &options).unwrap_err().contains("parent"));
+    let slanted = Extraction { forward: [0.0, 0.6, 0.8], ..Extraction::default() };
+    assert!(extract(&source.0, std::slice::from_ref(&source.1), &slanted).unwrap_err().contains("right angles"));
+}
+
+#[test]
+fn the_motion_command_reproduces_the_source_hips_and_carries_the_root_over_loops() {
+    let Some(dir) = sinew_tests::shared_data("sinew-bench motion on the Bandai walk") else { return };
+    let path = sinew_tests::files_with_extension(&dir.join("bvh/bandai"), "bvh")
+        .into_iter()
+        .find(|p| p.to_string_lossy().contains("walk"))
+        .expect("the Bandai walk");
+    let bvh = sinew_bench_host::bvh::Bvh::load(&path).expect("load");
+    let (skeleton, clip) = sinew_bench_host::bvh::to_raw(&bvh, "walk").expect("raw");
+    let hips = skeleton.names.iter().position(|n| n == "Hips").expect("Hips");
+    let last = clip.frames.len() - 1;
+    for method in [Method::Delta, Method::Linear, Method::Arc] {
+        let json = sinew_bench_host::root_motion::motion_json(&path, method, 3).expect("motion");
+        let frames = json["frames"].as_array().expect("frames");
+        assert_eq!(frames.len(), 3 * last + 1);
+        let at = |k: usize, what: &str| -> [f64; 3] {
+            let v = if what == "root" { &frames[k]["root"]["position"] } else { &frames[k]["hips"] };
+            [0, 1, 2].map(|i| v[i].as_f64().expect("number"))
+        };
+        // First pass: root ∘ in-place pose is the source's hips (f64 oracle on the source frames).
+        let mut worst = 0.0f64;
+        for (k, frame) in clip.frames.iter().enumerate() {
+            let want = position(&oracle::local_to_model(&skeleton.parents, frame, &IDENTITY)[hips]);
+            let got = at(k, "hips");
+            worst = worst.max((0..3).map(|i| (want[i] - got[i]).abs()).fold(0.0, f64::max));
+        }
+        assert!(worst < 1e-3, "{method:?}: hips off the source by {worst:e}");
+        // Each pass starts where the last ended: the root after three passes is M(0) · (M(0)⁻¹ M(D))³, composed
+        // here as ground-plane rigid motions (x, z, yaw about +Y) from the first pass's ends.
+        let yaw = |k: usize| frames[k]["root"]["yaw"].as_f64().expect("yaw");
+        let planar = |k: usize| {
+            let p = at(k, "root");
+            (p[0], p[2], yaw(k))
+        };
+        let per_pass = compose(inverse(planar(0)), planar(last));
+        let want = compose(planar(0), compose(per_pass, compose(per_pass, per_pass)));
+        let got = planar(3 * last);
+        let drift = (want.0 - got.0).abs().max((want.1 - got.1).abs());
+        assert!(drift < 1e-2 && (want.2 - got.2).abs() < 1e-5, "{method:?}: after three passes {got:?}, want {want:?}");
+        assert!(frames.iter().all(|f| f["root"]["position"][1].as_f64() == Some(0.0)), "on the ground");
+        println!("{method:?}: hips within {worst:e} of the source; three passes within {drift:e} of M(0)·Δ³");
+    }
+}
+
+/// `a ∘ b` for ground-plane rigid motions (x, z, yaw about +Y): `b` expressed in `a`'s frame.
+fn compose(a: (f64, f64, f64), b: (f64, f64, f64)) -> (f64, f64, f64) {
+    let (sin, cos) = a.2.sin_cos();
+    // A yaw about +Y turns +Z toward +X: x' = x cos + z sin, z' = −x sin + z cos.
+    (a.0 + b.0 * cos + b.1 * sin, a.1 - b.0 * sin + b.1 * cos, a.2 + b.2)
+}
+
+fn inverse(a: (f64, f64, f64)) -> (f64, f64, f64) {
+    let (sin, cos) = a.2.sin_cos();
+    (-(a.0 * cos - a.1 * sin), -(a.0 * sin + a.1 * cos), -a.2)
+}
