@@ -42,8 +42,8 @@ pub enum Method {
 #[derive(Clone, Debug)]
 pub struct Extraction {
     pub method: Method,
-    /// The joint whose ground shadow the root follows; `None`: the first joint whose name contains `hips` or
-    /// `pelvis` (any case).
+    /// The joint whose ground shadow the root follows; `None`: the first joint whose name contains `hip` or
+    /// `pelvis` (any case; parents come first, so the central hips before a left or right hip).
     pub hips: Option<String>,
     /// Unit; default +Y.
     pub up: [f64; 3],
@@ -66,9 +66,9 @@ pub fn hips_joint(skeleton: &RawSkeleton, options: &Extraction) -> Result<usize,
             .iter()
             .position(|n| {
                 let n = n.to_lowercase();
-                n.contains("hips") || n.contains("pelvis")
+                n.contains("hip") || n.contains("pelvis")
             })
-            .ok_or("no hips-like joint (a name containing `hips` or `pelvis`) to extract the motion from; name one with --hips".into()),
+            .ok_or("no hips-like joint (a name containing `hip` or `pelvis`) to extract the motion from; name one with --hips".into()),
     }
 }
 

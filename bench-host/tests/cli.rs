@@ -259,6 +259,18 @@ fn motion_prints_the_root_and_hips_per_frame_and_refuses_bad_requests() {
         assert!((at(hips, 1) - 9.0).abs() < 1e-5 && (at(hips, 2) - z).abs() < 1e-4, "{f}");
     }
     assert_error(&sinew_bench(&["motion", "--bvh", &path, "--loops", "0"]), &["walk.bvh", "--loops 0"]);
+    // Baked with the motion extracted, the blob has the motion root on top and poses as the source did.
+    let out = dir.join("walk.snw").display().to_string();
+    let bake = sinew_bench(&["bake", "--bvh", &path, "--out", &out, "--root-motion", "arc"]);
+    assert!(bake.status.success(), "{}", String::from_utf8_lossy(&bake.stderr));
+    let pose = sinew_bench(&["pose", "--blob", &out, "--time", "0.2", "--json"]);
+    let pose: serde_json::Value = serde_json::from_slice(&pose.stdout).expect("json");
+    assert_eq!(pose["joints"][0]["name"], "motion_root");
+    assert_eq!(pose["joints"][1]["name"], "Hips");
+    let hips_z = pose["joints"][1]["position"][2].as_f64().unwrap();
+    assert!((hips_z - 4.0).abs() < 1e-4, "{hips_z}");
+    let missing = sinew_bench(&["bake", "--bvh", &path, "--out", &out, "--root-motion", "delta", "--hips", "Pelvis"]);
+    assert_error(&missing, &["no joint named `Pelvis`"]);
     let no_hips = write(&dir, "no_hips.bvh", &bvh("1", "0.1", "0 0 0 0 0 0"));
     assert_error(&sinew_bench(&["motion", "--bvh", &no_hips]), &["no_hips.bvh", "hips-like"]);
     // Argument errors are clap's: exit 2 with a usage message.

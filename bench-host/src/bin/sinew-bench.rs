@@ -168,6 +168,13 @@ struct BakeArgs {
     /// --detect-plants: and moves slower than this fraction of the figure's height per second.
     #[arg(long, default_value_t = 0.25, requires = "detect_plants")]
     plant_speed: f32,
+    /// Extract root motion: a `motion_root` joint above the skeleton's roots carries the hips' ground shadow
+    /// (delta) or the line or arc through its ends (see `motion`).
+    #[arg(long, value_enum)]
+    root_motion: Option<Method>,
+    /// --root-motion: the joint to follow instead of the first named like hips or pelvis.
+    #[arg(long, requires = "root_motion")]
+    hips: Option<String>,
 }
 
 #[derive(Args)]
@@ -249,6 +256,18 @@ fn bake(args: &BakeArgs) -> Result<String, String> {
             annotate::detect_plants(&skeleton, clip, &feet, rule, a)?;
         }
     }
+    let (skeleton, clips) = match args.root_motion {
+        Some(method) => {
+            let options =
+                sinew_bench_host::root_motion::Extraction { method, hips: args.hips.clone(), ..Default::default() };
+            // The skin's joints move down one with the skeleton's.
+            for joint in skin.iter_mut().flat_map(|s| s.remap.iter_mut()) {
+                *joint += 1;
+            }
+            sinew_bench_host::root_motion::extract(&skeleton, &clips, &options)?
+        }
+        None => (skeleton, clips),
+    };
     let extras = bake::Extras { annotations, skin };
     let blob = bake::bake_with(&skeleton, &clips, key_format(args.quantize), &extras)?;
     std::fs::write(&args.out, blob.bytes()).map_err(|e| format!("{}: {e}", args.out.display()))?;
