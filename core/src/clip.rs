@@ -295,7 +295,8 @@ impl<'a> Clip<'a> {
     ///   `num_frames` frames; (`QuantRanges`) unless one range per animated translation and scale track;
     /// - `JointOutOfRange` for a track or constant naming a joint past `num_joints`; `TrackOrder` when a
     ///   channel's animated joints are not strictly ascending, or a joint's channel is both constant and
-    ///   animated, or constant twice; `InvalidChannel` for a constant's unknown channel tag;
+    ///   animated, or constant twice, or constants are not in channel-then-joint order; `InvalidChannel` for a
+    ///   constant's unknown channel tag;
     /// - `ZeroQuaternion` / `RotationLength` for a rotation key or constant whose squared length is below
     ///   `MIN_ROTATION_LENGTH_SQ` or above `MAX_ROTATION_LENGTH_SQ`;
     /// - `NonFinite` / `ZeroQuaternion` / `Subnormal` for a bad value in `Constants`, `ClipKeys` or
@@ -337,6 +338,10 @@ impl<'a> Clip<'a> {
             let joint = c.joint as usize;
             if joint >= num_joints {
                 return Err(Error::JointOutOfRange { joint, num_joints });
+            }
+            // Channel-major, joints ascending, so one joint's constants are found by binary search.
+            if index > 0 && (constants[index - 1].channel, constants[index - 1].joint) >= (c.channel, c.joint) {
+                return Err(Error::TrackOrder { joint, channel: c.channel });
             }
             let bit = 1 << channel as u16;
             if used[joint] & bit != 0 {

@@ -135,39 +135,69 @@ impl<'a> SamplingContext<'a> {
     }
 
     fn decode(&mut self, clip: &Clip<'_>, frame: u32, slot: usize) {
-        let pose = &mut *self.slots[slot];
-        let frame_len = clip.frame_len();
-        let start = frame as usize * frame_len;
-        let [nt, nr, _] = clip.num_tracks();
-        match clip.keys() {
-            Keys::F32(values) => {
-                let values = &values[start..start + frame_len];
-                let (t, rest) = values.split_at(3 * nt);
-                let (r, s) = rest.split_at(4 * nr);
-                scatter::<3>(pose, clip.animated_joints(Channel::Translation), Channel::Translation, t);
-                scatter::<4>(pose, clip.animated_joints(Channel::Rotation), Channel::Rotation, r);
-                scatter::<3>(pose, clip.animated_joints(Channel::Scale), Channel::Scale, s);
-            }
-            Keys::Quantized { keys, ranges } => {
-                let keys = &keys[start..start + frame_len];
-                let (t, rest) = keys.split_at(3 * nt);
-                let (r, s) = rest.split_at(3 * nr);
-                let floats: &mut [f32] = bytemuck::cast_slice_mut(pose);
-                // Ranges: one per translation track, then one per scale track.
-                let (t_ranges, s_ranges) = ranges.split_at(nt);
-                for (channel, keys, ranges) in [(Channel::Translation, t, t_ranges), (Channel::Scale, s, s_ranges)] {
-                    for ((&joint, key), range) in
-                        clip.animated_joints(channel).iter().zip(keys.chunks_exact(3)).zip(ranges)
-                    {
-                        write_lanes(floats, joint, channel, &dequantize(range, key)[..3]);
-                    }
-                }
-                scatter_quantized_rotations(pose, clip.animated_joints(Channel::Rotation), r);
-            }
-        }
+        decode_tracks(clip, frame, self.slots[slot], clip.num_tracks());
         self.frames[slot] = Some(frame);
         self.decoded_frames += 1;
     }
+}
+
+/// Decodes the first `tracks[c]` animated tracks of each channel `c` of frame `frame` into `pose` (every track:
+/// a whole frame; the tracks of joints 0–3: the first lane group).
+fn decode_tracks(clip: &Clip<'_>, frame: u32, pose: &mut [SoaTransform], tracks: [usize; 3]) {
+    let frame_len = clip.frame_len();
+    let start = frame as usize * frame_len;
+    let [nt, nr, _] = clip.num_tracks();
+    let joints = |channel: Channel| &clip.animated_joints(channel)[..tracks[channel as usize]];
+    match clip.keys() {
+        Keys::F32(values) => {
+            let values = &values[start..start + frame_len];
+            let (t, rest) = values.split_at(3 * nt);
+            let (r, s) = rest.split_at(4 * nr);
+            scatter::<3>(pose, joints(Channel::Translation), Channel::Translation, t);
+            scatter::<4>(pose, joints(Channel::Rotation), Channel::Rotation, r);
+            scatter::<3>(pose, joints(Channel::Scale), Channel::Scale, s);
+        }
+        Keys::Quantized { keys, ranges } => {
+            let keys = &keys[start..start + frame_len];
+            let (t, rest) = keys.split_at(3 * nt);
+            let (r, s) = rest.split_at(3 * nr);
+            let floats: &mut [f32] = bytemuck::cast_slice_mut(pose);
+            // Ranges: one per translation track, then one per scale track.
+            let (t_ranges, s_ranges) = ranges.split_at(nt);
+            for (channel, keys, ranges) in [(Channel::Translation, t, t_ranges), (Channel::Scale, s, s_ranges)] {
+                for ((&joint, key), range) in joints(channel).iter().zip(keys.chunks_exact(3)).zip(ranges) {
+                    write_lanes(floats, joint, channel, &dequantize(range, key)[..3]);
+                }
+            }
+            scatter_quantized_rotations(pose, joints(Channel::Rotation), r);
+        }
+    }
+}
+
+/// The first lane group (joints 0–3) of `clip` at `time`, without a context: the motion root's sample.
+/// O(log tracks): it decodes the group's tracks of two frames and finds its constants by binary search
+/// (`Clip::new` keeps constants in channel, then joint order). The same decode and interpolation as
+/// [`SamplingJob`], so its lanes equal the job's output bit for bit.
+///
+/// `rest` is the skeleton's first rest-pose group; `time` must be finite (else the first frame).
+pub fn sample_first_group(clip: &Clip<'_>, rest: &SoaTransform, time: f32, playback: Playback) -> SoaTransform {
+    let (f0, f1, fraction) = frame_position(clip.num_frames(), clip.sample_rate(), time, playback);
+    let mut frames = [*rest; 2];
+    let constants = clip.constants();
+    let tracks = Channel::ALL.map(|channel| clip.animated_joints(channel).partition_point(|&joint| joint < 4));
+    for channel in Channel::ALL {
+        let before = |joint: u16| constants.partition_point(|c| (c.channel, c.joint) < (channel as u16, joint));
+        for c in &constants[before(0)..before(4)] {
+            for frame in &mut frames {
+                let floats: &mut [f32] = bytemuck::cast_slice_mut(core::slice::from_mut(frame));
+                write_lanes(floats, c.joint, channel, &c.value[..channel.f32_components()]);
+            }
+        }
+    }
+    for (frame, f) in frames.iter_mut().zip([f0, f1]) {
+        decode_tracks(clip, f, core::slice::from_mut(frame), tracks);
+    }
+    interpolate(&frames[0], &frames[1], F4::splat(fraction))
 }
 
 /// Writes one AoS value (3 or 4 components) of `channel` into `joint`'s lane of a SoA pose viewed as floats:

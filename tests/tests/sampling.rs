@@ -597,3 +597,52 @@ fn track_extents_bound_every_stored_value() {
         }
     }
 }
+
+#[test]
+fn constants_out_of_channel_and_joint_order_are_refused() {
+    let constant =
+        |joint: u16, channel: Channel| ConstantTrack { joint, channel: channel as u16, value: [0.0, 0.0, 0.0, 1.0] };
+    let ordered =
+        [constant(0, Channel::Translation), constant(2, Channel::Translation), constant(1, Channel::Rotation)];
+    let ok = ClipParts { constants: &ordered, ..parts(Keys::F32(&[]), &[], [0; 3], 2) };
+    assert!(Clip::new(ok).is_ok());
+    let swapped = [ordered[1], ordered[0], ordered[2]];
+    assert_eq!(
+        Clip::new(ClipParts { constants: &swapped, ..ok }).err(),
+        Some(Error::TrackOrder { joint: 0, channel: Channel::Translation as u16 })
+    );
+    let channel_first = [ordered[2], ordered[0], ordered[1]];
+    assert_eq!(
+        Clip::new(ClipParts { constants: &channel_first, ..ok }).err(),
+        Some(Error::TrackOrder { joint: 0, channel: Channel::Translation as u16 })
+    );
+}
+
+#[test]
+fn the_first_group_alone_equals_the_sampling_job_bit_for_bit() {
+    let mut rng = Rng::new(0x600D);
+    for &n in JOINT_COUNTS {
+        let (skeleton, clip) = random_clip(&mut rng, n, 9);
+        for format in [KeyFormat::F32, KeyFormat::Quantized] {
+            let blob = bake_one(&skeleton, &clip, format);
+            let asset = Asset::load(blob.bytes()).expect("load");
+            let mut sampler = Sampler::new(n);
+            let arena = Arena::new(&mut sampler.memory);
+            let mut context = SamplingContext::new(&arena, n).expect("context");
+            let runtime_clip = asset.clip(0).expect("clip");
+            let rest = asset.skeleton().rest_pose()[0];
+            for _ in 0..40 {
+                let time = rng.range(-0.5, 0.8);
+                for playback in [Playback::Loop, Playback::Clamp] {
+                    let full = sample(&asset, &mut context, time, playback);
+                    let group = sinew::sampling::sample_first_group(&runtime_clip, &rest, time, playback);
+                    let mut lanes = [Transform::IDENTITY; 4];
+                    unpack_soa(std::slice::from_ref(&group), &mut lanes).expect("unpack");
+                    for (j, (got, want)) in lanes.iter().zip(&full).enumerate() {
+                        assert_eq!(got, want, "{n} joints, {format:?}, t {time}, {playback:?}: joint {j}");
+                    }
+                }
+            }
+        }
+    }
+}
