@@ -27,8 +27,8 @@ use crate::bake::{RawClip, RawSkeleton};
 use glam::{DMat4, DQuat, DVec3};
 use sinew::math::{Quat, Transform, Vec3};
 
-/// The name of the joint extraction creates.
-pub const MOTION_ROOT: &str = "motion_root";
+/// The name of the joint extraction creates (the runtime reads its track as the root motion).
+pub use sinew::root_motion::MOTION_ROOT;
 
 /// What the motion root carries (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

@@ -310,6 +310,18 @@ impl MarkerTime for f32 {
 }
 
 impl Step {
+    /// The wrap mode of the control that stepped.
+    #[inline]
+    pub fn wrap(&self) -> Wrap {
+        self.wrap
+    }
+
+    /// The clip's duration, seconds.
+    #[inline]
+    pub fn duration(&self) -> f32 {
+        self.duration
+    }
+
     /// The markers at `times` (local seconds, sorted ascending, within `[0, D]`) this step passed over, in
     /// playback order, as indices into `times`; a marker passed `k` times appears `k` times. Lazy: a huge step
     /// costs only what the caller takes.

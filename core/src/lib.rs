@@ -103,6 +103,7 @@ pub mod inertialization;
 pub mod limits;
 pub mod local_to_model;
 pub mod math;
+pub mod root_motion;
 pub mod sampling;
 pub mod skeleton;
 pub mod skinning;

@@ -2,8 +2,10 @@
 //! `f64` by the oracle's local-to-model), the line and the arc are recovered from clips that follow them, the
 //! heading unwraps past ±180° on the spinning clips, and bad input is an error.
 
+use sinew::control::{Control, Wrap};
 use sinew::math::{Quat, Transform, Vec3};
-use sinew_bench_host::bake::{RawClip, RawSkeleton};
+use sinew::root_motion::{RootMotion, step_motion};
+use sinew_bench_host::bake::{self, RawClip, RawSkeleton};
 use sinew_bench_host::root_motion::{Extraction, MOTION_ROOT, Method, extract};
 use sinew_tests::oracle::{self, IDENTITY, M4};
 
@@ -253,4 +255,96 @@ fn compose(a: (f64, f64, f64), b: (f64, f64, f64)) -> (f64, f64, f64) {
 fn inverse(a: (f64, f64, f64)) -> (f64, f64, f64) {
     let (sin, cos) = a.2.sin_cos();
     (-(a.0 * cos - a.1 * sin), -(a.0 * sin + a.1 * cos), -a.2)
+}
+
+/// Planar rigid motion (x, z, yaw) of the extracted clip's root at `time`, from the raw frames in `f64`.
+fn oracle_root(clip: &RawClip, time: f64) -> (f64, f64, f64) {
+    let root = &oracle::sample(&clip.frames, clip.sample_rate as f64, time)[0];
+    // Flat: translation xyz, rotation xyzw, scale xyz.
+    (root[0], root[2], 2.0 * root[4].atan2(root[6]))
+}
+
+/// A clip walking a circle of radius 150 at 0.5 rad/s for 4 s, extracted (delta), baked in f32.
+fn circling() -> (RawClip, bake::AlignedBlob) {
+    let (radius, rate) = (150.0, 0.5);
+    let source = synthetic(|t| ([radius * (1.0 - (rate * t).cos()), 0.0, radius * (rate * t).sin()], rate * t), 4.0);
+    let (skeleton, clip) = extract_one(&source, Method::Delta);
+    let blob = bake::bake(&skeleton, std::slice::from_ref(&clip), bake::KeyFormat::F32).expect("bake");
+    (clip, blob)
+}
+
+fn same_motion(got: RootMotion, want: (f64, f64, f64), what: &str) {
+    let (x, z) = (got.translation.x as f64, got.translation.z as f64);
+    let turn = (got.yaw as f64 - want.2).rem_euclid(std::f64::consts::TAU);
+    let turn = turn.min(std::f64::consts::TAU - turn);
+    assert!((x - want.0).abs() < 2e-3 && (z - want.1).abs() < 2e-3 && turn < 2e-5, "{what}: {got:?} vs {want:?}");
+}
+
+#[test]
+fn steps_move_the_root_by_the_clip_across_wraps_both_ways_and_in_every_wrap_mode() {
+    let (clip, blob) = circling();
+    let asset = sinew::Asset::load(blob.bytes()).expect("load");
+    let runtime_clip = asset.clip(0).expect("clip");
+    let rest = asset.skeleton().rest_pose()[0];
+    let duration = runtime_clip.duration();
+    let mut rng = sinew_tests::Rng::new(0x2007);
+    for wrap in [Wrap::Loop, Wrap::Clamp, Wrap::PingPong] {
+        for speed in [1.0, -1.0, 2.7, -1.6] {
+            let start = rng.range(0.0, duration);
+            let mut control = Control::new(0, duration, wrap, start, speed, 1.0).expect("control");
+            let (mut moved, mut wraps) = (RootMotion::IDENTITY, 0i64);
+            for _ in 0..600 {
+                let (next, step) = control.advanced(rng.range(0.0, 0.05)).expect("step");
+                moved = moved.then(step_motion(&runtime_clip, &rest, &step));
+                wraps += step.wraps;
+                control = next;
+            }
+            let want = oracle_motion(&clip, wrap, duration as f64, (start as f64, control.time() as f64), wraps);
+            assert!(wrap != Wrap::Loop || wraps.abs() >= 2, "{speed}: the loop wraps {wraps} times");
+            same_motion(moved, want, &format!("{wrap:?} at speed {speed}, {wraps} wraps"));
+        }
+    }
+}
+
+/// The motion from local time `a` to `b` after `wraps` wraps, composed in `f64` from the raw frames: `Loop`
+/// `R(a)⁻¹ · R(0) · P^wraps · R(0)⁻¹ · R(b)` with `P = R(0)⁻¹ · R(D)`; the others retrace the clip, `R(a)⁻¹ · R(b)`.
+fn oracle_motion(clip: &RawClip, wrap: Wrap, duration: f64, (a, b): (f64, f64), wraps: i64) -> (f64, f64, f64) {
+    let r = |t: f64| oracle_root(clip, t);
+    if wrap != Wrap::Loop {
+        return compose(inverse(r(a)), r(b));
+    }
+    let (first, last) = (r(0.0), r(duration));
+    let pass = compose(inverse(first), last);
+    let mut passes = (0.0, 0.0, 0.0);
+    for _ in 0..wraps.unsigned_abs() {
+        passes = compose(passes, if wraps > 0 { pass } else { inverse(pass) });
+    }
+    compose(compose(compose(inverse(r(a)), first), passes), compose(inverse(first), r(b)))
+}
+
+#[test]
+fn a_huge_step_moves_as_far_as_its_small_steps() {
+    let (raw, blob) = circling();
+    let asset = sinew::Asset::load(blob.bytes()).expect("load");
+    let clip = asset.clip(0).expect("clip");
+    let rest = asset.skeleton().rest_pose()[0];
+    let duration = clip.duration();
+    for (speed, dt) in [(1.0f32, 0.1f32), (-1.0, 0.1), (3.0, 0.05)] {
+        let control = Control::new(0, duration, Wrap::Loop, 0.5, speed, 1.0).expect("control");
+        let steps = 1000;
+        let (mut small, mut moved, mut wraps) = (control, RootMotion::IDENTITY, 0);
+        for _ in 0..steps {
+            let (next, step) = small.advanced(dt).expect("step");
+            (small, moved, wraps) = (next, moved.then(step_motion(&clip, &rest, &step)), wraps + step.wraps);
+        }
+        let (end, step) = control.advanced(dt * steps as f32).expect("huge step");
+        assert_eq!(step.wraps, wraps, "speed {speed}");
+        assert!((end.time() - small.time()).abs() < 1e-3, "speed {speed}: {} vs {}", end.time(), small.time());
+        let want = oracle_motion(&raw, Wrap::Loop, duration as f64, (0.5, end.time() as f64), wraps);
+        same_motion(step_motion(&clip, &rest, &step), want, &format!("speed {speed}: one step, {wraps} wraps"));
+        // A thousand compositions in f32 drift by about their count in ulps.
+        let want = oracle_motion(&raw, Wrap::Loop, duration as f64, (0.5, small.time() as f64), wraps);
+        let (x, z) = (moved.translation.x as f64, moved.translation.z as f64);
+        assert!((x - want.0).abs().max((z - want.1).abs()) < 0.2, "speed {speed}: small steps {moved:?} vs {want:?}");
+    }
 }
