@@ -38,7 +38,8 @@ use crate::control::{self, Control, Step, Wrap};
 use crate::error::{Index, Limit, check_len};
 use crate::inertialization::{InertializationJob, Inertializer, Settings, Target, Transition, VelocityMode};
 use crate::local_to_model::{GroupWalk, LocalToModelJob};
-use crate::math::{F4, Mat3x4, Mat4, SoaTransform, num_soa_joints};
+use crate::math::{F4, Mat3x4, Mat4, SoaTransform, Transform, Vec3, num_soa_joints};
+use crate::root_motion::{self, RootMotion};
 use crate::sampling::{Playback, SamplingContext, SamplingJob};
 use crate::skinning::{Palette, SkinningJob};
 use crate::{Arena, Asset, Buffer, Error, Skin};
@@ -71,7 +72,7 @@ impl Chunk {
 }
 
 const MAGIC: u32 = u32::from_le_bytes(*b"SNWC");
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 /// An empty control slot or an absent mask.
 const NONE: u32 = u32::MAX;
 
@@ -218,6 +219,8 @@ struct Header {
     /// 1 when the scratch is external.
     external_scratch: u32,
     decoded_frames: [u32; 2],
+    /// What the last update moved the character by (identity without a motion root).
+    root_motion: RootMotion,
 }
 
 /// One layer's state.
@@ -938,14 +941,21 @@ impl<'b> Character<'b> {
         layers_before.copy_from_slice(parts.layers);
         let leader = base_leader(parts.controls, &parts.layers[0]);
         let mut synced_time = None;
+        let motion_root = root_motion::has_motion_root(asset.skeleton());
+        let mut base_steps = [None; MAX_LAYER_CONTROLS];
         for layer in parts.layers.iter_mut() {
             let range = layer.first_control as usize..(layer.first_control + layer.num_controls) as usize;
             // The base (layer 0) steps first, so the leader here is already stepped.
             let leader = leader.map(|i| parts.controls[i].control);
-            for s in parts.controls[range].iter_mut().filter(|s| s.used != 0) {
+            let is_base = kind_of(layer) == LayerKind::Base;
+            for (i, s) in parts.controls[range].iter_mut().enumerate().filter(|(_, s)| s.used != 0) {
                 s.before = s.control;
                 // `dt` was checked, so stepping cannot fail.
-                s.control = s.before.advanced(dt).map_or(s.before, |(control, _)| control);
+                let (control, step) = s.before.advanced(dt).map_or((s.before, None), |(c, step)| (c, Some(step)));
+                s.control = control;
+                if is_base && motion_root {
+                    base_steps[i] = step.map(|step| (step, control.clip(), control.weight()));
+                }
                 if let (LayerKind::SyncedAdditive, Some(base)) = (kind_of(layer), leader) {
                     // Synced: the base leader's normalized time, this control's own fade.
                     let u = *synced_time.get_or_insert_with(|| base.normalized_time());
@@ -987,6 +997,7 @@ impl<'b> Character<'b> {
             s.used = 0;
         }
         previous_curves.copy_from_slice(curves);
+        parts.header.root_motion = if motion_root { base_motion(asset, &base_steps) } else { RootMotion::IDENTITY };
         let decoded =
             decoded + (u64::from(parts.header.decoded_frames[0]) | (u64::from(parts.header.decoded_frames[1]) << 32));
         parts.header.decoded_frames = [decoded as u32, (decoded >> 32) as u32];
@@ -994,6 +1005,17 @@ impl<'b> Character<'b> {
         parts.header.updates = parts.header.updates.saturating_add(1);
         parts.header.pose_offset = (output - block_start) as u32;
         Ok(())
+    }
+
+    /// What the last update moved the character by, in its own space before the move: the base layer's root
+    /// motion (see [`root_motion`]), each playing control's step motion weighted by its weight. The identity
+    /// when the asset's skeleton has no motion root, or before the first update. The game applies it to the
+    /// character's world transform; the pose keeps the motion root at the identity.
+    pub fn root_motion(&self) -> RootMotion {
+        view_ref::<Header>(&self.block[..size_of::<Header>().min(self.block.len())])
+            .ok()
+            .and_then(|h| h.first())
+            .map_or(RootMotion::IDENTITY, |h| h.root_motion)
     }
 
     /// The last update's local pose (SoA, `num_soa_joints` lane groups; identity before the first update).
@@ -1068,6 +1090,7 @@ fn produce(
         weights: scratch.weights,
         masks: out.masks,
         g,
+        motion_root: root_motion::has_motion_root(rig.asset.skeleton()),
     };
     let pose_len = g * size_of::<SoaTransform>();
     let model_len = counts.joints * size_of::<Mat4>();
@@ -1119,6 +1142,9 @@ struct Frame<'f, 'a> {
     weights: &'f mut [F4],
     masks: &'f [F4],
     g: usize,
+    /// The skeleton's joint 0 carries root motion: the pose keeps it at the identity (the game moves the
+    /// character instead).
+    motion_root: bool,
 }
 
 impl Frame<'_, '_> {
@@ -1160,6 +1186,9 @@ impl Frame<'_, '_> {
                 self.layer_weights(layer, 1.0, NONE);
                 blending::overlay_in_place(out, &self.samples[at * g..][..g], self.weights)?;
             }
+        }
+        if self.motion_root {
+            out[0].set(0, &Transform::IDENTITY);
         }
         Ok(())
     }
@@ -1246,6 +1275,25 @@ fn sample_into(
         output: out,
     }
     .run()
+}
+
+/// The base layer's root motion over one update: each playing control's step motion, weighted by its weight
+/// (normalized; none when the weights sum below the blend threshold).
+fn base_motion(asset: &Asset<'_>, steps: &[Option<(Step, u32, f32)>]) -> RootMotion {
+    let rest = &asset.skeleton().rest_pose()[0];
+    let (mut sum, mut total) = ((0.0f32, 0.0f32, 0.0f32, 0.0f32), 0.0f32);
+    for &(step, clip, weight) in steps.iter().flatten().filter(|(_, _, w)| *w > 0.0) {
+        let Some(clip) = asset.clip(clip as usize) else { continue };
+        let m = root_motion::step_motion(&clip, rest, &step);
+        let t = m.translation;
+        sum = (sum.0 + weight * t.x, sum.1 + weight * t.y, sum.2 + weight * t.z, sum.3 + weight * m.yaw);
+        total += weight;
+    }
+    if total < DEFAULT_THRESHOLD {
+        return RootMotion::IDENTITY;
+    }
+    let (x, y, z, yaw) = (sum.0 / total, sum.1 / total, sum.2 / total, sum.3 / total);
+    RootMotion { translation: Vec3::new(x, y, z), yaw }
 }
 
 /// The base control with the most weight (the first of equals), which synced layers follow.

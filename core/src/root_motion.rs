@@ -20,6 +20,7 @@ use crate::clip::Clip;
 use crate::control::{Step, Wrap};
 use crate::math::{SoaTransform, Transform, Vec3};
 use crate::sampling::{Playback, sample_first_group};
+use crate::skeleton::Skeleton;
 use bytemuck::{Pod, Zeroable};
 use core::f32::consts::{PI, TAU};
 
@@ -87,6 +88,11 @@ impl RootMotion {
 fn wrap_angle(angle: f32) -> f32 {
     let wrapped = angle - TAU * libm::floorf(angle / TAU);
     if wrapped > PI { wrapped - TAU } else { wrapped }
+}
+
+/// True when `skeleton`'s joint 0 is a root named [`MOTION_ROOT`].
+pub fn has_motion_root(skeleton: &Skeleton<'_>) -> bool {
+    skeleton.parents().first() == Some(&-1) && skeleton.name(0) == Some(MOTION_ROOT)
 }
 
 /// The motion root of `clip` at local `time` (clamped to the clip): lane 0 of its first group. `rest` is the

@@ -153,6 +153,8 @@ fn layer_stack_against_reference(skeleton: &RawSkeleton, clips: &[RawClip], over
         assert!(err < tolerance, "frame {k}: {err:e}");
     }
     println!("layer stack, {n} joints: worst relative error {worst:e}");
+    // No motion root in this skeleton: the character stays where it is.
+    assert_eq!(character.root_motion(), sinew::root_motion::RootMotion::IDENTITY);
 }
 
 #[test]

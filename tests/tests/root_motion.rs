@@ -348,3 +348,52 @@ fn a_huge_step_moves_as_far_as_its_small_steps() {
         assert!((x - want.0).abs().max((z - want.1).abs()) < 0.2, "speed {speed}: small steps {moved:?} vs {want:?}");
     }
 }
+
+#[test]
+fn a_character_reports_its_root_motion_and_keeps_the_root_out_of_its_pose() {
+    use sinew::inertialization::Settings;
+    use sinew::{Character, CharacterDesc, Chunk, LayerDesc, LayerKind, Play, Rig, Scratch};
+    let (raw, blob) = circling();
+    let asset = sinew::Asset::load(blob.bytes()).expect("load");
+    let duration = asset.clip(0).expect("clip").duration();
+    let layers = [LayerDesc { kind: LayerKind::Base, controls: 2 }];
+    let desc = CharacterDesc {
+        num_joints: asset.skeleton().num_joints(),
+        num_skin_joints: 0,
+        layers: &layers,
+        num_masks: 0,
+        num_curves: 0,
+        inertialization: Some(Settings::default()),
+        scratch: Scratch::InBlock,
+    };
+    let mut memory = vec![Chunk::ZERO; Chunk::count(Character::required_bytes(&desc).expect("size"))];
+    let mut character = Character::new(Chunk::bytes_mut(&mut memory), &desc).expect("character");
+    let rig = Rig::new(&asset, None).expect("rig");
+    assert_eq!(character.root_motion(), RootMotion::IDENTITY, "before the first update");
+    character.play(&asset, 0, 0, Play { time: 0.3, ..Play::looping(0) }).expect("play");
+    let (mut world, mut wraps, mut time) = (RootMotion::IDENTITY, 0, 0.3f32);
+    let dt = 1.0 / 60.0;
+    for _ in 0..600 {
+        character.update(dt, &rig).expect("update");
+        world = world.then(character.root_motion());
+        let step = character.last_step(0, 0).expect("slot").expect("playing");
+        (wraps, time) = (wraps + step.wraps, step.to);
+        // The motion root stays at the identity in the pose: the game moves the character instead.
+        assert_eq!(character.pose()[0].get(0), sinew::math::Transform::IDENTITY);
+    }
+    assert!(wraps >= 2, "10 s of a 4 s loop");
+    let want = oracle_motion(&raw, Wrap::Loop, duration as f64, (0.3, time as f64), wraps);
+    let (x, z) = (world.translation.x as f64, world.translation.z as f64);
+    assert!((x - want.0).abs().max((z - want.1).abs()) < 0.05, "{world:?} vs {want:?}");
+
+    // Two controls at weights 0.25 and 0.75 at different speeds move by the weighted mean of their motions.
+    character.play(&asset, 0, 1, Play { time: 1.0, speed: 2.0, weight: 0.75, ..Play::looping(0) }).expect("play");
+    character.with_control(0, 0, |k| k.fade_to(0.25, 0.0)).expect("weight");
+    character.update(dt, &rig).expect("update");
+    let clip = asset.clip(0).expect("clip");
+    let rest = asset.skeleton().rest_pose()[0];
+    let each = [0, 1].map(|slot| step_motion(&clip, &rest, &character.last_step(0, slot).unwrap().unwrap()));
+    let got = character.root_motion();
+    let mean = 0.25 * each[0].translation.z + 0.75 * each[1].translation.z;
+    assert!((got.translation.z - mean).abs() < 1e-5, "{got:?} vs {each:?}");
+}
