@@ -1,11 +1,16 @@
 //! The character runtime per rig size: one character's frame through `Character::update` (a two-clip base, an
 //! upper-body overlay, a synced additive, inertialized, palette; the profiler's crowd layer stack) against the
 //! same kernels called directly on the same buffers, in the same run (`crowd::with_crowds`). Their ratio is the
-//! runtime's overhead. Throughput counts joints.
+//! runtime's overhead; the cost of silent layers; a motion-only update against a full one. Throughput counts
+//! joints.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use sinew::inertialization::Settings;
+use sinew::{Asset, Character, CharacterDesc, Chunk, LayerDesc, LayerKind, Play, Rig, Scratch};
+use sinew_bench_host::bake::{self, AlignedBlob, KeyFormat};
 use sinew_bench_host::bench_support::BENCH_JOINTS;
 use sinew_bench_host::crowd::with_crowds;
+use sinew_bench_host::root_motion::{self, Extraction};
 use sinew_bench_host::workload::Workload;
 
 fn character(c: &mut Criterion) {
@@ -36,17 +41,37 @@ fn character(c: &mut Criterion) {
     group.finish();
 }
 
+/// The procedural humanoid of `n` joints baked with `copies` of its clip, its root motion extracted (delta) when
+/// `root_motion`.
+fn humanoid_blob(n: usize, copies: usize, root_motion: bool) -> AlignedBlob {
+    let workload = Workload::humanoid(n);
+    let (skeleton, clips) = if root_motion {
+        root_motion::extract(&workload.skeleton, &[workload.clip], &Extraction::default()).expect("extract")
+    } else {
+        (workload.skeleton, vec![workload.clip])
+    };
+    bake::bake(&skeleton, &vec![clips[0].clone(); copies], KeyFormat::F32).expect("bake")
+}
+
+/// The benches' character: `layers`, an inertializer, the scratch in its block.
+fn desc<'a>(num_joints: usize, layers: &'a [LayerDesc]) -> CharacterDesc<'a> {
+    CharacterDesc {
+        num_joints,
+        num_skin_joints: 0,
+        layers,
+        num_masks: 0,
+        num_curves: 0,
+        inertialization: Some(Settings::default()),
+        scratch: Scratch::InBlock,
+    }
+}
+
 /// Zero weight costs nothing: a base-only character against the same character with a silent overlay and a
 /// silent additive (their clocks run, their clips are not sampled).
 fn silent_layers(c: &mut Criterion) {
-    use sinew::inertialization::Settings;
-    use sinew::{Asset, Character, CharacterDesc, Chunk, LayerDesc, LayerKind, Play, Rig, Scratch};
     let mut group = c.benchmark_group("character_silent_layers");
     for &n in &[67, 256] {
-        let workload = Workload::humanoid(n);
-        let clips = vec![workload.clip.clone(); 3];
-        let blob = sinew_bench_host::bake::bake(&workload.skeleton, &clips, sinew_bench_host::bake::KeyFormat::F32)
-            .expect("bake");
+        let blob = humanoid_blob(n, 3, false);
         let asset = Asset::load(blob.bytes()).expect("load");
         let rig = Rig::new(&asset, None).expect("rig");
         let layers = [
@@ -55,15 +80,7 @@ fn silent_layers(c: &mut Criterion) {
             LayerDesc { kind: LayerKind::OverlappingAdditive, controls: 1 },
         ];
         for (name, count) in [("base_only", 1), ("base_and_two_silent_layers", 3)] {
-            let desc = CharacterDesc {
-                num_joints: n,
-                num_skin_joints: 0,
-                layers: &layers[..count],
-                num_masks: 0,
-                num_curves: 0,
-                inertialization: Some(Settings::default()),
-                scratch: Scratch::InBlock,
-            };
+            let desc = desc(n, &layers[..count]);
             let mut memory = vec![Chunk::ZERO; Chunk::count(Character::required_bytes(&desc).expect("size"))];
             let mut character = Character::new(Chunk::bytes_mut(&mut memory), &desc).expect("character");
             character.play(&asset, 0, 0, Play::looping(0)).expect("play");
@@ -80,5 +97,30 @@ fn silent_layers(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, character, silent_layers);
+/// Motion without rendering: a character with root motion advanced by `update_motion` (clocks, the root's
+/// track, markers) against the same character's full `update`, a two-clip base blend.
+fn motion_only(c: &mut Criterion) {
+    let mut group = c.benchmark_group("character_motion_only");
+    for &n in &[67, 256] {
+        let blob = humanoid_blob(n, 2, true);
+        let asset = Asset::load(blob.bytes()).expect("load");
+        let rig = Rig::new(&asset, None).expect("rig");
+        let layers = [LayerDesc { kind: LayerKind::Base, controls: 2 }];
+        let desc = desc(n + 1, &layers);
+        let mut memory = vec![Chunk::ZERO; Chunk::count(Character::required_bytes(&desc).expect("size"))];
+        let mut character = Character::new(Chunk::bytes_mut(&mut memory), &desc).expect("character");
+        character.play(&asset, 0, 0, Play { weight: 0.6, ..Play::looping(0) }).expect("play");
+        character.play(&asset, 0, 1, Play { time: 0.5, weight: 0.4, ..Play::looping(1) }).expect("play");
+        group.throughput(Throughput::Elements(n as u64));
+        group.bench_function(BenchmarkId::new("full_update", n), |b| {
+            b.iter(|| character.update(1.0 / 60.0, &rig).expect("update"))
+        });
+        group.bench_function(BenchmarkId::new("motion_only", n), |b| {
+            b.iter(|| character.update_motion(1.0 / 60.0, &rig).expect("update"))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, character, silent_layers, motion_only);
 criterion_main!(benches);

@@ -886,6 +886,17 @@ impl<'b> Character<'b> {
     /// target; `MissingScratch` for a character whose scratch is external (use
     /// [`Character::update_with_scratch`]); the errors of the kernels (which a validated asset does not cause).
     pub fn update(&mut self, dt: f32, rig: &Rig<'_>) -> Result<(), Error> {
+        self.update_inner(dt, rig, Some(None))
+    }
+
+    /// Advances every clock by `dt` and records the root motion and the steps (for markers) as
+    /// [`Character::update`] does, without producing a pose: for characters that move but are not seen
+    /// (textbook: motion without rendering). Nothing is sampled but the motion root's track; the pose, model
+    /// matrices and palette keep the last full update's values, and the inertializer forgets its history (the
+    /// next full update shows its target, with no transition from a pose long gone).
+    ///
+    /// Errors: those of `update` but the scratch's; the character is unchanged on an `Err`.
+    pub fn update_motion(&mut self, dt: f32, rig: &Rig<'_>) -> Result<(), Error> {
         self.update_inner(dt, rig, None)
     }
 
@@ -895,24 +906,25 @@ impl<'b> Character<'b> {
     ///
     /// Errors: those of `update`; `BlockAlignment` and `BlockSize` for the scratch.
     pub fn update_with_scratch(&mut self, dt: f32, rig: &Rig<'_>, scratch: &mut [u8]) -> Result<(), Error> {
-        self.update_inner(dt, rig, Some(scratch))
+        self.update_inner(dt, rig, Some(Some(scratch)))
     }
 
-    fn update_inner(&mut self, dt: f32, rig: &Rig<'_>, external: Option<&mut [u8]>) -> Result<(), Error> {
+    /// `pose`: `None` for a motion-only update, else the external scratch if any.
+    fn update_inner(&mut self, dt: f32, rig: &Rig<'_>, pose: Option<Option<&mut [u8]>>) -> Result<(), Error> {
         let (asset, skin) = (rig.asset, rig.skin);
         control::check_time_step(dt)?;
         let block_start = self.block.as_ptr() as usize;
         let (parts, counts) = self.parts()?;
         let frame_layout = counts.scratch_layout();
-        let scratch = match (external, parts.scratch) {
-            (Some(external), _) => {
+        let scratch = match (pose, parts.scratch) {
+            (None, _) => None,
+            (Some(Some(external)), _) => {
                 check_block(external, frame_layout.end)?;
-                external
+                Some(frame_layout.split(external, &counts)?)
             }
-            (None, Some(in_block)) => in_block,
-            (None, None) => return Err(Error::MissingScratch),
+            (Some(None), Some(in_block)) => Some(frame_layout.split(in_block, &counts)?),
+            (Some(None), None) => return Err(Error::MissingScratch),
         };
-        let scratch = frame_layout.split(scratch, &counts)?;
         let skeleton = asset.skeleton();
         check_len(Buffer::ClipJoints, counts.joints, skeleton.num_joints())?;
         if counts.skin_joints > 0 {
@@ -967,22 +979,31 @@ impl<'b> Character<'b> {
         }
 
         let state = State { controls: parts.controls, layers: parts.layers, layers_before };
-        let produced = produce(
-            dt,
-            rig,
-            &counts,
-            state,
-            scratch,
-            &mut Outputs {
-                masks: parts.masks,
-                inertializer: parts.inertializer,
-                output: parts.output,
-                model: parts.model,
-                palette: parts.palette,
-                curves,
-                previous_curves,
+        let pose_at = block_start + parts.header.pose_offset as usize;
+        let produced = match scratch {
+            Some(scratch) => produce(
+                dt,
+                rig,
+                &counts,
+                state,
+                scratch,
+                &mut Outputs {
+                    masks: parts.masks,
+                    inertializer: parts.inertializer,
+                    output: parts.output,
+                    model: parts.model,
+                    palette: parts.palette,
+                    curves,
+                    previous_curves,
+                },
+            ),
+            None => match counts.inertialization {
+                Some(_) => Inertializer::attach(&Arena::new(parts.inertializer), counts.joints, counts.curves)
+                    .map(|mut inertializer| inertializer.reset())
+                    .map(|()| (pose_at, 0)),
+                None => Ok((pose_at, 0)),
             },
-        );
+        };
         let (output, decoded) = match produced {
             Ok(done) => done,
             Err(e) => {

@@ -397,3 +397,44 @@ fn a_character_reports_its_root_motion_and_keeps_the_root_out_of_its_pose() {
     let mean = 0.25 * each[0].translation.z + 0.75 * each[1].translation.z;
     assert!((got.translation.z - mean).abs() < 1e-5, "{got:?} vs {each:?}");
 }
+
+#[test]
+fn a_motion_only_update_moves_the_character_as_a_full_one_and_samples_only_the_root() {
+    use sinew::{Character, CharacterDesc, Chunk, LayerDesc, LayerKind, Play, Rig, Scratch};
+    let (_, blob) = circling();
+    let asset = sinew::Asset::load(blob.bytes()).expect("load");
+    let rig = Rig::new(&asset, None).expect("rig");
+    let layers = [LayerDesc { kind: LayerKind::Base, controls: 2 }];
+    let desc = CharacterDesc {
+        num_joints: asset.skeleton().num_joints(),
+        num_skin_joints: 0,
+        layers: &layers,
+        num_masks: 0,
+        num_curves: 0,
+        inertialization: Some(sinew::inertialization::Settings::default()),
+        scratch: Scratch::InBlock,
+    };
+    let chunks = Chunk::count(Character::required_bytes(&desc).expect("size"));
+    let (mut full_memory, mut motion_memory) = (vec![Chunk::ZERO; chunks], vec![Chunk::ZERO; chunks]);
+    {
+        let mut full = Character::new(Chunk::bytes_mut(&mut full_memory), &desc).expect("character");
+        full.play(&asset, 0, 0, Play { weight: 0.7, ..Play::looping(0) }).expect("play");
+        full.play(&asset, 0, 1, Play { time: 2.0, speed: -1.3, weight: 0.3, ..Play::looping(0) }).expect("play");
+    }
+    motion_memory.copy_from_slice(&full_memory);
+    let mut full = Character::attach(Chunk::bytes_mut(&mut full_memory)).expect("attach");
+    let mut motion = Character::attach(Chunk::bytes_mut(&mut motion_memory)).expect("attach");
+    // 10 s at 60 Hz: the same motion bit for bit, the same steps, and no pose sampled.
+    for frame in 0..600 {
+        full.update(1.0 / 60.0, &rig).expect("full");
+        motion.update_motion(1.0 / 60.0, &rig).expect("motion only");
+        assert_eq!(full.root_motion(), motion.root_motion(), "frame {frame}");
+        assert_eq!(full.last_step(0, 1).unwrap(), motion.last_step(0, 1).unwrap(), "frame {frame}");
+    }
+    assert_eq!(motion.decoded_frames(), 0, "nothing of the pose decoded");
+    assert!(full.decoded_frames() > 600);
+    // Back to full updates: the pose is the target's at once (the inertializer forgot the stale history).
+    motion.update(1.0 / 60.0, &rig).expect("full again");
+    full.update(1.0 / 60.0, &rig).expect("full");
+    assert_eq!(motion.pose(), full.pose());
+}
