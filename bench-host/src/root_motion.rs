@@ -271,6 +271,62 @@ fn quat(q: DQuat) -> Quat {
     Quat::new(q.x as f32, q.y as f32, q.z as f32, q.w as f32)
 }
 
+/// A BVH clip extracted with `method` and baked for the runtime.
+struct Baked {
+    blob: crate::bake::AlignedBlob,
+    /// The hips' joint in the baked skeleton.
+    hips: usize,
+    rate: f64,
+    num_frames: usize,
+}
+
+impl Baked {
+    fn new(path: &std::path::Path, method: Method) -> Result<Baked, String> {
+        let bvh = crate::bvh::Bvh::load(path).map_err(|e| e.to_string())?;
+        let (skeleton, clip) = crate::bvh::to_raw(&bvh, "clip")?;
+        let options = Extraction { method, ..Extraction::default() };
+        let hips = hips_joint(&skeleton, &options)? + 1;
+        let (skeleton, clips) = extract(&skeleton, &[clip], &options)?;
+        let (rate, num_frames) = (clips[0].sample_rate as f64, clips[0].frames.len());
+        let blob = crate::bake::bake(&skeleton, &clips, crate::bake::KeyFormat::F32)?;
+        Ok(Baked { blob, hips, rate, num_frames })
+    }
+
+    /// Joint 0's (the motion's) and the hips' model matrices at every frame, through the runtime.
+    fn frames(&self) -> Result<Vec<(DMat4, DMat4)>, String> {
+        let asset = sinew::Asset::load(self.blob.bytes()).map_err(|e| e.to_string())?;
+        (0..self.num_frames).map(|frame| self.at(&asset, (frame as f64 / self.rate) as f32)).collect()
+    }
+
+    fn at(&self, asset: &sinew::Asset<'_>, time: f32) -> Result<(DMat4, DMat4), String> {
+        let model = crate::pose::model_pose(asset, 0, time)?;
+        let matrix = |j: usize| DMat4::from_cols_array_2d(&model[j].cols.map(|c| c.map(f64::from)));
+        Ok((matrix(0), matrix(self.hips)))
+    }
+}
+
+/// A rigid transform's heading about +Y from +Z, unwrapped against the last one.
+#[derive(Default)]
+struct Heading {
+    last: Option<f64>,
+}
+
+impl Heading {
+    fn next(&mut self, rotation: DQuat) -> f64 {
+        let ground = Ground { up: DVec3::Y, forward: DVec3::Z };
+        let yaw = match (self.last, ground.yaw(ground.project(rotation * DVec3::Z))) {
+            (Some(last), Some(h)) => last + wrap_angle(h - last),
+            (last, h) => h.or(last).unwrap_or(0.0),
+        };
+        self.last = Some(yaw);
+        yaw
+    }
+}
+
+fn frame_json(t: f64, position: DVec3, yaw: f64, hips: DVec3) -> serde_json::Value {
+    serde_json::json!({"t": t, "root": {"position": position.to_array(), "yaw": yaw}, "hips": hips.to_array()})
+}
+
 /// Frames of `sinew-bench motion`: the BVH clip extracted with `method`, baked and sampled through the runtime
 /// at the clip's rate over `loops` passes. Per frame, `root` is the accumulated motion root in model space
 /// (`W_l · M(t)` with `W_l = M(0) · (M(0)⁻¹ M(D))^l · M(0)⁻¹` on pass `l`; yaw unwrapped about +Y) and `hips`
@@ -279,31 +335,16 @@ pub fn motion_json(path: &std::path::Path, method: Method, loops: usize) -> Resu
     if loops == 0 || loops > MAX_LOOPS {
         return Err(format!("--loops {loops}: between 1 and {MAX_LOOPS}"));
     }
-    let bvh = crate::bvh::Bvh::load(path).map_err(|e| e.to_string())?;
-    let (skeleton, clip) = crate::bvh::to_raw(&bvh, "clip")?;
-    let options = Extraction { method, ..Extraction::default() };
-    let hips = hips_joint(&skeleton, &options)? + 1;
-    let (skeleton, clips) = extract(&skeleton, &[clip], &options)?;
-    let (rate, num_frames) = (clips[0].sample_rate, clips[0].frames.len());
+    let baked = Baked::new(path, method)?;
+    let num_frames = baked.num_frames;
     if num_frames.saturating_sub(1).saturating_mul(loops) > MAX_OUTPUT_FRAMES {
         return Err(format!("{num_frames} frames × {loops} loops: more than {MAX_OUTPUT_FRAMES} output frames"));
     }
-    let blob = crate::bake::bake(&skeleton, &clips, crate::bake::KeyFormat::F32)?;
-    let asset = sinew::Asset::load(blob.bytes()).map_err(|e| e.to_string())?;
-    let dt = 1.0 / rate as f64;
+    let pass = baked.frames()?;
     let last = num_frames - 1;
-    // One pass through the runtime: joint 0's matrix (the motion) and the hips' per frame.
-    let pass: Vec<(DMat4, DMat4)> = (0..num_frames)
-        .map(|frame| {
-            let model = crate::pose::model_pose(&asset, 0, (frame as f64 * dt) as f32)?;
-            let matrix = |j: usize| DMat4::from_cols_array_2d(&model[j].cols.map(|c| c.map(f64::from)));
-            Ok((matrix(0), matrix(hips)))
-        })
-        .collect::<Result<_, String>>()?;
     // Each pass starts where the last one ended: carried over by `M(D) · M(0)⁻¹` per pass.
     let per_pass = pass[last].0 * pass[0].0.inverse();
-    let ground = Ground { up: DVec3::Y, forward: DVec3::Z };
-    let mut previous_yaw: Option<f64> = None;
+    let mut heading = Heading::default();
     let mut carried = DMat4::IDENTITY;
     let mut frames = Vec::with_capacity(last * loops + 1);
     for k in 0..=last * loops {
@@ -313,22 +354,71 @@ pub fn motion_json(path: &std::path::Path, method: Method, loops: usize) -> Resu
         if f == 1 && k > 1 {
             carried = per_pass * carried;
         }
-        let (motion, hips_model) = pass[f];
+        let (motion, hips) = pass[f];
         let (_, rotation, position) = (carried * motion).to_scale_rotation_translation();
-        let heading = ground.yaw(ground.project(rotation * DVec3::Z));
-        let yaw = match (previous_yaw, heading) {
-            (Some(p), Some(h)) => p + wrap_angle(h - p),
-            (p, h) => h.or(p).unwrap_or(0.0),
-        };
-        previous_yaw = Some(yaw);
-        let hips_position = (carried * hips_model).w_axis.truncate();
-        frames.push(serde_json::json!({
-            "t": k as f64 * dt,
-            "root": {"position": position.to_array(), "yaw": yaw},
-            "hips": hips_position.to_array(),
-        }));
+        let yaw = heading.next(rotation);
+        frames.push(frame_json(k as f64 / baked.rate, position, yaw, (carried * hips).w_axis.truncate()));
     }
-    Ok(serde_json::json!({"dt": dt, "frames": frames}))
+    Ok(serde_json::json!({"dt": 1.0 / baked.rate, "frames": frames}))
+}
+
+/// Frames of `sinew-bench warp`: the frames of `motion` (delta extraction, one pass) with a warp marker at clip
+/// time `at` moved to ground position `(x, z)` facing `yaw` (radians about +Y), translation, rotation and
+/// facing all warped over `window` (default `[0, at]`; see `sinew::root_motion::WarpPoint`). `hips` follows
+/// the warped root: warped root ∘ in-place pose.
+pub fn warp_json(
+    path: &std::path::Path,
+    at: f32,
+    [x, z, yaw]: [f32; 3],
+    window: Option<[f32; 2]>,
+) -> Result<serde_json::Value, String> {
+    use sinew::root_motion::{RootMotion, WarpPoint, WarpWindow};
+    let baked = Baked::new(path, Method::Delta)?;
+    // In f32, as the runtime keeps clip time.
+    let duration = (baked.num_frames - 1) as f32 / baked.rate as f32;
+    if !(at >= 0.0 && at <= duration) {
+        return Err(format!("--at {at}: the clip lasts {duration} s"));
+    }
+    let [start, end] = window.unwrap_or([0.0, at]);
+    let pass = baked.frames()?;
+    let mut heading = Heading::default();
+    let unwarped: Vec<(RootMotion, f64)> = pass
+        .iter()
+        .map(|(root, _)| {
+            let (_, rotation, position) = root.to_scale_rotation_translation();
+            let yaw = heading.next(rotation);
+            (RootMotion { translation: vec3(position), yaw: yaw as f32 }, yaw)
+        })
+        .collect();
+    // The marker's root, its heading unwrapped against the frame before it.
+    let asset = sinew::Asset::load(baked.blob.bytes()).map_err(|e| e.to_string())?;
+    let (marker_root, _) = baked.at(&asset, at)?;
+    let before = ((at as f64 * baked.rate) as usize).min(baked.num_frames - 1);
+    let (_, rotation, position) = marker_root.to_scale_rotation_translation();
+    let marker_yaw = Heading { last: Some(unwarped[before].1) }.next(rotation);
+    let marker = RootMotion { translation: vec3(position), yaw: marker_yaw as f32 };
+    let target = RootMotion { translation: Vec3::new(x, 0.0, z), yaw };
+    let window = WarpWindow { start, end };
+    let point = WarpPoint::new(marker, target, at, [window; 3])
+        .map_err(|e| format!("--to {x},{z},{yaw} --window {start},{end} for a marker at {at} s: {e}"))?;
+    let frames: Vec<serde_json::Value> = pass
+        .iter()
+        .zip(&unwarped)
+        .enumerate()
+        .map(|(k, ((root, hips), (unwarped, yaw)))| {
+            let t = k as f64 / baked.rate;
+            let warped = point.apply(*unwarped, t as f32);
+            if warped == *unwarped {
+                // Before the window: exactly the frame `motion` prints.
+                return frame_json(t, root.w_axis.truncate(), *yaw, hips.w_axis.truncate());
+            }
+            let p = dvec3(warped.translation);
+            let world = DMat4::from_rotation_translation(DQuat::from_rotation_y(warped.yaw as f64), p);
+            let hips = (world * root.inverse() * *hips).w_axis.truncate();
+            frame_json(t, p, warped.yaw as f64, hips)
+        })
+        .collect();
+    Ok(serde_json::json!({"dt": 1.0 / baked.rate, "frames": frames}))
 }
 
 /// Most passes `sinew-bench motion` plays.

@@ -271,6 +271,30 @@ fn motion_prints_the_root_and_hips_per_frame_and_refuses_bad_requests() {
     assert!((hips_z - 4.0).abs() < 1e-4, "{hips_z}");
     let missing = sinew_bench(&["bake", "--bvh", &path, "--out", &out, "--root-motion", "delta", "--hips", "Pelvis"]);
     assert_error(&missing, &["no joint named `Pelvis`"]);
+
+    // A warp moves the marker's frame onto the target; the first frame (before the window's end) starts
+    // unwarped.
+    let warp = sinew_bench(&["warp", "--bvh", &path, "--at", "0.2", "--to", "10,-5,0.3", "--json"]);
+    assert!(warp.status.success(), "{}", String::from_utf8_lossy(&warp.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&warp.stdout).expect("json");
+    let frames = json["frames"].as_array().expect("frames");
+    let root = |k: usize, i: usize| frames[k]["root"]["position"][i].as_f64().unwrap();
+    assert!((root(2, 0) - 10.0).abs() < 1e-4 && (root(2, 2) + 5.0).abs() < 1e-4, "{}", frames[2]);
+    assert!((frames[2]["root"]["yaw"].as_f64().unwrap() - 0.3).abs() < 1e-6);
+    assert!(root(0, 0).abs() < 1e-6 && root(0, 2).abs() < 1e-6, "{}", frames[0]);
+    let hips_y = frames[2]["hips"][1].as_f64().unwrap();
+    assert!((hips_y - 9.0).abs() < 1e-5, "the pose rides on the warped root: {hips_y}");
+    for (args, wanted) in [
+        (["--at", "5", "--to", "1,2,0"], "--at 5"),
+        (["--at", "0.1", "--to", "1,2"], "give 3"),
+        (["--at", "0.1", "--to", "1,nan,0"], "finite"),
+    ] {
+        let mut all = vec!["warp", "--bvh", &path];
+        all.extend(args);
+        assert_error(&sinew_bench(&all), &[wanted]);
+    }
+    let late = sinew_bench(&["warp", "--bvh", &path, "--at", "0.1", "--to", "1,2,0", "--window", "0,0.2"]);
+    assert_error(&late, &["walk.bvh", "warp"]);
     let no_hips = write(&dir, "no_hips.bvh", &bvh("1", "0.1", "0 0 0 0 0 0"));
     assert_error(&sinew_bench(&["motion", "--bvh", &no_hips]), &["no_hips.bvh", "hips-like"]);
     // Argument errors are clap's: exit 2 with a usage message.

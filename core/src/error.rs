@@ -177,6 +177,8 @@ pub enum Error {
     ForeignWalk,
     /// A character mask's weight for `joint` is NaN, infinite or negative, or not > 0 in a fade profile.
     InvalidMaskWeight { mask: usize, joint: usize },
+    /// A warp point with a NaN or infinite value, or a window that ends before it starts or after the marker.
+    InvalidWarp,
 }
 
 /// Which count passed its limit.
@@ -369,6 +371,9 @@ impl fmt::Display for Error {
             Error::BlockSize { needed, len } => write!(f, "character block has {len} bytes; needs {needed}"),
             Error::InvalidFade => write!(f, "fade weight or duration is NaN, infinite or negative"),
             Error::ForeignWalk => write!(f, "the group walk was built for another skeleton"),
+            Error::InvalidWarp => {
+                write!(f, "warp: a value is NaN or infinite, or a window ends before it starts or after the marker")
+            }
             Error::InvalidMaskWeight { mask, joint } => {
                 write!(f, "mask {mask}: joint {joint}'s weight is NaN, infinite, negative or (in a fade profile) 0")
             }

@@ -117,3 +117,89 @@ pub fn step_motion(clip: &Clip<'_>, rest: &SoaTransform, step: &Step) -> RootMot
     };
     first.then(RootMotion::between(start, end).repeated(passes)).then(last)
 }
+
+/// When one channel of a warp moves toward its target: from `start` to `end` seconds of clip time, along a
+/// smoothstep (`3u² − 2u³`, so the warp starts and ends without a velocity jump); all of it from `end` on, none
+/// of it before `start`. `start == end` is a step.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WarpWindow {
+    pub start: f32,
+    pub end: f32,
+}
+
+impl WarpWindow {
+    /// The fraction of the warp applied at `time`: 0 before the window, 1 after it.
+    pub fn fraction(&self, time: f32) -> f32 {
+        if time <= self.start {
+            return if time < self.end { 0.0 } else { 1.0 };
+        }
+        if time >= self.end {
+            return 1.0;
+        }
+        let u = (time - self.start) / (self.end - self.start);
+        u * u * (3.0 - 2.0 * u)
+    }
+}
+
+/// Gears of War 4's warp point: a marker in a clip names where the root should be at that instant; the game
+/// gives the place in the world, and the root's trajectory bends so that it gets there, with translation,
+/// rotation and facing each over its own window.
+///
+/// With `P` the unwarped root's position at the marker, `d` the target position minus `P` and `θ` the target
+/// yaw minus the unwarped yaw there, the warped root at clip time `t` is
+/// `x'(t) = Rot(f_R(t) θ) (x(t) − P) + P + f_T(t) d` and `yaw'(t) = yaw(t) + f_F(t) θ`: rotation turns the
+/// path about the marker, facing turns the character, translation carries it. The marker's own position
+/// `P + f_T d` depends only on the translation window, so the three timings are independent, and from the
+/// last window's end on the marker maps exactly onto the target.
+///
+/// Space: the world (or whatever space the unwarped root is given in); +Y up. Units: the clip's, radians.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WarpPoint {
+    marker: RootMotion,
+    offset: Vec3,
+    turn: f32,
+    /// Translation, rotation, facing.
+    windows: [WarpWindow; 3],
+}
+
+impl WarpPoint {
+    /// A warp taking `marker` (the unwarped root at the marker's time) to `target`.
+    ///
+    /// Errors: `InvalidWarp` when a value is NaN or infinite, or a window ends before it starts or after
+    /// `marker_time` (the warp must be complete when the marker is reached).
+    pub fn new(
+        marker: RootMotion,
+        target: RootMotion,
+        marker_time: f32,
+        [translation, rotation, facing]: [WarpWindow; 3],
+    ) -> Result<WarpPoint, crate::Error> {
+        let windows = [translation, rotation, facing];
+        let finite = |m: &RootMotion| m.translation.is_finite() && m.yaw.is_finite();
+        let valid = |w: &WarpWindow| w.start.is_finite() && w.start <= w.end && w.end <= marker_time;
+        if !(finite(&marker) && finite(&target) && marker_time.is_finite() && windows.iter().all(valid)) {
+            return Err(crate::Error::InvalidWarp);
+        }
+        let (p, q) = (marker.translation, target.translation);
+        let offset = Vec3::new(q.x - p.x, q.y - p.y, q.z - p.z);
+        Ok(WarpPoint { marker, offset, turn: target.yaw - marker.yaw, windows })
+    }
+
+    /// The warped root at clip `time`, from the unwarped one. Before every window it is `unwarped`, bit for
+    /// bit.
+    pub fn apply(&self, unwarped: RootMotion, time: f32) -> RootMotion {
+        let [translation, rotation, facing] = self.windows.map(|w| w.fraction(time));
+        if translation == 0.0 && rotation == 0.0 && facing == 0.0 {
+            return unwarped;
+        }
+        let (x, p, d) = (unwarped.translation, self.marker.translation, self.offset);
+        let around = RootMotion::turn(rotation * self.turn, Vec3::new(x.x - p.x, x.y - p.y, x.z - p.z));
+        RootMotion {
+            translation: Vec3::new(
+                around.x + p.x + translation * d.x,
+                around.y + p.y + translation * d.y,
+                around.z + p.z + translation * d.z,
+            ),
+            yaw: unwarped.yaw + facing * self.turn,
+        }
+    }
+}

@@ -438,3 +438,109 @@ fn a_motion_only_update_moves_the_character_as_a_full_one_and_samples_only_the_r
     full.update(1.0 / 60.0, &rig).expect("full");
     assert_eq!(motion.pose(), full.pose());
 }
+
+mod warp {
+    use sinew::Error;
+    use sinew::math::Vec3;
+    use sinew::root_motion::{RootMotion, WarpPoint, WarpWindow};
+
+    /// An unwarped root walking a circle of radius 150 at 0.5 rad/s.
+    fn circle(t: f32) -> RootMotion {
+        let yaw = 0.5 * t;
+        RootMotion { translation: Vec3::new(150.0 * (1.0 - yaw.cos()), 0.0, 150.0 * yaw.sin()), yaw }
+    }
+
+    const MARKER: f32 = 2.5;
+
+    fn point(windows: [WarpWindow; 3]) -> WarpPoint {
+        let target = RootMotion { translation: Vec3::new(-40.0, 0.0, 260.0), yaw: 2.9 };
+        WarpPoint::new(circle(MARKER), target, MARKER, windows).expect("warp")
+    }
+
+    fn window(start: f32, end: f32) -> WarpWindow {
+        WarpWindow { start, end }
+    }
+
+    #[test]
+    fn the_marker_lands_on_its_target_and_nothing_moves_before_the_windows() {
+        let windows = [window(0.5, 2.0), window(1.0, 2.5), window(1.5, 1.5)];
+        let warp = point(windows);
+        let at = warp.apply(circle(MARKER), MARKER);
+        assert!((at.translation.x + 40.0).abs() < 1e-4 && (at.translation.z - 260.0).abs() < 1e-4, "{at:?}");
+        assert!((at.yaw - 2.9).abs() < 1e-6, "{at:?}");
+        for k in 0..=50 {
+            let t = 0.01 * k as f32;
+            assert_eq!(warp.apply(circle(t), t), circle(t), "t {t}: before every window, untouched");
+        }
+        // After the marker the warp stays whole: the rest of the path is the unwarped one, moved rigidly.
+        let (a, b) = (warp.apply(circle(3.0), 3.0), warp.apply(circle(3.5), 3.5));
+        let (ua, ub) = (circle(3.0), circle(3.5));
+        let length = |p: Vec3, q: Vec3| ((p.x - q.x).powi(2) + (p.z - q.z).powi(2)).sqrt();
+        assert!((length(a.translation, b.translation) - length(ua.translation, ub.translation)).abs() < 1e-3);
+        assert!(((b.yaw - a.yaw) - (ub.yaw - ua.yaw)).abs() < 1e-6);
+    }
+
+    #[test]
+    fn the_three_timings_are_independent_and_smooth() {
+        // The marker's own position follows the translation window alone, whatever the rotation window does.
+        let marker = circle(MARKER);
+        for t in [0.7f32, 1.2, 1.9] {
+            let early = point([window(0.5, 2.0), window(0.0, 0.8), window(0.5, 2.0)]).apply(marker, t);
+            let late = point([window(0.5, 2.0), window(1.6, 2.4), window(0.5, 2.0)]).apply(marker, t);
+            assert!((early.translation.x - late.translation.x).abs() < 1e-4, "t {t}: {early:?} vs {late:?}");
+            assert!((early.translation.z - late.translation.z).abs() < 1e-4, "t {t}");
+            assert_eq!(early.yaw, late.yaw, "t {t}: facing has its own window");
+        }
+        // No velocity jump at a window's ends: the fraction's slope there is 0.
+        let w = window(1.0, 2.0);
+        for edge in [1.0f32, 2.0] {
+            let slope = (w.fraction(edge + 1e-3) - w.fraction(edge - 1e-3)) / 2e-3;
+            assert!(slope.abs() < 1e-2, "slope {slope} at {edge}");
+        }
+        assert!((w.fraction(1.5) - 0.5).abs() < 1e-6 && w.fraction(0.0) == 0.0 && w.fraction(2.0) == 1.0);
+        // A zero-length window is a step.
+        let step = window(1.0, 1.0);
+        assert_eq!((step.fraction(0.999), step.fraction(1.0)), (0.0, 1.0));
+    }
+
+    #[test]
+    fn bad_warps_are_errors() {
+        let target = RootMotion { translation: Vec3::new(1.0, 0.0, 1.0), yaw: 0.0 };
+        let ok = [window(0.0, 1.0); 3];
+        let new = |marker: RootMotion, target: RootMotion, windows| WarpPoint::new(marker, target, MARKER, windows);
+        assert!(new(circle(MARKER), target, ok).is_ok());
+        let nan = RootMotion { yaw: f32::NAN, ..target };
+        assert_eq!(new(circle(MARKER), nan, ok), Err(Error::InvalidWarp));
+        assert_eq!(new(nan, target, ok), Err(Error::InvalidWarp));
+        let after_marker = [window(0.0, 1.0), window(2.0, 3.0), window(0.0, 1.0)];
+        assert_eq!(new(circle(MARKER), target, after_marker), Err(Error::InvalidWarp));
+        let backward = [window(1.0, 0.5), window(0.0, 1.0), window(0.0, 1.0)];
+        assert_eq!(new(circle(MARKER), target, backward), Err(Error::InvalidWarp));
+    }
+}
+
+#[test]
+fn the_warp_command_lands_the_bandai_walk_on_its_target() {
+    let Some(dir) = sinew_tests::shared_data("sinew-bench warp on the Bandai walk") else { return };
+    let path = sinew_tests::files_with_extension(&dir.join("bvh/bandai"), "bvh")
+        .into_iter()
+        .find(|p| p.to_string_lossy().contains("walk"))
+        .expect("the Bandai walk");
+    let plain = sinew_bench_host::root_motion::motion_json(&path, Method::Delta, 1).expect("motion");
+    let rate = 1.0 / plain["dt"].as_f64().unwrap() as f32;
+    let at = 90.0 / rate;
+    // Moved 20% further along and turned 15° at frame 90, warped from 1 s on.
+    let target = [30.0, 120.0, 0.3];
+    let warped = sinew_bench_host::root_motion::warp_json(&path, at, target, Some([1.0, at])).expect("warp");
+    let (plain, warped) = (plain["frames"].as_array().unwrap(), warped["frames"].as_array().unwrap());
+    assert_eq!(plain.len(), warped.len());
+    let root = |f: &serde_json::Value, i: usize| f["root"]["position"][i].as_f64().unwrap();
+    assert!((root(&warped[90], 0) - 30.0).abs() < 1e-3 && (root(&warped[90], 2) - 120.0).abs() < 1e-3);
+    assert!((warped[90]["root"]["yaw"].as_f64().unwrap() - 0.3).abs() < 1e-5);
+    for k in 0..30 {
+        assert_eq!(plain[k], warped[k], "frame {k}: before the window");
+    }
+    // The hips ride on the warped root at the same height as before.
+    let hips_y = |f: &serde_json::Value| f["hips"][1].as_f64().unwrap();
+    assert!((hips_y(&plain[90]) - hips_y(&warped[90])).abs() < 1e-3);
+}

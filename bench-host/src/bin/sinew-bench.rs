@@ -34,6 +34,43 @@ enum Command {
     /// Extract a BVH clip's root motion under a synthetic root and print, per frame over N loops, the
     /// accumulated root (ground position, yaw) and the hips as root ∘ in-place pose, through the runtime path.
     Motion(MotionArgs),
+    /// The frames of `motion` with a warp marker at `--at` seconds moved to ground position X, Z facing YAW
+    /// (radians about +Y), warped smoothly over `--window` (default from the clip's start to the marker).
+    Warp(WarpArgs),
+}
+
+#[derive(Args)]
+#[command(allow_negative_numbers = true)]
+struct WarpArgs {
+    /// A BVH file.
+    #[arg(long)]
+    bvh: std::path::PathBuf,
+    /// The warp marker's clip time, seconds.
+    #[arg(long)]
+    at: f32,
+    /// Where the marker must be: `X,Z,YAW` (ground position, facing in radians about +Y).
+    #[arg(long)]
+    to: String,
+    /// `START,END` seconds of clip time over which the warp is applied (END at most `--at`).
+    #[arg(long)]
+    window: Option<String>,
+    /// Print JSON (the `motion` frames) instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// `N` comma-separated finite numbers.
+fn numbers<const N: usize>(flag: &str, text: &str) -> Result<[f32; N], String> {
+    let values: Vec<f32> = text
+        .split(',')
+        .map(|v| v.trim().parse::<f32>())
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("{flag} {text}: {e}"))?;
+    let values: [f32; N] = values.try_into().map_err(|_| format!("{flag} {text}: give {N} comma-separated numbers"))?;
+    if values.iter().any(|v| !v.is_finite()) {
+        return Err(format!("{flag} {text}: numbers must be finite"));
+    }
+    Ok(values)
 }
 
 #[derive(Args)]
@@ -274,12 +311,22 @@ fn bake(args: &BakeArgs) -> Result<String, String> {
     Ok(format!("{}: {}{notes}", args.out.display(), sinew_bench_host::blob::summary(&blob)?))
 }
 
+fn warp(args: &WarpArgs) -> Result<String, String> {
+    let to = numbers::<3>("--to", &args.to)?;
+    let window = args.window.as_deref().map(|w| numbers::<2>("--window", w)).transpose()?;
+    let value = sinew_bench_host::root_motion::warp_json(&args.bvh, args.at, to, window)
+        .map_err(|e| format!("{}: {e}", args.bvh.display()))?;
+    Ok(if args.json { value.to_string() } else { motion_table(&value) })
+}
+
 fn motion(args: &MotionArgs) -> Result<String, String> {
     let value = sinew_bench_host::root_motion::motion_json(&args.bvh, args.method, args.loops)
         .map_err(|e| format!("{}: {e}", args.bvh.display()))?;
-    if args.json {
-        return Ok(value.to_string());
-    }
+    Ok(if args.json { value.to_string() } else { motion_table(&value) })
+}
+
+/// The frames of `motion` and `warp` as a table.
+fn motion_table(value: &serde_json::Value) -> String {
     let mut out = format!(
         "{:>9} {:>11} {:>11} {:>11} {:>9} {:>11} {:>11} {:>11}\n",
         "t", "root x", "root y", "root z", "yaw", "hips x", "hips y", "hips z"
@@ -299,7 +346,7 @@ fn motion(args: &MotionArgs) -> Result<String, String> {
             n(&hips[2])
         );
     }
-    Ok(out)
+    out
 }
 
 fn pose(args: &PoseArgs) -> Result<String, String> {
@@ -488,6 +535,7 @@ fn main() -> ExitCode {
         Command::PlotTransition(args) => report(sinew_bench_host::plot::transition_figure(&args.out)),
         Command::Inspect(args) => report(inspect(&args)),
         Command::Motion(args) => report(motion(&args)),
+        Command::Warp(args) => report(warp(&args)),
         Command::Profile(mut args) => {
             if args.joints.is_empty() && args.bvh.is_empty() && args.gltf.is_empty() && args.blob.is_empty() {
                 args.joints = ProfileArgs::default().joints;
