@@ -201,13 +201,16 @@ fn bad_input_is_an_error() {
     assert!(extract(&source.0, std::slice::from_ref(&source.1), &slanted).unwrap_err().contains("right angles"));
 }
 
+/// The Bandai walk's BVH file, or `None` (with the reason printed) without the shared data.
+fn bandai_walk(test: &str) -> Option<std::path::PathBuf> {
+    let dir = sinew_tests::shared_data(test)?;
+    let files = sinew_tests::files_with_extension(&dir.join("bvh/bandai"), "bvh");
+    Some(files.into_iter().find(|p| p.to_string_lossy().contains("walk")).expect("the Bandai walk"))
+}
+
 #[test]
 fn the_motion_command_reproduces_the_source_hips_and_carries_the_root_over_loops() {
-    let Some(dir) = sinew_tests::shared_data("sinew-bench motion on the Bandai walk") else { return };
-    let path = sinew_tests::files_with_extension(&dir.join("bvh/bandai"), "bvh")
-        .into_iter()
-        .find(|p| p.to_string_lossy().contains("walk"))
-        .expect("the Bandai walk");
+    let Some(path) = bandai_walk("sinew-bench motion on the Bandai walk") else { return };
     let bvh = sinew_bench_host::bvh::Bvh::load(&path).expect("load");
     let (skeleton, clip) = sinew_bench_host::bvh::to_raw(&bvh, "walk").expect("raw");
     let hips = skeleton.names.iter().position(|n| n == "Hips").expect("Hips");
@@ -521,11 +524,7 @@ mod warp {
 
 #[test]
 fn the_warp_command_lands_the_bandai_walk_on_its_target() {
-    let Some(dir) = sinew_tests::shared_data("sinew-bench warp on the Bandai walk") else { return };
-    let path = sinew_tests::files_with_extension(&dir.join("bvh/bandai"), "bvh")
-        .into_iter()
-        .find(|p| p.to_string_lossy().contains("walk"))
-        .expect("the Bandai walk");
+    let Some(path) = bandai_walk("sinew-bench warp on the Bandai walk") else { return };
     let plain = sinew_bench_host::root_motion::motion_json(&path, Method::Delta, 1).expect("motion");
     let rate = 1.0 / plain["dt"].as_f64().unwrap() as f32;
     let at = 90.0 / rate;
