@@ -1,18 +1,21 @@
 //! The main job's crowd through the character runtime: every character a [`sinew::Character`] with a base
 //! layer blending two locomotion clips, an upper-body overlay and a synced additive, inertialized, skinned,
-//! and switching its base every few seconds with an inertialized transition.
+//! and switching its base every few seconds with an inertialized transition. The rig's root motion is extracted
+//! under a synthetic root (when it has hips), so every character also moves by its base clips' root motion.
 //!
 //! Beside it, the same crowd as the same kernel calls wired by hand (one shared sampling context, the same
-//! buffers, times computed directly): `runtime_overhead` is the character frame over that direct frame, both
+//! buffers, times computed directly, the root motion from root-only samples): `runtime_overhead` is the character frame over that direct frame, both
 //! timed in alternation in one run, so it measures what the runtime adds (clocks, fades, per-joint layer
 //! weights, validation, the block's layout) and nothing else.
 
 use crate::bake::{KeyFormat, RawClip};
+use crate::root_motion::{Extraction, extract};
 use crate::workload::Workload;
 use sinew::blending::{self, BlendLayer, BlendingJob, DEFAULT_THRESHOLD};
 use sinew::control::Wrap;
 use sinew::inertialization::{InertializationJob, Settings, Target, Transition};
-use sinew::math::{F4, Mat3x4, Mat4, SoaTransform, num_soa_joints};
+use sinew::math::{F4, Mat3x4, Mat4, SoaTransform, Transform, Vec3, num_soa_joints};
+use sinew::root_motion::{self, RootMotion};
 use sinew::{
     Arena, Asset, Blend, Character, CharacterDesc, Chunk, GroupWalk, Inertializer, LayerDesc, LayerKind,
     LocalToModelJob, Play, Playback, Rig, SamplingContext, SamplingJob, Scratch, Skeleton, Skin,
@@ -120,7 +123,7 @@ pub fn measure(w: &Workload, characters: usize, frames: usize) -> Result<Runtime
         };
         Ok((median(&mut character_samples), median(&mut direct_samples)))
     })?;
-    let n = w.skeleton.parents.len() as f64;
+    let n = sizes.joints as f64;
     Ok(RuntimeReport {
         characters,
         character_us,
@@ -138,6 +141,8 @@ pub fn measure(w: &Workload, characters: usize, frames: usize) -> Result<Runtime
 pub struct Sizes {
     pub block: usize,
     pub scratch: usize,
+    /// The character's joints (the workload's, and the motion root when one was extracted).
+    pub joints: usize,
 }
 
 /// One crowd frame: frame index in, the first error out.
@@ -151,11 +156,17 @@ pub fn with_crowds<R>(
     run: impl FnOnce(CrowdFrame<'_>, CrowdFrame<'_>) -> Result<R, sinew::Error>,
 ) -> Result<(R, Sizes), String> {
     let err = |e: sinew::Error| e.to_string();
-    let blob = crate::bake::bake(&w.skeleton, &clips(&w.clip), KeyFormat::F32)?;
+    // Root motion under a synthetic root when the skeleton has hips to follow (every procedural rig does); the
+    // skin's joints move down one with the skeleton's.
+    let (skeleton, clips, remap) = match extract(&w.skeleton, &clips(&w.clip), &Extraction::default()) {
+        Ok((skeleton, clips)) => (skeleton, clips, w.skin_remap.iter().map(|j| j + 1).collect()),
+        Err(_) => (w.skeleton.clone(), clips(&w.clip), w.skin_remap.clone()),
+    };
+    let blob = crate::bake::bake(&skeleton, &clips, KeyFormat::F32)?;
     let asset = Asset::load(blob.bytes()).map_err(err)?;
     let skeleton = asset.skeleton();
     let n = skeleton.num_joints();
-    let skin = Skin::new(n, &w.skin_remap, &w.inverse_bind).map_err(err)?;
+    let skin = Skin::new(n, &remap, &w.inverse_bind).map_err(err)?;
     let rig = Rig::new(&asset, Some(&skin)).map_err(err)?;
     let duration = asset.clip(0).ok_or("no clip")?.duration();
     let g = num_soa_joints(n);
@@ -184,6 +195,8 @@ pub fn with_crowds<R>(
     let mut scratch_memory = vec![Chunk::ZERO; Chunk::count(scratch_bytes)];
     let scratch = Chunk::bytes_mut(&mut scratch_memory);
     let mut transitions = vec![0usize; characters];
+    // Where each character stands: the game's side of root motion.
+    let mut worlds = vec![RootMotion::IDENTITY; characters];
     let mut character_frame = |f: usize| -> Result<(), sinew::Error> {
         for (c, ch) in crowd.iter_mut().enumerate() {
             if transitions_at(c, f) {
@@ -199,6 +212,7 @@ pub fn with_crowds<R>(
                 ch.play(&asset, 0, 1, Play { time: t, weight: 1.0 - LEAD, ..Play::looping(other) })?;
             }
             ch.update_with_scratch(DT, &rig, scratch)?;
+            worlds[c] = worlds[c].then(ch.root_motion());
         }
         Ok(())
     };
@@ -219,6 +233,7 @@ pub fn with_crowds<R>(
             model: arena.alloc::<Mat4>(n).map_err(err)?,
             palette: arena.alloc::<Mat3x4>(skin.num_joints()).map_err(err)?,
             base: (0, 1),
+            world: RootMotion::IDENTITY,
         });
     }
     let shared_bytes = SamplingContext::required_bytes(n)
@@ -233,7 +248,9 @@ pub fn with_crowds<R>(
         previous: shared_arena.alloc::<SoaTransform>(g).map_err(err)?,
         weights: shared_arena.alloc::<F4>(g).map_err(err)?,
     };
-    let kernels = Kernels { asset: &asset, skeleton, walk: rig.walk(), skin: &skin, mask: &mask, duration };
+    let motion_root = root_motion::has_motion_root(skeleton);
+    let kernels =
+        Kernels { asset: &asset, skeleton, walk: rig.walk(), skin: &skin, mask: &mask, duration, motion_root };
     let mut direct_transitions = vec![0usize; characters];
     let mut direct_frame = |f: usize| -> Result<(), sinew::Error> {
         for (c, d) in direct.iter_mut().enumerate() {
@@ -250,7 +267,7 @@ pub fn with_crowds<R>(
     };
 
     let result = run(&mut character_frame, &mut direct_frame).map_err(err)?;
-    Ok((result, Sizes { block: bytes, scratch: scratch_bytes }))
+    Ok((result, Sizes { block: bytes, scratch: scratch_bytes, joints: n }))
 }
 
 /// One direct character's own buffers.
@@ -260,6 +277,8 @@ struct Direct<'a> {
     palette: &'a mut [Mat3x4],
     /// Leading and second base clip.
     base: (usize, usize),
+    /// Where the character stands.
+    world: RootMotion,
 }
 
 /// The direct crowd's shared per-frame buffers.
@@ -279,6 +298,7 @@ struct Kernels<'k> {
     skin: &'k Skin<'k>,
     mask: &'k [F4],
     duration: f32,
+    motion_root: bool,
 }
 
 impl Kernels<'_> {
@@ -313,7 +333,31 @@ impl Kernels<'_> {
         sample(3, t, s0)?;
         blending::additive_delta(self.skeleton.rest_pose(), s0, s1)?;
         weights.fill(F4::splat(ADDITIVE));
-        blending::add_in_place(out, s1, weights)
+        blending::add_in_place(out, s1, weights)?;
+        if self.motion_root {
+            // The game moves the character: its motion root stays at the identity in the pose.
+            out[0].set(0, &Transform::IDENTITY);
+        }
+        Ok(())
+    }
+
+    /// The base blend's root motion from clip time `from` to `to` (one loop wrap when `to < from`).
+    fn root_motion(&self, base: (usize, usize), from: f32, to: f32) -> Result<RootMotion, sinew::Error> {
+        let rest = &self.skeleton.rest_pose()[0];
+        let (mut sum, mut yaw) = ([0.0f32; 3], 0.0f32);
+        for (clip, weight) in [(base.0, LEAD), (base.1, 1.0 - LEAD)] {
+            let clip = self.asset.clip(clip).ok_or(sinew::Error::StateMismatch)?;
+            let at = |t: f32| root_motion::root_at(&clip, rest, t);
+            let m = if to >= from {
+                RootMotion::between(at(from), at(to))
+            } else {
+                RootMotion::between(at(from), at(self.duration)).then(RootMotion::between(at(0.0), at(to)))
+            };
+            let t = m.translation;
+            sum = [sum[0] + weight * t.x, sum[1] + weight * t.y, sum[2] + weight * t.z];
+            yaw += weight * m.yaw;
+        }
+        Ok(RootMotion { translation: Vec3::new(sum[0], sum[1], sum[2]), yaw })
     }
 
     fn frame(&self, d: &mut Direct<'_>, b: &mut FrameBuffers<'_>, t: f32, request: bool) -> Result<(), sinew::Error> {
@@ -327,6 +371,10 @@ impl Kernels<'_> {
             None
         };
         self.stack(&mut context, b.samples, b.weights, d.base, t, b.pose)?;
+        if self.motion_root {
+            let from = (t - DT).rem_euclid(self.duration);
+            d.world = d.world.then(self.root_motion(d.base, from, t)?);
+        }
         let target = Target { pose: b.pose, curves: &[], previous };
         InertializationJob { inertializer: &mut d.inertializer, dt: DT, target }.run()?;
         LocalToModelJob {

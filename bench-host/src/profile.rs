@@ -601,7 +601,7 @@ pub fn table(reports: &[RigReport], peaks: &Peaks) -> String {
         let rt = &r.runtime;
         let _ = writeln!(
             out,
-            "character runtime (Character::update: two-clip base, upper-body overlay, synced additive, inertialized transition every 3 s, palette): {:.3} µs/char vs the same kernels called directly {:.3} µs/char, runtime_overhead {:.3}; {} bytes per character ({:.0} per joint) and one {}-byte scratch for the crowd ({:.0} per joint)",
+            "character runtime (Character::update: two-clip base, upper-body overlay, synced additive, inertialized transition every 3 s, root motion, palette): {:.3} µs/char vs the same kernels called directly {:.3} µs/char, runtime_overhead {:.3}; {} bytes per character ({:.0} per joint) and one {}-byte scratch for the crowd ({:.0} per joint)",
             rt.character_us,
             rt.direct_us,
             rt.runtime_overhead,
