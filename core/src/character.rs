@@ -221,6 +221,14 @@ struct Header {
     decoded_frames: [u32; 2],
     /// What the last update moved the character by (identity without a motion root).
     root_motion: RootMotion,
+    /// The last update's root motion per second, for the next inertialized transition.
+    root_velocity: RootMotion,
+    /// At an inertialized transition, the root velocity before it minus the new controls' (per second).
+    root_offset: RootMotion,
+    /// Seconds into the root velocity's transition, and its duration (0: none).
+    root_blend: [f32; 2],
+    /// The duration of a transition requested for the next update (0: none).
+    root_pending: f32,
 }
 
 /// One layer's state.
@@ -648,8 +656,8 @@ impl<'b> Character<'b> {
         Ok((self.layout.split(self.block, &self.counts)?, self.counts))
     }
 
-    /// Stops every control, resets every layer to weight 1 unmasked and forgets the inertializer's history (a
-    /// teleport); masks and curves stay.
+    /// Stops every control, resets every layer to weight 1 unmasked and forgets the inertializer's history and
+    /// the root's velocity (a teleport); masks and curves stay.
     pub fn reset(&mut self) -> Result<(), Error> {
         let (parts, counts) = self.parts()?;
         parts.controls.fill(Slot::empty());
@@ -659,6 +667,10 @@ impl<'b> Character<'b> {
         if counts.inertialization.is_some() {
             Inertializer::attach(&Arena::new(parts.inertializer), counts.joints, counts.curves)?.reset();
         }
+        let header = &mut *parts.header;
+        (header.root_motion, header.root_velocity, header.root_offset) =
+            (RootMotion::IDENTITY, RootMotion::IDENTITY, RootMotion::IDENTITY);
+        (header.root_blend, header.root_pending) = ([0.0; 2], 0.0);
         Ok(())
     }
 
@@ -789,6 +801,7 @@ impl<'b> Character<'b> {
                 }
                 Inertializer::attach(&Arena::new(parts.inertializer), counts.joints, counts.curves)?
                     .request(&transition)?;
+                parts.header.root_pending = pending_duration(parts.header.root_pending, transition.duration);
                 others.for_each(|i| parts.controls[i] = Slot::empty());
             }
         }
@@ -805,7 +818,9 @@ impl<'b> Character<'b> {
         if counts.inertialization.is_none() {
             return Err(Error::NoInertializer);
         }
-        Inertializer::attach(&Arena::new(parts.inertializer), counts.joints, counts.curves)?.request(transition)
+        Inertializer::attach(&Arena::new(parts.inertializer), counts.joints, counts.curves)?.request(transition)?;
+        parts.header.root_pending = pending_duration(parts.header.root_pending, transition.duration);
+        Ok(())
     }
 
     /// Sets bone mask `mask` (per-joint factors, SoA, finite and ≥ 0, and > 0 while a layer fades by it;
@@ -1018,7 +1033,11 @@ impl<'b> Character<'b> {
             s.used = 0;
         }
         previous_curves.copy_from_slice(curves);
-        parts.header.root_motion = if motion_root { base_motion(asset, &base_steps) } else { RootMotion::IDENTITY };
+        parts.header.root_motion = if motion_root {
+            smooth_root_motion(parts.header, base_motion(asset, &base_steps), dt)
+        } else {
+            RootMotion::IDENTITY
+        };
         let decoded =
             decoded + (u64::from(parts.header.decoded_frames[0]) | (u64::from(parts.header.decoded_frames[1]) << 32));
         parts.header.decoded_frames = [decoded as u32, (decoded >> 32) as u32];
@@ -1315,6 +1334,50 @@ fn base_motion(asset: &Asset<'_>, steps: &[Option<(Step, u32, f32)>]) -> RootMot
     }
     let (x, y, z, yaw) = (sum.0 / total, sum.1 / total, sum.2 / total, sum.3 / total);
     RootMotion { translation: Vec3::new(x, y, z), yaw }
+}
+
+/// Several requests before one update: the shortest wins, as in the inertializer.
+fn pending_duration(pending: f32, duration: f32) -> f32 {
+    if pending > 0.0 { pending.min(duration) } else { duration }
+}
+
+/// The root motion with an inertialized transition's velocity jump removed: at the transition the root's
+/// velocity (translation and yaw per second, in the character's space) is offset by what it was before minus
+/// what the new controls give, and the offset decays to 0 over the transition's duration along the quintic with
+/// zero slope and curvature at both ends, `(1 − τ)³ (1 + 3τ + 6τ²)`. The root thus keeps its velocity through
+/// the switch instead of a position offset jumping (Gears of War 4's inertialization applied to the motion).
+fn smooth_root_motion(header: &mut Header, raw: RootMotion, dt: f32) -> RootMotion {
+    if dt <= 0.0 {
+        return raw;
+    }
+    let scaled = |m: RootMotion, k: f32| RootMotion {
+        translation: Vec3::new(m.translation.x * k, m.translation.y * k, m.translation.z * k),
+        yaw: m.yaw * k,
+    };
+    let sum = |a: RootMotion, b: RootMotion| RootMotion {
+        translation: Vec3::new(
+            a.translation.x + b.translation.x,
+            a.translation.y + b.translation.y,
+            a.translation.z + b.translation.z,
+        ),
+        yaw: a.yaw + b.yaw,
+    };
+    if header.root_pending > 0.0 {
+        header.root_offset = sum(header.root_velocity, scaled(raw, -1.0 / dt));
+        header.root_blend = [0.0, header.root_pending];
+        header.root_pending = 0.0;
+    }
+    let [elapsed, duration] = header.root_blend;
+    let mut out = raw;
+    if elapsed < duration {
+        let elapsed = (elapsed + dt).min(duration);
+        header.root_blend[0] = elapsed;
+        let tau = elapsed / duration;
+        let decay = (1.0 - tau) * (1.0 - tau) * (1.0 - tau) * (1.0 + 3.0 * tau + 6.0 * tau * tau);
+        out = sum(raw, scaled(header.root_offset, decay * dt));
+    }
+    header.root_velocity = scaled(out, 1.0 / dt);
+    out
 }
 
 /// The base control with the most weight (the first of equals), which synced layers follow.

@@ -543,3 +543,59 @@ fn the_warp_command_lands_the_bandai_walk_on_its_target() {
     let hips_y = |f: &serde_json::Value| f["hips"][1].as_f64().unwrap();
     assert!((hips_y(&plain[90]) - hips_y(&warped[90])).abs() < 1e-3);
 }
+
+#[test]
+fn an_inertialized_transition_keeps_the_root_velocity_where_a_cut_jumps() {
+    use sinew::inertialization::{Settings, Transition};
+    use sinew::{Blend, Character, CharacterDesc, Chunk, LayerDesc, LayerKind, Play, Rig, Scratch};
+    let Some(dir) = sinew_tests::shared_data("root velocity through a walk-to-run transition") else { return };
+    let files = sinew_tests::files_with_extension(&dir.join("bvh/bandai"), "bvh");
+    let pick = |name: &str| files.iter().find(|f| f.to_string_lossy().contains(name)).cloned().expect(name);
+    let (skeleton, clips) = sinew_bench_host::bvh::load_raw_files(&[pick("walk"), pick("run")]).expect("load");
+    let (skeleton, clips) = extract(&skeleton, &clips, &Extraction::default()).expect("extract");
+    let blob = bake::bake(&skeleton, &clips, bake::KeyFormat::F32).expect("bake");
+    let asset = sinew::Asset::load(blob.bytes()).expect("load");
+    let rig = Rig::new(&asset, None).expect("rig");
+    let layers = [LayerDesc { kind: LayerKind::Base, controls: 1 }];
+    let desc = CharacterDesc {
+        num_joints: asset.skeleton().num_joints(),
+        num_skin_joints: 0,
+        layers: &layers,
+        num_masks: 0,
+        num_curves: 0,
+        inertialization: Some(Settings::default()),
+        scratch: Scratch::InBlock,
+    };
+    let dt = 1.0 / 60.0;
+    let speed = |m: RootMotion| (m.translation.x.hypot(m.translation.z) / dt) as f64;
+    // Several cuts along the walk; per cut, the speed change across the switch frame.
+    let mut worst_ratio = 0.0f64;
+    for cut in [0.8f32, 1.7, 2.9, 4.1] {
+        let blends = [Blend::Cut, Blend::Inertialize(Transition { duration: 0.3, profile: None })];
+        let chunks = Chunk::count(Character::required_bytes(&desc).expect("size"));
+        let mut memory = [vec![Chunk::ZERO; chunks], vec![Chunk::ZERO; chunks]];
+        let [cut_memory, smooth_memory] = &mut memory;
+        let mut characters = [cut_memory, smooth_memory].map(|m| Character::new(Chunk::bytes_mut(m), &desc).unwrap());
+        let mut jumps = [0.0; 2];
+        for (character, (blend, jump)) in characters.iter_mut().zip(blends.into_iter().zip(&mut jumps)) {
+            character.play(&asset, 0, 0, Play { time: cut - 0.5, ..Play::looping(0) }).expect("play");
+            for _ in 0..30 {
+                character.update(dt, &rig).expect("update");
+            }
+            let before = speed(character.root_motion());
+            character.transition(&asset, 0, Play { time: 0.4, ..Play::looping(1) }, blend).expect("transition");
+            character.update(dt, &rig).expect("switch");
+            *jump = (speed(character.root_motion()) - before).abs();
+        }
+        // Once the transition is over the root moves as the run does: exactly as after the cut.
+        for _ in 0..20 {
+            characters.iter_mut().for_each(|c| c.update(dt, &rig).expect("update"));
+        }
+        assert_eq!(characters[0].root_motion(), characters[1].root_motion(), "past the transition nothing is added");
+        // The walk runs at about 125 cm/s, the run several times faster: a cut jumps by hundreds of cm/s.
+        assert!(jumps[0] > 100.0, "cut at {cut}: the cut's jump {} cm/s", jumps[0]);
+        worst_ratio = worst_ratio.max(jumps[1] / jumps[0]);
+    }
+    assert!(worst_ratio < 0.1, "inertialized speed jump {worst_ratio} of the cut's");
+    println!("root speed jump at the switch: inertialized at most {worst_ratio:.4} of a cut's");
+}
