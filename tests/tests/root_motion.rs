@@ -352,23 +352,27 @@ fn a_huge_step_moves_as_far_as_its_small_steps() {
     }
 }
 
+/// A character of `asset`'s skeleton with `layers`, an inertializer and its scratch in its block.
+fn base_desc<'a>(asset: &sinew::Asset<'_>, layers: &'a [sinew::LayerDesc]) -> sinew::CharacterDesc<'a> {
+    sinew::CharacterDesc {
+        num_joints: asset.skeleton().num_joints(),
+        num_skin_joints: 0,
+        layers,
+        num_masks: 0,
+        num_curves: 0,
+        inertialization: Some(sinew::inertialization::Settings::default()),
+        scratch: sinew::Scratch::InBlock,
+    }
+}
+
 #[test]
 fn a_character_reports_its_root_motion_and_keeps_the_root_out_of_its_pose() {
-    use sinew::inertialization::Settings;
-    use sinew::{Character, CharacterDesc, Chunk, LayerDesc, LayerKind, Play, Rig, Scratch};
+    use sinew::{Character, Chunk, LayerDesc, LayerKind, Play, Rig};
     let (raw, blob) = circling();
     let asset = sinew::Asset::load(blob.bytes()).expect("load");
     let duration = asset.clip(0).expect("clip").duration();
     let layers = [LayerDesc { kind: LayerKind::Base, controls: 2 }];
-    let desc = CharacterDesc {
-        num_joints: asset.skeleton().num_joints(),
-        num_skin_joints: 0,
-        layers: &layers,
-        num_masks: 0,
-        num_curves: 0,
-        inertialization: Some(Settings::default()),
-        scratch: Scratch::InBlock,
-    };
+    let desc = base_desc(&asset, &layers);
     let mut memory = vec![Chunk::ZERO; Chunk::count(Character::required_bytes(&desc).expect("size"))];
     let mut character = Character::new(Chunk::bytes_mut(&mut memory), &desc).expect("character");
     let rig = Rig::new(&asset, None).expect("rig");
@@ -403,20 +407,12 @@ fn a_character_reports_its_root_motion_and_keeps_the_root_out_of_its_pose() {
 
 #[test]
 fn a_motion_only_update_moves_the_character_as_a_full_one_and_samples_only_the_root() {
-    use sinew::{Character, CharacterDesc, Chunk, LayerDesc, LayerKind, Play, Rig, Scratch};
+    use sinew::{Character, Chunk, LayerDesc, LayerKind, Play, Rig};
     let (_, blob) = circling();
     let asset = sinew::Asset::load(blob.bytes()).expect("load");
     let rig = Rig::new(&asset, None).expect("rig");
     let layers = [LayerDesc { kind: LayerKind::Base, controls: 2 }];
-    let desc = CharacterDesc {
-        num_joints: asset.skeleton().num_joints(),
-        num_skin_joints: 0,
-        layers: &layers,
-        num_masks: 0,
-        num_curves: 0,
-        inertialization: Some(sinew::inertialization::Settings::default()),
-        scratch: Scratch::InBlock,
-    };
+    let desc = base_desc(&asset, &layers);
     let chunks = Chunk::count(Character::required_bytes(&desc).expect("size"));
     let (mut full_memory, mut motion_memory) = (vec![Chunk::ZERO; chunks], vec![Chunk::ZERO; chunks]);
     {
@@ -546,8 +542,8 @@ fn the_warp_command_lands_the_bandai_walk_on_its_target() {
 
 #[test]
 fn an_inertialized_transition_keeps_the_root_velocity_where_a_cut_jumps() {
-    use sinew::inertialization::{Settings, Transition};
-    use sinew::{Blend, Character, CharacterDesc, Chunk, LayerDesc, LayerKind, Play, Rig, Scratch};
+    use sinew::inertialization::Transition;
+    use sinew::{Blend, Character, Chunk, LayerDesc, LayerKind, Play, Rig};
     let Some(dir) = sinew_tests::shared_data("root velocity through a walk-to-run transition") else { return };
     let files = sinew_tests::files_with_extension(&dir.join("bvh/bandai"), "bvh");
     let pick = |name: &str| files.iter().find(|f| f.to_string_lossy().contains(name)).cloned().expect(name);
@@ -557,15 +553,7 @@ fn an_inertialized_transition_keeps_the_root_velocity_where_a_cut_jumps() {
     let asset = sinew::Asset::load(blob.bytes()).expect("load");
     let rig = Rig::new(&asset, None).expect("rig");
     let layers = [LayerDesc { kind: LayerKind::Base, controls: 1 }];
-    let desc = CharacterDesc {
-        num_joints: asset.skeleton().num_joints(),
-        num_skin_joints: 0,
-        layers: &layers,
-        num_masks: 0,
-        num_curves: 0,
-        inertialization: Some(Settings::default()),
-        scratch: Scratch::InBlock,
-    };
+    let desc = base_desc(&asset, &layers);
     let dt = 1.0 / 60.0;
     let speed = |m: RootMotion| (m.translation.x.hypot(m.translation.z) / dt) as f64;
     // Several cuts along the walk; per cut, the speed change across the switch frame.
