@@ -229,6 +229,8 @@ struct Header {
     root_blend: [f32; 2],
     /// The duration of a transition requested for the next update (0: none).
     root_pending: f32,
+    /// The base slot the root motion comes from alone (pose-only blending), or `NONE` for the blend of all.
+    motion_slot: u32,
 }
 
 /// One layer's state.
@@ -598,6 +600,7 @@ impl<'b> Character<'b> {
             inertialization: desc.inertialization.map_or(0, |s| 1 + s.channel as u32 + 2 * s.velocity as u32),
             pose_offset: layout.output as u32,
             external_scratch: u32::from(desc.scratch == Scratch::External),
+            motion_slot: NONE,
             ..Header::zeroed()
         };
         let mut first = 0;
@@ -806,6 +809,21 @@ impl<'b> Character<'b> {
             }
         }
         parts.controls[index] = Slot { control, before: control, mask, used: 1 };
+        Ok(())
+    }
+
+    /// Where the root motion comes from: `None` (the default), the base layer's controls blended by their
+    /// weights; `Some(slot)`, that base slot's control alone at full weight while the pose still blends them
+    /// all (Just Cause 3's pose-only blending: a turn blended in for its look, the motion kept from the run).
+    /// When the slot plays nothing, the blend.
+    ///
+    /// Errors: `IndexOutOfRange` (slot).
+    pub fn set_motion_slot(&mut self, slot: Option<usize>) -> Result<(), Error> {
+        let (parts, _) = self.parts()?;
+        parts.header.motion_slot = match slot {
+            Some(slot) => (Self::slot_index(&parts, 0, slot)? - parts.layers[0].first_control as usize) as u32,
+            None => NONE,
+        };
         Ok(())
     }
 
@@ -1034,7 +1052,13 @@ impl<'b> Character<'b> {
         }
         previous_curves.copy_from_slice(curves);
         parts.header.root_motion = if motion_root {
-            smooth_root_motion(parts.header, base_motion(asset, &base_steps), dt)
+            let chosen = base_steps.get(parts.header.motion_slot as usize).copied().flatten();
+            let raw = match chosen {
+                // Pose-only blending: this slot's motion at full weight.
+                Some((step, clip, _)) => base_motion(asset, &[Some((step, clip, 1.0))]),
+                None => base_motion(asset, &base_steps),
+            };
+            smooth_root_motion(parts.header, raw, dt)
         } else {
             RootMotion::IDENTITY
         };
@@ -1463,7 +1487,10 @@ fn read_layout(block: &[u8]) -> Result<(Counts, Layout), Error> {
         },
     };
     let counts = Counts::new(&desc).map_err(|_| Error::StateMismatch)?;
-    if counts.controls != header.num_controls as usize {
+    let base_controls = descs[0].controls as u32;
+    if counts.controls != header.num_controls as usize
+        || (header.motion_slot != NONE && header.motion_slot >= base_controls)
+    {
         return Err(Error::StateMismatch);
     }
     let layout = counts.layout();

@@ -403,6 +403,17 @@ fn a_character_reports_its_root_motion_and_keeps_the_root_out_of_its_pose() {
     let got = character.root_motion();
     let mean = 0.25 * each[0].translation.z + 0.75 * each[1].translation.z;
     assert!((got.translation.z - mean).abs() < 1e-5, "{got:?} vs {each:?}");
+
+    // Pose-only blending: the motion of slot 0 alone, whatever its weight in the pose.
+    character.set_motion_slot(Some(0)).expect("slot");
+    character.update(dt, &rig).expect("update");
+    let alone = step_motion(&clip, &rest, &character.last_step(0, 0).unwrap().unwrap());
+    assert_eq!(character.root_motion(), alone);
+    let missing = sinew::Error::IndexOutOfRange { what: sinew::error::Index::Slot, index: 2, len: 2 };
+    assert_eq!(character.set_motion_slot(Some(2)), Err(missing));
+    character.set_motion_slot(None).expect("blend again");
+    character.update(dt, &rig).expect("update");
+    assert_ne!(character.root_motion(), step_motion(&clip, &rest, &character.last_step(0, 0).unwrap().unwrap()));
 }
 
 #[test]
