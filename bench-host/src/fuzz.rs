@@ -2,7 +2,8 @@
 //! seeded mutation run itself (`cargo xtask fuzz`, via `examples/mutate_blobs.rs`).
 //!
 //! The rule checked: bytes either fail to load with an error, or load into an asset whose every clip samples
-//! at any time and poses (local-to-model) to finite model matrices. A panic, an `Err` after a successful load,
+//! at any time and poses (local-to-model) to finite model matrices, samples its first lane group alone as the
+//! job does, and moves a root by a finite motion. A panic, an `Err` after a successful load,
 //! or a non-finite matrix is a find.
 
 use crate::bake::{AlignedBlob, KeyFormat, RawClip, RawSkeleton};
@@ -34,6 +35,11 @@ pub fn exercise(asset: &Asset<'_>) -> Result<(), String> {
                 if let Some(j) = model.iter().position(|m| !m.is_finite()) {
                     return Err(format!("clip {c} at {time} s: model matrix {j} is not finite"));
                 }
+                // Root-only sampling is the job's first lane group, bit for bit.
+                let group = sinew::sampling::sample_first_group(&clip, &skeleton.rest_pose()[0], time, playback);
+                if bytemuck::bytes_of(&group) != bytemuck::bytes_of(&local[0]) {
+                    return Err(format!("clip {c} at {time} s: the first group alone differs from the job's"));
+                }
             }
         }
         // Annotations: names resolve, times lie in the clip, and a looping step over the clip crosses each
@@ -52,6 +58,11 @@ pub fn exercise(asset: &Asset<'_>) -> Result<(), String> {
             let mut control = sinew::Control::new(c as u32, duration, sinew::Wrap::Loop, 0.0, 1.0, 1.0)
                 .map_err(|e| format!("clip {c}: {e}"))?;
             let step = control.advance(duration.min(sinew::limits::MAX_TIME_STEP)).map_err(|e| e.to_string())?;
+            // The step's root motion (joint 0 read as a motion root whatever its name) is finite.
+            let motion = sinew::root_motion::step_motion(&clip, &skeleton.rest_pose()[0], &step);
+            if !(motion.translation.is_finite() && motion.yaw.is_finite()) {
+                return Err(format!("clip {c}: a step's root motion is not finite: {motion:?}"));
+            }
             let crossed = step.crossings(markers).take(markers.len() + 1).count();
             if duration <= sinew::limits::MAX_TIME_STEP && crossed != markers.len() {
                 return Err(format!("clip {c}: one loop crossed {crossed} of {} markers", markers.len()));
