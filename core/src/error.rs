@@ -179,6 +179,9 @@ pub enum Error {
     InvalidMaskWeight { mask: usize, joint: usize },
     /// A warp point with a NaN or infinite value, or a window that ends before it starts or after the marker.
     InvalidWarp,
+    /// A motion correction with a NaN or infinite value, a segment that ends before it starts, a steering
+    /// limit or speed not > 0, or playback-rate bounds inverted.
+    InvalidCorrection,
 }
 
 /// Which count passed its limit.
@@ -371,6 +374,10 @@ impl fmt::Display for Error {
             Error::BlockSize { needed, len } => write!(f, "character block has {len} bytes; needs {needed}"),
             Error::InvalidFade => write!(f, "fade weight or duration is NaN, infinite or negative"),
             Error::ForeignWalk => write!(f, "the group walk was built for another skeleton"),
+            Error::InvalidCorrection => write!(
+                f,
+                "motion correction: a value is NaN or infinite, a segment ends before it starts, a limit or speed is not positive, or rate bounds are inverted"
+            ),
             Error::InvalidWarp => {
                 write!(f, "warp: a value is NaN or infinite, or a window ends before it starts or after the marker")
             }

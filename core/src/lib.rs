@@ -103,6 +103,7 @@ pub mod inertialization;
 pub mod limits;
 pub mod local_to_model;
 pub mod math;
+pub mod motion_correction;
 pub mod root_motion;
 pub mod sampling;
 pub mod skeleton;

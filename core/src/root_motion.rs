@@ -85,7 +85,7 @@ impl RootMotion {
 }
 
 /// `angle` in (−π, π].
-fn wrap_angle(angle: f32) -> f32 {
+pub(crate) fn wrap_angle(angle: f32) -> f32 {
     let wrapped = angle - TAU * libm::floorf(angle / TAU);
     if wrapped > PI { wrapped - TAU } else { wrapped }
 }

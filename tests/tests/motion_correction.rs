@@ -1,0 +1,123 @@
+//! Motion correction: turn-to-face segments sum to their correction for any partition and spread it evenly,
+//! the dynamic variant reaches a moving target, steering never overshoots and arrives in the braking curve's
+//! time, and playback rates clamp; bad parameters are errors.
+
+use sinew::Error;
+use sinew::motion_correction::{Facing, Steering, TurnToFace, dynamic_turn, playback_rate};
+use sinew_tests::Rng;
+
+#[test]
+fn a_turn_to_face_segment_adds_its_correction_evenly_for_any_partition() {
+    // The seed's example: authored 180°, desired 150°: −30° over a 15-frame segment at 30 Hz, −2° a frame.
+    let segment = TurnToFace::new(0.2, 0.7, 180f32.to_radians(), 150f32.to_radians()).unwrap();
+    assert!((segment.correction() - (-30f32).to_radians()).abs() < 1e-6);
+    let per_frame = segment.step(0.3, 0.3 + 1.0 / 30.0);
+    assert!((per_frame - (-2f32).to_radians()).abs() < 1e-6, "{}", per_frame.to_degrees());
+    let mut rng = Rng::new(0x77);
+    for rate in [30.0f32, 60.0, 144.0, 0.0] {
+        // Steps from before the segment to after it, at a frame rate or (0) random steps, forward play.
+        let (mut t, mut sum, mut evenness) = (0.0f32, 0.0f64, 0.0f64);
+        while t < 1.0 {
+            let dt = if rate > 0.0 { 1.0 / rate } else { rng.range(0.001, 0.05) };
+            let added = segment.step(t, t + dt);
+            let inside = ((t + dt).min(0.7) - t.max(0.2)).max(0.0);
+            if inside > 1e-4 {
+                evenness = evenness.max((added / inside - segment.correction() / 0.5).abs() as f64);
+            } else {
+                assert_eq!(added, 0.0, "outside the segment nothing is added");
+            }
+            sum += added as f64;
+            t += dt;
+        }
+        assert!((sum - segment.correction() as f64).abs() < 1e-5, "{rate} Hz: {sum} of {}", segment.correction());
+        assert!(evenness < 1e-4, "{rate} Hz: the per-second correction varies by {evenness}");
+    }
+    // Backward play takes the same share; a zero-length segment applies all of it once.
+    assert_eq!(segment.step(0.5, 0.4), segment.step(0.4, 0.5));
+    let instant = TurnToFace::new(0.5, 0.5, 0.0, 0.3).unwrap();
+    assert_eq!((instant.step(0.4, 0.5), instant.step(0.5, 0.6), instant.step(0.3, 0.4)), (0.3, 0.0, 0.0));
+    // The desired turn is taken within π of the authored one: −170° against an authored +180° is +190°.
+    let far = TurnToFace::new(0.0, 1.0, 180f32.to_radians(), (-170f32).to_radians()).unwrap();
+    assert!((far.correction() - 10f32.to_radians()).abs() < 1e-5, "{}", far.correction().to_degrees());
+}
+
+#[test]
+fn the_dynamic_turn_reaches_a_moving_target() {
+    // The clip turns 90° over the 1 s segment at a constant rate; the target starts 40° off and turns 30°/s.
+    let (start, end, authored_rate) = (0.5f32, 1.5f32, 90f32.to_radians());
+    for rate in [30.0f32, 60.0, 144.0] {
+        let dt = 1.0 / rate;
+        let (mut t, mut facing) = (0.0f32, 0.0f32);
+        let target = |t: f32| 40f32.to_radians() + authored_rate + 30f32.to_radians() * t;
+        while t < end - 1e-6 {
+            let step = dt.min(end - t);
+            let inside = ((t + step).min(end) - t.max(start)).max(0.0);
+            let still_to_turn = authored_rate * (end - t.max(start)).min(end - start);
+            // The error at the segment's end if nothing were corrected, toward where the target is now.
+            let error = target(t) - (facing + still_to_turn);
+            facing += authored_rate * inside + dynamic_turn(error, t, t + step, start, end);
+            t += step;
+        }
+        // What is left is the target's motion over the last frame.
+        let left = (target(end) - facing).abs();
+        assert!(left <= 30f32.to_radians() * dt + 1e-4, "{rate} Hz: {left} rad off");
+    }
+}
+
+#[test]
+fn steering_brakes_onto_its_target_without_overshoot() {
+    let steering = Steering::new(8.0, 6.0).unwrap();
+    for rate in [30.0f32, 60.0, 144.0] {
+        let dt = 1.0 / rate;
+        for target in [0.5f32, -2.0, 3.0] {
+            let mut facing = Facing::default();
+            let mut frames = 0;
+            while facing.yaw != target && frames < 10_000 {
+                let next = steering.step(facing, target, dt);
+                let most = 8.0 * dt;
+                assert!(
+                    (next.rate - facing.rate).abs() <= most + 1e-5,
+                    "{rate} Hz, {target}: rate {} -> {} at yaw {} -> {}",
+                    facing.rate,
+                    next.rate,
+                    facing.yaw,
+                    next.yaw
+                );
+                assert!(next.rate.abs() <= 6.0 + 1e-5);
+                assert!((target - next.yaw) * target >= -1e-6, "{rate} Hz, {target}: overshot to {}", next.yaw);
+                facing = next;
+                frames += 1;
+            }
+            // On the target; the next steps drain what rate is left (one, and one more for rounding).
+            for _ in 0..2 {
+                let settled = steering.step(facing, target, dt);
+                assert!((settled.rate - facing.rate).abs() <= 8.0 * dt + 1e-5 && settled.yaw == target);
+                facing = settled;
+            }
+            assert_eq!(facing, Facing { yaw: target, rate: 0.0 }, "{rate} Hz: stopped on the target");
+            // Below the rate limit (|e| ≤ 4.5 rad here), from rest: accelerate then brake, 2 √(|e| / α).
+            let ideal = 2.0 * (target.abs() / 8.0).sqrt() * rate;
+            assert!((frames as f32 - ideal).abs() <= 3.0, "{rate} Hz, {target}: {frames} frames, ideal {ideal}");
+        }
+    }
+}
+
+#[test]
+fn playback_rates_clamp_and_bad_parameters_are_errors() {
+    // The seed's example: 4.0 m/s in game against a 3.4 m/s start is 1.17×.
+    assert!((playback_rate(4.0, 3.4, 0.8, 1.25).unwrap() - 4.0 / 3.4).abs() < 1e-6);
+    assert_eq!(playback_rate(10.0, 3.4, 0.8, 1.25), Ok(1.25));
+    assert_eq!(playback_rate(0.0, 3.4, 0.8, 1.25), Ok(0.8));
+    for (game, reference, min, max) in
+        [(1.0, 0.0, 0.8, 1.2), (1.0, 1.0, 1.2, 0.8), (f32::NAN, 1.0, 0.8, 1.2), (1.0, 1.0, 0.0, 1.2)]
+    {
+        assert_eq!(playback_rate(game, reference, min, max), Err(Error::InvalidCorrection));
+    }
+    assert_eq!(Steering::new(0.0, 1.0), Err(Error::InvalidCorrection));
+    assert_eq!(Steering::new(1.0, -1.0), Err(Error::InvalidCorrection));
+    assert_eq!(TurnToFace::new(1.0, 0.5, 0.0, 0.0), Err(Error::InvalidCorrection));
+    assert_eq!(TurnToFace::new(0.0, 1.0, f32::NAN, 0.0), Err(Error::InvalidCorrection));
+    // A NaN target or step leaves the facing alone.
+    let facing = Facing { yaw: 0.3, rate: 1.0 };
+    assert_eq!(Steering::new(1.0, 1.0).unwrap().step(facing, f32::NAN, 0.1), facing);
+}
