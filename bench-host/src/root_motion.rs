@@ -271,9 +271,18 @@ fn quat(q: DQuat) -> Quat {
     Quat::new(q.x as f32, q.y as f32, q.z as f32, q.w as f32)
 }
 
-/// A BVH clip extracted with `method` and baked for the runtime.
+/// Where `motion` and `warp` read their clip: a BVH file extracted with a method, or a clip (index or name)
+/// of a blob baked with `--root-motion`.
+#[derive(Clone, Copy, Debug)]
+pub enum Source<'a> {
+    Bvh(&'a std::path::Path, Method),
+    Blob(&'a std::path::Path, &'a str),
+}
+
+/// A clip with a motion root, baked for the runtime.
 struct Baked {
     blob: crate::bake::AlignedBlob,
+    clip: usize,
     /// The hips' joint in the baked skeleton.
     hips: usize,
     rate: f64,
@@ -281,15 +290,37 @@ struct Baked {
 }
 
 impl Baked {
-    fn new(path: &std::path::Path, method: Method) -> Result<Baked, String> {
-        let bvh = crate::bvh::Bvh::load(path).map_err(|e| e.to_string())?;
-        let (skeleton, clip) = crate::bvh::to_raw(&bvh, "clip")?;
-        let options = Extraction { method, ..Extraction::default() };
-        let hips = hips_joint(&skeleton, &options)? + 1;
-        let (skeleton, clips) = extract(&skeleton, &[clip], &options)?;
-        let (rate, num_frames) = (clips[0].sample_rate as f64, clips[0].frames.len());
-        let blob = crate::bake::bake(&skeleton, &clips, crate::bake::KeyFormat::F32)?;
-        Ok(Baked { blob, hips, rate, num_frames })
+    fn new(source: Source<'_>) -> Result<Baked, String> {
+        match source {
+            Source::Bvh(path, method) => {
+                let bvh = crate::bvh::Bvh::load(path).map_err(|e| e.to_string())?;
+                let (skeleton, clip) = crate::bvh::to_raw(&bvh, "clip")?;
+                let options = Extraction { method, ..Extraction::default() };
+                let hips = hips_joint(&skeleton, &options)? + 1;
+                let (skeleton, clips) = extract(&skeleton, &[clip], &options)?;
+                let (rate, num_frames) = (clips[0].sample_rate as f64, clips[0].frames.len());
+                let blob = crate::bake::bake(&skeleton, &clips, crate::bake::KeyFormat::F32)?;
+                Ok(Baked { blob, clip: 0, hips, rate, num_frames })
+            }
+            Source::Blob(path, clip) => {
+                let blob = crate::blob::read(path)?;
+                let asset = sinew::Asset::load(blob.bytes()).map_err(|e| e.to_string())?;
+                let skeleton = asset.skeleton();
+                if !sinew::root_motion::has_motion_root(skeleton) {
+                    return Err(format!("no `{MOTION_ROOT}` joint: bake the blob with --root-motion"));
+                }
+                let names = RawSkeleton {
+                    names: (0..skeleton.num_joints()).map(|j| skeleton.name(j).unwrap_or("").to_string()).collect(),
+                    parents: skeleton.parents().to_vec(),
+                    rest: Vec::new(),
+                };
+                let hips = hips_joint(&names, &Extraction::default())?;
+                let clip = crate::blob::clip_index(&asset, clip)?;
+                let runtime_clip = asset.clip(clip).ok_or("clip missing")?;
+                let (rate, num_frames) = (runtime_clip.sample_rate() as f64, runtime_clip.num_frames());
+                Ok(Baked { blob, clip, hips, rate, num_frames })
+            }
+        }
     }
 
     /// Joint 0's (the motion's) and the hips' model matrices at every frame, through the runtime.
@@ -299,7 +330,7 @@ impl Baked {
     }
 
     fn at(&self, asset: &sinew::Asset<'_>, time: f32) -> Result<(DMat4, DMat4), String> {
-        let model = crate::pose::model_pose(asset, 0, time)?;
+        let model = crate::pose::model_pose(asset, self.clip, time)?;
         let matrix = |j: usize| DMat4::from_cols_array_2d(&model[j].cols.map(|c| c.map(f64::from)));
         Ok((matrix(0), matrix(self.hips)))
     }
@@ -327,15 +358,15 @@ fn frame_json(t: f64, position: DVec3, yaw: f64, hips: DVec3) -> serde_json::Val
     serde_json::json!({"t": t, "root": {"position": position.to_array(), "yaw": yaw}, "hips": hips.to_array()})
 }
 
-/// Frames of `sinew-bench motion`: the BVH clip extracted with `method`, baked and sampled through the runtime
-/// at the clip's rate over `loops` passes. Per frame, `root` is the accumulated motion root in model space
+/// Frames of `sinew-bench motion`: the clip (a BVH file's extracted with its method and baked, or a blob's)
+/// sampled through the runtime at the clip's rate over `loops` passes. Per frame, `root` is the accumulated motion root in model space
 /// (`W_l · M(t)` with `W_l = M(0) · (M(0)⁻¹ M(D))^l · M(0)⁻¹` on pass `l`; yaw unwrapped about +Y) and `hips`
 /// the model-space hips position, root ∘ in-place pose (on the first pass, the source's hips).
-pub fn motion_json(path: &std::path::Path, method: Method, loops: usize) -> Result<serde_json::Value, String> {
+pub fn motion_json(source: Source<'_>, loops: usize) -> Result<serde_json::Value, String> {
     if loops == 0 || loops > MAX_LOOPS {
         return Err(format!("--loops {loops}: between 1 and {MAX_LOOPS}"));
     }
-    let baked = Baked::new(path, method)?;
+    let baked = Baked::new(source)?;
     let num_frames = baked.num_frames;
     if num_frames.saturating_sub(1).saturating_mul(loops) > MAX_OUTPUT_FRAMES {
         return Err(format!("{num_frames} frames × {loops} loops: more than {MAX_OUTPUT_FRAMES} output frames"));
@@ -362,18 +393,18 @@ pub fn motion_json(path: &std::path::Path, method: Method, loops: usize) -> Resu
     Ok(serde_json::json!({"dt": 1.0 / baked.rate, "frames": frames}))
 }
 
-/// Frames of `sinew-bench warp`: the frames of `motion` (delta extraction, one pass) with a warp marker at clip
+/// Frames of `sinew-bench warp`: the frames of `motion` (one pass) with a warp marker at clip
 /// time `at` moved to ground position `(x, z)` facing `yaw` (radians about +Y), translation, rotation and
 /// facing all warped over `window` (default `[0, at]`; see `sinew::root_motion::WarpPoint`). `hips` follows
 /// the warped root: warped root ∘ in-place pose.
 pub fn warp_json(
-    path: &std::path::Path,
+    source: Source<'_>,
     at: f32,
     [x, z, yaw]: [f32; 3],
     window: Option<[f32; 2]>,
 ) -> Result<serde_json::Value, String> {
     use sinew::root_motion::{RootMotion, WarpPoint, WarpWindow};
-    let baked = Baked::new(path, Method::Delta)?;
+    let baked = Baked::new(source)?;
     // In f32, as the runtime keeps clip time.
     let duration = (baked.num_frames - 1) as f32 / baked.rate as f32;
     if !(at >= 0.0 && at <= duration) {

@@ -271,6 +271,17 @@ fn motion_prints_the_root_and_hips_per_frame_and_refuses_bad_requests() {
     assert!((hips_z - 4.0).abs() < 1e-4, "{hips_z}");
     let missing = sinew_bench(&["bake", "--bvh", &path, "--out", &out, "--root-motion", "delta", "--hips", "Pelvis"]);
     assert_error(&missing, &["no joint named `Pelvis`"]);
+    // `motion` and `warp` read such a blob as they read the BVH file.
+    let from_blob = sinew_bench(&["motion", "--blob", &out, "--loops", "2", "--json"]);
+    assert!(from_blob.status.success(), "{}", String::from_utf8_lossy(&from_blob.stderr));
+    let from_blob: serde_json::Value = serde_json::from_slice(&from_blob.stdout).expect("json");
+    let from_bvh = sinew_bench(&["motion", "--bvh", &path, "--method", "arc", "--loops", "2", "--json"]);
+    assert_eq!(from_blob, serde_json::from_slice::<serde_json::Value>(&from_bvh.stdout).expect("json"));
+    let warp = sinew_bench(&["warp", "--blob", &out, "--at", "0.2", "--to", "1,2,0", "--json"]);
+    assert!(warp.status.success(), "{}", String::from_utf8_lossy(&warp.stderr));
+    let plain = dir.join("plain.snw").display().to_string();
+    assert!(sinew_bench(&["bake", "--bvh", &path, "--out", &plain]).status.success());
+    assert_error(&sinew_bench(&["motion", "--blob", &plain]), &["plain.snw", "--root-motion"]);
 
     // A warp moves the marker's frame onto the target; the first frame (before the window's end) starts
     // unwarped.

@@ -6,7 +6,7 @@ use sinew::control::{Control, Wrap};
 use sinew::math::{Quat, Transform, Vec3};
 use sinew::root_motion::{RootMotion, step_motion};
 use sinew_bench_host::bake::{self, RawClip, RawSkeleton};
-use sinew_bench_host::root_motion::{Extraction, MOTION_ROOT, Method, extract};
+use sinew_bench_host::root_motion::{Extraction, MOTION_ROOT, Method, Source, extract};
 use sinew_tests::oracle::{self, IDENTITY, M4};
 
 fn position(m: &M4) -> [f64; 3] {
@@ -216,7 +216,7 @@ fn the_motion_command_reproduces_the_source_hips_and_carries_the_root_over_loops
     let hips = skeleton.names.iter().position(|n| n == "Hips").expect("Hips");
     let last = clip.frames.len() - 1;
     for method in [Method::Delta, Method::Linear, Method::Arc] {
-        let json = sinew_bench_host::root_motion::motion_json(&path, method, 3).expect("motion");
+        let json = sinew_bench_host::root_motion::motion_json(Source::Bvh(&path, method), 3).expect("motion");
         let frames = json["frames"].as_array().expect("frames");
         assert_eq!(frames.len(), 3 * last + 1);
         let at = |k: usize, what: &str| -> [f64; 3] {
@@ -532,12 +532,14 @@ mod warp {
 #[test]
 fn the_warp_command_lands_the_bandai_walk_on_its_target() {
     let Some(path) = bandai_walk("sinew-bench warp on the Bandai walk") else { return };
-    let plain = sinew_bench_host::root_motion::motion_json(&path, Method::Delta, 1).expect("motion");
+    let plain = sinew_bench_host::root_motion::motion_json(Source::Bvh(&path, Method::Delta), 1).expect("motion");
     let rate = 1.0 / plain["dt"].as_f64().unwrap() as f32;
     let at = 90.0 / rate;
     // Moved 20% further along and turned 15° at frame 90, warped from 1 s on.
     let target = [30.0, 120.0, 0.3];
-    let warped = sinew_bench_host::root_motion::warp_json(&path, at, target, Some([1.0, at])).expect("warp");
+    let warped =
+        sinew_bench_host::root_motion::warp_json(Source::Bvh(&path, Method::Delta), at, target, Some([1.0, at]))
+            .expect("warp");
     let (plain, warped) = (plain["frames"].as_array().unwrap(), warped["frames"].as_array().unwrap());
     assert_eq!(plain.len(), warped.len());
     let root = |f: &serde_json::Value, i: usize| f["root"]["position"][i].as_f64().unwrap();

@@ -2,7 +2,7 @@
 
 use clap::{Args, Parser, Subcommand};
 use sinew_bench_host::bake::{self, KeyFormat};
-use sinew_bench_host::root_motion::Method;
+use sinew_bench_host::root_motion::{Method, Source};
 use sinew_bench_host::{pose, profile, transition};
 use std::io::Write;
 use std::process::ExitCode;
@@ -42,9 +42,15 @@ enum Command {
 #[derive(Args)]
 #[command(allow_negative_numbers = true)]
 struct WarpArgs {
-    /// A BVH file.
+    /// A BVH file (its root motion extracted per frame, `--method delta`).
+    #[arg(long, required_unless_present = "blob", conflicts_with = "blob")]
+    bvh: Option<std::path::PathBuf>,
+    /// A blob baked with `--root-motion` (its clip `--clip`).
     #[arg(long)]
-    bvh: std::path::PathBuf,
+    blob: Option<std::path::PathBuf>,
+    /// Blob clip: an index or a name.
+    #[arg(long, default_value = "0", requires = "blob")]
+    clip: String,
     /// The warp marker's clip time, seconds.
     #[arg(long)]
     at: f32,
@@ -77,8 +83,14 @@ fn numbers<const N: usize>(flag: &str, text: &str) -> Result<[f32; N], String> {
 #[command(allow_negative_numbers = true)]
 struct MotionArgs {
     /// A BVH file.
+    #[arg(long, required_unless_present = "blob", conflicts_with = "blob")]
+    bvh: Option<std::path::PathBuf>,
+    /// A blob baked with `--root-motion` (its clip `--clip`).
     #[arg(long)]
-    bvh: std::path::PathBuf,
+    blob: Option<std::path::PathBuf>,
+    /// Blob clip: an index or a name.
+    #[arg(long, default_value = "0", requires = "blob")]
+    clip: String,
     /// What the root carries: the hips' ground shadow every frame (delta), or the line or arc through its
     /// endpoints.
     #[arg(long, value_enum, default_value_t = Method::Delta)]
@@ -314,15 +326,31 @@ fn bake(args: &BakeArgs) -> Result<String, String> {
 fn warp(args: &WarpArgs) -> Result<String, String> {
     let to = numbers::<3>("--to", &args.to)?;
     let window = args.window.as_deref().map(|w| numbers::<2>("--window", w)).transpose()?;
-    let value = sinew_bench_host::root_motion::warp_json(&args.bvh, args.at, to, window)
-        .map_err(|e| format!("{}: {e}", args.bvh.display()))?;
+    let (source, path) = motion_source(&args.bvh, &args.blob, &args.clip, Method::Delta)?;
+    let value = sinew_bench_host::root_motion::warp_json(source, args.at, to, window)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(if args.json { value.to_string() } else { motion_table(&value) })
 }
 
 fn motion(args: &MotionArgs) -> Result<String, String> {
-    let value = sinew_bench_host::root_motion::motion_json(&args.bvh, args.method, args.loops)
-        .map_err(|e| format!("{}: {e}", args.bvh.display()))?;
+    let (source, path) = motion_source(&args.bvh, &args.blob, &args.clip, args.method)?;
+    let value = sinew_bench_host::root_motion::motion_json(source, args.loops)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(if args.json { value.to_string() } else { motion_table(&value) })
+}
+
+/// The clip `motion` and `warp` read, and its file.
+fn motion_source<'a>(
+    bvh: &'a Option<std::path::PathBuf>,
+    blob: &'a Option<std::path::PathBuf>,
+    clip: &'a str,
+    method: Method,
+) -> Result<(Source<'a>, &'a std::path::Path), String> {
+    match (bvh, blob) {
+        (Some(path), _) => Ok((Source::Bvh(path, method), path)),
+        (None, Some(path)) => Ok((Source::Blob(path, clip), path)),
+        (None, None) => Err("give --bvh or --blob".into()),
+    }
 }
 
 /// The frames of `motion` and `warp` as a table.
