@@ -144,3 +144,53 @@ pub fn playback_rate(game_speed: f32, reference_speed: f32, min_rate: f32, max_r
     }
     Ok((game_speed / reference_speed).clamp(min_rate, max_rate))
 }
+
+/// Procedural lean from the turn rate (Just Cause 3), clamped and stabilized so it never oscillates into a
+/// drunken sway: the target is `clamp(gain · yaw_rate, −max, max)` and the lean follows it as a critically
+/// damped spring of time constant `time_constant` (stepped exactly, so any frame rate gives the same curve),
+/// clamped to `±max`. The caller applies it as a rotation about the moving-forward axis of a joint it chooses.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Lean {
+    gain: f32,
+    max: f32,
+    time_constant: f32,
+}
+
+/// The lean's state: angle (radians) and its rate (radians per second).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LeanState {
+    pub angle: f32,
+    pub rate: f32,
+}
+
+impl Lean {
+    /// `gain` in radians of lean per radian per second of turn, `max` radians, `time_constant` seconds.
+    ///
+    /// Errors: `InvalidCorrection` unless `gain` is finite and `max` and `time_constant` finite and > 0.
+    pub fn new(gain: f32, max: f32, time_constant: f32) -> Result<Lean, Error> {
+        let positive = |v: f32| v.is_finite() && v > 0.0;
+        if !(gain.is_finite() && positive(max) && positive(time_constant)) {
+            return Err(Error::InvalidCorrection);
+        }
+        Ok(Lean { gain, max, time_constant })
+    }
+
+    /// The lean `dt` seconds on while turning at `yaw_rate` (radians per second). A NaN input or a `dt` not
+    /// > 0 leaves the state as it is.
+    pub fn step(&self, state: LeanState, yaw_rate: f32, dt: f32) -> LeanState {
+        if !(yaw_rate.is_finite() && dt.is_finite() && dt > 0.0) {
+            return state;
+        }
+        let target = (self.gain * yaw_rate).clamp(-self.max, self.max);
+        // y(t) = (y0 + (v0 + w y0) t) e^(−w t) about the target, w = 1 / time constant.
+        let w = 1.0 / self.time_constant;
+        let (y0, v0) = (state.angle - target, state.rate);
+        let decay = libm::expf(-w * dt);
+        let angle = target + (y0 + (v0 + w * y0) * dt) * decay;
+        let rate = (v0 - w * (v0 + w * y0) * dt) * decay;
+        if angle.abs() > self.max {
+            return LeanState { angle: angle.clamp(-self.max, self.max), rate: 0.0 };
+        }
+        LeanState { angle, rate }
+    }
+}

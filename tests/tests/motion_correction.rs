@@ -121,3 +121,44 @@ fn playback_rates_clamp_and_bad_parameters_are_errors() {
     let facing = Facing { yaw: 0.3, rate: 1.0 };
     assert_eq!(Steering::new(1.0, 1.0).unwrap().step(facing, f32::NAN, 0.1), facing);
 }
+
+#[test]
+fn the_lean_follows_the_turn_clamped_and_does_not_sway() {
+    use sinew::motion_correction::{Lean, LeanState};
+    let lean = Lean::new(0.15, 0.25, 0.2).unwrap();
+    for rate in [30.0f32, 60.0, 144.0] {
+        let dt = 1.0 / rate;
+        // A steady turn at 1.2 rad/s converges to 0.18 rad; at 3 rad/s the target clamps to 0.25.
+        for (turn, settled) in [(1.2f32, 0.18f32), (3.0, 0.25), (-3.0, -0.25)] {
+            let mut state = LeanState::default();
+            for _ in 0..(3.0 * rate) as usize {
+                state = lean.step(state, turn, dt);
+                assert!(state.angle.abs() <= 0.25, "{rate} Hz: lean {} past the limit", state.angle);
+            }
+            assert!((state.angle - settled).abs() < 1e-4, "{rate} Hz, turn {turn}: {}", state.angle);
+        }
+        // The pad flipping left and right at 2 Hz: the lean's swing stays well under the static lean and does
+        // not grow.
+        let (mut state, mut swing_early, mut swing_late) = (LeanState::default(), 0.0f32, 0.0f32);
+        let frames = (10.0 * rate) as usize;
+        for k in 0..frames {
+            let t = k as f32 * dt;
+            let turn = if (t * 4.0) as usize % 2 == 0 { 1.2 } else { -1.2 };
+            state = lean.step(state, turn, dt);
+            let swing = state.angle.abs();
+            if (2.0..5.0).contains(&t) {
+                swing_early = swing_early.max(swing);
+            } else if t >= 7.0 {
+                swing_late = swing_late.max(swing);
+            }
+        }
+        assert!(swing_early < 0.5 * 0.18, "{rate} Hz: swing {swing_early} against a static 0.18");
+        assert!(swing_late <= swing_early + 1e-4, "{rate} Hz: the swing grew to {swing_late}");
+    }
+    // Frame-rate independence: the same second of turning lands on the same lean.
+    let at = |rate: f32| (0..rate as usize).fold(LeanState::default(), |s, _| lean.step(s, 1.2, 1.0 / rate)).angle;
+    assert!((at(30.0) - at(144.0)).abs() < 1e-5);
+    assert_eq!(Lean::new(0.1, 0.0, 0.2), Err(Error::InvalidCorrection));
+    assert_eq!(Lean::new(f32::NAN, 0.2, 0.2), Err(Error::InvalidCorrection));
+    assert_eq!(Lean::new(0.1, 0.2, -1.0), Err(Error::InvalidCorrection));
+}
