@@ -143,7 +143,7 @@ fn the_lean_follows_the_turn_clamped_and_does_not_sway() {
         let frames = (10.0 * rate) as usize;
         for k in 0..frames {
             let t = k as f32 * dt;
-            let turn = if (t * 4.0) as usize % 2 == 0 { 1.2 } else { -1.2 };
+            let turn = if ((t * 4.0) as usize).is_multiple_of(2) { 1.2 } else { -1.2 };
             state = lean.step(state, turn, dt);
             let swing = state.angle.abs();
             if (2.0..5.0).contains(&t) {
