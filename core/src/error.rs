@@ -182,6 +182,9 @@ pub enum Error {
     /// A motion correction with a NaN or infinite value, a segment that ends before it starts, a steering
     /// limit or speed not > 0, or playback-rate bounds inverted.
     InvalidCorrection,
+    /// A curve with fewer than two keys, a NaN or infinite field, times not strictly increasing, or (where an
+    /// inverse is asked) not monotone.
+    InvalidCurve,
 }
 
 /// Which count passed its limit.
@@ -377,6 +380,10 @@ impl fmt::Display for Error {
             Error::InvalidCorrection => write!(
                 f,
                 "motion correction: a value is NaN or infinite, a segment ends before it starts, a limit or speed is not positive, or rate bounds are inverted"
+            ),
+            Error::InvalidCurve => write!(
+                f,
+                "curve: fewer than two keys, a NaN or infinite field, times not increasing, or not monotone where inverted"
             ),
             Error::InvalidWarp => {
                 write!(f, "warp: a value is NaN or infinite, or a window ends before it starts or after the marker")

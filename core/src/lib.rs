@@ -98,6 +98,7 @@ pub mod blending;
 pub mod character;
 pub mod clip;
 pub mod control;
+pub mod curve;
 pub mod error;
 pub mod inertialization;
 pub mod limits;

@@ -9,6 +9,9 @@
 //!   proportion to the segment time it covers.
 //! - [`Steering`]: facing that follows a requested direction with a limited angular acceleration and rate,
 //!   braking so it never overshoots.
+//! - [`ShiftToSpot`]: the same for the position: the segment ends on a spot.
+//! - [`SpeedCurve`]: game-driven speed along an authorable acceleration (or deceleration) curve, entered at
+//!   the current speed so switching curves never jumps, its displacement integrated exactly.
 //! - [`playback_rate`]: visual speed correction, the clip's playback rate matched to the game's speed.
 //!
 //! Units: seconds of animation time (segments) or game time (steering), radians, the clip's units per second.
@@ -16,7 +19,11 @@
 //! [`RootMotion`]: crate::root_motion::RootMotion
 
 use crate::Error;
-use crate::root_motion::wrap_angle as wrap;
+use crate::asset::Range;
+use crate::clip::Clip;
+use crate::curve::Curve;
+use crate::math::{SoaTransform, Vec3};
+use crate::root_motion::{motion_between, wrap_angle as wrap};
 use core::f32::consts::PI;
 
 /// The part of the step `(from, to]` (either direction) inside `[start, end]`, as a length.
@@ -25,12 +32,38 @@ fn overlap(from: f32, to: f32, start: f32, end: f32) -> f32 {
     (hi.min(end) - lo.max(start)).max(0.0)
 }
 
+/// A segment of animation time `[start, end]` over which a fixed correction is spread evenly.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Segment {
+    start: f32,
+    end: f32,
+}
+
+impl Segment {
+    fn new(start: f32, end: f32) -> Result<Segment, Error> {
+        if !(start.is_finite() && end.is_finite()) || end < start {
+            return Err(Error::InvalidCorrection);
+        }
+        Ok(Segment { start, end })
+    }
+
+    /// The share of the segment the step from `from` to `to` covers, in [0, 1]: all of it, once, when a
+    /// zero-length segment lies in the step.
+    fn share(&self, from: f32, to: f32) -> f32 {
+        let length = self.end - self.start;
+        if length <= 0.0 {
+            let (lo, hi) = if from <= to { (from, to) } else { (to, from) };
+            return if lo < self.start && self.start <= hi { 1.0 } else { 0.0 };
+        }
+        (overlap(from, to, self.start, self.end) / length).min(1.0)
+    }
+}
+
 /// A turn-to-face segment: over `[start, end]` of animation time the clip turns the root by `authored`
 /// radians; the game wants `desired` instead, so `desired − authored` is added, evenly.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TurnToFace {
-    start: f32,
-    end: f32,
+    segment: Segment,
     correction: f32,
 }
 
@@ -40,10 +73,21 @@ impl TurnToFace {
     ///
     /// Errors: `InvalidCorrection` for a NaN or infinite value or `end < start`.
     pub fn new(start: f32, end: f32, authored: f32, desired: f32) -> Result<TurnToFace, Error> {
-        if ![start, end, authored, desired].iter().all(|v| v.is_finite()) || end < start {
+        let segment = Segment::new(start, end)?;
+        if !(authored.is_finite() && desired.is_finite()) {
             return Err(Error::InvalidCorrection);
         }
-        Ok(TurnToFace { start, end, correction: wrap(desired - authored) })
+        Ok(TurnToFace { segment, correction: wrap(desired - authored) })
+    }
+
+    /// The segment `range` of `clip` (an annotation range, say one named "turn"), its authored turn read from
+    /// the clip's root track ([`motion_between`], unwrapped); `desired` as in [`TurnToFace::new`]. `rest` is the
+    /// skeleton's first rest-pose group.
+    ///
+    /// Errors: those of [`TurnToFace::new`].
+    pub fn over(clip: &Clip<'_>, rest: &SoaTransform, range: &Range, desired: f32) -> Result<TurnToFace, Error> {
+        let authored = motion_between(clip, rest, range.start, range.end).yaw;
+        TurnToFace::new(range.start, range.end, authored, desired)
     }
 
     /// The whole correction the segment adds, in (−π, π].
@@ -52,14 +96,43 @@ impl TurnToFace {
     }
 
     /// The yaw to add for a step of animation time from `from` to `to`: the correction times the share of the
-    /// segment the step covers (all of it, once, when a zero-length segment lies in the step).
+    /// segment the step covers.
     pub fn step(&self, from: f32, to: f32) -> f32 {
-        let length = self.end - self.start;
-        if length <= 0.0 {
-            let (lo, hi) = if from <= to { (from, to) } else { (to, from) };
-            return if lo < self.start && self.start <= hi { self.correction } else { 0.0 };
+        self.correction * self.segment.share(from, to)
+    }
+}
+
+/// The translation variant (Just Cause 3: "end up on a very specific spot"): over `[start, end]` of animation
+/// time the root would end at `predicted` (the caller's prediction: its world root composed with
+/// [`motion_between`] from now to `end`, under the facing it plans); the game wants `target`, so the
+/// difference is added to the world position evenly over the segment. Space: the world's (the caller's), as
+/// both points are.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ShiftToSpot {
+    segment: Segment,
+    correction: Vec3,
+}
+
+impl ShiftToSpot {
+    /// Errors: `InvalidCorrection` for a NaN or infinite value or `end < start`.
+    pub fn new(start: f32, end: f32, predicted: Vec3, target: Vec3) -> Result<ShiftToSpot, Error> {
+        let segment = Segment::new(start, end)?;
+        let correction = Vec3::new(target.x - predicted.x, target.y - predicted.y, target.z - predicted.z);
+        if !(correction.x.is_finite() && correction.y.is_finite() && correction.z.is_finite()) {
+            return Err(Error::InvalidCorrection);
         }
-        self.correction * (overlap(from, to, self.start, self.end) / length)
+        Ok(ShiftToSpot { segment, correction })
+    }
+
+    /// The whole shift the segment adds.
+    pub fn correction(&self) -> Vec3 {
+        self.correction
+    }
+
+    /// The world translation to add for a step of animation time from `from` to `to`.
+    pub fn step(&self, from: f32, to: f32) -> Vec3 {
+        let share = self.segment.share(from, to);
+        Vec3::new(self.correction.x * share, self.correction.y * share, self.correction.z * share)
     }
 }
 
@@ -192,5 +265,45 @@ impl Lean {
             return LeanState { angle: angle.clamp(-self.max, self.max), rate: 0.0 };
         }
         LeanState { angle, rate }
+    }
+}
+
+/// Game-driven speed along an authorable, monotone curve of speed over elapsed time (Just Cause 3's
+/// acceleration and deceleration curves): a state is the time `elapsed` along the curve; a step moves it on by
+/// `dt` and returns the distance covered, the curve's exact integral over the step (so any partition of a
+/// stretch into steps covers the same distance, to f32 rounding of each step's own distance). Switching to
+/// another curve enters it where it has the current speed ([`SpeedCurve::enter`]), so the speed never jumps.
+/// Units: seconds and the curve's speed units (distance units per second).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SpeedCurve<'a> {
+    curve: Curve<'a>,
+}
+
+impl<'a> SpeedCurve<'a> {
+    /// Errors: `InvalidCurve` when the curve is not monotone (its inverse would be ambiguous).
+    pub fn new(curve: Curve<'a>) -> Result<SpeedCurve<'a>, Error> {
+        curve.monotone().ok_or(Error::InvalidCurve)?;
+        Ok(SpeedCurve { curve })
+    }
+
+    /// The elapsed time at which the curve has `speed` (its first key's time or last's when `speed` lies
+    /// outside its range).
+    ///
+    /// Errors: `InvalidCurve` for a NaN speed.
+    pub fn enter(&self, speed: f32) -> Result<f32, Error> {
+        self.curve.time_of(speed)
+    }
+
+    /// The speed at `elapsed`.
+    pub fn speed(&self, elapsed: f32) -> f32 {
+        self.curve.value(elapsed)
+    }
+
+    /// `(elapsed + dt, distance covered)`. A NaN or negative `dt` moves nothing.
+    pub fn step(&self, elapsed: f32, dt: f32) -> (f32, f32) {
+        if !(dt >= 0.0 && dt.is_finite()) {
+            return (elapsed, 0.0);
+        }
+        (elapsed + dt, self.curve.integral(elapsed, elapsed + dt))
     }
 }

@@ -101,6 +101,28 @@ pub fn root_at(clip: &Clip<'_>, rest: &SoaTransform, time: f32) -> RootMotion {
     RootMotion::of_transform(&sample_first_group(clip, rest, time, Playback::Clamp).get(0))
 }
 
+/// The motion `clip`'s root makes from local time `start` to `end` (both clamped to the clip), its turn
+/// unwrapped frame by frame: a segment may turn any number of half turns (a 180° start, a spin). Backward
+/// (`end < start`) it is the inverse. Cost: one root sample per frame boundary crossed, O(frames) only when
+/// called with a long span (at a segment's entry, not per frame).
+pub fn motion_between(clip: &Clip<'_>, rest: &SoaTransform, start: f32, end: f32) -> RootMotion {
+    let duration = clip.duration();
+    let clamp = |t: f32| if t.is_nan() { 0.0 } else { t.clamp(0.0, duration) };
+    let (lo, hi) = (clamp(start.min(end)), clamp(start.max(end)));
+    let rate = clip.sample_rate();
+    let mut previous = root_at(clip, rest, lo);
+    let mut moved = RootMotion::IDENTITY;
+    // Frame boundaries strictly inside (lo, hi), then hi: each piece turns less than the root does in a frame.
+    let first = libm::floorf(lo * rate) as i64 + 1;
+    let last = libm::ceilf(hi * rate) as i64 - 1;
+    for k in (first..=last).map(|k| k as f32 / rate).chain(core::iter::once(hi)) {
+        let next = root_at(clip, rest, k.min(hi));
+        moved = moved.then(RootMotion::between(previous, next));
+        previous = next;
+    }
+    if end < start { moved.inverse() } else { moved }
+}
+
 /// The motion a control's `step` over `clip` made (see the module docs).
 pub fn step_motion(clip: &Clip<'_>, rest: &SoaTransform, step: &Step) -> RootMotion {
     let at = |time: f32| root_at(clip, rest, time);
