@@ -162,3 +162,97 @@ fn the_lean_follows_the_turn_clamped_and_does_not_sway() {
     assert_eq!(Lean::new(f32::NAN, 0.2, 0.2), Err(Error::InvalidCorrection));
     assert_eq!(Lean::new(0.1, 0.2, -1.0), Err(Error::InvalidCorrection));
 }
+
+/// CMU 01_01 with its delta root motion extracted, baked in f32 keys, with the extracted clip for the oracle.
+fn cmu_with_root_motion(test: &str) -> Option<(sinew_bench_host::bake::RawClip, sinew_bench_host::bake::AlignedBlob)> {
+    use sinew_bench_host::root_motion::{Extraction, extract};
+    let dir = sinew_tests::shared_data(test)?;
+    let bvh = sinew_bench_host::bvh::Bvh::load(&dir.join("bvh/cmu/01_01.bvh")).expect("load");
+    let (skeleton, clip) = sinew_bench_host::bvh::to_raw(&bvh, "01_01").expect("raw");
+    let (skeleton, mut clips) = extract(&skeleton, &[clip], &Extraction::default()).expect("extract");
+    let blob = sinew_bench_host::bake::bake(&skeleton, &clips, sinew_bench_host::bake::KeyFormat::F32).expect("bake");
+    Some((clips.remove(0), blob))
+}
+
+/// The extracted root's heading on frames `first..=last`, unwrapped in f64.
+fn unwrapped_heading(clip: &sinew_bench_host::bake::RawClip, first: usize, last: usize) -> f64 {
+    let yaw = |k: usize| {
+        let q = clip.frames[k][0].rotation;
+        2.0 * (q.y as f64).atan2(q.w as f64)
+    };
+    (first..last)
+        .map(|k| (yaw(k + 1) - yaw(k) + std::f64::consts::PI).rem_euclid(std::f64::consts::TAU) - std::f64::consts::PI)
+        .sum()
+}
+
+#[test]
+fn the_cmu_turn_in_place_ends_facing_the_desired_way_and_is_untouched_outside_its_segment() {
+    use sinew::root_motion::motion_between;
+    let Some((raw, blob)) = cmu_with_root_motion("turn-to-face on the CMU turn in place") else { return };
+    let asset = sinew::Asset::load(blob.bytes()).expect("load");
+    let (clip, rest) = (asset.clip(0).expect("clip"), asset.skeleton().rest_pose()[0]);
+    // The turn in place (frames 996..=1224 at 120 Hz, 8.3–10.2 s): about −178°, read across half turns.
+    let (first, last) = (996, 1224);
+    let range = sinew::asset::Range { start: first as f32 / 120.0, end: last as f32 / 120.0, ..Default::default() };
+    let authored = motion_between(&clip, &rest, range.start, range.end).yaw as f64;
+    let want = unwrapped_heading(&raw, first, last);
+    assert!((authored - want).abs() < 1e-4, "authored turn {} vs {}", authored.to_degrees(), want.to_degrees());
+    assert!((want.to_degrees() + 178.0).abs() < 6.0, "the file turns about −178°: {}", want.to_degrees());
+    for desired in [-150f32, -200.0] {
+        let turn = TurnToFace::over(&clip, &rest, &range, desired.to_radians()).expect("segment");
+        // Play 7.5–11 s at 60 Hz; the facing with and without the correction.
+        let (mut plain, mut corrected, mut at_start) = (0.0f64, 0.0f64, None);
+        for k in 450..660 {
+            let (from, to) = (k as f32 / 60.0, (k + 1) as f32 / 60.0);
+            let step = motion_between(&clip, &rest, from, to).yaw as f64;
+            plain += step;
+            corrected += step + turn.step(from, to) as f64;
+            if to <= range.start {
+                assert_eq!(plain, corrected, "before the segment the facing is the clip's");
+            }
+            if (to - range.start).abs() < 1e-6 {
+                at_start = Some(corrected);
+            }
+            if to >= range.end {
+                let shift = corrected - plain;
+                assert!((shift - turn.correction() as f64).abs() < 2e-5, "after: the clip's turn plus the correction");
+            }
+            if (to - range.end).abs() < 1e-6 {
+                let turned = corrected - at_start.expect("the segment's start on the 60 Hz grid");
+                assert!((turned - desired.to_radians() as f64).abs() < 1e-4, "{desired}°: {}", turned.to_degrees());
+            }
+        }
+    }
+}
+
+#[test]
+fn a_shift_to_a_spot_lands_a_cmu_jump_there_for_any_partition() {
+    use sinew::math::Vec3;
+    use sinew::motion_correction::ShiftToSpot;
+    use sinew::root_motion::{RootMotion, motion_between};
+    let Some((_, blob)) = cmu_with_root_motion("shift-to-spot on a CMU jump") else { return };
+    let asset = sinew::Asset::load(blob.bytes()).expect("load");
+    let (clip, rest) = (asset.clip(0).expect("clip"), asset.skeleton().rest_pose()[0]);
+    // The first jump's approach and flight, 0.5–2.28 s: the game wants the landing 6 units further and 2 aside.
+    let (start, end) = (0.5f32, 2.28f32);
+    let mut rng = Rng::new(0x5707);
+    for rate in [30.0f32, 60.0, 144.0, 0.0] {
+        let world = RootMotion { translation: Vec3::new(40.0, 0.0, -12.0), yaw: 0.7 };
+        let predicted = world.then(motion_between(&clip, &rest, start, end)).translation;
+        let target = Vec3::new(predicted.x + 2.0, 0.0, predicted.z + 6.0);
+        let shift = ShiftToSpot::new(start, end, predicted, target).expect("shift");
+        let (mut t, mut root) = (start, world);
+        while t < end {
+            let to = (t + if rate > 0.0 { 1.0 / rate } else { rng.range(0.002, 0.04) }).min(end);
+            root = root.then(motion_between(&clip, &rest, t, to));
+            let add = shift.step(t, to);
+            root.translation = Vec3::new(root.translation.x + add.x, root.translation.y, root.translation.z + add.z);
+            t = to;
+        }
+        let miss = (root.translation.x - target.x).abs().max((root.translation.z - target.z).abs());
+        assert!(miss < 2e-3, "{rate} Hz: lands {miss} units from the spot");
+    }
+    let nan = Vec3::new(f32::NAN, 0.0, 0.0);
+    assert_eq!(ShiftToSpot::new(0.0, 1.0, nan, Vec3::ZERO), Err(Error::InvalidCorrection));
+    assert_eq!(ShiftToSpot::new(1.0, 0.0, Vec3::ZERO, Vec3::ZERO), Err(Error::InvalidCorrection));
+}
