@@ -624,3 +624,121 @@ fn the_line_through_the_bandai_walk_matches_its_measured_displacement() {
     assert!(deviation > 0.0 && deviation < 30.0, "the walk keeps close to its line: {deviation} cm");
     println!("Bandai walk: linear extraction within {deviation:.2} cm of the hips' ground shadow");
 }
+
+#[test]
+fn a_run_stops_where_the_stop_clip_takes_it_facing_the_way_the_game_asked() {
+    // Just Cause 3's stop: the pose crossfades into the stop while the motion comes from the stop alone
+    // (pose-only), its distance the stop's own, and the stop's turn in place corrected to the facing wanted.
+    use sinew::asset::Range;
+    use sinew::motion_correction::TurnToFace;
+    use sinew::root_motion::motion_between;
+    use sinew::{Blend, Character, Chunk, LayerDesc, LayerKind, Play, Rig};
+    // A run at 365 units/s; a stop braking from it to rest in 0.6 s, then turning 0.6 rad in place by 1.1 s.
+    let run = synthetic(|t| ([0.0, 0.0, 365.0 * t], 0.0), 2.0);
+    let braking = |t: f64| 365.0 * t.min(0.6) - 365.0 * t.min(0.6).powi(2) / 1.2;
+    let turning = |t: f64| 0.6 * ((t - 0.7) / 0.4).clamp(0.0, 1.0);
+    let stop = synthetic(|t| ([0.0, 0.0, braking(t)], turning(t)), 1.3);
+    let (skeleton, clips) = extract(&run.0, &[run.1, stop.1], &Extraction::default()).expect("extract");
+    let blob = bake::bake(&skeleton, &clips, bake::KeyFormat::F32).expect("bake");
+    let asset = sinew::Asset::load(blob.bytes()).expect("load");
+    let rig = Rig::new(&asset, None).expect("rig");
+    let layers = [LayerDesc { kind: LayerKind::Base, controls: 2 }];
+    let desc = base_desc(&asset, &layers);
+    let mut memory = vec![Chunk::ZERO; Chunk::count(Character::required_bytes(&desc).expect("size"))];
+    let mut character = Character::new(Chunk::bytes_mut(&mut memory), &desc).expect("character");
+    let (stop_clip, rest) = (asset.clip(1).expect("stop"), asset.skeleton().rest_pose()[0]);
+    let turn_range = Range { start: 0.65, end: 1.15, ..Default::default() };
+    let desired = -0.4f32;
+    let dt = 1.0 / 60.0;
+    character.play(&asset, 0, 0, Play::looping(0)).expect("run");
+    let mut world = RootMotion { translation: Vec3::new(100.0, 0.0, 50.0), yaw: 0.3 };
+    for _ in 0..50 {
+        character.update(dt, &rig).expect("update");
+        world = world.then(character.root_motion());
+    }
+    let at_request = world;
+    let stopping = Play { wrap: Wrap::Clamp, ..Play::looping(1) };
+    character.transition(&asset, 1, stopping, Blend::Crossfade { duration: 0.2 }).expect("stop");
+    character.set_motion_slot(Some(1)).expect("pose-only");
+    let turn = TurnToFace::over(&stop_clip, &rest, &turn_range, desired).expect("turn");
+    for frame in 0..100 {
+        character.update(dt, &rig).expect("update");
+        let step = character.last_step(0, 1).expect("slot").expect("the stop plays");
+        let moved = character.root_motion();
+        world = world.then(RootMotion { yaw: moved.yaw + turn.step(step.from, step.to), ..moved });
+        if frame < 11 {
+            assert!(character.last_step(0, 0).expect("slot").is_some(), "the run still fades out in the pose");
+        }
+    }
+    // The distance after the request is the stop clip's, measured on the source in f64; the facing the asked one.
+    let travelled = RootMotion::between(at_request, world);
+    let want = oracle_root(&clips[1], 1.3).1 - oracle_root(&clips[1], 0.0).1;
+    assert!((want - 365.0 * 0.3).abs() < 1e-3, "the stop brakes over {want} units");
+    let distance = (travelled.translation.x as f64).hypot(travelled.translation.z as f64);
+    assert!((distance - want).abs() < 2e-3, "stopped after {distance} units, the clip's {want}");
+    assert!((travelled.yaw - desired).abs() < 1e-5, "facing {} vs {desired}", travelled.yaw);
+    let authored = motion_between(&stop_clip, &rest, 0.0, 1.3).yaw;
+    assert!((authored - 0.6).abs() < 1e-5 && (turn.correction() - (desired - 0.6)).abs() < 1e-5);
+}
+
+/// `v` (x, z) turned by `yaw` about +Y, as `RootMotion` turns it, in f64.
+fn turned(yaw: f64, v: [f64; 2]) -> [f64; 2] {
+    [v[0] * yaw.cos() + v[1] * yaw.sin(), v[1] * yaw.cos() - v[0] * yaw.sin()]
+}
+
+#[test]
+fn a_warped_cmu_jump_lands_its_foot_on_the_moved_runtime_point() {
+    // Gears of War 4's warp on CMU 01_01's first jump (airborne 1.84–2.28 s): the authored landmark is the left
+    // foot's plant at landing; the game moves it 20 % further from the take-off and turns the jump 15°.
+    use sinew::root_motion::{WarpPoint, WarpWindow, root_at};
+    let Some(dir) = sinew_tests::shared_data("a warped CMU jump") else { return };
+    let bvh = sinew_bench_host::bvh::Bvh::load(&dir.join("bvh/cmu/01_01.bvh")).expect("load");
+    let source = sinew_bench_host::bvh::to_raw(&bvh, "01_01").expect("raw");
+    let (skeleton, clip) = extract_one(&source, Method::Delta);
+    let blob = bake::bake(&skeleton, std::slice::from_ref(&clip), bake::KeyFormat::F32).expect("bake");
+    let asset = sinew::Asset::load(blob.bytes()).expect("load");
+    let (runtime_clip, rest) = (asset.clip(0).expect("clip"), asset.skeleton().rest_pose()[0]);
+    let foot = skeleton.names.iter().position(|n| n == "LeftFoot").expect("LeftFoot");
+    let (take_off, landing) = (221usize, 274usize);
+    // f64 FK of the extracted clip: the root (joint 0) and the foot in the clip's space.
+    let fk = |k: usize| oracle::local_to_model(&skeleton.parents, &clip.frames[k], &IDENTITY);
+    let (at_take_off, at_landing) = (fk(take_off), fk(landing));
+    let ground = |m: &M4| [m[12], m[14]];
+    let heading = |k: usize| root_yaw(&clip.frames[k][0]);
+    // The foot in the root's frame at landing: what the warped root carries to the runtime point.
+    let (root, plant) = (ground(&at_landing[0]), ground(&at_landing[foot]));
+    let in_root = turned(-heading(landing), [plant[0] - root[0], plant[1] - root[1]]);
+    // The runtime point: the take-off plant plus the jump 20 % longer, turned 15°; the facing turned with it.
+    let start = ground(&at_take_off[foot]);
+    let turn = 15f64.to_radians();
+    let jump = turned(turn, [1.2 * (plant[0] - start[0]), 1.2 * (plant[1] - start[1])]);
+    let point = [start[0] + jump[0], start[1] + jump[1]];
+    assert!(jump[0].hypot(jump[1]) > 10.0, "the jump covers {} units", jump[0].hypot(jump[1]));
+    // The root that puts the foot there: the point minus the foot's offset under the turned facing.
+    let yaw = heading(landing) + turn;
+    let offset = turned(yaw, in_root);
+    let target = RootMotion {
+        translation: Vec3::new((point[0] - offset[0]) as f32, 0.0, (point[1] - offset[1]) as f32),
+        yaw: yaw as f32,
+    };
+    let t = landing as f32 / 120.0;
+    let windows = [
+        WarpWindow { start: take_off as f32 / 120.0, end: t },
+        WarpWindow { start: 1.9, end: t },
+        WarpWindow { start: 2.0, end: t },
+    ];
+    let unwarped = root_at(&runtime_clip, &rest, t);
+    let warp = WarpPoint::new(unwarped, target, t, windows).expect("warp");
+    let warped = warp.apply(unwarped, t);
+    // The landing foot in the world: the warped root carrying the pose's foot (f64).
+    let foot_now = turned(warped.yaw as f64, in_root);
+    let landed = [warped.translation.x as f64 + foot_now[0], warped.translation.z as f64 + foot_now[1]];
+    let miss = (landed[0] - point[0]).hypot(landed[1] - point[1]);
+    // CMU units are about 5.6 cm (hips 17.9 units high): 0.01 units is well under 1 cm.
+    assert!(miss < 0.01, "the foot lands {miss} units from the runtime point");
+    let facing = (warped.yaw as f64 - yaw).rem_euclid(std::f64::consts::TAU);
+    assert!(facing.min(std::f64::consts::TAU - facing) < 1e-5, "facing {}", warped.yaw);
+    // Before the take-off nothing moves.
+    let early = root_at(&runtime_clip, &rest, 1.8);
+    assert_eq!(warp.apply(early, 1.8), early);
+}
