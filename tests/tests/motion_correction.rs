@@ -197,6 +197,8 @@ fn the_cmu_turn_in_place_ends_facing_the_desired_way_and_is_untouched_outside_it
     let authored = motion_between(&clip, &rest, range.start, range.end).yaw as f64;
     let want = unwrapped_heading(&raw, first, last);
     assert!((authored - want).abs() < 1e-4, "authored turn {} vs {}", authored.to_degrees(), want.to_degrees());
+    let back = motion_between(&clip, &rest, range.end, range.start);
+    assert_eq!(back, motion_between(&clip, &rest, range.start, range.end).inverse(), "backward: the inverse");
     assert!((want.to_degrees() + 178.0).abs() < 6.0, "the file turns about −178°: {}", want.to_degrees());
     for desired in [-150f32, -200.0] {
         let turn = TurnToFace::over(&clip, &rest, &range, desired.to_radians()).expect("segment");
