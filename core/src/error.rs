@@ -185,6 +185,11 @@ pub enum Error {
     /// A curve with fewer than two keys, a NaN or infinite field, times not strictly increasing, or (where an
     /// inverse is asked) not monotone.
     InvalidCurve,
+    /// An IK chain with a joint out of range, a joint that is not the parent of the next, or a bone of zero or
+    /// non-finite length.
+    InvalidIkChain,
+    /// An IK target or pole that is NaN or infinite, or a weight or softening outside its range.
+    InvalidIkTarget,
 }
 
 /// Which count passed its limit.
@@ -385,6 +390,13 @@ impl fmt::Display for Error {
                 f,
                 "curve: fewer than two keys, a NaN or infinite field, times not increasing, or not monotone where inverted"
             ),
+            Error::InvalidIkChain => write!(
+                f,
+                "IK chain: a joint out of range, not the parent of the next, or a bone of zero or non-finite length"
+            ),
+            Error::InvalidIkTarget => {
+                write!(f, "IK: target or pole NaN or infinite, weight outside [0, 1] or softening outside (0, 1]")
+            }
             Error::InvalidWarp => {
                 write!(f, "warp: a value is NaN or infinite, or a window ends before it starts or after the marker")
             }

@@ -100,6 +100,7 @@ pub mod clip;
 pub mod control;
 pub mod curve;
 pub mod error;
+pub mod ik;
 pub mod inertialization;
 pub mod limits;
 pub mod local_to_model;

@@ -1,0 +1,183 @@
+//! Inverse kinematics on the model-space pose, written back as local rotations so the rest of the frame
+//! (local-to-model of the chain's descendants, skinning) stays consistent.
+//!
+//! [`TwoBoneIkJob`]: the analytic two-bone solver (hip–knee–ankle, shoulder–elbow–wrist). The end is placed on
+//! the line from the chain's root to the target at the reachable distance; the middle joint bends in the plane
+//! through the root, the target and the pole (a model-space point; the current middle joint when none is
+//! given), on the pole's side, by the law of cosines. Each bone turns by the shortest arc that takes it to its
+//! new direction, so the bones' twist is kept. Descendants of the end follow rigidly.
+//!
+//! Soft reach: with `soften < 1`, past `s = soften · (l₁ + l₂)` the end approaches full extension along
+//! `s + (r − s)(1 − e^{−(d − s)/(r − s)})` (`r = l₁ + l₂`, `d` the target's distance), which meets the hard
+//! reach with the same slope at `s` and never quite straightens the knee, so it does not snap as the target
+//! crosses the reach. `soften = 1` is the hard clamp `min(d, r)`.
+//!
+//! Space: model. Units: the skeleton's. Layout: the model matrices are AoS `Mat4`, one per joint (what
+//! [`LocalToModelJob`] writes); the local pose is SoA, four joints a group. Precision: `f32`; the rotations are
+//! written into the local pose exactly as the model-space solution needs when the model matrices carry
+//! rotations and uniform scales (a non-uniform scale above the chain skews the bend plane).
+//!
+//! [`LocalToModelJob`]: crate::LocalToModelJob
+
+use crate::Error;
+use crate::error::Buffer;
+use crate::math::{Mat4, Quat, SoaTransform, Vec3};
+use crate::skeleton::Skeleton;
+
+/// The analytic two-bone solver over one chain (see the module docs).
+#[derive(Debug)]
+pub struct TwoBoneIkJob<'a> {
+    pub skeleton: &'a Skeleton<'a>,
+    /// The chain's root, middle and end joints; each the parent of the next.
+    pub chain: [usize; 3],
+    /// Where the end joint should be (model space).
+    pub target: Vec3,
+    /// A model-space point the middle joint bends toward; `None` keeps the current bend plane.
+    pub pole: Option<Vec3>,
+    /// 0 leaves the animated pose, 1 applies the solution; between, each bone turns that fraction of its arc.
+    pub weight: f32,
+    /// Soft reach: in (0, 1]; 1 is the hard clamp (see the module docs).
+    pub soften: f32,
+    /// Model matrices of the animated pose, one per joint.
+    pub model: &'a [Mat4],
+    /// The local pose the matrices came from; the root's and middle joint's rotations are rewritten.
+    pub local: &'a mut [SoaTransform],
+}
+
+/// What a solve did.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TwoBoneSolve {
+    /// True when the end reaches the target (within `1e-4` of the chain's length), false when the target was
+    /// out of reach (too far, too close, or softened away).
+    pub reached: bool,
+}
+
+/// The shortest-arc rotation taking unit `from` to unit `to`, as (unit axis, angle in [0, π]). Opposite
+/// directions turn π about any axis perpendicular to `from`.
+fn arc(from: Vec3, to: Vec3) -> (Vec3, f32) {
+    let axis = from.cross(to);
+    let sin = axis.length();
+    let cos = from.dot(to);
+    if sin > 1e-7 {
+        return (axis.scaled(1.0 / sin), libm::atan2f(sin, cos));
+    }
+    if cos > 0.0 { (Vec3::new(1.0, 0.0, 0.0), 0.0) } else { (perpendicular(from), core::f32::consts::PI) }
+}
+
+/// A unit vector perpendicular to unit `v`.
+fn perpendicular(v: Vec3) -> Vec3 {
+    // Cross with the axis `v` is least aligned with.
+    let other = if v.x.abs() < 0.6 { Vec3::new(1.0, 0.0, 0.0) } else { Vec3::new(0.0, 1.0, 0.0) };
+    let p = v.cross(other);
+    p.scaled(1.0 / p.length())
+}
+
+/// A model-space direction in the frame of `m` (its linear part's transpose, renormalized: exact for a
+/// rotation times a uniform scale).
+fn into_frame(m: &Mat4, v: Vec3) -> Vec3 {
+    let column = |c: usize| Vec3::new(m.cols[c][0], m.cols[c][1], m.cols[c][2]);
+    let local = Vec3::new(column(0).dot(v), column(1).dot(v), column(2).dot(v));
+    local.scaled(1.0 / local.length())
+}
+
+impl TwoBoneIkJob<'_> {
+    /// Errors: `BufferLength` (model or local pose shorter than the skeleton); `InvalidIkChain` (a joint out of
+    /// range, not the parent of the next, or a bone of zero or non-finite length); `InvalidIkTarget` (a NaN or
+    /// infinite target or pole, a weight outside [0, 1], `soften` outside (0, 1]).
+    pub fn validate(&self) -> Result<[f32; 2], Error> {
+        let joints = self.skeleton.num_joints();
+        if self.model.len() < joints {
+            return Err(Error::BufferLength {
+                buffer: Buffer::ModelMatrices,
+                expected: joints,
+                actual: self.model.len(),
+            });
+        }
+        if self.local.len() < self.skeleton.num_soa_joints() {
+            let expected = self.skeleton.num_soa_joints();
+            return Err(Error::BufferLength { buffer: Buffer::SoaPose, expected, actual: self.local.len() });
+        }
+        let [root, middle, end] = self.chain;
+        let parents = self.skeleton.parents();
+        let linked = |child: usize, parent: usize| parents.get(child).is_some_and(|&p| p as isize == parent as isize);
+        if root >= joints || !linked(middle, root) || !linked(end, middle) {
+            return Err(Error::InvalidIkChain);
+        }
+        let position = |j: usize| self.model[j].translation();
+        let lengths = [(position(middle) - position(root)).length(), (position(end) - position(middle)).length()];
+        if !lengths.iter().all(|l| l.is_finite() && *l > 0.0) {
+            return Err(Error::InvalidIkChain);
+        }
+        let pole_ok = self.pole.is_none_or(|p| p.is_finite());
+        let weight_ok = (0.0..=1.0).contains(&self.weight);
+        let soften_ok = self.soften > 0.0 && self.soften <= 1.0;
+        if !(self.target.is_finite() && pole_ok && weight_ok && soften_ok) {
+            return Err(Error::InvalidIkTarget);
+        }
+        Ok(lengths)
+    }
+
+    /// Solves and writes the root's and middle joint's local rotations. The caller recomputes the model
+    /// matrices from the chain's root down (`LocalToModelJob` over its subtree) before using them.
+    ///
+    /// Errors: those of [`TwoBoneIkJob::validate`]; nothing is written on an `Err`.
+    pub fn run(&mut self) -> Result<TwoBoneSolve, Error> {
+        let [l1, l2] = self.validate()?;
+        let [root, middle, end] = self.chain;
+        let (a, b, c) =
+            (self.model[root].translation(), self.model[middle].translation(), self.model[end].translation());
+        let to_target = self.target - a;
+        let distance = to_target.length();
+        // A target on the chain's root gives no direction: keep the current one.
+        let toward = if distance > 1e-6 * (l1 + l2) { to_target } else { c - a };
+        let u = toward.scaled(1.0 / toward.length());
+        let (reach, least) = (l1 + l2, (l1 - l2).abs());
+        let soft_start = self.soften * reach;
+        let mut placed = if self.soften < 1.0 && distance > soft_start {
+            let span = reach - soft_start;
+            soft_start + span * (1.0 - libm::expf(-(distance - soft_start) / span))
+        } else {
+            distance.min(reach)
+        };
+        placed = placed.max(least);
+        let reached = (placed - distance).abs() <= 1e-4 * reach;
+        // The bend plane's in-plane normal to u: toward the pole, else the current knee, else any.
+        let off_line = |p: Vec3| {
+            let w = p - a;
+            let v = w - u.scaled(w.dot(u));
+            let length = v.length();
+            (length > 1e-6 * reach).then(|| v.scaled(1.0 / length))
+        };
+        let v =
+            self.pole.and_then(off_line).or_else(|| off_line(b)).or_else(|| off_line(c)).unwrap_or(perpendicular(u));
+        let cos = ((l1 * l1 + placed * placed - l2 * l2) / (2.0 * l1 * placed)).clamp(-1.0, 1.0);
+        let sin = libm::sqrtf((1.0 - cos * cos).max(0.0));
+        let knee = a + u.scaled(l1 * cos) + v.scaled(l1 * sin);
+        let ankle = a + u.scaled(placed);
+        // The root bone's arc, weighted; then the middle bone's, from where the root's turn left it.
+        let (axis1, angle1) = arc((b - a).scaled(1.0 / l1), (knee - a).scaled(1.0 / l1));
+        let turn1 = Quat::from_axis_angle(axis1, angle1 * self.weight);
+        let knee_now = a + turn1.rotate(b - a);
+        let end_now = turn1.rotate(c - b);
+        let (axis2, angle2) = arc(end_now.scaled(1.0 / l2), {
+            let want = ankle - knee_now;
+            want.scaled(1.0 / want.length())
+        });
+        // Model-space deltas into local ones: the root's about its parent's frame; the middle's about the root's
+        // frame before this solve, once the root's own turn is undone (q1⁻¹ q2 q1).
+        let parent_frame = match self.skeleton.parents()[root] {
+            p if p >= 0 => self.model[p as usize],
+            _ => Mat4::IDENTITY,
+        };
+        let local1 = Quat::from_axis_angle(into_frame(&parent_frame, axis1), angle1 * self.weight);
+        let axis2_root = into_frame(&self.model[root], turn1.conjugate().rotate(axis2));
+        let local2 = Quat::from_axis_angle(axis2_root, angle2 * self.weight);
+        for (joint, delta) in [(root, local1), (middle, local2)] {
+            let group = &mut self.local[joint / 4];
+            let mut t = group.get(joint % 4);
+            t.rotation = (delta * t.rotation).normalize();
+            group.set(joint % 4, &t);
+        }
+        Ok(TwoBoneSolve { reached })
+    }
+}

@@ -1,0 +1,287 @@
+//! Two-bone IK, checked by an f64 local-to-model of the pose it writes: reachable targets reached, bone lengths
+//! kept, nothing outside the chain's two rotations changed, the pole's side taken, unreachable targets met by a
+//! straight chain pointing at them, soft reach short of full extension, and bad chains and targets refused
+//! with the pose untouched. Random chains under random parents, and the Bandai walk's legs (knee straight at
+//! times, the hard case).
+
+use sinew::ik::TwoBoneIkJob;
+use sinew::math::{Mat4, SoaTransform, Transform, Vec3};
+use sinew::{Error, LocalToModelJob, Skeleton};
+use sinew_tests::{Rng, oracle, to_soa};
+
+fn model_of(skeleton: &Skeleton<'_>, local: &[SoaTransform]) -> Vec<Mat4> {
+    let mut model = vec![Mat4::IDENTITY; skeleton.num_joints()];
+    LocalToModelJob { skeleton, walk: None, local, root: None, model: &mut model }.run().expect("local to model");
+    model
+}
+
+fn aos(local: &[SoaTransform], n: usize) -> Vec<Transform> {
+    (0..n).map(|j| local[j / 4].get(j % 4)).collect()
+}
+
+fn position(m: &oracle::M4) -> [f64; 3] {
+    [m[12], m[13], m[14]]
+}
+
+fn distance(a: [f64; 3], b: [f64; 3]) -> f64 {
+    ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
+}
+
+fn widen(v: Vec3) -> [f64; 3] {
+    [v.x as f64, v.y as f64, v.z as f64]
+}
+
+/// Solves one chain and checks every property against the f64 FK of the result. Returns the end's miss when
+/// the target was reachable.
+fn solve_and_check(
+    skeleton: &Skeleton<'_>,
+    local: &[SoaTransform],
+    chain: [usize; 3],
+    target: Vec3,
+    pole: Option<Vec3>,
+) -> Option<f64> {
+    let n = skeleton.num_joints();
+    let parents = skeleton.parents();
+    let model = model_of(skeleton, local);
+    let before = oracle::local_to_model(parents, &aos(local, n), &oracle::IDENTITY);
+    let mut solved = local.to_vec();
+    let solve =
+        TwoBoneIkJob { skeleton, chain, target, pole, weight: 1.0, soften: 1.0, model: &model, local: &mut solved }
+            .run()
+            .expect("solve");
+    let after_local = aos(&solved, n);
+    let after = oracle::local_to_model(parents, &after_local, &oracle::IDENTITY);
+    let [root, middle, end] = chain;
+    let (l1, l2) = (
+        distance(position(&before[root]), position(&before[middle])),
+        distance(position(&before[middle]), position(&before[end])),
+    );
+    // Only the two rotations changed; bones keep their lengths.
+    let before_local = aos(local, n);
+    for j in 0..n {
+        if j != root && j != middle {
+            assert_eq!(after_local[j], before_local[j], "joint {j} untouched");
+        }
+    }
+    let scale = l1 + l2;
+    for (a, b, l) in [(root, middle, l1), (middle, end, l2)] {
+        let now = distance(position(&after[a]), position(&after[b]));
+        assert!((now - l).abs() < 1e-5 * scale, "bone {a}-{b}: {now} vs {l}");
+    }
+    let (a, t) = (position(&after[root]), widen(target));
+    let d = distance(a, t);
+    let end_at = position(&after[end]);
+    let miss = distance(end_at, t);
+    let mut reachable = false;
+    if d <= (l1 + l2) * (1.0 - 1e-4) && d >= (l1 - l2).abs() * (1.0 + 1e-4) {
+        assert!(solve.reached, "reachable at {d} of {}", l1 + l2);
+        assert!(miss < 1e-4 * scale, "end {miss} from a reachable target (chain {scale})");
+        reachable = true;
+    } else if d > l1 + l2 {
+        // Straight, pointing at the target.
+        assert!(!solve.reached);
+        let along = distance(a, end_at);
+        assert!((along - (l1 + l2)).abs() < 1e-4 * scale, "fully extended: {along} of {}", l1 + l2);
+        let direction =
+            (0..3).map(|i| (end_at[i] - a[i]) / along - (t[i] - a[i]) / d).map(f64::abs).fold(0.0, f64::max);
+        assert!(direction < 1e-4, "pointing at the target: {direction}");
+    }
+    // The knee bends toward the pole: on the pole's side of the root–target line.
+    if let Some(p) = pole {
+        let u: Vec<f64> = (0..3).map(|i| (t[i] - a[i]) / d).collect();
+        let side = |q: [f64; 3]| {
+            let w: Vec<f64> = (0..3).map(|i| q[i] - a[i]).collect();
+            let along = (0..3).map(|i| w[i] * u[i]).sum::<f64>();
+            (0..3).map(|i| w[i] - along * u[i]).collect::<Vec<f64>>()
+        };
+        let (knee, pole) = (side(position(&after[middle])), side(widen(p)));
+        let dot: f64 = (0..3).map(|i| knee[i] * pole[i]).sum();
+        let bent = (0..3).map(|i| knee[i] * knee[i]).sum::<f64>().sqrt();
+        assert!(bent < 1e-3 * scale || dot > 0.0, "the knee bends away from the pole");
+    }
+    reachable.then_some(miss)
+}
+
+/// A random hierarchy with a chain of three joints somewhere in it, children below its end.
+fn random_rig(rng: &mut Rng) -> (Vec<i16>, Vec<Transform>, [usize; 3]) {
+    let n = 6 + rng.below(10);
+    let mut parents = vec![-1i16];
+    for j in 1..n {
+        parents.push(rng.below(j) as i16);
+    }
+    // Joints 1, 2, 3 form the chain (1 under 0).
+    parents[1] = 0;
+    parents[2] = 1;
+    parents[3] = 2;
+    let mut local: Vec<Transform> = (0..n)
+        .map(|_| Transform { translation: rng.vec3(-1.0, 1.0), rotation: rng.quat(), scale: Vec3::ONE })
+        .collect();
+    // Uniform scales above the chain are supported; keep bones long enough to matter.
+    local[0].scale = Vec3::ONE.scaled(rng.range(0.5, 2.0));
+    for j in [2, 3] {
+        local[j].translation = rng.vec3(-1.0, 1.0) + Vec3::new(0.0, 0.5, 0.0);
+    }
+    (parents, local, [1, 2, 3])
+}
+
+#[test]
+fn random_chains_reach_what_they_can_and_point_at_what_they_cannot() {
+    let mut rng = Rng::new(0x1c);
+    let mut reached = 0;
+    for case in 0..400 {
+        let (parents, local, chain) = random_rig(&mut rng);
+        let rest = to_soa(&vec![Transform::IDENTITY; parents.len()]);
+        let skeleton = Skeleton::new(&parents, &rest, None).expect("skeleton");
+        let soa = to_soa(&local);
+        let model = model_of(&skeleton, &soa);
+        let root = model[chain[0]].translation();
+        let reach = (model[chain[1]].translation() - root).length()
+            + (model[chain[2]].translation() - model[chain[1]].translation()).length();
+        // Targets at 0.2–1.4 of the reach from the chain's root, half with a pole.
+        let direction = rng.vec3(-1.0, 1.0);
+        let target = root + direction.scaled(rng.range(0.2, 1.4) * reach / direction.length());
+        let pole = (case % 2 == 0).then(|| root + rng.vec3(-3.0, 3.0));
+        reached += solve_and_check(&skeleton, &soa, chain, target, pole).is_some() as usize;
+    }
+    assert!(reached > 150, "{reached} of 400 reached");
+}
+
+#[test]
+fn the_bandai_legs_reach_targets_around_their_feet_across_the_walk() {
+    let Some(dir) = sinew_tests::shared_data("two-bone IK on the Bandai walk") else { return };
+    let files = sinew_tests::files_with_extension(&dir.join("bvh/bandai"), "bvh");
+    let walk = files.iter().find(|p| p.to_string_lossy().contains("walk")).expect("the Bandai walk");
+    let bvh = sinew_bench_host::bvh::Bvh::load(walk).expect("load");
+    let (raw, clip) = sinew_bench_host::bvh::to_raw(&bvh, "walk").expect("raw");
+    let rest = to_soa(&raw.rest);
+    let skeleton = Skeleton::new(&raw.parents, &rest, None).expect("skeleton");
+    let index = |name: &str| raw.names.iter().position(|n| n == name).expect(name);
+    let mut rng = Rng::new(0xba);
+    let (mut worst, mut reachable) = (0.0f64, 0);
+    for side in ["L", "R"] {
+        let chain = [format!("UpperLeg_{side}"), format!("LowerLeg_{side}"), format!("Foot_{side}")].map(|n| index(&n));
+        for frame in (0..clip.frames.len()).step_by(7) {
+            let soa = to_soa(&clip.frames[frame]);
+            let model = model_of(&skeleton, &soa);
+            let foot = model[chain[2]].translation();
+            // A step onto a bump: the foot raised up to 15 cm and moved up to 10 cm sideways, the knee bent
+            // forward (+Z, the walk's way).
+            let target = foot + Vec3::new(rng.range(-10.0, 10.0), rng.range(0.0, 15.0), rng.range(-10.0, 10.0));
+            let pole = Some(model[chain[1]].translation() + Vec3::new(0.0, 0.0, 50.0));
+            if let Some(miss) = solve_and_check(&skeleton, &soa, chain, target, pole) {
+                (worst, reachable) = (worst.max(miss), reachable + 1);
+            }
+        }
+    }
+    assert!(reachable > 45, "{reachable} of 56 targets reachable");
+    println!("Bandai legs: {reachable} reachable targets, worst end miss {worst:.2e} cm");
+}
+
+#[test]
+fn soft_reach_stops_short_of_a_straight_knee_and_weight_zero_changes_nothing() {
+    let parents = [-1i16, 0, 1, 2];
+    let local = [
+        Transform::IDENTITY,
+        Transform { translation: Vec3::new(0.0, 0.0, 0.0), ..Transform::IDENTITY },
+        Transform { translation: Vec3::new(0.0, -40.0, 1.0), ..Transform::IDENTITY },
+        Transform { translation: Vec3::new(0.0, -41.0, -1.0), ..Transform::IDENTITY },
+    ];
+    let rest = to_soa(&[Transform::IDENTITY; 4]);
+    let skeleton = Skeleton::new(&parents, &rest, None).unwrap();
+    let soa = to_soa(&local);
+    let model = model_of(&skeleton, &soa);
+    let solve = |target: Vec3, soften: f32, weight: f32| {
+        let mut out = soa.clone();
+        TwoBoneIkJob {
+            skeleton: &skeleton,
+            chain: [1, 2, 3],
+            target,
+            pole: None,
+            weight,
+            soften,
+            model: &model,
+            local: &mut out,
+        }
+        .run()
+        .expect("solve");
+        model_of(&skeleton, &out)[3].translation().length()
+    };
+    let reach = 40.0125f32 + 41.0122;
+    // Past the soft start the end trails the target, rising smoothly toward the reach without touching it.
+    let mut last = 0.0;
+    for k in 0..40 {
+        let d = reach * (0.9 + 0.01 * k as f32);
+        let got = solve(Vec3::new(0.0, -d, 0.0), 0.95, 1.0);
+        assert!(got < reach && got >= last - 1e-3 && got <= d + 1e-3, "target {d}: end at {got}");
+        last = got;
+    }
+    assert!(solve(Vec3::new(0.0, -2.0 * reach, 0.0), 1.0, 1.0) > reach - 1e-3, "hard: straight");
+    let mut out = soa.clone();
+    TwoBoneIkJob {
+        skeleton: &skeleton,
+        chain: [1, 2, 3],
+        target: Vec3::new(30.0, -20.0, 5.0),
+        pole: None,
+        weight: 0.0,
+        soften: 1.0,
+        model: &model,
+        local: &mut out,
+    }
+    .run()
+    .expect("solve");
+    assert_eq!(aos(&out, 4), aos(&soa, 4), "weight 0 is the animated pose");
+}
+
+#[test]
+fn bad_chains_and_targets_are_errors_and_change_nothing() {
+    let parents = [-1i16, 0, 1, 2, 1];
+    let local: Vec<Transform> = (0..5)
+        .map(|j| Transform { translation: Vec3::new(0.0, if j == 0 { 0.0 } else { 1.0 }, 0.0), ..Transform::IDENTITY })
+        .collect();
+    let rest = to_soa(&[Transform::IDENTITY; 5]);
+    let skeleton = Skeleton::new(&parents, &rest, None).unwrap();
+    let soa = to_soa(&local);
+    let model = model_of(&skeleton, &soa);
+    let attempt = |chain: [usize; 3], target: Vec3, pole: Option<Vec3>, weight: f32, soften: f32, model: &[Mat4]| {
+        let mut out = soa.clone();
+        let result =
+            TwoBoneIkJob { skeleton: &skeleton, chain, target, pole, weight, soften, model, local: &mut out }.run();
+        if result.is_err() {
+            assert_eq!(aos(&out, 5), aos(&soa, 5), "nothing written on an error");
+        }
+        result.map(|_| ())
+    };
+    let t = Vec3::new(1.0, 1.0, 0.0);
+    assert_eq!(attempt([0, 1, 2], t, None, 1.0, 1.0, &model), Ok(()));
+    assert_eq!(attempt([0, 1, 4], t, None, 1.0, 1.0, &model), Ok(()), "a branch is a chain too");
+    assert_eq!(attempt([0, 2, 3], t, None, 1.0, 1.0, &model), Err(Error::InvalidIkChain), "not parent-linked");
+    assert_eq!(attempt([0, 1, 9], t, None, 1.0, 1.0, &model), Err(Error::InvalidIkChain), "out of range");
+    assert_eq!(attempt([9, 1, 2], t, None, 1.0, 1.0, &model), Err(Error::InvalidIkChain), "out of range");
+    let nan = Vec3::new(f32::NAN, 0.0, 0.0);
+    assert_eq!(attempt([0, 1, 2], nan, None, 1.0, 1.0, &model), Err(Error::InvalidIkTarget));
+    assert_eq!(attempt([0, 1, 2], t, Some(nan), 1.0, 1.0, &model), Err(Error::InvalidIkTarget));
+    assert_eq!(attempt([0, 1, 2], t, None, 1.5, 1.0, &model), Err(Error::InvalidIkTarget));
+    assert_eq!(attempt([0, 1, 2], t, None, 1.0, 0.0, &model), Err(Error::InvalidIkTarget));
+    // A zero-length bone.
+    let mut collapsed = model.clone();
+    collapsed[2] = collapsed[1];
+    assert_eq!(attempt([0, 1, 2], t, None, 1.0, 1.0, &collapsed), Err(Error::InvalidIkChain));
+    assert!(matches!(attempt([0, 1, 2], t, None, 1.0, 1.0, &model[..3]), Err(Error::BufferLength { .. })));
+    // Degenerate but valid: a target on the chain's root, a pole on the line, a straight chain: finite poses.
+    for (target, pole) in [(Vec3::ZERO, None), (Vec3::new(0.0, 1.5, 0.0), Some(Vec3::new(0.0, 3.0, 0.0)))] {
+        let mut out = soa.clone();
+        TwoBoneIkJob {
+            skeleton: &skeleton,
+            chain: [0, 1, 2],
+            target,
+            pole,
+            weight: 1.0,
+            soften: 1.0,
+            model: &model,
+            local: &mut out,
+        }
+        .run()
+        .expect("degenerate but valid");
+        assert!(model_of(&skeleton, &out).iter().all(|m| m.is_finite()), "finite for {target:?}");
+    }
+}
