@@ -187,3 +187,37 @@ pub fn inertialize(curves: &[AosJointCurves], t: f32, target: &AosPose, out: &mu
         out.scale[j] = target.scale[j] + Vec3::new(x[6], x[7], x[8]);
     }
 }
+
+/// Two-bone IK as a glam user writes it: positions from the model matrices, the law of cosines in the plane of
+/// the pole, shortest arcs, and local rotations recovered by converting the model matrices to quaternions and
+/// dividing by the parent's (`Quat::from_mat4`, an inverse per joint).
+pub fn two_bone_ik(
+    model: &[Mat4],
+    parents: &[i16],
+    chain: [usize; 3],
+    target: Vec3,
+    pole: Vec3,
+    rotations: &mut [Quat],
+) {
+    let [root, middle, end] = chain;
+    let (a, b, c) = (model[root].w_axis.truncate(), model[middle].w_axis.truncate(), model[end].w_axis.truncate());
+    let (l1, l2) = ((b - a).length(), (c - b).length());
+    let to_target = target - a;
+    let d = to_target.length().clamp((l1 - l2).abs(), l1 + l2);
+    let u = to_target.normalize();
+    let v = (pole - a).reject_from_normalized(u).normalize();
+    let cos = ((l1 * l1 + d * d - l2 * l2) / (2.0 * l1 * d)).clamp(-1.0, 1.0);
+    let knee = a + u * (l1 * cos) + v * (l1 * (1.0 - cos * cos).max(0.0).sqrt());
+    let ankle = a + u * d;
+    let turn1 = Quat::from_rotation_arc((b - a).normalize(), (knee - a).normalize());
+    let turn2 = Quat::from_rotation_arc((turn1 * (c - b)).normalize(), (ankle - knee).normalize());
+    let rotation_of = |m: &Mat4| Quat::from_mat4(m).normalize();
+    let parent = match parents[root] {
+        p if p >= 0 => rotation_of(&model[p as usize]),
+        _ => Quat::IDENTITY,
+    };
+    let hip = turn1 * rotation_of(&model[root]);
+    let knee_rotation = turn2 * turn1 * rotation_of(&model[middle]);
+    rotations[root] = (parent.inverse() * hip).normalize();
+    rotations[middle] = (hip.inverse() * knee_rotation).normalize();
+}

@@ -167,7 +167,7 @@ pub fn decode_rotations(k0: [u16; 4], k1: [u16; 4], k2: [u16; 4]) -> crate::math
 /// Encodes a unit quaternion `(x, y, z, w)` for [`decode_rotation`]. The input need not be normalized; it
 /// must be finite and non-zero (the result is unspecified otherwise).
 pub fn encode_rotation(q: [f32; 4]) -> [u16; 3] {
-    let len = libm::sqrtf(q.iter().map(|v| v * v).sum::<f32>());
+    let len = crate::math::sqrt(q.iter().map(|v| v * v).sum::<f32>());
     let mut largest = 0;
     for i in 1..4 {
         if q[i].abs() > q[largest].abs() {

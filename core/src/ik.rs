@@ -52,16 +52,37 @@ pub struct TwoBoneSolve {
     pub reached: bool,
 }
 
-/// The shortest-arc rotation taking unit `from` to unit `to`, as (unit axis, angle in [0, π]). Opposite
-/// directions turn π about any axis perpendicular to `from`.
-fn arc(from: Vec3, to: Vec3) -> (Vec3, f32) {
-    let axis = from.cross(to);
-    let sin = axis.length();
-    let cos = from.dot(to);
-    if sin > 1e-7 {
-        return (axis.scaled(1.0 / sin), libm::atan2f(sin, cos));
+/// The shortest-arc rotation taking unit `from` to unit `to`, as a unit quaternion built without
+/// trigonometry (`(from × to, 1 + from · to)` normalized: its half angle for free). Opposite directions turn π
+/// about an axis perpendicular to `from`.
+fn arc(from: Vec3, to: Vec3) -> Quat {
+    let w = 1.0 + from.dot(to);
+    if w < 1e-6 {
+        let axis = perpendicular(from);
+        return Quat::new(axis.x, axis.y, axis.z, 0.0);
     }
-    if cos > 0.0 { (Vec3::new(1.0, 0.0, 0.0), 0.0) } else { (perpendicular(from), core::f32::consts::PI) }
+    let axis = from.cross(to);
+    Quat::new(axis.x, axis.y, axis.z, w).normalize()
+}
+
+/// `turn` weighted: the identity for 0, `turn` for 1, the normalized lerp between (a bone turns that fraction
+/// of its arc, up to nlerp's uneven speed).
+fn weighted(turn: Quat, weight: f32) -> Quat {
+    if weight >= 1.0 { turn } else { Quat::nlerp(Quat::IDENTITY, turn, weight) }
+}
+
+/// A model-space rotation re-expressed in the frame of `m` (`R⁻¹ q R`): its axis taken into the frame, its
+/// angle kept. Exact when `m`'s linear part is a rotation times a uniform scale.
+fn into_frame(m: &Mat4, q: Quat) -> Quat {
+    let v = Vec3::new(q.x, q.y, q.z);
+    let length = v.length();
+    if length == 0.0 {
+        return q;
+    }
+    let column = |c: usize| Vec3::new(m.cols[c][0], m.cols[c][1], m.cols[c][2]);
+    let local = Vec3::new(column(0).dot(v), column(1).dot(v), column(2).dot(v));
+    let v = local.scaled(length / local.length());
+    Quat::new(v.x, v.y, v.z, q.w)
 }
 
 /// A unit vector perpendicular to unit `v`.
@@ -72,18 +93,10 @@ fn perpendicular(v: Vec3) -> Vec3 {
     p.scaled(1.0 / p.length())
 }
 
-/// A model-space direction in the frame of `m` (its linear part's transpose, renormalized: exact for a
-/// rotation times a uniform scale).
-fn into_frame(m: &Mat4, v: Vec3) -> Vec3 {
-    let column = |c: usize| Vec3::new(m.cols[c][0], m.cols[c][1], m.cols[c][2]);
-    let local = Vec3::new(column(0).dot(v), column(1).dot(v), column(2).dot(v));
-    local.scaled(1.0 / local.length())
-}
-
 impl TwoBoneIkJob<'_> {
     /// Errors: `BufferLength` (model or local pose shorter than the skeleton); `InvalidIkChain` (a joint out of
-    /// range, not the parent of the next, or a bone of zero or non-finite length); `InvalidIkTarget` (a NaN or
-    /// infinite target or pole, a weight outside [0, 1], `soften` outside (0, 1]).
+    /// range, not the parent of the next, or a bone of zero or non-finite length); `InvalidIkTarget` (a target or
+    /// pole NaN, infinite or so far from the chain that its distance overflows, a weight outside [0, 1], `soften` outside (0, 1]).
     pub fn validate(&self) -> Result<[f32; 2], Error> {
         let joints = self.skeleton.num_joints();
         if self.model.len() < joints {
@@ -108,10 +121,15 @@ impl TwoBoneIkJob<'_> {
         if !lengths.iter().all(|l| l.is_finite() && *l > 0.0) {
             return Err(Error::InvalidIkChain);
         }
-        let pole_ok = self.pole.is_none_or(|p| p.is_finite());
+        // Finite differences from the chain's root too, so nothing downstream overflows to NaN.
+        let near = |p: Vec3| {
+            let d = p - position(root);
+            d.dot(d).is_finite()
+        };
+        let pole_ok = self.pole.is_none_or(near);
         let weight_ok = (0.0..=1.0).contains(&self.weight);
         let soften_ok = self.soften > 0.0 && self.soften <= 1.0;
-        if !(self.target.is_finite() && pole_ok && weight_ok && soften_ok) {
+        if !(near(self.target) && pole_ok && weight_ok && soften_ok) {
             return Err(Error::InvalidIkTarget);
         }
         Ok(lengths)
@@ -150,33 +168,37 @@ impl TwoBoneIkJob<'_> {
         };
         let v =
             self.pole.and_then(off_line).or_else(|| off_line(b)).or_else(|| off_line(c)).unwrap_or(perpendicular(u));
-        let cos = ((l1 * l1 + placed * placed - l2 * l2) / (2.0 * l1 * placed)).clamp(-1.0, 1.0);
-        let sin = libm::sqrtf((1.0 - cos * cos).max(0.0));
+        // Equal bones folded onto the root (placed = 0) leave the knee along u.
+        let cos = if placed > 0.0 {
+            ((l1 * l1 + placed * placed - l2 * l2) / (2.0 * l1 * placed)).clamp(-1.0, 1.0)
+        } else {
+            1.0
+        };
+        let sin = crate::math::sqrt((1.0 - cos * cos).max(0.0));
         let knee = a + u.scaled(l1 * cos) + v.scaled(l1 * sin);
         let ankle = a + u.scaled(placed);
         // The root bone's arc, weighted; then the middle bone's, from where the root's turn left it.
-        let (axis1, angle1) = arc((b - a).scaled(1.0 / l1), (knee - a).scaled(1.0 / l1));
-        let turn1 = Quat::from_axis_angle(axis1, angle1 * self.weight);
+        let turn1 = weighted(arc((b - a).scaled(1.0 / l1), (knee - a).scaled(1.0 / l1)), self.weight);
         let knee_now = a + turn1.rotate(b - a);
-        let end_now = turn1.rotate(c - b);
-        let (axis2, angle2) = arc(end_now.scaled(1.0 / l2), {
-            let want = ankle - knee_now;
-            want.scaled(1.0 / want.length())
-        });
-        // Model-space deltas into local ones: the root's about its parent's frame; the middle's about the root's
-        // frame before this solve, once the root's own turn is undone (q1⁻¹ q2 q1).
+        let want = ankle - knee_now;
+        let reach_now = want.length();
+        // A partly weighted knee can sit on the solved ankle: nothing to aim at, so the middle bone stays.
+        let turn2 = if reach_now > 0.0 {
+            weighted(arc(turn1.rotate(c - b).scaled(1.0 / l2), want.scaled(1.0 / reach_now)), self.weight)
+        } else {
+            Quat::IDENTITY
+        };
+        // Model-space turns into local ones: the root's in its parent's frame; the middle's in the root's frame
+        // before this solve, once the root's own turn is undone (q1⁻¹ q2 q1).
         let parent_frame = match self.skeleton.parents()[root] {
             p if p >= 0 => self.model[p as usize],
             _ => Mat4::IDENTITY,
         };
-        let local1 = Quat::from_axis_angle(into_frame(&parent_frame, axis1), angle1 * self.weight);
-        let axis2_root = into_frame(&self.model[root], turn1.conjugate().rotate(axis2));
-        let local2 = Quat::from_axis_angle(axis2_root, angle2 * self.weight);
+        let local1 = into_frame(&parent_frame, turn1);
+        let local2 = into_frame(&self.model[root], turn1.conjugate() * turn2 * turn1);
         for (joint, delta) in [(root, local1), (middle, local2)] {
-            let group = &mut self.local[joint / 4];
-            let mut t = group.get(joint % 4);
-            t.rotation = (delta * t.rotation).normalize();
-            group.set(joint % 4, &t);
+            let rotation = &mut self.local[joint / 4].rotation;
+            rotation.set(joint % 4, (delta * rotation.get(joint % 4)).normalize());
         }
         Ok(TwoBoneSolve { reached })
     }

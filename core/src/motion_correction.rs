@@ -190,7 +190,7 @@ impl Steering {
         // The fastest rate from which steps of `max_acceleration · dt` less each still stop within `|e|`: the
         // braking curve √(2 α |e|) in discrete time, so the landing step is at most one step's acceleration.
         let per_step = self.max_acceleration * dt;
-        let steps = libm::sqrtf(0.25 + 2.0 * error.abs() / (per_step * dt)) - 0.5;
+        let steps = crate::math::sqrt(0.25 + 2.0 * error.abs() / (per_step * dt)) - 0.5;
         let wanted = error.signum() * self.max_rate.min(per_step * steps);
         let most = self.max_acceleration * dt;
         let rate = facing.rate + (wanted - facing.rate).clamp(-most, most);

@@ -261,6 +261,8 @@ fn bad_chains_and_targets_are_errors_and_change_nothing() {
     assert_eq!(attempt([0, 1, 2], nan, None, 1.0, 1.0, &model), Err(Error::InvalidIkTarget));
     assert_eq!(attempt([0, 1, 2], t, Some(nan), 1.0, 1.0, &model), Err(Error::InvalidIkTarget));
     assert_eq!(attempt([0, 1, 2], t, None, 1.5, 1.0, &model), Err(Error::InvalidIkTarget));
+    let far = Vec3::new(-3e38, 0.0, 3e38);
+    assert_eq!(attempt([0, 1, 2], far, None, 1.0, 1.0, &model), Err(Error::InvalidIkTarget), "overflowing distance");
     assert_eq!(attempt([0, 1, 2], t, None, 1.0, 0.0, &model), Err(Error::InvalidIkTarget));
     // A zero-length bone.
     let mut collapsed = model.clone();
@@ -283,5 +285,52 @@ fn bad_chains_and_targets_are_errors_and_change_nothing() {
         .run()
         .expect("degenerate but valid");
         assert!(model_of(&skeleton, &out).iter().all(|m| m.is_finite()), "finite for {target:?}");
+    }
+}
+
+#[test]
+fn the_naive_glam_baseline_of_the_bench_solves_the_same_legs() {
+    // The bench's baseline must do the same work: on the procedural humanoid's legs both write the same local
+    // rotations (up to sign).
+    let workload = sinew_bench_host::workload::Workload::humanoid(67);
+    let raw = &workload.skeleton;
+    let rest = to_soa(&raw.rest);
+    let skeleton = Skeleton::new(&raw.parents, &rest, None).expect("skeleton");
+    let soa = to_soa(&workload.clip.frames[10]);
+    let model = model_of(&skeleton, &soa);
+    let glam_model: Vec<glam::Mat4> = model.iter().map(|m| glam::Mat4::from_cols_array_2d(&m.cols)).collect();
+    let index = |name: &str| raw.names.iter().position(|n| n == name).expect(name);
+    let glam = |v: Vec3| glam::Vec3::new(v.x, v.y, v.z);
+    for side in ["L", "R"] {
+        let chain = [format!("{side}UpLeg"), format!("{side}Leg"), format!("{side}Foot")].map(|n| index(&n));
+        let target = model[chain[2]].translation() + Vec3::new(0.03, 0.08, 0.02);
+        let pole = model[chain[1]].translation() + Vec3::new(0.0, 0.0, 0.5);
+        let mut out = soa.clone();
+        TwoBoneIkJob {
+            skeleton: &skeleton,
+            chain,
+            target,
+            pole: Some(pole),
+            weight: 1.0,
+            soften: 1.0,
+            model: &model,
+            local: &mut out,
+        }
+        .run()
+        .expect("solve");
+        let mut rotations = vec![glam::Quat::IDENTITY; raw.parents.len()];
+        sinew_bench_host::naive::two_bone_ik(
+            &glam_model,
+            &raw.parents,
+            chain,
+            glam(target),
+            glam(pole),
+            &mut rotations,
+        );
+        for joint in &chain[..2] {
+            let (ours, naive) = (out[joint / 4].get(joint % 4).rotation, rotations[*joint]);
+            let dot = ours.x * naive.x + ours.y * naive.y + ours.z * naive.z + ours.w * naive.w;
+            assert!(dot.abs() > 1.0 - 1e-5, "{side} joint {joint}: {ours:?} vs {naive:?}");
+        }
     }
 }

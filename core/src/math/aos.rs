@@ -42,7 +42,7 @@ impl Vec3 {
     }
     #[inline]
     pub fn length(self) -> f32 {
-        libm::sqrtf(self.dot(self))
+        super::sqrt(self.dot(self))
     }
     #[inline]
     pub fn scaled(self, k: f32) -> Vec3 {
@@ -113,7 +113,7 @@ impl Quat {
 
     /// `self` scaled to unit length (exact division). A zero quaternion gives NaN.
     pub fn normalize(self) -> Quat {
-        let inv = 1.0 / libm::sqrtf(self.length_squared());
+        let inv = 1.0 / super::sqrt(self.length_squared());
         Quat::new(self.x * inv, self.y * inv, self.z * inv, self.w * inv)
     }
 

@@ -11,3 +11,12 @@ pub use soa::{
     quat_mul, quat_mul_rotation_vector, quat_to_rotation_vector, unpack_soa,
 };
 pub(crate) use soa::{TransformPairs, quat_length_squared, rotation_scale_columns};
+
+/// The square root of one `f32`, through the lane type: one `sqrtss`/`fsqrt` on SIMD builds, where `libm`
+/// (built without its `arch` feature so that Miri can run it) would take a software loop of ~100 cycles.
+/// Correctly rounded on every build, so results are the same bit for bit. Scalar code (root motion, IK,
+/// corrections) uses it rather than `libm::sqrtf`.
+#[inline(always)]
+pub fn sqrt(x: f32) -> f32 {
+    F4::splat(x).sqrt().to_array()[0]
+}

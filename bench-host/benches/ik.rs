@@ -1,0 +1,76 @@
+//! Two-bone IK per chain: sinew's `TwoBoneIkJob` (model matrices in, the chain's two local rotations written
+//! into the SoA pose) against the naive glam solver (`naive::two_bone_ik`: quaternions extracted from the
+//! model matrices), both legs of the procedural humanoid per iteration, targets moving every iteration.
+//! Throughput counts chains.
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use sinew::ik::TwoBoneIkJob;
+use sinew::math::{Mat4, Vec3};
+use sinew::{LocalToModelJob, Skeleton};
+use sinew_bench_host::bench_support::soa_poses;
+use sinew_bench_host::naive;
+use sinew_bench_host::workload::Workload;
+use std::hint::black_box;
+
+fn two_bone(c: &mut Criterion) {
+    let mut group = c.benchmark_group("two_bone_ik");
+    let n = 67;
+    let workload = Workload::humanoid(n);
+    let raw = &workload.skeleton;
+    let [rest, local] =
+        <[_; 2]>::try_from(soa_poses(&[raw.rest.clone(), workload.clip.frames[10].clone()])).expect("two");
+    let skeleton = Skeleton::new(&raw.parents, &rest, None).expect("skeleton");
+    let mut model = vec![Mat4::IDENTITY; skeleton.num_joints()];
+    LocalToModelJob { skeleton: &skeleton, walk: None, local: &local, root: None, model: &mut model }
+        .run()
+        .expect("ltm");
+    let index = |name: &str| raw.names.iter().position(|n| n == name).expect(name);
+    let chains = ["L", "R"].map(|s| [format!("{s}UpLeg"), format!("{s}Leg"), format!("{s}Foot")].map(|n| index(&n)));
+    let feet = chains.map(|c| model[c[2]].translation());
+    let poles = chains.map(|c| model[c[1]].translation() + Vec3::new(0.0, 0.0, 0.5));
+    group.throughput(Throughput::Elements(chains.len() as u64));
+
+    let mut pose = local.clone();
+    let mut frame = 0u32;
+    group.bench_function(BenchmarkId::new("sinew", "legs"), |b| {
+        b.iter(|| {
+            frame = frame.wrapping_add(1);
+            let lift = 0.1 * (frame % 16) as f32 / 16.0;
+            for ((chain, foot), pole) in chains.iter().zip(feet).zip(poles) {
+                let target = foot + Vec3::new(0.0, lift, 0.02);
+                let (weight, soften, model) = (1.0, 1.0, &model[..]);
+                let mut job = TwoBoneIkJob {
+                    skeleton: &skeleton,
+                    chain: *chain,
+                    target,
+                    pole: Some(pole),
+                    weight,
+                    soften,
+                    model,
+                    local: &mut pose,
+                };
+                black_box(job.run().expect("solve"));
+            }
+        })
+    });
+
+    let glam_model: Vec<glam::Mat4> = model.iter().map(|m| glam::Mat4::from_cols_array_2d(&m.cols)).collect();
+    let mut rotations = vec![glam::Quat::IDENTITY; skeleton.num_joints()];
+    let glam = |v: Vec3| glam::Vec3::new(v.x, v.y, v.z);
+    let mut frame = 0u32;
+    group.bench_function(BenchmarkId::new("naive_glam", "legs"), |b| {
+        b.iter(|| {
+            frame = frame.wrapping_add(1);
+            let lift = 0.1 * (frame % 16) as f32 / 16.0;
+            for ((chain, foot), pole) in chains.iter().zip(feet).zip(poles) {
+                let target = glam(foot) + glam::Vec3::new(0.0, lift, 0.02);
+                naive::two_bone_ik(&glam_model, &raw.parents, *chain, target, glam(pole), &mut rotations);
+            }
+            black_box(&rotations);
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, two_bone);
+criterion_main!(benches);
