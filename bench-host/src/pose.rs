@@ -13,6 +13,11 @@ fn load(blob: &AlignedBlob) -> Result<Asset<'_>, String> {
 
 /// Model-space matrices of every joint of clip `clip` of a loaded asset at `time` seconds (clamped).
 pub fn model_pose(asset: &Asset<'_>, clip: usize, time: f32) -> Result<Vec<Mat4>, String> {
+    Ok(sampled_pose(asset, clip, time)?.1)
+}
+
+/// The local (SoA) pose and the model matrices of clip `clip` at `time` seconds (clamped).
+fn sampled_pose(asset: &Asset<'_>, clip: usize, time: f32) -> Result<(Vec<SoaTransform>, Vec<Mat4>), String> {
     let skeleton = asset.skeleton();
     let clip = asset.clip(clip).ok_or_else(|| format!("asset has {} clips", asset.num_clips()))?;
     let n = skeleton.num_joints();
@@ -27,7 +32,62 @@ pub fn model_pose(asset: &Asset<'_>, clip: usize, time: f32) -> Result<Vec<Mat4>
     LocalToModelJob { skeleton, walk: None, local: &local, root: None, model: &mut model }
         .run()
         .map_err(|e| e.to_string())?;
-    Ok(model)
+    Ok((local, model))
+}
+
+/// `{"joints":[…]}` with each joint's name, parent and model-space position.
+fn joints_json(names: &[String], parents: &[i16], model: &[Mat4]) -> serde_json::Value {
+    let joints: Vec<serde_json::Value> = model
+        .iter()
+        .enumerate()
+        .map(|(j, m)| {
+            let p = m.translation();
+            serde_json::json!({"name": names[j], "parent": parents[j], "position": [p.x, p.y, p.z]})
+        })
+        .collect();
+    serde_json::json!({ "joints": joints })
+}
+
+/// What `sinew-bench ik` solves: a chain of joint names (root first), a model-space target and pole.
+#[derive(Clone, Debug)]
+pub struct IkRequest {
+    pub chain: Vec<String>,
+    pub target: [f32; 3],
+    pub pole: Option<[f32; 3]>,
+}
+
+/// The BVH file's pose at `time` after two-bone IK on `request` (through the runtime: bake, sample,
+/// local-to-model, `TwoBoneIkJob`, local-to-model again), in `pose`'s JSON.
+pub fn bvh_ik_json(path: &std::path::Path, time: f32, request: &IkRequest) -> Result<serde_json::Value, String> {
+    let bvh = crate::bvh::Bvh::load(path).map_err(|e| e.to_string())?;
+    let (raw, clip) = crate::bvh::to_raw(&bvh, "clip")?;
+    let blob = crate::bake::bake(&raw, &[clip], KeyFormat::F32)?;
+    let asset = load(&blob)?;
+    let (mut local, mut model) = sampled_pose(&asset, 0, time)?;
+    let index = |name: &String| {
+        raw.names.iter().position(|n| n == name).ok_or_else(|| format!("--chain: no joint named {name:?}"))
+    };
+    let chain: Vec<usize> = request.chain.iter().map(index).collect::<Result<_, _>>()?;
+    let [root, middle, end] = <[usize; 3]>::try_from(chain)
+        .map_err(|c| format!("--chain: two-bone IK takes three joints (root, middle, end), got {}", c.len()))?;
+    let vec3 = |v: [f32; 3]| sinew::math::Vec3::new(v[0], v[1], v[2]);
+    let skeleton = asset.skeleton();
+    sinew::ik::TwoBoneIkJob {
+        skeleton,
+        chain: [root, middle, end],
+        target: vec3(request.target),
+        pole: request.pole.map(vec3),
+        weight: 1.0,
+        soften: 1.0,
+        model: &model,
+        local: &mut local,
+    }
+    .run()
+    .map_err(|e| format!("--chain {}: {e}", request.chain.join(",")))?;
+    LocalToModelJob { skeleton, walk: None, local: &local, root: None, model: &mut model }
+        .run()
+        .map_err(|e| e.to_string())?;
+    Ok(joints_json(&raw.names, &raw.parents, &model))
 }
 
 /// `{"joints":[{"name", "parent", "position"}, …]}` for a BVH file at `time`: every ROOT/JOINT in file
@@ -37,15 +97,7 @@ pub fn bvh_pose_json(path: &std::path::Path, time: f32, format: KeyFormat) -> Re
     let (skeleton, clip) = crate::bvh::to_raw(&bvh, "clip")?;
     let blob = crate::bake::bake(&skeleton, &[clip], format)?;
     let model = model_pose(&load(&blob)?, 0, time)?;
-    let joints: Vec<serde_json::Value> = model
-        .iter()
-        .enumerate()
-        .map(|(j, m)| {
-            let p = m.translation();
-            serde_json::json!({"name": skeleton.names[j], "parent": skeleton.parents[j], "position": [p.x, p.y, p.z]})
-        })
-        .collect();
-    Ok(serde_json::json!({ "joints": joints }))
+    Ok(joints_json(&skeleton.names, &skeleton.parents, &model))
 }
 
 /// `{"joints":[…]}` for clip `clip` (index or name) of a baked blob at `time` seconds: every joint in

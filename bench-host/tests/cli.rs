@@ -313,3 +313,49 @@ fn motion_prints_the_root_and_hips_per_frame_and_refuses_bad_requests() {
     assert_eq!(unknown.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("spline"));
 }
+
+#[test]
+fn ik_moves_a_leg_onto_its_target_and_refuses_bad_chains() {
+    let dir = scratch("ik");
+    // A straight leg hanging from the hips: hip at y 10, knee 4 below, ankle 4 below that, the knee a touch
+    // forward so the bend plane is defined.
+    let leg = "HIERARCHY\nROOT hip\n{\n OFFSET 0 10 0\n CHANNELS 3 Zrotation Xrotation Yrotation\n JOINT knee\n {\n  OFFSET 0 -4 0.1\n  CHANNELS 3 Zrotation Xrotation Yrotation\n  JOINT ankle\n  {\n   OFFSET 0 -4 -0.1\n   CHANNELS 3 Zrotation Xrotation Yrotation\n   End Site\n   {\n    OFFSET 0 0 1\n   }\n  }\n }\n}\nMOTION\nFrames: 1\nFrame Time: 0.1\n0 0 0 0 0 0 0 0 0\n";
+    let path = write(&dir, "leg.bvh", leg);
+    let target = [1.0, 4.0, 2.0];
+    let output = sinew_bench(&[
+        "ik",
+        "--bvh",
+        &path,
+        "--chain",
+        "hip,knee,ankle",
+        "--target",
+        "1,4,2",
+        "--pole",
+        "0,6,9",
+        "--json",
+    ]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+    let joints = json["joints"].as_array().expect("joints");
+    let position = |j: usize| -> [f64; 3] { std::array::from_fn(|i| joints[j]["position"][i].as_f64().unwrap()) };
+    let distance = |a: [f64; 3], b: [f64; 3]| (0..3).map(|i| (a[i] - b[i]).powi(2)).sum::<f64>().sqrt();
+    assert_eq!(joints[1]["name"], "knee");
+    assert_eq!(joints[2]["parent"], 1);
+    assert!(distance(position(2), target) < 1e-4, "ankle at {:?}", position(2));
+    let bone = 16.01f64.sqrt();
+    assert!(
+        (distance(position(0), position(1)) - bone).abs() < 1e-4
+            && (distance(position(1), position(2)) - bone).abs() < 1e-4
+    );
+    assert!(position(1)[2] > 0.0, "the knee bends toward the pole (+Z)");
+    let run = |chain: &str, target: &str, extra: &[&str]| {
+        let mut args = vec!["ik", "--bvh", &path, "--chain", chain, "--target", target];
+        args.extend_from_slice(extra);
+        sinew_bench(&args)
+    };
+    assert_error(&run("hip,ankle,knee", "1,4,2", &[]), &["leg.bvh", "not the parent of the next"]);
+    assert_error(&run("hip,knee", "1,4,2", &[]), &["three joints"]);
+    assert_error(&run("hip,knee,toe", "1,4,2", &[]), &["no joint named \"toe\""]);
+    assert_error(&run("hip,knee,ankle", "1,nan,2", &[]), &["--target"]);
+    assert_error(&run("hip,knee,ankle", "1,4,2", &["--solver", "ccd"]), &["not built yet"]);
+}

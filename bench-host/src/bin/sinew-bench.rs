@@ -22,6 +22,8 @@ enum Command {
     Bake(BakeArgs),
     /// Print model-space joint positions of a clip at one time, computed through the baked runtime path.
     Pose(PoseArgs),
+    /// A BVH pose at one time after IK on one chain: model-space joints in `pose`'s format.
+    Ik(IkArgs),
     /// Compare transition methods (hard cut, crossfade, four inertialization modes) on seeded cuts of real clips.
     Quality(QualityArgs),
     /// Print one transition frame by frame: output, source and target joint positions.
@@ -255,6 +257,52 @@ struct PoseArgs {
     json: bool,
 }
 
+#[derive(Args)]
+#[command(allow_negative_numbers = true)]
+struct IkArgs {
+    /// A BVH file.
+    #[arg(long)]
+    bvh: std::path::PathBuf,
+    /// Seconds from the first frame; clamped to the clip.
+    #[arg(long, default_value_t = 0.0)]
+    time: f32,
+    /// The chain's joints, root first, comma-separated, named as in the file (two-bone: three joints).
+    #[arg(long)]
+    chain: String,
+    /// Where the chain's end should go: X,Y,Z in model space (the file's units).
+    #[arg(long)]
+    target: String,
+    /// A model-space point X,Y,Z the middle joint bends toward; by default the current bend plane is kept.
+    #[arg(long)]
+    pole: Option<String>,
+    /// The solver.
+    #[arg(long, value_enum, default_value = "two-bone")]
+    solver: Solver,
+    /// Print JSON (`{"joints":[{"name","parent","position"}…]}`) instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Solver {
+    TwoBone,
+    Ccd,
+}
+
+fn ik(args: &IkArgs) -> Result<String, String> {
+    if matches!(args.solver, Solver::Ccd) {
+        return Err("--solver ccd: the CCD solver is not built yet; two-bone is".into());
+    }
+    let request = pose::IkRequest {
+        chain: args.chain.split(',').map(|s| s.trim().to_string()).collect(),
+        target: numbers("--target", &args.target)?,
+        pole: args.pole.as_deref().map(|p| numbers("--pole", p)).transpose()?,
+    };
+    let value =
+        pose::bvh_ik_json(&args.bvh, args.time, &request).map_err(|e| format!("{}: {e}", args.bvh.display()))?;
+    if args.json { Ok(value.to_string()) } else { Ok(joints_table(&value)) }
+}
+
 fn key_format(quantize: bool) -> KeyFormat {
     if quantize { KeyFormat::Quantized } else { KeyFormat::F32 }
 }
@@ -397,6 +445,11 @@ fn pose(args: &PoseArgs) -> Result<String, String> {
     if args.json {
         return Ok(value.to_string());
     }
+    Ok(joints_table(&value))
+}
+
+/// `pose`'s table: a joint per line, then any skinned vertices.
+fn joints_table(value: &serde_json::Value) -> String {
     let mut out = format!("{:<28} {:>6} {:>12} {:>12} {:>12}\n", "joint", "parent", "x", "y", "z");
     for j in value["joints"].as_array().into_iter().flatten() {
         let p = |i: usize| j["position"][i].as_f64().unwrap_or(f64::NAN);
@@ -410,7 +463,7 @@ fn pose(args: &PoseArgs) -> Result<String, String> {
             out += &format!("{i:<8} {:>12.4} {:>12.4} {:>12.4}\n", p(0), p(1), p(2));
         }
     }
-    Ok(out)
+    out
 }
 
 fn inspect(args: &InspectArgs) -> Result<String, String> {
@@ -558,6 +611,7 @@ fn main() -> ExitCode {
     match cli.command.unwrap_or(Command::Profile(ProfileArgs::default())) {
         Command::Bake(args) => report(bake(&args)),
         Command::Pose(args) => report(pose(&args)),
+        Command::Ik(args) => report(ik(&args)),
         Command::Quality(args) => report(quality(&args)),
         Command::Transition(args) => report(transition(&args)),
         Command::PlotTransition(args) => report(sinew_bench_host::plot::transition_figure(&args.out)),
