@@ -1,21 +1,20 @@
 //! Two-bone IK per chain: sinew's `TwoBoneIkJob` (model matrices in, the chain's two local rotations written
 //! into the SoA pose) against the naive glam solver (`naive::two_bone_ik`: quaternions extracted from the
 //! model matrices), both legs of the procedural humanoid per iteration, targets moving every iteration.
-//! Throughput counts chains.
+//! Aim on the head, against the naive glam aim. Throughput counts chains (joints for aim).
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use sinew::ik::TwoBoneIkJob;
-use sinew::math::{Mat4, Vec3};
+use sinew::math::{Mat4, SoaTransform, Vec3};
 use sinew::{LocalToModelJob, Skeleton};
 use sinew_bench_host::bench_support::soa_poses;
 use sinew_bench_host::naive;
 use sinew_bench_host::workload::Workload;
 use std::hint::black_box;
 
-fn two_bone(c: &mut Criterion) {
-    let mut group = c.benchmark_group("two_bone_ik");
-    let n = 67;
-    let workload = Workload::humanoid(n);
+/// The 67-joint humanoid at frame 10: its description, rest and local SoA poses, and model matrices.
+fn humanoid() -> (Workload, Vec<SoaTransform>, Vec<SoaTransform>, Vec<Mat4>) {
+    let workload = Workload::humanoid(67);
     let raw = &workload.skeleton;
     let [rest, local] =
         <[_; 2]>::try_from(soa_poses(&[raw.rest.clone(), workload.clip.frames[10].clone()])).expect("two");
@@ -24,6 +23,14 @@ fn two_bone(c: &mut Criterion) {
     LocalToModelJob { skeleton: &skeleton, walk: None, local: &local, root: None, model: &mut model }
         .run()
         .expect("ltm");
+    (workload, rest, local, model)
+}
+
+fn two_bone(c: &mut Criterion) {
+    let mut group = c.benchmark_group("two_bone_ik");
+    let (workload, rest, local, model) = humanoid();
+    let raw = &workload.skeleton;
+    let skeleton = Skeleton::new(&raw.parents, &rest, None).expect("skeleton");
     let index = |name: &str| raw.names.iter().position(|n| n == name).expect(name);
     let chains = ["L", "R"].map(|s| [format!("{s}UpLeg"), format!("{s}Leg"), format!("{s}Foot")].map(|n| index(&n)));
     let feet = chains.map(|c| model[c[2]].translation());
@@ -72,5 +79,51 @@ fn two_bone(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, two_bone);
+/// Aim per joint: the head of the procedural humanoid turned toward a moving point.
+fn aim(c: &mut Criterion) {
+    use sinew::ik::AimIkJob;
+    let mut group = c.benchmark_group("aim_ik");
+    let (workload, rest, local, model) = humanoid();
+    let raw = &workload.skeleton;
+    let skeleton = Skeleton::new(&raw.parents, &rest, None).expect("skeleton");
+    let head = raw.names.iter().position(|n| n == "Head").expect("Head");
+    let (forward, eye) = (Vec3::new(0.0, 0.0, 1.0), model[head].translation());
+    group.throughput(Throughput::Elements(1));
+    let mut pose = local.clone();
+    let mut frame = 0u32;
+    group.bench_function(BenchmarkId::new("sinew", "head"), |b| {
+        b.iter(|| {
+            frame = frame.wrapping_add(1);
+            let target = eye + Vec3::new(0.05 * (frame % 16) as f32, 0.1, 2.0);
+            let (model, up) = (&model[..], None);
+            let mut job = AimIkJob {
+                skeleton: &skeleton,
+                joint: head,
+                forward,
+                up,
+                target,
+                max_angle: None,
+                weight: 1.0,
+                model,
+                local: &mut pose,
+            };
+            black_box(job.run().expect("aim"))
+        })
+    });
+    let glam_model: Vec<glam::Mat4> = model.iter().map(|m| glam::Mat4::from_cols_array_2d(&m.cols)).collect();
+    let mut rotations = vec![glam::Quat::IDENTITY; skeleton.num_joints()];
+    let eye = glam::Vec3::new(eye.x, eye.y, eye.z);
+    let mut frame = 0u32;
+    group.bench_function(BenchmarkId::new("naive_glam", "head"), |b| {
+        b.iter(|| {
+            frame = frame.wrapping_add(1);
+            let target = eye + glam::Vec3::new(0.05 * (frame % 16) as f32, 0.1, 2.0);
+            naive::aim(&glam_model, &raw.parents, head, glam::Vec3::Z, target, &mut rotations);
+            black_box(&rotations);
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, two_bone, aim);
 criterion_main!(benches);

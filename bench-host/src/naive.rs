@@ -221,3 +221,17 @@ pub fn two_bone_ik(
     rotations[root] = (parent.inverse() * hip).normalize();
     rotations[middle] = (hip.inverse() * knee_rotation).normalize();
 }
+
+/// Aim as a glam user writes it: the joint's forward axis in model space, the shortest arc to the target,
+/// the local rotation recovered through quaternions extracted from the model matrices.
+pub fn aim(model: &[Mat4], parents: &[i16], joint: usize, forward: Vec3, target: Vec3, rotations: &mut [Quat]) {
+    let m = &model[joint];
+    let aim = m.transform_vector3(forward).normalize();
+    let want = (target - m.w_axis.truncate()).normalize();
+    let turn = Quat::from_rotation_arc(aim, want);
+    let parent = match parents[joint] {
+        p if p >= 0 => Quat::from_mat4(&model[p as usize]).normalize(),
+        _ => Quat::IDENTITY,
+    };
+    rotations[joint] = (parent.inverse() * turn * Quat::from_mat4(m).normalize()).normalize();
+}

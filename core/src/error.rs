@@ -214,6 +214,7 @@ pub enum Index {
     Slot,
     Clip,
     Mask,
+    Joint,
 }
 
 /// A region of an asset blob (see `asset`).

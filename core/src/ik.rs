@@ -93,23 +93,33 @@ fn perpendicular(v: Vec3) -> Vec3 {
     p.scaled(1.0 / p.length())
 }
 
+/// The joint count, once the model matrices and the local pose are checked to cover the skeleton.
+fn check_buffers(skeleton: &Skeleton<'_>, model: &[Mat4], local: &[SoaTransform]) -> Result<usize, Error> {
+    let joints = skeleton.num_joints();
+    if model.len() < joints {
+        return Err(Error::BufferLength { buffer: Buffer::ModelMatrices, expected: joints, actual: model.len() });
+    }
+    let groups = skeleton.num_soa_joints();
+    if local.len() < groups {
+        return Err(Error::BufferLength { buffer: Buffer::SoaPose, expected: groups, actual: local.len() });
+    }
+    Ok(joints)
+}
+
+/// The model matrix of `joint`'s parent (the identity for a root): the frame its local rotation lives in.
+fn parent_frame(skeleton: &Skeleton<'_>, model: &[Mat4], joint: usize) -> Mat4 {
+    match skeleton.parents()[joint] {
+        p if p >= 0 => model[p as usize],
+        _ => Mat4::IDENTITY,
+    }
+}
+
 impl TwoBoneIkJob<'_> {
     /// Errors: `BufferLength` (model or local pose shorter than the skeleton); `InvalidIkChain` (a joint out of
     /// range, not the parent of the next, or a bone of zero or non-finite length); `InvalidIkTarget` (a target or
     /// pole NaN, infinite or so far from the chain that its distance overflows, a weight outside [0, 1], `soften` outside (0, 1]).
     pub fn validate(&self) -> Result<[f32; 2], Error> {
-        let joints = self.skeleton.num_joints();
-        if self.model.len() < joints {
-            return Err(Error::BufferLength {
-                buffer: Buffer::ModelMatrices,
-                expected: joints,
-                actual: self.model.len(),
-            });
-        }
-        if self.local.len() < self.skeleton.num_soa_joints() {
-            let expected = self.skeleton.num_soa_joints();
-            return Err(Error::BufferLength { buffer: Buffer::SoaPose, expected, actual: self.local.len() });
-        }
+        let joints = check_buffers(self.skeleton, self.model, self.local)?;
         let [root, middle, end] = self.chain;
         let parents = self.skeleton.parents();
         let linked = |child: usize, parent: usize| parents.get(child).is_some_and(|&p| p as isize == parent as isize);
@@ -190,10 +200,7 @@ impl TwoBoneIkJob<'_> {
         };
         // Model-space turns into local ones: the root's in its parent's frame; the middle's in the root's frame
         // before this solve, once the root's own turn is undone (q1⁻¹ q2 q1).
-        let parent_frame = match self.skeleton.parents()[root] {
-            p if p >= 0 => self.model[p as usize],
-            _ => Mat4::IDENTITY,
-        };
+        let parent_frame = parent_frame(self.skeleton, self.model, root);
         let local1 = into_frame(&parent_frame, turn1);
         let local2 = into_frame(&self.model[root], turn1.conjugate() * turn2 * turn1);
         for (joint, delta) in [(root, local1), (middle, local2)] {
@@ -201,5 +208,115 @@ impl TwoBoneIkJob<'_> {
             rotation.set(joint % 4, (delta * rotation.get(joint % 4)).normalize());
         }
         Ok(TwoBoneSolve { reached })
+    }
+}
+
+/// Aim (look-at) on one joint: its `forward` axis (joint-local) turned toward `target` by the shortest arc,
+/// then, with `up` given, twisted about the aim so its `up` axis (joint-local) leans toward the model-space
+/// up vector (a head that stays level, a camera that does not roll). The joint's local rotation is rewritten;
+/// its descendants follow rigidly once local-to-model runs again.
+///
+/// `max_angle` caps the aim's turn (radians, e.g. how far eyes may look); `weight` blends the whole
+/// correction in by nlerp from the identity. A target on the joint gives no direction: nothing changes and
+/// the solve reports `aimed: false`.
+///
+/// Space: model (target, model up); joint-local (forward, up axis). Precision: `f32`; exact for model
+/// matrices carrying rotations and uniform scales.
+#[derive(Debug)]
+pub struct AimIkJob<'a> {
+    pub skeleton: &'a Skeleton<'a>,
+    pub joint: usize,
+    /// The joint's aim axis in its own frame (any length but zero).
+    pub forward: Vec3,
+    /// The joint's up axis in its own frame and the model-space up it should lean toward; `None` leaves the
+    /// twist to the shortest arc.
+    pub up: Option<(Vec3, Vec3)>,
+    pub target: Vec3,
+    /// The largest turn of the aim, radians in (0, π]; `None` for no limit.
+    pub max_angle: Option<f32>,
+    pub weight: f32,
+    pub model: &'a [Mat4],
+    pub local: &'a mut [SoaTransform],
+}
+
+/// What an aim did.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AimSolve {
+    /// False when the target sat on the joint (nothing changed).
+    pub aimed: bool,
+    /// True when `max_angle` cut the turn short.
+    pub limited: bool,
+}
+
+/// `v` made unit length, `None` when it has none.
+fn unit(v: Vec3) -> Option<Vec3> {
+    let length = v.length();
+    (length > 0.0 && length.is_finite()).then(|| v.scaled(1.0 / length))
+}
+
+/// The linear part of `m` applied to `v`.
+fn linear(m: &Mat4, v: Vec3) -> Vec3 {
+    let c = &m.cols;
+    Vec3::new(
+        c[0][0] * v.x + c[1][0] * v.y + c[2][0] * v.z,
+        c[0][1] * v.x + c[1][1] * v.y + c[2][1] * v.z,
+        c[0][2] * v.x + c[1][2] * v.y + c[2][2] * v.z,
+    )
+}
+
+impl AimIkJob<'_> {
+    /// Errors: `BufferLength` (model or local pose shorter than the skeleton); `IndexOutOfRange` (joint);
+    /// `InvalidIkTarget` (a NaN or infinite vector, a zero axis, a weight outside [0, 1], a limit outside
+    /// (0, π]).
+    pub fn validate(&self) -> Result<(), Error> {
+        let joints = check_buffers(self.skeleton, self.model, self.local)?;
+        if self.joint >= joints {
+            return Err(Error::IndexOutOfRange { what: crate::error::Index::Joint, index: self.joint, len: joints });
+        }
+        let axis = |v: Vec3| v.is_finite() && v.dot(v) > 0.0 && v.dot(v).is_finite();
+        let up_ok = self.up.is_none_or(|(local, model)| axis(local) && axis(model));
+        let near = {
+            let d = self.target - self.model[self.joint].translation();
+            d.dot(d).is_finite()
+        };
+        let limit_ok = self.max_angle.is_none_or(|a| a > 0.0 && a <= core::f32::consts::PI);
+        if !(axis(self.forward) && up_ok && near && limit_ok && (0.0..=1.0).contains(&self.weight)) {
+            return Err(Error::InvalidIkTarget);
+        }
+        Ok(())
+    }
+
+    /// Turns the joint (see the type's docs).
+    ///
+    /// Errors: those of [`AimIkJob::validate`]; nothing is written on an `Err`.
+    pub fn run(&mut self) -> Result<AimSolve, Error> {
+        self.validate()?;
+        let m = &self.model[self.joint];
+        let (Some(aim), Some(want)) = (unit(linear(m, self.forward)), unit(self.target - m.translation())) else {
+            return Ok(AimSolve { aimed: false, limited: false });
+        };
+        let mut turn = arc(aim, want);
+        // Trigonometry only when a limit is asked: the turn passes it when its cosine is below the limit's.
+        let limit = self.max_angle.filter(|limit| aim.dot(want) < libm::cosf(*limit));
+        if let Some(limit) = limit {
+            // The same axis, the limited angle.
+            let axis = unit(Vec3::new(turn.x, turn.y, turn.z)).unwrap_or(perpendicular(aim));
+            turn = Quat::from_axis_angle(axis, limit);
+        }
+        if let Some((local_up, model_up)) = self.up {
+            // Twist about where the aim now points so the up axis leans toward the model's up: both projected
+            // off the aim, the arc between them turns about it.
+            let pointing = turn.rotate(aim);
+            let off_aim = |v: Vec3| unit(v - pointing.scaled(v.dot(pointing)));
+            if let (Some(have), Some(wanted)) = (off_aim(turn.rotate(linear(m, local_up))), off_aim(model_up)) {
+                turn = arc(have, wanted) * turn;
+            }
+        }
+        let turn = weighted(turn, self.weight);
+        let parent_frame = parent_frame(self.skeleton, self.model, self.joint);
+        let rotation = &mut self.local[self.joint / 4].rotation;
+        let lane = self.joint % 4;
+        rotation.set(lane, (into_frame(&parent_frame, turn) * rotation.get(lane)).normalize());
+        Ok(AimSolve { aimed: true, limited: limit.is_some() })
     }
 }

@@ -334,3 +334,186 @@ fn the_naive_glam_baseline_of_the_bench_solves_the_same_legs() {
         }
     }
 }
+
+mod aim {
+    use super::*;
+    use sinew::ik::AimIkJob;
+
+    /// The f64 model matrices after aiming `joint` of the pose, and the solve.
+    fn aimed(
+        skeleton: &Skeleton<'_>,
+        local: &[SoaTransform],
+        joint: usize,
+        (forward, up, target, max_angle, weight): (Vec3, Option<(Vec3, Vec3)>, Vec3, Option<f32>, f32),
+    ) -> (Vec<oracle::M4>, sinew::ik::AimSolve, Vec<Transform>) {
+        let model = model_of(skeleton, local);
+        let mut out = local.to_vec();
+        let solve =
+            AimIkJob { skeleton, joint, forward, up, target, max_angle, weight, model: &model, local: &mut out }
+                .run()
+                .expect("aim");
+        let after = aos(&out, skeleton.num_joints());
+        (oracle::local_to_model(skeleton.parents(), &after, &oracle::IDENTITY), solve, after)
+    }
+
+    /// A joint-local axis in model space (f64, normalized).
+    fn axis(m: &oracle::M4, v: Vec3) -> [f64; 3] {
+        let v = widen(v);
+        let a: [f64; 3] = std::array::from_fn(|r| m[r] * v[0] + m[4 + r] * v[1] + m[8 + r] * v[2]);
+        let l = (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt();
+        a.map(|x| x / l)
+    }
+
+    fn angle(a: [f64; 3], b: [f64; 3]) -> f64 {
+        let dot: f64 = (0..3).map(|i| a[i] * b[i]).sum();
+        let cross = [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+        (cross[0].hypot(cross[1]).hypot(cross[2])).atan2(dot)
+    }
+
+    fn direction(from: [f64; 3], to: [f64; 3]) -> [f64; 3] {
+        let d: [f64; 3] = std::array::from_fn(|i| to[i] - from[i]);
+        let l = distance(from, to);
+        d.map(|x| x / l)
+    }
+
+    #[test]
+    fn random_joints_aim_exactly_by_the_smallest_turn_and_keep_their_up_level() {
+        let mut rng = Rng::new(0xa1);
+        for case in 0..300 {
+            let (parents, local, _) = random_rig(&mut rng);
+            let rest = to_soa(&vec![Transform::IDENTITY; parents.len()]);
+            let skeleton = Skeleton::new(&parents, &rest, None).expect("skeleton");
+            let soa = to_soa(&local);
+            let joint = rng.below(parents.len());
+            let before = oracle::local_to_model(&parents, &local, &oracle::IDENTITY);
+            let forward = rng.vec3(-1.0, 1.0);
+            let target = Vec3::new(before[joint][12] as f32, before[joint][13] as f32, before[joint][14] as f32)
+                + rng.vec3(-5.0, 5.0);
+            let up = (case % 2 == 0).then(|| (forward.cross(rng.vec3(-1.0, 1.0)), Vec3::new(0.0, 1.0, 0.0)));
+            let (after, solve, after_local) = aimed(&skeleton, &soa, joint, (forward, up, target, None, 1.0));
+            let want = direction(position(&after[joint]), widen(target));
+            let now = axis(&after[joint], forward);
+            assert!(angle(now, want) < 2e-5, "case {case}: aim off by {}", angle(now, want));
+            // The turn is the smallest one when no up is asked: the aim's own angle.
+            let aim_angle = angle(axis(&before[joint], forward), want);
+            assert!(solve.aimed && !solve.limited);
+            if up.is_none() {
+                // No axis of the joint turns further than the aim does.
+                let axes = [Vec3::new(1.0, 0.0, 0.0), Vec3::new(0.0, 1.0, 0.0), Vec3::new(0.0, 0.0, 1.0)];
+                let turned = axes
+                    .map(|a| angle(axis(&before[joint], a), axis(&after[joint], a)))
+                    .into_iter()
+                    .fold(0.0, f64::max);
+                assert!(turned <= aim_angle + 2e-5, "case {case}: turned {turned} for an aim of {aim_angle}");
+            } else if let Some((local_up, _)) = up {
+                // The up axis lies in the plane of the aim and +Y, on +Y's side.
+                let u = axis(&after[joint], local_up);
+                let normal =
+                    [want[1] * 0.0 - want[2] * 1.0, want[2] * 0.0 - want[0] * 0.0, want[0] * 1.0 - want[1] * 0.0];
+                let off_plane: f64 = (0..3).map(|i| u[i] * normal[i]).sum();
+                let level = normal.iter().map(|x| x * x).sum::<f64>().sqrt();
+                if level > 0.1 {
+                    assert!(off_plane.abs() / level < 1e-4, "case {case}: the up axis rolls by {off_plane}");
+                    let upward = u[1] - want[1] * (0..3).map(|i| u[i] * want[i]).sum::<f64>();
+                    assert!(upward > -1e-6, "case {case}: the up axis points down");
+                }
+            }
+            let before_local = aos(&soa, parents.len());
+            for j in 0..parents.len() {
+                if j != joint {
+                    assert_eq!(after_local[j], before_local[j], "joint {j} untouched");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn limits_weights_and_degenerate_targets() {
+        let parents = [-1i16, 0];
+        let local = [Transform::IDENTITY, Transform { translation: Vec3::new(0.0, 1.0, 0.0), ..Transform::IDENTITY }];
+        let rest = to_soa(&[Transform::IDENTITY; 2]);
+        let skeleton = Skeleton::new(&parents, &rest, None).unwrap();
+        let soa = to_soa(&local);
+        let forward = Vec3::new(0.0, 0.0, 1.0);
+        // 90° to the side, capped at 30°: the aim turns 30° toward it.
+        let side = Vec3::new(5.0, 1.0, 0.0);
+        let (after, solve, _) = aimed(&skeleton, &soa, 1, (forward, None, side, Some(30f32.to_radians()), 1.0));
+        assert!(solve.limited);
+        let turned = angle(axis(&after[1], forward), [0.0, 0.0, 1.0]);
+        assert!((turned - 30f64.to_radians()).abs() < 1e-5, "{}", turned.to_degrees());
+        // Weight 0: nothing moves; straight behind: a finite half turn.
+        let (_, _, unchanged) = aimed(&skeleton, &soa, 1, (forward, None, side, None, 0.0));
+        assert_eq!(unchanged, aos(&soa, 2));
+        let (after, _, _) = aimed(&skeleton, &soa, 1, (forward, None, Vec3::new(0.0, 1.0, -3.0), None, 1.0));
+        assert!(angle(axis(&after[1], forward), [0.0, 0.0, -1.0]) < 1e-5);
+        // A target on the joint: nothing changes.
+        let (_, solve, same) = aimed(&skeleton, &soa, 1, (forward, None, Vec3::new(0.0, 1.0, 0.0), None, 1.0));
+        assert!(!solve.aimed);
+        assert_eq!(same, aos(&soa, 2));
+        // Bad input.
+        let model = model_of(&skeleton, &soa);
+        let mut out = soa.clone();
+        let mut job = |joint, forward, target, max_angle, weight| {
+            AimIkJob {
+                skeleton: &skeleton,
+                joint,
+                forward,
+                up: None,
+                target,
+                max_angle,
+                weight,
+                model: &model,
+                local: &mut out,
+            }
+            .run()
+            .map(|_| ())
+        };
+        let nan = Vec3::new(f32::NAN, 0.0, 0.0);
+        assert_eq!(job(1, Vec3::ZERO, side, None, 1.0), Err(Error::InvalidIkTarget), "zero axis");
+        assert_eq!(job(1, forward, nan, None, 1.0), Err(Error::InvalidIkTarget));
+        assert_eq!(job(1, forward, side, Some(0.0), 1.0), Err(Error::InvalidIkTarget));
+        assert_eq!(job(1, forward, side, None, -0.1), Err(Error::InvalidIkTarget));
+        assert!(matches!(job(2, forward, side, None, 1.0), Err(Error::IndexOutOfRange { .. })));
+    }
+
+    #[test]
+    fn the_makehuman_eyes_and_the_bandai_head_look_at_a_point() {
+        let Some(dir) = sinew_tests::shared_data("aim on the MakeHuman eyes and the Bandai head") else { return };
+        let face = dir.join("bvh/makehuman/face-poseunits.bvh");
+        let walk = sinew_tests::files_with_extension(&dir.join("bvh/bandai"), "bvh")
+            .into_iter()
+            .find(|p| p.to_string_lossy().contains("walk"))
+            .expect("walk");
+        for (path, joints) in [(face, &["eye.L", "eye.R"][..]), (walk, &["Head"][..])] {
+            let bvh = sinew_bench_host::bvh::Bvh::load(&path).expect("load");
+            let (raw, clip) = sinew_bench_host::bvh::to_raw(&bvh, "clip").expect("raw");
+            let rest = to_soa(&raw.rest);
+            let skeleton = Skeleton::new(&raw.parents, &rest, None).expect("skeleton");
+            let soa = to_soa(&clip.frames[clip.frames.len() / 2]);
+            let before = oracle::local_to_model(&raw.parents, &aos(&soa, raw.parents.len()), &oracle::IDENTITY);
+            for name in joints {
+                let joint = raw.names.iter().position(|n| n == name).expect(name);
+                // Look at a point 2 m ahead (the file's +Z) and a little to the side of the joint.
+                let p = position(&before[joint]);
+                let scale = if path.to_string_lossy().contains("bandai") { 100.0 } else { 10.0 };
+                let target =
+                    Vec3::new((p[0] + 0.3 * scale) as f32, (p[1] + 0.1 * scale) as f32, (p[2] + 2.0 * scale) as f32);
+                let forward = Vec3::new(0.0, 0.0, 1.0);
+                let up = Some((Vec3::new(0.0, 1.0, 0.0), Vec3::new(0.0, 1.0, 0.0)));
+                let (after, solve, _) = aimed(&skeleton, &soa, joint, (forward, up, target, None, 1.0));
+                assert!(solve.aimed);
+                let miss = angle(axis(&after[joint], forward), direction(position(&after[joint]), widen(target)));
+                assert!(miss < 2e-5, "{name}: aim off by {miss} rad");
+                // Outside the joint's subtree every model matrix is the one before, bit for bit in f64.
+                let mut below = vec![false; raw.parents.len()];
+                below[joint] = true;
+                for j in joint + 1..raw.parents.len() {
+                    below[j] = raw.parents[j] >= 0 && below[raw.parents[j] as usize];
+                }
+                for j in (0..raw.parents.len()).filter(|j| !below[*j]) {
+                    assert_eq!(after[j], before[j], "{name}: joint {} moved", raw.names[j]);
+                }
+            }
+        }
+    }
+}
