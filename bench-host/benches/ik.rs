@@ -1,7 +1,7 @@
 //! Two-bone IK per chain: sinew's `TwoBoneIkJob` (model matrices in, the chain's two local rotations written
 //! into the SoA pose) against the naive glam solver (`naive::two_bone_ik`: quaternions extracted from the
 //! model matrices), both legs of the procedural humanoid per iteration, targets moving every iteration.
-//! Aim on the head, against the naive glam aim. Throughput counts chains (joints for aim).
+//! Aim on the head, against the naive glam aim; CCD on an arm, against a naive glam CCD. Throughput counts chains (joints for aim).
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use sinew::ik::TwoBoneIkJob;
@@ -125,5 +125,85 @@ fn aim(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, two_bone, aim);
+/// CCD on the humanoid's left arm from the chest (five joints) toward a moving point near the hand, free
+/// joints, to 1 mm or 64 iterations; against the naive glam CCD doing the same iterations.
+fn ccd(c: &mut Criterion) {
+    use sinew::ik::{CcdIkJob, JointLimit};
+    let mut group = c.benchmark_group("ccd_ik");
+    let (workload, rest, local, model) = humanoid();
+    let raw = &workload.skeleton;
+    let skeleton = Skeleton::new(&raw.parents, &rest, None).expect("skeleton");
+    let index = |name: &str| raw.names.iter().position(|n| n == name).expect(name);
+    let chain = ["Chest", "LShoulder", "LUpperArm", "LLowerArm", "LHand"].map(index);
+    let limits = [JointLimit::Free; 4];
+    let hand = model[chain[4]].translation();
+    let (tolerance, max_iterations) = (1e-3, 64);
+    group.throughput(Throughput::Elements(1));
+    // How much work one solve is: the iterations each solver takes for the first target.
+    let first = hand + Vec3::new(0.05, 0.01, 0.08);
+    let mut pose = local.clone();
+    let (model_ref, max_step) = (&model[..], 0.5);
+    let solved = CcdIkJob {
+        skeleton: &skeleton,
+        chain: &chain,
+        limits: &limits,
+        target: first,
+        tolerance,
+        max_iterations,
+        max_step,
+        model: model_ref,
+        local: &mut pose,
+    }
+    .run()
+    .expect("solve");
+    let mut naive_pose = naive::AosPose::new(&workload.clip.frames[10]);
+    let above_first = glam::Mat4::from_cols_array_2d(&model[raw.parents[chain[0]] as usize].cols);
+    let naive_iterations = naive::ccd(
+        &chain,
+        above_first,
+        &mut naive_pose,
+        glam::Vec3::new(first.x, first.y, first.z),
+        tolerance,
+        max_iterations,
+    );
+    eprintln!("ccd_ik: sinew {} iterations ({} m left), naive {naive_iterations}", solved.iterations, solved.distance);
+    let mut frame = 0u32;
+    group.bench_function(BenchmarkId::new("sinew", "arm"), |b| {
+        b.iter(|| {
+            frame = frame.wrapping_add(1);
+            let target = hand + Vec3::new(0.05, 0.01 * (frame % 8) as f32, 0.08);
+            // Each solve starts from the animated pose, as a game frame does.
+            let mut pose = local.clone();
+            let (model, max_step) = (&model[..], 0.5);
+            let mut job = CcdIkJob {
+                skeleton: &skeleton,
+                chain: &chain,
+                limits: &limits,
+                target,
+                tolerance,
+                max_iterations,
+                max_step,
+                model,
+                local: &mut pose,
+            };
+            black_box(job.run().expect("solve"))
+        })
+    });
+    let aos = naive::AosPose::new(&workload.clip.frames[10]);
+    let parent = raw.parents[chain[0]] as usize;
+    let above = glam::Mat4::from_cols_array_2d(&model[parent].cols);
+    let hand = glam::Vec3::new(hand.x, hand.y, hand.z);
+    let mut frame = 0u32;
+    group.bench_function(BenchmarkId::new("naive_glam", "arm"), |b| {
+        b.iter(|| {
+            frame = frame.wrapping_add(1);
+            let target = hand + glam::Vec3::new(0.05, 0.01 * (frame % 8) as f32, 0.08);
+            let mut pose = aos.clone();
+            black_box(naive::ccd(&chain, above, &mut pose, target, tolerance, max_iterations))
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, two_bone, aim, ccd);
 criterion_main!(benches);

@@ -235,3 +235,33 @@ pub fn aim(model: &[Mat4], parents: &[i16], joint: usize, forward: Vec3, target:
     };
     rotations[joint] = (parent.inverse() * turn * Quat::from_mat4(m).normalize()).normalize();
 }
+
+/// CCD as a glam user writes it: per joint, the chain's matrices rebuilt from its local transforms, the
+/// shortest arc taking the end toward the target, and the local rotation recovered through quaternions
+/// extracted from the parent's matrix. Returns the iterations run.
+pub fn ccd(chain: &[usize], above: Mat4, pose: &mut AosPose, target: Vec3, tolerance: f32, max_iterations: u32) -> u32 {
+    let chain_models = |pose: &AosPose| {
+        let mut models = Vec::with_capacity(chain.len());
+        let mut parent = above;
+        for &j in chain {
+            parent *= Mat4::from_scale_rotation_translation(pose.scale[j], pose.rotation[j], pose.translation[j]);
+            models.push(parent);
+        }
+        models
+    };
+    let end = |models: &[Mat4]| models[models.len() - 1].w_axis.truncate();
+    for iteration in 0..max_iterations {
+        if (end(&chain_models(pose)) - target).length() <= tolerance {
+            return iteration;
+        }
+        for i in (0..chain.len() - 1).rev() {
+            let models = chain_models(pose);
+            let pivot = models[i].w_axis.truncate();
+            let turn = Quat::from_rotation_arc((end(&models) - pivot).normalize(), (target - pivot).normalize());
+            let parent = Quat::from_mat4(if i == 0 { &above } else { &models[i - 1] }).normalize();
+            let j = chain[i];
+            pose.rotation[j] = (parent.inverse() * turn * parent * pose.rotation[j]).normalize();
+        }
+    }
+    max_iterations
+}

@@ -48,16 +48,25 @@ fn joints_json(names: &[String], parents: &[i16], model: &[Mat4]) -> serde_json:
     serde_json::json!({ "joints": joints })
 }
 
-/// What `sinew-bench ik` solves: a chain of joint names (root first), a model-space target and pole.
+/// What `sinew-bench ik` solves: a chain of joint names (root first), a model-space target and pole, and the
+/// solver.
 #[derive(Clone, Debug)]
 pub struct IkRequest {
     pub chain: Vec<String>,
     pub target: [f32; 3],
     pub pole: Option<[f32; 3]>,
+    /// CCD (any chain length, free joints) instead of the analytic two-bone solver.
+    pub ccd: bool,
 }
 
-/// The BVH file's pose at `time` after two-bone IK on `request` (through the runtime: bake, sample,
-/// local-to-model, `TwoBoneIkJob`, local-to-model again), in `pose`'s JSON.
+/// CCD's settings for `sinew-bench ik --solver ccd`: the end within 1e-5 of the chain's length of the target,
+/// at most 400 iterations, 0.5 rad per joint and iteration.
+const CCD_TOLERANCE: f32 = 1e-5;
+const CCD_ITERATIONS: u32 = 400;
+const CCD_STEP: f32 = 0.5;
+
+/// The BVH file's pose at `time` after IK on `request` (through the runtime: bake, sample, local-to-model,
+/// `TwoBoneIkJob` or `CcdIkJob`, local-to-model again), in `pose`'s JSON.
 pub fn bvh_ik_json(path: &std::path::Path, time: f32, request: &IkRequest) -> Result<serde_json::Value, String> {
     let bvh = crate::bvh::Bvh::load(path).map_err(|e| e.to_string())?;
     let (raw, clip) = crate::bvh::to_raw(&bvh, "clip")?;
@@ -68,22 +77,45 @@ pub fn bvh_ik_json(path: &std::path::Path, time: f32, request: &IkRequest) -> Re
         raw.names.iter().position(|n| n == name).ok_or_else(|| format!("--chain: no joint named {name:?}"))
     };
     let chain: Vec<usize> = request.chain.iter().map(index).collect::<Result<_, _>>()?;
-    let [root, middle, end] = <[usize; 3]>::try_from(chain)
-        .map_err(|c| format!("--chain: two-bone IK takes three joints (root, middle, end), got {}", c.len()))?;
     let vec3 = |v: [f32; 3]| sinew::math::Vec3::new(v[0], v[1], v[2]);
     let skeleton = asset.skeleton();
-    sinew::ik::TwoBoneIkJob {
-        skeleton,
-        chain: [root, middle, end],
-        target: vec3(request.target),
-        pole: request.pole.map(vec3),
-        weight: 1.0,
-        soften: 1.0,
-        model: &model,
-        local: &mut local,
+    let context = |e: sinew::Error| format!("--chain {}: {e}", request.chain.join(","));
+    if request.ccd {
+        if request.pole.is_some() {
+            return Err("--pole: the CCD solver takes no pole".into());
+        }
+        let length: f32 =
+            chain.windows(2).map(|w| (model[w[1]].translation() - model[w[0]].translation()).length()).sum();
+        let limits = vec![sinew::ik::JointLimit::Free; chain.len().saturating_sub(1)];
+        sinew::ik::CcdIkJob {
+            skeleton,
+            chain: &chain,
+            limits: &limits,
+            target: vec3(request.target),
+            tolerance: CCD_TOLERANCE * length,
+            max_iterations: CCD_ITERATIONS,
+            max_step: CCD_STEP,
+            model: &model,
+            local: &mut local,
+        }
+        .run()
+        .map_err(context)?;
+    } else {
+        let [root, middle, end] = <[usize; 3]>::try_from(chain)
+            .map_err(|c| format!("--chain: two-bone IK takes three joints (root, middle, end), got {}", c.len()))?;
+        sinew::ik::TwoBoneIkJob {
+            skeleton,
+            chain: [root, middle, end],
+            target: vec3(request.target),
+            pole: request.pole.map(vec3),
+            weight: 1.0,
+            soften: 1.0,
+            model: &model,
+            local: &mut local,
+        }
+        .run()
+        .map_err(context)?;
     }
-    .run()
-    .map_err(|e| format!("--chain {}: {e}", request.chain.join(",")))?;
     LocalToModelJob { skeleton, walk: None, local: &local, root: None, model: &mut model }
         .run()
         .map_err(|e| e.to_string())?;

@@ -357,5 +357,14 @@ fn ik_moves_a_leg_onto_its_target_and_refuses_bad_chains() {
     assert_error(&run("hip,knee", "1,4,2", &[]), &["three joints"]);
     assert_error(&run("hip,knee,toe", "1,4,2", &[]), &["no joint named \"toe\""]);
     assert_error(&run("hip,knee,ankle", "1,nan,2", &[]), &["--target"]);
-    assert_error(&run("hip,knee,ankle", "1,4,2", &["--solver", "ccd"]), &["not built yet"]);
+    // CCD reaches the same target along its own path, bones kept; it takes no pole.
+    let output = run("hip,knee,ankle", "1,4,2", &["--solver", "ccd", "--json"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+    let joints = json["joints"].as_array().expect("joints");
+    let position = |j: usize| -> [f64; 3] { std::array::from_fn(|i| joints[j]["position"][i].as_f64().unwrap()) };
+    assert!(distance(position(2), target) < 1e-3, "CCD ankle at {:?}", position(2));
+    assert!((distance(position(1), position(2)) - bone).abs() < 1e-4);
+    assert_error(&run("hip,knee,ankle", "1,4,2", &["--solver", "ccd", "--pole", "0,1,0"]), &["--pole"]);
+    assert_error(&run("knee,hip", "1,4,2", &["--solver", "ccd"]), &["not the parent of the next"]);
 }

@@ -52,6 +52,8 @@ pub enum Buffer {
     LayerPose,
     /// Per-joint weights (a bone mask), SoA.
     JointWeights,
+    /// The joint limits of an IK chain.
+    JointLimits,
     /// The vertex buffer read by vertex skinning.
     VertexInput,
     /// The vertex buffer written by vertex skinning.

@@ -320,3 +320,213 @@ impl AimIkJob<'_> {
         Ok(AimSolve { aimed: true, limited: limit.is_some() })
     }
 }
+
+/// The longest chain [`CcdIkJob`] solves (its joints' matrices live on the stack).
+pub const MAX_CCD_JOINTS: usize = 32;
+
+/// How far a joint of a CCD chain may turn from its rest-pose local rotation: the limit applies to
+/// `rest⁻¹ · local`, a rotation in the joint's own frame at rest, so axes are given in that frame (a knee's
+/// hinge axis, a shoulder's cone about the upper arm's direction), any length but zero. Angles in radians.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum JointLimit {
+    Free,
+    /// A hinge: only turns about `axis`, between `min` and `max`.
+    Hinge {
+        axis: Vec3,
+        min: f32,
+        max: f32,
+    },
+    /// A cone about `axis` (the bone's rest direction, usually): a swing of at most `max_swing` away from it
+    /// and a twist about it between `min_twist` and `max_twist`.
+    Cone {
+        axis: Vec3,
+        max_swing: f32,
+        min_twist: f32,
+        max_twist: f32,
+    },
+}
+
+/// Cyclic coordinate descent over a chain of any length (textbook): from the joint before the end back to the
+/// chain's root, each joint turns so the end points at the target, within its limit and at most `max_step`
+/// radians an iteration (damping), until the end is within `tolerance` of the target or `max_iterations` pass.
+/// The chain's joints' local rotations are rewritten; the caller reruns local-to-model below the chain.
+///
+/// Space: model (target); joint-local limits (see [`JointLimit`]). Precision: `f32`; exact for rotations and
+/// uniform scales in the model matrices.
+#[derive(Debug)]
+pub struct CcdIkJob<'a> {
+    pub skeleton: &'a Skeleton<'a>,
+    /// The chain, root first; each joint the parent of the next; 2 to [`MAX_CCD_JOINTS`] joints.
+    pub chain: &'a [usize],
+    /// One limit per chain joint but the end (the end's rotation does not move it).
+    pub limits: &'a [JointLimit],
+    pub target: Vec3,
+    pub tolerance: f32,
+    pub max_iterations: u32,
+    /// The largest turn of one joint in one iteration (radians, in (0, π]).
+    pub max_step: f32,
+    pub model: &'a [Mat4],
+    pub local: &'a mut [SoaTransform],
+}
+
+/// What a CCD solve did.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CcdSolve {
+    pub iterations: u32,
+    /// The end's distance to the target at the end.
+    pub distance: f32,
+    pub reached: bool,
+}
+
+/// `q` split about unit `axis` into its twist angle (radians, in (−π, π]) and the swing left (`q = swing ·
+/// twist`).
+fn swing_twist(q: Quat, axis: Vec3) -> (Quat, f32) {
+    let along = Vec3::new(q.x, q.y, q.z).dot(axis);
+    let twist_angle = 2.0 * libm::atan2f(along, q.w);
+    let twist = Quat::from_axis_angle(axis, twist_angle);
+    (q * twist.conjugate(), crate::root_motion::wrap_angle(twist_angle))
+}
+
+/// Unit `q` with its angle capped at `limit` (the same axis); `cos_half_limit` is `cos(limit / 2)`, so the
+/// check needs no trigonometry (the angle passes the limit when `|w|` falls below it).
+fn capped(q: Quat, limit: f32, cos_half_limit: f32) -> Quat {
+    let q = if q.w < 0.0 { Quat::new(-q.x, -q.y, -q.z, -q.w) } else { q };
+    match unit(Vec3::new(q.x, q.y, q.z)) {
+        Some(axis) if q.w < cos_half_limit => Quat::from_axis_angle(axis, limit),
+        _ => q,
+    }
+}
+
+impl JointLimit {
+    fn valid(&self) -> bool {
+        let axis = |v: Vec3| v.is_finite() && v.dot(v) > 0.0 && v.dot(v).is_finite();
+        let range = |min: f32, max: f32| min.is_finite() && max.is_finite() && min <= max;
+        match *self {
+            JointLimit::Free => true,
+            JointLimit::Hinge { axis: a, min, max } => axis(a) && range(min, max),
+            JointLimit::Cone { axis: a, max_swing, min_twist, max_twist } => {
+                axis(a) && (0.0..=core::f32::consts::PI).contains(&max_swing) && range(min_twist, max_twist)
+            }
+        }
+    }
+
+    /// `relative` (the local rotation relative to rest) brought inside the limit.
+    fn clamp(&self, relative: Quat) -> Quat {
+        match *self {
+            JointLimit::Free => relative,
+            JointLimit::Hinge { axis, min, max } => {
+                let axis = axis.scaled(1.0 / axis.length());
+                let (_, twist) = swing_twist(relative, axis);
+                Quat::from_axis_angle(axis, twist.clamp(min, max))
+            }
+            JointLimit::Cone { axis, max_swing, min_twist, max_twist } => {
+                let axis = axis.scaled(1.0 / axis.length());
+                let (swing, twist) = swing_twist(relative, axis);
+                let swing = capped(swing, max_swing, libm::cosf(0.5 * max_swing));
+                swing * Quat::from_axis_angle(axis, twist.clamp(min_twist, max_twist))
+            }
+        }
+    }
+}
+
+/// `m` turned rigidly by `q` about the point `pivot`.
+fn turned_about(m: &Mat4, q: Quat, pivot: Vec3) -> Mat4 {
+    let mut out = *m;
+    for c in 0..3 {
+        let v = q.rotate(Vec3::new(m.cols[c][0], m.cols[c][1], m.cols[c][2]));
+        out.cols[c] = [v.x, v.y, v.z, 0.0];
+    }
+    let p = pivot + q.rotate(m.translation() - pivot);
+    out.cols[3] = [p.x, p.y, p.z, 1.0];
+    out
+}
+
+/// A rotation in the frame of `m` taken out to model space (the inverse of [`into_frame`]).
+fn out_of_frame(m: &Mat4, q: Quat) -> Quat {
+    let v = Vec3::new(q.x, q.y, q.z);
+    let length = v.length();
+    match unit(linear(m, v)) {
+        Some(axis) => {
+            let v = axis.scaled(length);
+            Quat::new(v.x, v.y, v.z, q.w)
+        }
+        None => q,
+    }
+}
+
+impl CcdIkJob<'_> {
+    /// Errors: `BufferLength` (model, local pose or limits short); `InvalidIkChain` (fewer than 2 or more than
+    /// [`MAX_CCD_JOINTS`] joints, a joint out of range or not the parent of the next); `InvalidIkTarget` (a NaN
+    /// or infinite target, tolerance not ≥ 0, `max_step` outside (0, π], a limit with a zero axis or min > max).
+    pub fn validate(&self) -> Result<(), Error> {
+        let joints = check_buffers(self.skeleton, self.model, self.local)?;
+        let parents = self.skeleton.parents();
+        let n = self.chain.len();
+        let linked = self.chain.windows(2).all(|w| w[1] < joints && parents[w[1]] as isize == w[0] as isize);
+        if !(2..=MAX_CCD_JOINTS).contains(&n) || self.chain[0] >= joints || !linked {
+            return Err(Error::InvalidIkChain);
+        }
+        if self.limits.len() < n - 1 {
+            return Err(Error::BufferLength {
+                buffer: Buffer::JointLimits,
+                expected: n - 1,
+                actual: self.limits.len(),
+            });
+        }
+        let near = {
+            let d = self.target - self.model[self.chain[0]].translation();
+            d.dot(d).is_finite()
+        };
+        let step_ok = self.max_step > 0.0 && self.max_step <= core::f32::consts::PI;
+        let tolerance_ok = self.tolerance >= 0.0 && self.tolerance.is_finite();
+        if !(near && step_ok && tolerance_ok && self.limits.iter().all(JointLimit::valid)) {
+            return Err(Error::InvalidIkTarget);
+        }
+        Ok(())
+    }
+
+    /// Solves (see the type's docs).
+    ///
+    /// Errors: those of [`CcdIkJob::validate`]; nothing is written on an `Err`.
+    pub fn run(&mut self) -> Result<CcdSolve, Error> {
+        self.validate()?;
+        let n = self.chain.len();
+        let mut frames = [Mat4::IDENTITY; MAX_CCD_JOINTS];
+        for (frame, &joint) in frames.iter_mut().zip(self.chain) {
+            *frame = self.model[joint];
+        }
+        let above = parent_frame(self.skeleton, self.model, self.chain[0]);
+        let rest = self.skeleton.rest_pose();
+        let end = |frames: &[Mat4; MAX_CCD_JOINTS]| frames[n - 1].translation();
+        let mut iterations = 0;
+        let mut distance = (end(&frames) - self.target).length();
+        let cos_half_step = libm::cosf(0.5 * self.max_step);
+        while distance > self.tolerance && iterations < self.max_iterations {
+            iterations += 1;
+            for i in (0..n - 1).rev() {
+                let pivot = frames[i].translation();
+                let (Some(from), Some(to)) = (unit(end(&frames) - pivot), unit(self.target - pivot)) else { continue };
+                let turn = capped(arc(from, to), self.max_step, cos_half_step);
+                // The turn in the joint's parent frame, applied to its local rotation, brought inside its limit
+                // relative to rest; what the limit allowed is what the chain below turns by.
+                let parent = if i == 0 { above } else { frames[i - 1] };
+                let joint = self.chain[i];
+                let rotation = &mut self.local[joint / 4].rotation;
+                let old = rotation.get(joint % 4);
+                let rest_rotation = rest[joint / 4].rotation.get(joint % 4);
+                let wanted = (into_frame(&parent, turn) * old).normalize();
+                let limited = match self.limits[i] {
+                    JointLimit::Free => wanted,
+                    limit => (rest_rotation * limit.clamp(rest_rotation.conjugate() * wanted)).normalize(),
+                };
+                rotation.set(joint % 4, limited);
+                let applied = out_of_frame(&parent, (limited * old.conjugate()).normalize());
+                for frame in &mut frames[i..n] {
+                    *frame = turned_about(frame, applied, pivot);
+                }
+            }
+            distance = (end(&frames) - self.target).length();
+        }
+        Ok(CcdSolve { iterations, distance, reached: distance <= self.tolerance })
+    }
+}

@@ -517,3 +517,237 @@ mod aim {
         }
     }
 }
+
+mod ccd {
+    use super::*;
+    use sinew::ik::{CcdIkJob, JointLimit};
+
+    const AXES: [Vec3; 3] = [Vec3::new(1.0, 0.0, 0.0), Vec3::new(0.0, 1.0, 0.0), Vec3::new(0.0, 0.0, 1.0)];
+
+    /// A chain `0 → 1 → … → n−1` of bones along +Y (lengths 0.5–1.5), bent at random, with `extra` joints
+    /// hanging off its joints; identity rest pose.
+    fn chain_rig(rng: &mut Rng, n: usize, extra: usize) -> (Vec<i16>, Vec<Transform>) {
+        let mut parents: Vec<i16> = (0..n as i16).map(|j| j - 1).collect();
+        for _ in 0..extra {
+            parents.push(rng.below(n) as i16);
+        }
+        let local = (0..parents.len())
+            .map(|j| Transform {
+                translation: if j == 0 { Vec3::ZERO } else { Vec3::new(0.0, rng.range(0.5, 1.5), 0.0) },
+                rotation: sinew::math::Quat::from_axis_angle(AXES[rng.below(3)], rng.range(-0.6, 0.6)),
+                scale: Vec3::ONE,
+            })
+            .collect();
+        (parents, local)
+    }
+
+    fn solve(
+        skeleton: &Skeleton<'_>,
+        local: &[SoaTransform],
+        chain: &[usize],
+        limits: &[JointLimit],
+        target: Vec3,
+        tolerance: f32,
+    ) -> (sinew::ik::CcdSolve, Vec<Transform>) {
+        let model = model_of(skeleton, local);
+        let mut out = local.to_vec();
+        let solve = CcdIkJob {
+            skeleton,
+            chain,
+            limits,
+            target,
+            tolerance,
+            max_iterations: 400,
+            max_step: 0.5,
+            model: &model,
+            local: &mut out,
+        }
+        .run()
+        .expect("solve");
+        (solve, aos(&out, skeleton.num_joints()))
+    }
+
+    /// Rotation `q` (f64) as (unit axis, angle in [0, π]).
+    fn axis_angle(q: sinew::math::Quat) -> ([f64; 3], f64) {
+        let s = if q.w < 0.0 { -1.0 } else { 1.0 };
+        let v = [q.x as f64 * s, q.y as f64 * s, q.z as f64 * s];
+        let l = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+        let angle = 2.0 * l.atan2(q.w as f64 * s);
+        (if l > 0.0 { v.map(|x| x / l) } else { [1.0, 0.0, 0.0] }, angle)
+    }
+
+    #[test]
+    fn free_chains_reach_reachable_targets_keeping_their_bones_and_everything_else() {
+        let mut rng = Rng::new(0xcc);
+        let mut iterations = Vec::new();
+        for case in 0..150 {
+            let n = 3 + rng.below(6);
+            let (parents, local) = chain_rig(&mut rng, n, 4);
+            let rest = to_soa(&vec![Transform::IDENTITY; parents.len()]);
+            let skeleton = Skeleton::new(&parents, &rest, None).expect("skeleton");
+            let soa = to_soa(&local);
+            let chain: Vec<usize> = (0..n).collect();
+            let bones: Vec<f64> = (1..n).map(|j| local[j].translation.y as f64).collect();
+            let reach: f64 = bones.iter().sum();
+            // Between the chain's inner radius (its longest bone folded back past the others) and 0.8 of its
+            // reach, so every target is reachable.
+            let inner = (2.0 * bones.iter().cloned().fold(0.0, f64::max) - reach).max(0.0);
+            let direction = rng.vec3(-1.0, 1.0);
+            let d = rng.range((inner + 0.1 * reach) as f32, (0.8 * reach).max(inner + 0.15 * reach) as f32);
+            let target = direction.scaled(d / direction.length());
+            let limits = vec![JointLimit::Free; n - 1];
+            let (solve, after) = solve(&skeleton, &soa, &chain, &limits, target, 1e-4);
+            let model = oracle::local_to_model(&parents, &after, &oracle::IDENTITY);
+            assert!(solve.reached, "case {case}: {n} joints, {} left after {}", solve.distance, solve.iterations);
+            assert!(distance(position(&model[n - 1]), widen(target)) < 2e-4, "case {case}: the f64 end");
+            for j in 1..n {
+                let bone = distance(position(&model[j - 1]), position(&model[j]));
+                assert!((bone - bones[j - 1]).abs() < 1e-5, "case {case}: bone {j}");
+            }
+            let before = aos(&soa, parents.len());
+            for j in n..parents.len() {
+                assert_eq!(after[j], before[j], "case {case}: joint {j} off the chain");
+            }
+            iterations.push(solve.iterations);
+        }
+        iterations.sort_unstable();
+        let (median, worst) = (iterations[iterations.len() / 2], iterations[iterations.len() - 1]);
+        println!("CCD, free chains of 3–8 joints to 1e-4: median {median} iterations, worst {worst}");
+    }
+
+    #[test]
+    fn hinges_and_cones_hold_their_limits() {
+        let mut rng = Rng::new(0xcd);
+        for case in 0..150 {
+            let n = 4;
+            let (parents, local) = chain_rig(&mut rng, n, 0);
+            let rest_pose = local.clone();
+            let rest = to_soa(&rest_pose);
+            let skeleton = Skeleton::new(&parents, &rest, None).expect("skeleton");
+            let soa = to_soa(&local);
+            let chain = [0usize, 1, 2, 3];
+            let (min, max) = (-0.2f32, 1.9f32);
+            let (max_swing, min_twist, max_twist) = (0.7f32, -0.3f32, 0.4f32);
+            let limits = [
+                JointLimit::Cone { axis: AXES[1], max_swing, min_twist, max_twist },
+                JointLimit::Hinge { axis: AXES[0], min, max },
+                JointLimit::Hinge { axis: Vec3::new(0.0, 0.0, 2.0), min, max },
+            ];
+            let target = rng.vec3(-2.5, 2.5);
+            let (solve, after) = solve(&skeleton, &soa, &chain, &limits, target, 1e-4);
+            assert!(solve.distance.is_finite());
+            for (j, limit) in limits.iter().enumerate() {
+                let relative = rest_pose[j].rotation.conjugate() * after[j].rotation;
+                match *limit {
+                    JointLimit::Hinge { axis, .. } => {
+                        let (a, angle) = axis_angle(relative);
+                        let along = widen(axis.scaled(1.0 / axis.length()));
+                        let dot: f64 = (0..3).map(|i| a[i] * along[i]).sum();
+                        let signed = if dot < 0.0 { -angle } else { angle };
+                        assert!(angle < 1e-5 || dot.abs() > 1.0 - 1e-5, "case {case} joint {j}: off the hinge");
+                        assert!(
+                            signed > min as f64 - 1e-5 && signed < max as f64 + 1e-5,
+                            "case {case} joint {j}: {signed}"
+                        );
+                    }
+                    JointLimit::Cone { .. } => {
+                        // Swing: how far the bone's axis (+Y) left its rest direction; twist about it.
+                        let y = relative.rotate(Vec3::new(0.0, 1.0, 0.0));
+                        let swing = (y.y as f64).clamp(-1.0, 1.0).acos();
+                        assert!(swing < max_swing as f64 + 1e-4, "case {case}: swing {swing}");
+                        let twist = 2.0 * (relative.y as f64).atan2(relative.w as f64);
+                        let twist =
+                            (twist + std::f64::consts::PI).rem_euclid(std::f64::consts::TAU) - std::f64::consts::PI;
+                        assert!(
+                            twist > min_twist as f64 - 1e-4 && twist < max_twist as f64 + 1e-4,
+                            "case {case}: twist {twist}"
+                        );
+                    }
+                    JointLimit::Free => {}
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn bad_chains_and_limits_are_errors() {
+        let mut rng = Rng::new(0xce);
+        let (parents, local) = chain_rig(&mut rng, 4, 1);
+        let rest = to_soa(&vec![Transform::IDENTITY; parents.len()]);
+        let skeleton = Skeleton::new(&parents, &rest, None).expect("skeleton");
+        let soa = to_soa(&local);
+        let model = model_of(&skeleton, &soa);
+        let free = [JointLimit::Free; 3];
+        let attempt = |chain: &[usize], limits: &[JointLimit], target: Vec3, max_step: f32| {
+            let mut out = soa.clone();
+            let (tolerance, max_iterations) = (1e-4, 20);
+            let job = CcdIkJob {
+                skeleton: &skeleton,
+                chain,
+                limits,
+                target,
+                tolerance,
+                max_iterations,
+                max_step,
+                model: &model,
+                local: &mut out,
+            };
+            let mut job = job;
+            let result = job.run().map(|_| ());
+            if result.is_err() {
+                assert_eq!(aos(&out, parents.len()), aos(&soa, parents.len()), "nothing written");
+            }
+            result
+        };
+        let t = Vec3::new(1.0, 1.0, 0.0);
+        assert_eq!(attempt(&[0, 1, 2, 3], &free, t, 0.5), Ok(()));
+        assert_eq!(attempt(&[0, 2, 3], &free, t, 0.5), Err(Error::InvalidIkChain));
+        assert_eq!(attempt(&[0], &free, t, 0.5), Err(Error::InvalidIkChain));
+        assert_eq!(attempt(&[0, 1, 9], &free, t, 0.5), Err(Error::InvalidIkChain));
+        assert!(matches!(attempt(&[0, 1, 2, 3], &free[..2], t, 0.5), Err(Error::BufferLength { .. })));
+        let inverted = [JointLimit::Hinge { axis: AXES[0], min: 1.0, max: 0.0 }, JointLimit::Free, JointLimit::Free];
+        assert_eq!(attempt(&[0, 1, 2, 3], &inverted, t, 0.5), Err(Error::InvalidIkTarget));
+        let zero_axis = [JointLimit::Cone { axis: Vec3::ZERO, max_swing: 0.5, min_twist: 0.0, max_twist: 0.0 }; 3];
+        assert_eq!(attempt(&[0, 1, 2, 3], &zero_axis, t, 0.5), Err(Error::InvalidIkTarget));
+        assert_eq!(attempt(&[0, 1, 2, 3], &free, Vec3::new(f32::NAN, 0.0, 0.0), 0.5), Err(Error::InvalidIkTarget));
+        assert_eq!(attempt(&[0, 1, 2, 3], &free, t, 0.0), Err(Error::InvalidIkTarget));
+        // Out of reach: a finite pose, not reached, the end as near as the chain allows.
+        let far = Vec3::new(0.0, 0.0, 100.0);
+        assert_eq!(attempt(&[0, 1, 2, 3], &free, far, 0.5), Ok(()));
+    }
+
+    #[test]
+    fn a_bandai_arm_from_the_chest_reaches_around_the_body() {
+        let Some(dir) = sinew_tests::shared_data("CCD on the Bandai arm") else { return };
+        let walk = sinew_tests::files_with_extension(&dir.join("bvh/bandai"), "bvh")
+            .into_iter()
+            .find(|p| p.to_string_lossy().contains("walk"))
+            .expect("walk");
+        let bvh = sinew_bench_host::bvh::Bvh::load(&walk).expect("load");
+        let (raw, clip) = sinew_bench_host::bvh::to_raw(&bvh, "walk").expect("raw");
+        let rest = to_soa(&raw.rest);
+        let skeleton = Skeleton::new(&raw.parents, &rest, None).expect("skeleton");
+        let index = |name: &str| raw.names.iter().position(|n| n == name).expect(name);
+        let chain: Vec<usize> = ["Chest", "Shoulder_L", "UpperArm_L", "LowerArm_L", "Hand_L"].map(index).to_vec();
+        let limits = vec![JointLimit::Free; chain.len() - 1];
+        let mut rng = Rng::new(0xcf);
+        let mut iterations = Vec::new();
+        for frame in (0..clip.frames.len()).step_by(13) {
+            let soa = to_soa(&clip.frames[frame]);
+            let model = model_of(&skeleton, &soa);
+            let hand = model[chain[4]].translation();
+            let target = hand + rng.vec3(-20.0, 20.0);
+            // A tenth of a millimetre (the file is in cm).
+            let (solve, after) = solve(&skeleton, &soa, &chain, &limits, target, 1e-2);
+            let end = position(&oracle::local_to_model(&raw.parents, &after, &oracle::IDENTITY)[chain[4]]);
+            assert!(solve.reached && distance(end, widen(target)) < 1.1e-2, "frame {frame}: {}", solve.distance);
+            iterations.push(solve.iterations);
+        }
+        iterations.sort_unstable();
+        println!(
+            "CCD, Bandai chest-to-hand to 0.1 mm: median {} iterations, worst {}",
+            iterations[iterations.len() / 2],
+            iterations[iterations.len() - 1]
+        );
+    }
+}

@@ -266,7 +266,8 @@ struct IkArgs {
     /// Seconds from the first frame; clamped to the clip.
     #[arg(long, default_value_t = 0.0)]
     time: f32,
-    /// The chain's joints, root first, comma-separated, named as in the file (two-bone: three joints).
+    /// The chain's joints, root first, comma-separated, named as in the file (two-bone: three joints; CCD: 2 to
+    /// 32, each the parent of the next).
     #[arg(long)]
     chain: String,
     /// Where the chain's end should go: X,Y,Z in model space (the file's units).
@@ -275,7 +276,8 @@ struct IkArgs {
     /// A model-space point X,Y,Z the middle joint bends toward; by default the current bend plane is kept.
     #[arg(long)]
     pole: Option<String>,
-    /// The solver.
+    /// The solver: analytic two-bone, or CCD (free joints, the end within 1e-5 of the chain's length of the
+    /// target, at most 400 iterations).
     #[arg(long, value_enum, default_value = "two-bone")]
     solver: Solver,
     /// Print JSON (`{"joints":[{"name","parent","position"}…]}`) instead of a table.
@@ -290,10 +292,8 @@ enum Solver {
 }
 
 fn ik(args: &IkArgs) -> Result<String, String> {
-    if matches!(args.solver, Solver::Ccd) {
-        return Err("--solver ccd: the CCD solver is not built yet; two-bone is".into());
-    }
     let request = pose::IkRequest {
+        ccd: matches!(args.solver, Solver::Ccd),
         chain: args.chain.split(',').map(|s| s.trim().to_string()).collect(),
         target: numbers("--target", &args.target)?,
         pole: args.pole.as_deref().map(|p| numbers("--pole", p)).transpose()?,
