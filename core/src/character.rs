@@ -1374,18 +1374,9 @@ fn smooth_root_motion(header: &mut Header, raw: RootMotion, dt: f32) -> RootMoti
     if dt <= 0.0 {
         return raw;
     }
-    let scaled = |m: RootMotion, k: f32| RootMotion {
-        translation: Vec3::new(m.translation.x * k, m.translation.y * k, m.translation.z * k),
-        yaw: m.yaw * k,
-    };
-    let sum = |a: RootMotion, b: RootMotion| RootMotion {
-        translation: Vec3::new(
-            a.translation.x + b.translation.x,
-            a.translation.y + b.translation.y,
-            a.translation.z + b.translation.z,
-        ),
-        yaw: a.yaw + b.yaw,
-    };
+    let scaled = |m: RootMotion, k: f32| RootMotion { translation: m.translation.scaled(k), yaw: m.yaw * k };
+    let sum =
+        |a: RootMotion, b: RootMotion| RootMotion { translation: a.translation + b.translation, yaw: a.yaw + b.yaw };
     if header.root_pending > 0.0 {
         header.root_offset = sum(header.root_velocity, scaled(raw, -1.0 / dt));
         header.root_blend = [0.0, header.root_pending];

@@ -254,16 +254,6 @@ fn unit(v: Vec3) -> Option<Vec3> {
     (length > 0.0 && length.is_finite()).then(|| v.scaled(1.0 / length))
 }
 
-/// The linear part of `m` applied to `v`.
-fn linear(m: &Mat4, v: Vec3) -> Vec3 {
-    let c = &m.cols;
-    Vec3::new(
-        c[0][0] * v.x + c[1][0] * v.y + c[2][0] * v.z,
-        c[0][1] * v.x + c[1][1] * v.y + c[2][1] * v.z,
-        c[0][2] * v.x + c[1][2] * v.y + c[2][2] * v.z,
-    )
-}
-
 impl AimIkJob<'_> {
     /// Errors: `BufferLength` (model or local pose shorter than the skeleton); `IndexOutOfRange` (joint);
     /// `InvalidIkTarget` (a NaN or infinite vector, a zero axis, a weight outside [0, 1], a limit outside
@@ -292,7 +282,8 @@ impl AimIkJob<'_> {
     pub fn run(&mut self) -> Result<AimSolve, Error> {
         self.validate()?;
         let m = &self.model[self.joint];
-        let (Some(aim), Some(want)) = (unit(linear(m, self.forward)), unit(self.target - m.translation())) else {
+        let (Some(aim), Some(want)) = (unit(m.transform_vector(self.forward)), unit(self.target - m.translation()))
+        else {
             return Ok(AimSolve { aimed: false, limited: false });
         };
         let mut turn = arc(aim, want);
@@ -308,7 +299,8 @@ impl AimIkJob<'_> {
             // off the aim, the arc between them turns about it.
             let pointing = turn.rotate(aim);
             let off_aim = |v: Vec3| unit(v - pointing.scaled(v.dot(pointing)));
-            if let (Some(have), Some(wanted)) = (off_aim(turn.rotate(linear(m, local_up))), off_aim(model_up)) {
+            if let (Some(have), Some(wanted)) = (off_aim(turn.rotate(m.transform_vector(local_up))), off_aim(model_up))
+            {
                 turn = arc(have, wanted) * turn;
             }
         }
@@ -445,7 +437,7 @@ fn turned_about(m: &Mat4, q: Quat, pivot: Vec3) -> Mat4 {
 fn out_of_frame(m: &Mat4, q: Quat) -> Quat {
     let v = Vec3::new(q.x, q.y, q.z);
     let length = v.length();
-    match unit(linear(m, v)) {
+    match unit(m.transform_vector(v)) {
         Some(axis) => {
             let v = axis.scaled(length);
             Quat::new(v.x, v.y, v.z, q.w)

@@ -117,8 +117,8 @@ impl ShiftToSpot {
     /// Errors: `InvalidCorrection` for a NaN or infinite value or `end < start`.
     pub fn new(start: f32, end: f32, predicted: Vec3, target: Vec3) -> Result<ShiftToSpot, Error> {
         let segment = Segment::new(start, end)?;
-        let correction = Vec3::new(target.x - predicted.x, target.y - predicted.y, target.z - predicted.z);
-        if !(correction.x.is_finite() && correction.y.is_finite() && correction.z.is_finite()) {
+        let correction = target - predicted;
+        if !correction.is_finite() {
             return Err(Error::InvalidCorrection);
         }
         Ok(ShiftToSpot { segment, correction })
@@ -131,8 +131,7 @@ impl ShiftToSpot {
 
     /// The world translation to add for a step of animation time from `from` to `to`.
     pub fn step(&self, from: f32, to: f32) -> Vec3 {
-        let share = self.segment.share(from, to);
-        Vec3::new(self.correction.x * share, self.correction.y * share, self.correction.z * share)
+        self.correction.scaled(self.segment.share(from, to))
     }
 }
 

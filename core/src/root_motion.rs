@@ -55,12 +55,12 @@ impl RootMotion {
     /// `self` followed by `next` (`next` given in the frame `self` ends in).
     pub fn then(self, next: RootMotion) -> RootMotion {
         let (a, b) = (self.translation, RootMotion::turn(self.yaw, next.translation));
-        RootMotion { translation: Vec3::new(a.x + b.x, a.y + b.y, a.z + b.z), yaw: self.yaw + next.yaw }
+        RootMotion { translation: a + b, yaw: self.yaw + next.yaw }
     }
 
     pub fn inverse(self) -> RootMotion {
         let back = RootMotion::turn(-self.yaw, self.translation);
-        RootMotion { translation: Vec3::new(-back.x, -back.y, -back.z), yaw: -self.yaw }
+        RootMotion { translation: back.scaled(-1.0), yaw: -self.yaw }
     }
 
     /// The motion from root `from` to root `to`: `from⁻¹ · to`, turning the shorter way round.
@@ -201,8 +201,7 @@ impl WarpPoint {
         if !(finite(&marker) && finite(&target) && marker_time.is_finite() && windows.iter().all(valid)) {
             return Err(crate::Error::InvalidWarp);
         }
-        let (p, q) = (marker.translation, target.translation);
-        let offset = Vec3::new(q.x - p.x, q.y - p.y, q.z - p.z);
+        let offset = target.translation - marker.translation;
         Ok(WarpPoint { marker, offset, turn: target.yaw - marker.yaw, windows })
     }
 
@@ -214,14 +213,7 @@ impl WarpPoint {
             return unwarped;
         }
         let (x, p, d) = (unwarped.translation, self.marker.translation, self.offset);
-        let around = RootMotion::turn(rotation * self.turn, Vec3::new(x.x - p.x, x.y - p.y, x.z - p.z));
-        RootMotion {
-            translation: Vec3::new(
-                around.x + p.x + translation * d.x,
-                around.y + p.y + translation * d.y,
-                around.z + p.z + translation * d.z,
-            ),
-            yaw: unwarped.yaw + facing * self.turn,
-        }
+        let around = RootMotion::turn(rotation * self.turn, x - p);
+        RootMotion { translation: around + p + d.scaled(translation), yaw: unwarped.yaw + facing * self.turn }
     }
 }

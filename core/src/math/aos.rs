@@ -238,6 +238,16 @@ impl Mat4 {
         )
     }
 
+    /// The direction `v` transformed (w = 0: the linear part only).
+    pub fn transform_vector(&self, v: Vec3) -> Vec3 {
+        let c = &self.cols;
+        Vec3::new(
+            c[0][0] * v.x + c[1][0] * v.y + c[2][0] * v.z,
+            c[0][1] * v.x + c[1][1] * v.y + c[2][1] * v.z,
+            c[0][2] * v.x + c[1][2] * v.y + c[2][2] * v.z,
+        )
+    }
+
     /// The four columns as SIMD lanes, read in place (one aligned 16-byte load each, no copy through the stack).
     #[inline(always)]
     pub fn load_cols(&self) -> [F4; 4] {
