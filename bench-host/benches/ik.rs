@@ -53,6 +53,7 @@ fn two_bone(c: &mut Criterion) {
                     pole: Some(pole),
                     weight,
                     soften,
+                    end_turn: None,
                     model,
                     local: &mut pose,
                 };

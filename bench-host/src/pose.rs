@@ -110,6 +110,7 @@ pub fn bvh_ik_json(path: &std::path::Path, time: f32, request: &IkRequest) -> Re
             pole: request.pole.map(vec3),
             weight: 1.0,
             soften: 1.0,
+            end_turn: None,
             model: &model,
             local: &mut local,
         }

@@ -192,6 +192,12 @@ pub enum Error {
     InvalidIkChain,
     /// An IK target or pole that is NaN or infinite, or a weight or softening outside its range.
     InvalidIkTarget,
+    /// An attachment's offset, object or world transform that is not a finite affine matrix, or one that
+    /// must be inverted and is singular.
+    InvalidAttachment,
+    /// Foot planting with a NaN or infinite ground, world transform or setting, a weight outside [0, 1], a
+    /// time step not finite and >= 0, or a leg that is not a parent-linked chain under the pelvis.
+    InvalidFootPlanting,
 }
 
 /// Which count passed its limit.
@@ -400,6 +406,16 @@ impl fmt::Display for Error {
             Error::InvalidIkTarget => {
                 write!(f, "IK: target or pole NaN or infinite, weight outside [0, 1] or softening outside (0, 1]")
             }
+            Error::InvalidAttachment => {
+                write!(
+                    f,
+                    "attachment: an offset, object or world matrix not finite and affine, or singular where inverted"
+                )
+            }
+            Error::InvalidFootPlanting => write!(
+                f,
+                "foot planting: a ground, world transform or setting NaN or infinite, a weight outside [0, 1], a bad time step, or a leg not under the pelvis"
+            ),
             Error::InvalidWarp => {
                 write!(f, "warp: a value is NaN or infinite, or a window ends before it starts or after the marker")
             }

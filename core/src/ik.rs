@@ -38,9 +38,15 @@ pub struct TwoBoneIkJob<'a> {
     pub weight: f32,
     /// Soft reach: in (0, 1]; 1 is the hard clamp (see the module docs).
     pub soften: f32,
+    /// The end joint's orientation: `None` lets it follow the middle bone (its local rotation is kept);
+    /// `Some(turn)` gives it its animated model-space orientation turned by `turn` (model space, applied by
+    /// `weight`): `Some(Quat::IDENTITY)` keeps a planted foot as animated, a tilt lays it on a slope. An
+    /// absolute model orientation `D` is the turn `D · R⁻¹`, `R` the end's animated model rotation.
+    pub end_turn: Option<Quat>,
     /// Model matrices of the animated pose, one per joint.
     pub model: &'a [Mat4],
-    /// The local pose the matrices came from; the root's and middle joint's rotations are rewritten.
+    /// The local pose the matrices came from; the root's and middle joint's rotations are rewritten, and the
+    /// end joint's with `end_turn`.
     pub local: &'a mut [SoaTransform],
 }
 
@@ -117,7 +123,8 @@ fn parent_frame(skeleton: &Skeleton<'_>, model: &[Mat4], joint: usize) -> Mat4 {
 impl TwoBoneIkJob<'_> {
     /// Errors: `BufferLength` (model or local pose shorter than the skeleton); `InvalidIkChain` (a joint out of
     /// range, not the parent of the next, or a bone of zero or non-finite length); `InvalidIkTarget` (a target or
-    /// pole NaN, infinite or so far from the chain that its distance overflows, a weight outside [0, 1], `soften` outside (0, 1]).
+    /// pole NaN, infinite or so far from the chain that its distance overflows, a weight outside [0, 1], `soften`
+    /// outside (0, 1], an end turn not finite or far from unit length).
     pub fn validate(&self) -> Result<[f32; 2], Error> {
         let joints = check_buffers(self.skeleton, self.model, self.local)?;
         let [root, middle, end] = self.chain;
@@ -136,7 +143,8 @@ impl TwoBoneIkJob<'_> {
             let d = p - position(root);
             d.dot(d).is_finite()
         };
-        let pole_ok = self.pole.is_none_or(near);
+        let pole_ok =
+            self.pole.is_none_or(near) && self.end_turn.is_none_or(|q| q.is_finite() && q.length_squared() > 0.5);
         let weight_ok = (0.0..=1.0).contains(&self.weight);
         let soften_ok = self.soften > 0.0 && self.soften <= 1.0;
         if !(near(self.target) && pole_ok && weight_ok && soften_ok) {
@@ -203,7 +211,14 @@ impl TwoBoneIkJob<'_> {
         let parent_frame = parent_frame(self.skeleton, self.model, root);
         let local1 = into_frame(&parent_frame, turn1);
         let local2 = into_frame(&self.model[root], turn1.conjugate() * turn2 * turn1);
-        for (joint, delta) in [(root, local1), (middle, local2)] {
+        // The end's model rotation is now `t R` (t = turn2 turn1); `turn R` needs `turn t⁻¹` more in model
+        // space, which is `t⁻¹ turn` in the middle joint's frame before this solve.
+        let local3 = self.end_turn.map(|turn| {
+            let t = turn2 * turn1;
+            into_frame(&self.model[middle], t.conjugate() * weighted(turn.normalize(), self.weight))
+        });
+        let ends = [(root, Some(local1)), (middle, Some(local2)), (end, local3)];
+        for (joint, delta) in ends.into_iter().filter_map(|(j, d)| Some((j, d?))) {
             let rotation = &mut self.local[joint / 4].rotation;
             rotation.set(joint % 4, (delta * rotation.get(joint % 4)).normalize());
         }

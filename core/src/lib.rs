@@ -94,6 +94,7 @@ struct ReadmeExamples;
 
 pub mod arena;
 pub mod asset;
+pub mod attachment;
 pub mod blending;
 pub mod character;
 pub mod clip;

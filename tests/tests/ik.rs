@@ -45,10 +45,19 @@ fn solve_and_check(
     let model = model_of(skeleton, local);
     let before = oracle::local_to_model(parents, &aos(local, n), &oracle::IDENTITY);
     let mut solved = local.to_vec();
-    let solve =
-        TwoBoneIkJob { skeleton, chain, target, pole, weight: 1.0, soften: 1.0, model: &model, local: &mut solved }
-            .run()
-            .expect("solve");
+    let solve = TwoBoneIkJob {
+        skeleton,
+        chain,
+        target,
+        pole,
+        weight: 1.0,
+        soften: 1.0,
+        end_turn: None,
+        model: &model,
+        local: &mut solved,
+    }
+    .run()
+    .expect("solve");
     let after_local = aos(&solved, n);
     let after = oracle::local_to_model(parents, &after_local, &oracle::IDENTITY);
     let [root, middle, end] = chain;
@@ -146,6 +155,63 @@ fn random_chains_reach_what_they_can_and_point_at_what_they_cannot() {
     assert!(reached > 150, "{reached} of 400 reached");
 }
 
+/// The 3×3 linear part of an f64 column-major matrix, rows of the rotation.
+fn linear(m: &oracle::M4) -> [[f64; 3]; 3] {
+    [[m[0], m[4], m[8]], [m[1], m[5], m[9]], [m[2], m[6], m[10]]]
+}
+
+#[test]
+fn an_end_turn_gives_the_end_its_animated_orientation_turned_whatever_the_bones_do() {
+    let mut rng = Rng::new(0xe7d);
+    for case in 0..200 {
+        let (parents, local, chain) = random_rig(&mut rng);
+        let n = parents.len();
+        let rest = to_soa(&vec![Transform::IDENTITY; n]);
+        let skeleton = Skeleton::new(&parents, &rest, None).expect("skeleton");
+        let soa = to_soa(&local);
+        let model = model_of(&skeleton, &soa);
+        let root = model[chain[0]].translation();
+        let target = root + rng.vec3(-1.0, 1.0);
+        let (turn, weight) = (rng.quat(), if case % 3 == 0 { rng.unit() } else { 1.0 });
+        let solve = |end_turn| {
+            let mut solved = soa.clone();
+            let mut job = TwoBoneIkJob {
+                skeleton: &skeleton,
+                chain,
+                target,
+                pole: None,
+                weight,
+                soften: 1.0,
+                end_turn,
+                model: &model,
+                local: &mut solved,
+            };
+            job.run().expect("solve");
+            oracle::local_to_model(&parents, &aos(&solved, n), &oracle::IDENTITY)
+        };
+        let after = solve(Some(turn));
+        let before = oracle::local_to_model(&parents, &local, &oracle::IDENTITY);
+        // Want: the end's model rotation is turn^weight times its animated one (the scale above cancels in
+        // the comparison of normalized columns). At weight 1 the turn is exact; below, nlerp's.
+        let applied =
+            if weight >= 1.0 { turn } else { sinew::math::Quat::nlerp(sinew::math::Quat::IDENTITY, turn, weight) };
+        let want = oracle::rotation(applied);
+        let (b, a) = (linear(&before[chain[2]]), linear(&after[chain[2]]));
+        let scale = (0..3).map(|r| b[r][0] * b[r][0]).sum::<f64>().sqrt();
+        let mut worst = 0.0f64;
+        for r in 0..3 {
+            for c in 0..3 {
+                let expected: f64 = (0..3).map(|k| want[r][k] * b[k][c]).sum();
+                worst = worst.max((expected - a[r][c]).abs() / scale);
+            }
+        }
+        assert!(worst < 1e-4, "case {case}: end orientation off by {worst}");
+        // And the end still lands where it would without the turn.
+        let plain = solve(None);
+        assert!(distance(position(&plain[chain[2]]), position(&after[chain[2]])) < 1e-5);
+    }
+}
+
 #[test]
 fn the_bandai_legs_reach_targets_around_their_feet_across_the_walk() {
     let Some(dir) = sinew_tests::shared_data("two-bone IK on the Bandai walk") else { return };
@@ -199,6 +265,7 @@ fn soft_reach_stops_short_of_a_straight_knee_and_weight_zero_changes_nothing() {
             pole: None,
             weight,
             soften,
+            end_turn: None,
             model: &model,
             local: &mut out,
         }
@@ -224,6 +291,7 @@ fn soft_reach_stops_short_of_a_straight_knee_and_weight_zero_changes_nothing() {
         pole: None,
         weight: 0.0,
         soften: 1.0,
+        end_turn: None,
         model: &model,
         local: &mut out,
     }
@@ -244,8 +312,18 @@ fn bad_chains_and_targets_are_errors_and_change_nothing() {
     let model = model_of(&skeleton, &soa);
     let attempt = |chain: [usize; 3], target: Vec3, pole: Option<Vec3>, weight: f32, soften: f32, model: &[Mat4]| {
         let mut out = soa.clone();
-        let result =
-            TwoBoneIkJob { skeleton: &skeleton, chain, target, pole, weight, soften, model, local: &mut out }.run();
+        let result = TwoBoneIkJob {
+            skeleton: &skeleton,
+            chain,
+            target,
+            pole,
+            weight,
+            soften,
+            end_turn: None,
+            model,
+            local: &mut out,
+        }
+        .run();
         if result.is_err() {
             assert_eq!(aos(&out, 5), aos(&soa, 5), "nothing written on an error");
         }
@@ -279,6 +357,7 @@ fn bad_chains_and_targets_are_errors_and_change_nothing() {
             pole,
             weight: 1.0,
             soften: 1.0,
+            end_turn: None,
             model: &model,
             local: &mut out,
         }
@@ -313,6 +392,7 @@ fn the_naive_glam_baseline_of_the_bench_solves_the_same_legs() {
             pole: Some(pole),
             weight: 1.0,
             soften: 1.0,
+            end_turn: None,
             model: &model,
             local: &mut out,
         }

@@ -248,6 +248,35 @@ impl Mat4 {
         )
     }
 
+    /// The inverse of an affine matrix (the last row taken as `(0, 0, 0, 1)`): the 3×3 inverse by cofactors
+    /// and the translation carried back through it. `None` when the linear part is singular (a determinant
+    /// below `1e-20` in magnitude) or the result is not finite.
+    pub fn inverse_affine(&self) -> Option<Mat4> {
+        let c = &self.cols;
+        let (x, y, z) = (
+            Vec3::new(c[0][0], c[0][1], c[0][2]),
+            Vec3::new(c[1][0], c[1][1], c[1][2]),
+            Vec3::new(c[2][0], c[2][1], c[2][2]),
+        );
+        // The inverse's rows are the cross products of column pairs over the determinant.
+        let (r0, r1, r2) = (y.cross(z), z.cross(x), x.cross(y));
+        let det = x.dot(r0);
+        if det.is_nan() || det.abs() < 1e-20 {
+            return None;
+        }
+        let k = 1.0 / det;
+        let (r0, r1, r2) = (r0.scaled(k), r1.scaled(k), r2.scaled(k));
+        let t = self.translation();
+        let cols = [
+            [r0.x, r1.x, r2.x, 0.0],
+            [r0.y, r1.y, r2.y, 0.0],
+            [r0.z, r1.z, r2.z, 0.0],
+            [-r0.dot(t), -r1.dot(t), -r2.dot(t), 1.0],
+        ];
+        let inverse = Mat4 { cols };
+        inverse.is_finite().then_some(inverse)
+    }
+
     /// The four columns as SIMD lanes, read in place (one aligned 16-byte load each, no copy through the stack).
     #[inline(always)]
     pub fn load_cols(&self) -> [F4; 4] {
