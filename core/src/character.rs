@@ -42,7 +42,7 @@ use crate::math::{F4, Mat3x4, Mat4, SoaTransform, Transform, Vec3, num_soa_joint
 use crate::root_motion::{self, RootMotion};
 use crate::sampling::{Playback, SamplingContext, SamplingJob};
 use crate::skinning::{Palette, SkinningJob};
-use crate::{Arena, Asset, Buffer, Error, Skin};
+use crate::{Arena, Asset, Buffer, Error, Skeleton, Skin};
 use bytemuck::{Pod, Zeroable};
 
 pub use crate::limits::{MAX_CHARACTER_LAYERS, MAX_CONTROLS, MAX_CURVES, MAX_LAYER_CONTROLS, MAX_MASKS};
@@ -110,6 +110,18 @@ impl<'r> Rig<'r> {
     pub fn walk(&self) -> &GroupWalk {
         &self.walk
     }
+}
+
+/// What [`Character::edit_pose`] lends its edit: the jobs' inputs over the character's last pose.
+///
+/// Layout: `local` SoA (`num_soa_joints` lane groups), `model` AoS, one per joint. Space: local and model.
+#[derive(Debug)]
+pub struct PoseEdit<'e> {
+    pub skeleton: &'e Skeleton<'e>,
+    /// The model matrices of the pose before the edit; an edit may move them (foot planting shifts the
+    /// pelvis's subtree); they are recomputed from `local` afterwards.
+    pub model: &'e mut [Mat4],
+    pub local: &'e mut [SoaTransform],
 }
 
 /// What a layer does with the pose below it (see the module docs).
@@ -1069,6 +1081,71 @@ impl<'b> Character<'b> {
         parts.header.updates = parts.header.updates.saturating_add(1);
         parts.header.pose_offset = (output - block_start) as u32;
         Ok(())
+    }
+
+    /// A post-process on the last update's pose (IK, foot planting, a look-at): `edit` gets the skeleton, the
+    /// model matrices and the local pose; once it returns, the model matrices and the palette are computed
+    /// again from the local pose, so everything below an edited joint follows and the outputs stay one pose.
+    /// The edited pose is what the character shows, and what the inertializer's next transition starts from.
+    ///
+    /// Errors: `BufferLength` as for [`Character::update`] (another skeleton, a missing skin); whatever `edit`
+    /// returns (the outputs are still recomputed from what it left: the jobs write nothing on their own `Err`).
+    pub fn edit_pose<R>(
+        &mut self,
+        rig: &Rig<'_>,
+        edit: impl FnOnce(PoseEdit<'_>) -> Result<R, Error>,
+    ) -> Result<R, Error> {
+        let block_start = self.block.as_ptr() as usize;
+        let (parts, counts) = self.parts()?;
+        let skeleton = rig.asset.skeleton();
+        check_len(Buffer::ClipJoints, counts.joints, skeleton.num_joints())?;
+        let skin = match (rig.skin, counts.skin_joints) {
+            (_, 0) => None,
+            (Some(skin), n) => check_len(Buffer::SkinningPalette, n, skin.num_joints()).map(|()| Some(skin))?,
+            (None, n) => return Err(Error::BufferLength { buffer: Buffer::SkinningPalette, expected: n, actual: 0 }),
+        };
+        let g = num_soa_joints(counts.joints);
+        let at = block_start + parts.header.pose_offset as usize;
+        // The pose is the output section or the inertializer's newest history entry.
+        let pose: &mut [SoaTransform] = if at == parts.output.as_ptr() as usize {
+            parts.output
+        } else {
+            let start = at.checked_sub(parts.inertializer.as_ptr() as usize).ok_or(Error::StateMismatch)?;
+            let bytes = parts.inertializer.get_mut(start..start + g * size_of::<SoaTransform>());
+            view(bytes.ok_or(Error::StateMismatch)?)?
+        };
+        let model: &mut [Mat4] = view(&mut parts.model[..counts.joints * size_of::<Mat4>()])?;
+        let edited = edit(PoseEdit { skeleton, model: &mut *model, local: &mut *pose });
+        LocalToModelJob { skeleton, walk: Some(rig.walk()), local: pose, root: None, model: &mut *model }.run()?;
+        if let Some(skin) = skin {
+            SkinningJob { skin, model, palette: Palette::Rows(parts.palette) }.run()?;
+        }
+        edited
+    }
+
+    /// The share of layer `layer`'s weight held by controls whose clip carries a range named `name` (a foot
+    /// plant `plant:<joint>`, a segment) around the control's current time: 1 when every weighted control is
+    /// inside such a range, 0 when none is (or nothing plays).
+    ///
+    /// Errors: `IndexOutOfRange` (`Layer`); `StateMismatch` for a control whose clip the asset lacks.
+    pub fn range_weight(&mut self, asset: &Asset<'_>, layer: usize, name: &str) -> Result<f32, Error> {
+        let (parts, _) = self.parts()?;
+        let len = parts.layers.len();
+        let l = parts.layers.get(layer).ok_or(Error::IndexOutOfRange { what: Index::Layer, index: layer, len })?;
+        let slots = &parts.controls[l.first_control as usize..(l.first_control + l.num_controls) as usize];
+        let (mut inside, mut total) = (0.0f32, 0.0f32);
+        for s in slots.iter().filter(|s| s.used != 0) {
+            let (clip, time, weight) = (s.control.clip() as usize, s.control.time(), s.control.weight());
+            if clip >= asset.num_clips() {
+                return Err(Error::StateMismatch);
+            }
+            let covers = |r: &crate::asset::Range| asset.name(r.name) == Some(name) && r.start <= time && time <= r.end;
+            if asset.ranges(clip).iter().any(covers) {
+                inside += weight;
+            }
+            total += weight;
+        }
+        Ok(if total > 0.0 { inside / total } else { 0.0 })
     }
 
     /// What the last update moved the character by, in its own space before the move: the base layer's root

@@ -61,7 +61,7 @@ pub struct TwoBoneSolve {
 /// The shortest-arc rotation taking unit `from` to unit `to`, as a unit quaternion built without
 /// trigonometry (`(from × to, 1 + from · to)` normalized: its half angle for free). Opposite directions turn π
 /// about an axis perpendicular to `from`.
-fn arc(from: Vec3, to: Vec3) -> Quat {
+pub(crate) fn arc(from: Vec3, to: Vec3) -> Quat {
     let w = 1.0 + from.dot(to);
     if w < 1e-6 {
         let axis = perpendicular(from);
@@ -73,7 +73,7 @@ fn arc(from: Vec3, to: Vec3) -> Quat {
 
 /// `turn` weighted: the identity for 0, `turn` for 1, the normalized lerp between (a bone turns that fraction
 /// of its arc, up to nlerp's uneven speed).
-fn weighted(turn: Quat, weight: f32) -> Quat {
+pub(crate) fn weighted(turn: Quat, weight: f32) -> Quat {
     if weight >= 1.0 { turn } else { Quat::nlerp(Quat::IDENTITY, turn, weight) }
 }
 
@@ -100,7 +100,7 @@ fn perpendicular(v: Vec3) -> Vec3 {
 }
 
 /// The joint count, once the model matrices and the local pose are checked to cover the skeleton.
-fn check_buffers(skeleton: &Skeleton<'_>, model: &[Mat4], local: &[SoaTransform]) -> Result<usize, Error> {
+pub(crate) fn check_buffers(skeleton: &Skeleton<'_>, model: &[Mat4], local: &[SoaTransform]) -> Result<usize, Error> {
     let joints = skeleton.num_joints();
     if model.len() < joints {
         return Err(Error::BufferLength { buffer: Buffer::ModelMatrices, expected: joints, actual: model.len() });
@@ -264,7 +264,7 @@ pub struct AimSolve {
 }
 
 /// `v` made unit length, `None` when it has none.
-fn unit(v: Vec3) -> Option<Vec3> {
+pub(crate) fn unit(v: Vec3) -> Option<Vec3> {
     let length = v.length();
     (length > 0.0 && length.is_finite()).then(|| v.scaled(1.0 / length))
 }
@@ -396,7 +396,7 @@ fn swing_twist(q: Quat, axis: Vec3) -> (Quat, f32) {
 
 /// Unit `q` with its angle capped at `limit` (the same axis); `cos_half_limit` is `cos(limit / 2)`, so the
 /// check needs no trigonometry (the angle passes the limit when `|w|` falls below it).
-fn capped(q: Quat, limit: f32, cos_half_limit: f32) -> Quat {
+pub(crate) fn capped(q: Quat, limit: f32, cos_half_limit: f32) -> Quat {
     let q = if q.w < 0.0 { Quat::new(-q.x, -q.y, -q.z, -q.w) } else { q };
     match unit(Vec3::new(q.x, q.y, q.z)) {
         Some(axis) if q.w < cos_half_limit => Quat::from_axis_angle(axis, limit),

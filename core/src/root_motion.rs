@@ -18,7 +18,7 @@
 
 use crate::clip::Clip;
 use crate::control::{Step, Wrap};
-use crate::math::{SoaTransform, Transform, Vec3};
+use crate::math::{Mat4, SoaTransform, Transform, Vec3};
 use crate::sampling::{Playback, sample_first_group};
 use crate::skeleton::Skeleton;
 use bytemuck::{Pod, Zeroable};
@@ -50,6 +50,14 @@ impl RootMotion {
     fn turn(yaw: f32, v: Vec3) -> Vec3 {
         let (sin, cos) = (libm::sinf(yaw), libm::cosf(yaw));
         Vec3::new(v.x * cos + v.z * sin, v.y, v.z * cos - v.x * sin)
+    }
+
+    /// The motion as a matrix (the turn, then the translation): a character's model-to-world transform when
+    /// `self` is where the game has moved it.
+    pub fn to_mat4(self) -> Mat4 {
+        let (sin, cos) = (libm::sinf(self.yaw), libm::cosf(self.yaw));
+        let t = self.translation;
+        Mat4 { cols: [[cos, 0.0, -sin, 0.0], [0.0, 1.0, 0.0, 0.0], [sin, 0.0, cos, 0.0], [t.x, t.y, t.z, 1.0]] }
     }
 
     /// `self` followed by `next` (`next` given in the frame `self` ends in).
