@@ -18,20 +18,29 @@ fn character(c: &mut Criterion) {
     for &n in &BENCH_JOINTS {
         let workload = Workload::humanoid(n);
         group.throughput(Throughput::Elements(n as u64));
-        with_crowds(&workload, 1, |character_frame, direct_frame| {
+        with_crowds(&workload, 1, |frames| {
             // Frames advance so the clocks move; a transition every 3 s of game time, as in the crowd.
             let mut frame = 0;
             group.bench_function(BenchmarkId::new("sinew_character_update", n), |b| {
                 b.iter(|| {
                     frame += 1;
-                    character_frame(frame).expect("valid frame")
+                    (frames.character)(frame).expect("valid frame")
                 })
             });
             let mut frame = 0;
             group.bench_function(BenchmarkId::new("direct_kernels", n), |b| {
                 b.iter(|| {
                     frame += 1;
-                    direct_frame(frame).expect("valid frame")
+                    (frames.direct)(frame).expect("valid frame")
+                })
+            });
+            // Foot planting on both legs and a head look-at after the update, matrices and palette again.
+            let mut frame = 0;
+            group.bench_function(BenchmarkId::new("planting_and_look_at", n), |b| {
+                b.iter(|| {
+                    frame += 1;
+                    (frames.character)(frame).expect("valid frame");
+                    (frames.post_process)(frame).expect("valid post-process")
                 })
             });
             Ok(())

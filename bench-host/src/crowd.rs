@@ -3,16 +3,23 @@
 //! and switching its base every few seconds with an inertialized transition. The rig's root motion is extracted
 //! under a synthetic root (when it has hips), so every character also moves by its base clips' root motion.
 //!
+//! After each update, every character runs a post-process through [`Character::edit_pose`]: foot planting on
+//! both legs (the clips' plants detected at bake, flat ground) and a look-at of the head toward a point that
+//! circles in front of it. It is timed apart (`post_process_us`), so `runtime_overhead` compares like with like.
+//!
 //! Beside it, the same crowd as the same kernel calls wired by hand (one shared sampling context, the same
 //! buffers, times computed directly, the root motion from root-only samples): `runtime_overhead` is the character frame over that direct frame, both
 //! timed in alternation in one run, so it measures what the runtime adds (clocks, fades, per-joint layer
 //! weights, validation, the block's layout) and nothing else.
 
-use crate::bake::{KeyFormat, RawClip};
+use crate::annotate;
+use crate::bake::{KeyFormat, RawAnnotations, RawClip};
 use crate::root_motion::{Extraction, extract};
 use crate::workload::Workload;
 use sinew::blending::{self, BlendLayer, BlendingJob, DEFAULT_THRESHOLD};
 use sinew::control::Wrap;
+use sinew::foot_planting::{FootPlanter, FootPlantingJob, Ground, PlantSettings};
+use sinew::ik::AimIkJob;
 use sinew::inertialization::{InertializationJob, Settings, Target, Transition};
 use sinew::math::{F4, Mat3x4, Mat4, SoaTransform, Transform, Vec3, num_soa_joints};
 use sinew::root_motion::{self, RootMotion};
@@ -33,6 +40,9 @@ pub struct RuntimeReport {
     pub direct_us: f64,
     /// `character_us / direct_us`.
     pub runtime_overhead: f64,
+    /// Median crowd post-process per character: two-leg foot planting and a head look-at, with the model
+    /// matrices and palette computed again (`Character::edit_pose`); 0 when the rig has no legs or head.
+    pub post_process_us: f64,
     /// `Character::required_bytes` for this layer stack with its scratch outside the block, and per joint.
     pub bytes_per_character: usize,
     pub bytes_per_joint: f64,
@@ -102,26 +112,29 @@ fn transitions_at(c: usize, f: usize) -> bool {
 
 /// Runs both crowds on `w` for `frames` frames and compares them.
 pub fn measure(w: &Workload, characters: usize, frames: usize) -> Result<RuntimeReport, String> {
-    let ((character_us, direct_us), sizes) = with_crowds(w, characters, |character_frame, direct_frame| {
-        // Alternate the two so both see the same machine state; the median frame of each.
-        let (mut character_samples, mut direct_samples) = (Vec::new(), Vec::new());
+    let ((character_us, direct_us, post_process_us), sizes) = with_crowds(w, characters, |frames_of| {
+        // Alternate them so all see the same machine state; the median frame of each.
+        let (mut character_samples, mut direct_samples, mut post_samples) = (Vec::new(), Vec::new(), Vec::new());
         for f in 0..frames + 2 {
             let start = Instant::now();
-            character_frame(f)?;
-            let middle = Instant::now();
-            direct_frame(f)?;
+            (frames_of.character)(f)?;
+            let updated = Instant::now();
+            (frames_of.post_process)(f)?;
+            let processed = Instant::now();
+            (frames_of.direct)(f)?;
             let end = Instant::now();
             // Two warm-up frames.
             if f >= 2 {
-                character_samples.push((middle - start).as_secs_f64());
-                direct_samples.push((end - middle).as_secs_f64());
+                character_samples.push((updated - start).as_secs_f64());
+                post_samples.push((processed - updated).as_secs_f64());
+                direct_samples.push((end - processed).as_secs_f64());
             }
         }
         let median = |v: &mut Vec<f64>| {
             v.sort_by(f64::total_cmp);
             v[v.len() / 2] * 1e6 / characters as f64
         };
-        Ok((median(&mut character_samples), median(&mut direct_samples)))
+        Ok((median(&mut character_samples), median(&mut direct_samples), median(&mut post_samples)))
     })?;
     let n = sizes.joints as f64;
     Ok(RuntimeReport {
@@ -129,6 +142,7 @@ pub fn measure(w: &Workload, characters: usize, frames: usize) -> Result<Runtime
         character_us,
         direct_us,
         runtime_overhead: character_us / direct_us,
+        post_process_us,
         bytes_per_character: sizes.block,
         bytes_per_joint: sizes.block as f64 / n,
         scratch_bytes: sizes.scratch,
@@ -148,21 +162,37 @@ pub struct Sizes {
 /// One crowd frame: frame index in, the first error out.
 pub type CrowdFrame<'f> = &'f mut dyn FnMut(usize) -> Result<(), sinew::Error>;
 
-/// Builds both crowds of `characters` on `w` and hands `run` their frames (the character crowd's, then the
-/// direct one's); the criterion bench and [`measure`] time them.
+/// The crowds' frames: the character crowd's update, its post-process (run after that update), and the
+/// direct crowd's frame.
+pub struct CrowdFrames<'f> {
+    pub character: CrowdFrame<'f>,
+    pub post_process: CrowdFrame<'f>,
+    pub direct: CrowdFrame<'f>,
+}
+
+/// Builds both crowds of `characters` on `w` and hands `run` their frames; the criterion bench and
+/// [`measure`] time them.
 pub fn with_crowds<R>(
     w: &Workload,
     characters: usize,
-    run: impl FnOnce(CrowdFrame<'_>, CrowdFrame<'_>) -> Result<R, sinew::Error>,
+    run: impl FnOnce(CrowdFrames<'_>) -> Result<R, sinew::Error>,
 ) -> Result<(R, Sizes), String> {
     let err = |e: sinew::Error| e.to_string();
     // Root motion under a synthetic root when the skeleton has hips to follow (every procedural rig does); the
     // skin's joints move down one with the skeleton's.
-    let (skeleton, clips, remap) = match extract(&w.skeleton, &clips(&w.clip), &Extraction::default()) {
+    let raw_clips = clips(&w.clip);
+    // Foot plants detected on the source clips (their joints keep their names under the motion root).
+    let feet = annotate::foot_joints(&w.skeleton, &[]).unwrap_or_default();
+    let mut annotations = vec![RawAnnotations::default(); raw_clips.len()];
+    for (clip, a) in raw_clips.iter().zip(annotations.iter_mut()) {
+        annotate::detect_plants(&w.skeleton, clip, &feet, annotate::PlantRule::default(), a)?;
+    }
+    let (skeleton, clips, remap) = match extract(&w.skeleton, &raw_clips, &Extraction::default()) {
         Ok((skeleton, clips)) => (skeleton, clips, w.skin_remap.iter().map(|j| j + 1).collect()),
-        Err(_) => (w.skeleton.clone(), clips(&w.clip), w.skin_remap.clone()),
+        Err(_) => (w.skeleton.clone(), raw_clips, w.skin_remap.clone()),
     };
-    let blob = crate::bake::bake(&skeleton, &clips, KeyFormat::F32)?;
+    let extras = crate::bake::Extras { annotations, skin: None };
+    let blob = crate::bake::bake_with(&skeleton, &clips, KeyFormat::F32, &extras)?;
     let asset = Asset::load(blob.bytes()).map_err(err)?;
     let skeleton = asset.skeleton();
     let n = skeleton.num_joints();
@@ -196,9 +226,12 @@ pub fn with_crowds<R>(
     let scratch = Chunk::bytes_mut(&mut scratch_memory);
     let mut transitions = vec![0usize; characters];
     // Where each character stands: the game's side of root motion.
-    let mut worlds = vec![RootMotion::IDENTITY; characters];
+    let worlds = vec![RootMotion::IDENTITY; characters];
+    let crowd = std::cell::RefCell::new(crowd);
+    let worlds = std::cell::RefCell::new(worlds);
     let mut character_frame = |f: usize| -> Result<(), sinew::Error> {
-        for (c, ch) in crowd.iter_mut().enumerate() {
+        let mut worlds = worlds.borrow_mut();
+        for (c, ch) in crowd.borrow_mut().iter_mut().enumerate() {
             if transitions_at(c, f) {
                 transitions[c] += 1;
                 let (lead, other) = base_clips(transitions[c]);
@@ -266,8 +299,98 @@ pub fn with_crowds<R>(
         Ok(())
     };
 
-    let result = run(&mut character_frame, &mut direct_frame).map_err(err)?;
+    let post = PostProcess::new(skeleton, &asset, characters);
+    let mut post_process_frame = |f: usize| -> Result<(), sinew::Error> {
+        let Some(post) = &post else { return Ok(()) };
+        let (mut crowd, worlds) = (crowd.borrow_mut(), worlds.borrow());
+        for (c, ch) in crowd.iter_mut().enumerate() {
+            post.run(ch, &rig, c, f, &worlds[c].to_mat4())?;
+        }
+        Ok(())
+    };
+
+    let frames = CrowdFrames {
+        character: &mut character_frame,
+        post_process: &mut post_process_frame,
+        direct: &mut direct_frame,
+    };
+    let result = run(frames).map_err(err)?;
     Ok((result, Sizes { block: bytes, scratch: scratch_bytes, joints: n }))
+}
+
+/// The crowd's post-process: per character a foot planter and, per frame, foot planting and a head look-at
+/// through one `Character::edit_pose`.
+struct PostProcess<'a> {
+    asset: &'a Asset<'a>,
+    legs: [[usize; 3]; 2],
+    pelvis: usize,
+    head: usize,
+    plants: [String; 2],
+    settings: PlantSettings,
+    planters: std::cell::RefCell<Vec<FootPlanter>>,
+}
+
+impl<'a> PostProcess<'a> {
+    /// `None` for a rig without two legs under a pelvis and a head (the procedural rigs have them).
+    fn new(skeleton: &Skeleton<'_>, asset: &'a Asset<'a>, characters: usize) -> Option<PostProcess<'a>> {
+        let find = |name: &str| skeleton.find(name);
+        let leg = |side: &str| {
+            Some([find(&format!("{side}UpLeg"))?, find(&format!("{side}Leg"))?, find(&format!("{side}Foot"))?])
+        };
+        Some(PostProcess {
+            asset,
+            legs: [leg("L")?, leg("R")?],
+            pelvis: find("Hips")?,
+            head: find("Head")?,
+            plants: ["plant:LFoot".into(), "plant:RFoot".into()],
+            settings: PlantSettings::default(),
+            planters: std::cell::RefCell::new(vec![FootPlanter::default(); characters]),
+        })
+    }
+
+    fn run(&self, ch: &mut Character<'_>, rig: &Rig<'_>, c: usize, f: usize, world: &Mat4) -> Result<(), sinew::Error> {
+        let planted = [0, 1].map(|k| ch.range_weight(self.asset, 0, &self.plants[k]).map(|w| w > 0.5));
+        let planted = [planted[0]?, planted[1]?];
+        let mut planters = self.planters.borrow_mut();
+        let planter = &mut planters[c];
+        // The ground as a gentle wave under the crowd, so the feet and the pelvis have work to do.
+        let probes = planter.probe_points(&self.legs, ch.model(), world);
+        let ground = probes.map(|p| Ground::flat(0.02 * (0.5 * p.x).sin() * (0.5 * p.z).cos()));
+        let angle = (f as f32 * DT + c as f32) * 1.3;
+        ch.edit_pose(rig, |edit| {
+            FootPlantingJob {
+                skeleton: edit.skeleton,
+                planter,
+                settings: &self.settings,
+                pelvis: self.pelvis,
+                legs: self.legs,
+                planted,
+                ground,
+                world,
+                dt: DT,
+                weight: 1.0,
+                model: &mut *edit.model,
+                local: &mut *edit.local,
+            }
+            .run()?;
+            // The head looks at a point circling a metre in front of it; its matrix is the animated one.
+            let head = edit.model[self.head].translation();
+            let target = head + Vec3::new(0.5 * angle.sin(), 0.2 * angle.cos(), 1.0);
+            AimIkJob {
+                skeleton: edit.skeleton,
+                joint: self.head,
+                forward: Vec3::new(0.0, 0.0, 1.0),
+                up: None,
+                target,
+                max_angle: Some(1.2),
+                weight: 1.0,
+                model: &*edit.model,
+                local: edit.local,
+            }
+            .run()
+            .map(|_| ())
+        })
+    }
 }
 
 /// One direct character's own buffers.

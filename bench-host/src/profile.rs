@@ -610,6 +610,12 @@ pub fn table(reports: &[RigReport], peaks: &Peaks) -> String {
             rt.scratch_bytes,
             rt.scratch_bytes_per_joint
         );
+        let _ = writeln!(
+            out,
+            "post-process (Character::edit_pose: foot planting on both legs over uneven ground, a head look-at, model matrices and palette again): {:.3} µs/char, {:.0}% of the update",
+            rt.post_process_us,
+            100.0 * rt.post_process_us / rt.character_us
+        );
         let stage_us = |name: &str| r.stages.iter().find(|s| s.stage == name).map_or(0.0, |s| s.us_per_character);
         let (inertialize, replaced) =
             (stage_us("inertialization"), stage_us("source_sampling") + stage_us("blend_2_layers"));
@@ -674,6 +680,7 @@ pub fn json(reports: &[RigReport], peaks: &Peaks) -> serde_json::Value {
                 "character_us_per_character": r.runtime.character_us,
                 "direct_us_per_character": r.runtime.direct_us,
                 "runtime_overhead": r.runtime.runtime_overhead,
+                "post_process_us_per_character": r.runtime.post_process_us,
                 "bytes_per_character": r.runtime.bytes_per_character,
                 "bytes_per_joint": r.runtime.bytes_per_joint,
                 "scratch_bytes": r.runtime.scratch_bytes,
