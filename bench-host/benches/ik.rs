@@ -80,6 +80,114 @@ fn two_bone(c: &mut Criterion) {
     group.finish();
 }
 
+/// Both legs of a crowd of 256 characters (512 chains, each character's matrices and pose its own): the
+/// batched solve (chains read in place from each character's matrices and pose, rotations stored back) against
+/// the scalar job per chain and the naive glam solver per chain. Throughput counts chains.
+fn two_bone_batch(c: &mut Criterion) {
+    use sinew::ik::{TwoBoneBatchChain, TwoBoneIkBatchJob};
+    const CHARACTERS: usize = 256;
+    let mut group = c.benchmark_group("two_bone_ik_crowd");
+    let (workload, rest, local, model) = humanoid();
+    let raw = &workload.skeleton;
+    let skeleton = Skeleton::new(&raw.parents, &rest, None).expect("skeleton");
+    let index = |name: &str| raw.names.iter().position(|n| n == name).expect(name);
+    let legs = ["L", "R"].map(|s| [format!("{s}UpLeg"), format!("{s}Leg"), format!("{s}Foot")].map(|n| index(&n)));
+    let models = vec![model.clone(); CHARACTERS];
+    let mut poses = vec![local.clone(); CHARACTERS];
+    // Each character's targets: its feet raised and pushed by its own amount, moving per iteration.
+    let target = |c: usize, leg: usize, frame: u32| {
+        let foot = model[legs[leg][2]].translation();
+        foot + Vec3::new(0.01 * (c % 5) as f32, 0.1 * ((frame as usize + c) % 16) as f32 / 16.0, 0.02)
+    };
+    let pole = |leg: usize| model[legs[leg][1]].translation() + Vec3::new(0.0, 0.0, 0.5);
+    group.throughput(Throughput::Elements((2 * CHARACTERS) as u64));
+
+    fn chains_of<'a>(
+        skeleton: &'a Skeleton<'a>,
+        models: &'a [Vec<Mat4>],
+        poses: &'a [Vec<SoaTransform>],
+        legs: &[[usize; 3]; 2],
+        aim: impl Fn(usize, usize) -> (Vec3, Vec3),
+    ) -> Vec<TwoBoneBatchChain<'a>> {
+        let mut chains = Vec::with_capacity(2 * models.len());
+        for (c, (model, local)) in models.iter().zip(poses).enumerate() {
+            for (leg, chain) in legs.iter().enumerate() {
+                let (target, pole) = aim(c, leg);
+                let chain = *chain;
+                chains.push(TwoBoneBatchChain { skeleton, model, local, chain, target, pole: Some(pole), weight: 1.0 });
+            }
+        }
+        chains
+    }
+    let mut rotations = vec![[sinew::math::Quat::IDENTITY; 2]; 2 * CHARACTERS];
+    let mut frame = 0u32;
+    group.bench_function(BenchmarkId::new("sinew_batch", "legs"), |b| {
+        b.iter(|| {
+            frame = frame.wrapping_add(1);
+            let chains = chains_of(&skeleton, &models, &poses, &legs, |c, leg| (target(c, leg, frame), pole(leg)));
+            TwoBoneIkBatchJob { chains: &chains, rotations: &mut rotations }.run().expect("solve");
+            drop(chains);
+            for (c, pose) in poses.iter_mut().enumerate() {
+                for (leg, chain) in legs.iter().enumerate() {
+                    TwoBoneIkBatchJob::store(&rotations[2 * c + leg], *chain, pose).expect("store");
+                }
+            }
+            black_box(&poses);
+        })
+    });
+    let still = poses.clone();
+    let chains = chains_of(&skeleton, &models, &still, &legs, |c, leg| (target(c, leg, 0), pole(leg)));
+    group.bench_function(BenchmarkId::new("sinew_batch_solve_only", "legs"), |b| {
+        b.iter(|| {
+            TwoBoneIkBatchJob { chains: &chains, rotations: &mut rotations }.run().expect("solve");
+            black_box(&rotations);
+        })
+    });
+    drop(chains);
+
+    let mut frame = 0u32;
+    group.bench_function(BenchmarkId::new("sinew_scalar", "legs"), |b| {
+        b.iter(|| {
+            frame = frame.wrapping_add(1);
+            for (c, (model, pose)) in models.iter().zip(poses.iter_mut()).enumerate() {
+                for (leg, chain) in legs.iter().enumerate() {
+                    let mut job = TwoBoneIkJob {
+                        skeleton: &skeleton,
+                        chain: *chain,
+                        target: target(c, leg, frame),
+                        pole: Some(pole(leg)),
+                        weight: 1.0,
+                        soften: 1.0,
+                        end_turn: None,
+                        model,
+                        local: pose,
+                    };
+                    black_box(job.run().expect("solve"));
+                }
+            }
+        })
+    });
+
+    let glam_models: Vec<Vec<glam::Mat4>> =
+        models.iter().map(|m| m.iter().map(|m| glam::Mat4::from_cols_array_2d(&m.cols)).collect()).collect();
+    let mut glam_rotations = vec![vec![glam::Quat::IDENTITY; skeleton.num_joints()]; CHARACTERS];
+    let glam = |v: Vec3| glam::Vec3::new(v.x, v.y, v.z);
+    let mut frame = 0u32;
+    group.bench_function(BenchmarkId::new("naive_glam", "legs"), |b| {
+        b.iter(|| {
+            frame = frame.wrapping_add(1);
+            for (c, (model, rotations)) in glam_models.iter().zip(glam_rotations.iter_mut()).enumerate() {
+                for (leg, chain) in legs.iter().enumerate() {
+                    let (t, p) = (glam(target(c, leg, frame)), glam(pole(leg)));
+                    naive::two_bone_ik(model, &raw.parents, *chain, t, p, rotations);
+                }
+            }
+            black_box(&glam_rotations);
+        })
+    });
+    group.finish();
+}
+
 /// Aim per joint: the head of the procedural humanoid turned toward a moving point.
 fn aim(c: &mut Criterion) {
     use sinew::ik::AimIkJob;
@@ -206,5 +314,5 @@ fn ccd(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, two_bone, aim, ccd);
+criterion_group!(benches, two_bone, two_bone_batch, aim, ccd);
 criterion_main!(benches);

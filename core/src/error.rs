@@ -54,6 +54,8 @@ pub enum Buffer {
     JointWeights,
     /// The joint limits of an IK chain.
     JointLimits,
+    /// The rotations a batched two-bone IK writes, two per chain.
+    IkRotations,
     /// The vertex buffer read by vertex skinning.
     VertexInput,
     /// The vertex buffer written by vertex skinning.

@@ -24,6 +24,9 @@ use crate::error::Buffer;
 use crate::math::{Mat4, Quat, SoaTransform, Vec3};
 use crate::skeleton::Skeleton;
 
+mod batch;
+pub use batch::{TwoBoneBatchChain, TwoBoneIkBatchJob, TwoBoneRotations};
+
 /// The analytic two-bone solver over one chain (see the module docs).
 #[derive(Debug)]
 pub struct TwoBoneIkJob<'a> {
@@ -121,23 +124,37 @@ fn parent_frame(skeleton: &Skeleton<'_>, model: &[Mat4], joint: usize) -> Mat4 {
 }
 
 impl TwoBoneIkJob<'_> {
+    /// The chain's bone lengths, once the buffers cover the skeleton and the chain is parent-linked, in range
+    /// and made of bones of finite, non-zero length.
+    fn validate_chain(
+        skeleton: &Skeleton<'_>,
+        chain: [usize; 3],
+        model: &[Mat4],
+        local: &[SoaTransform],
+    ) -> Result<[f32; 2], Error> {
+        let joints = check_buffers(skeleton, model, local)?;
+        let [root, middle, end] = chain;
+        let parents = skeleton.parents();
+        let linked = |child: usize, parent: usize| parents.get(child).is_some_and(|&p| p as isize == parent as isize);
+        if root >= joints || !linked(middle, root) || !linked(end, middle) {
+            return Err(Error::InvalidIkChain);
+        }
+        let position = |j: usize| model[j].translation();
+        let lengths = [(position(middle) - position(root)).length(), (position(end) - position(middle)).length()];
+        if !lengths.iter().all(|l| l.is_finite() && *l > 0.0) {
+            return Err(Error::InvalidIkChain);
+        }
+        Ok(lengths)
+    }
+
     /// Errors: `BufferLength` (model or local pose shorter than the skeleton); `InvalidIkChain` (a joint out of
     /// range, not the parent of the next, or a bone of zero or non-finite length); `InvalidIkTarget` (a target or
     /// pole NaN, infinite or so far from the chain that its distance overflows, a weight outside [0, 1], `soften`
     /// outside (0, 1], an end turn not finite or far from unit length).
     pub fn validate(&self) -> Result<[f32; 2], Error> {
-        let joints = check_buffers(self.skeleton, self.model, self.local)?;
-        let [root, middle, end] = self.chain;
-        let parents = self.skeleton.parents();
-        let linked = |child: usize, parent: usize| parents.get(child).is_some_and(|&p| p as isize == parent as isize);
-        if root >= joints || !linked(middle, root) || !linked(end, middle) {
-            return Err(Error::InvalidIkChain);
-        }
+        let lengths = TwoBoneIkJob::validate_chain(self.skeleton, self.chain, self.model, self.local)?;
+        let [root, ..] = self.chain;
         let position = |j: usize| self.model[j].translation();
-        let lengths = [(position(middle) - position(root)).length(), (position(end) - position(middle)).length()];
-        if !lengths.iter().all(|l| l.is_finite() && *l > 0.0) {
-            return Err(Error::InvalidIkChain);
-        }
         // Finite differences from the chain's root too, so nothing downstream overflows to NaN.
         let near = |p: Vec3| {
             let d = p - position(root);

@@ -831,3 +831,175 @@ mod ccd {
         );
     }
 }
+
+mod batch {
+    //! Batched two-bone IK: chains of many random characters solved in lanes, checked by the f64 FK of the
+    //! stored pose (reachable targets reached, bones kept) and against the scalar job chain by chain.
+    use super::*;
+    use sinew::ik::{TwoBoneBatchChain, TwoBoneIkBatchJob};
+
+    struct Case {
+        parents: Vec<i16>,
+        local: Vec<Transform>,
+        chain: [usize; 3],
+        target: Vec3,
+        pole: Option<Vec3>,
+        weight: f32,
+    }
+
+    /// A case's skeleton pieces: the rest pose (identity) and the animated SoA pose.
+    struct Built {
+        rest: Vec<SoaTransform>,
+        soa: Vec<SoaTransform>,
+    }
+
+    fn cases(rng: &mut Rng, count: usize) -> Vec<Case> {
+        (0..count)
+            .map(|k| {
+                let (parents, local, chain) = random_rig(rng);
+                let rest = to_soa(&vec![Transform::IDENTITY; parents.len()]);
+                let skeleton = Skeleton::new(&parents, &rest, None).expect("skeleton");
+                let model = model_of(&skeleton, &to_soa(&local));
+                let root = model[chain[0]].translation();
+                let reach = (model[chain[1]].translation() - root).length()
+                    + (model[chain[2]].translation() - model[chain[1]].translation()).length();
+                let direction = rng.vec3(-1.0, 1.0);
+                let target = root + direction.scaled(rng.range(0.2, 1.4) * reach / direction.length());
+                let pole = (k % 2 == 0).then(|| root + rng.vec3(-3.0, 3.0));
+                let weight = if k % 5 == 0 { rng.unit() } else { 1.0 };
+                Case { parents, local, chain, target, pole, weight }
+            })
+            .collect()
+    }
+
+    fn build(c: &Case) -> Built {
+        Built { rest: to_soa(&vec![Transform::IDENTITY; c.parents.len()]), soa: to_soa(&c.local) }
+    }
+
+    #[test]
+    fn lanes_solve_as_the_scalar_job_and_reach_what_they_can() {
+        let mut rng = Rng::new(0xba7c);
+        for count in [1, 3, 4, 5, 8, 9, 301] {
+            let cases = cases(&mut rng, count);
+            let built: Vec<Built> = cases.iter().map(build).collect();
+            let skeletons: Vec<Skeleton> =
+                cases.iter().zip(&built).map(|(c, b)| Skeleton::new(&c.parents, &b.rest, None).unwrap()).collect();
+            let models: Vec<Vec<Mat4>> = skeletons.iter().zip(&built).map(|(s, b)| model_of(s, &b.soa)).collect();
+            let chains: Vec<TwoBoneBatchChain> = cases
+                .iter()
+                .zip(skeletons.iter().zip(models.iter().zip(&built)))
+                .map(|(c, (skeleton, (model, b)))| TwoBoneBatchChain {
+                    skeleton,
+                    model,
+                    local: &b.soa,
+                    chain: c.chain,
+                    target: c.target,
+                    pole: c.pole,
+                    weight: c.weight,
+                })
+                .collect();
+            let mut rotations = vec![[sinew::math::Quat::IDENTITY; 2]; count];
+            TwoBoneIkBatchJob { chains: &chains, rotations: &mut rotations }.run().expect("batch");
+            let mut reached = 0;
+            for (k, c) in cases.iter().enumerate() {
+                let mut pose = built[k].soa.clone();
+                TwoBoneIkBatchJob::store(&rotations[k], c.chain, &mut pose).expect("store");
+                let mut scalar = built[k].soa.clone();
+                let mut job = TwoBoneIkJob {
+                    skeleton: &skeletons[k],
+                    chain: c.chain,
+                    target: c.target,
+                    pole: c.pole,
+                    weight: c.weight,
+                    soften: 1.0,
+                    end_turn: None,
+                    model: &models[k],
+                    local: &mut scalar,
+                };
+                job.run().expect("scalar");
+                let n = c.parents.len();
+                // Against the scalar job: the same two rotations (up to sign), nothing else touched.
+                for j in 0..n {
+                    let (a, b) = (pose[j / 4].get(j % 4), scalar[j / 4].get(j % 4));
+                    assert!(1.0 - a.rotation.dot(b.rotation).abs() < 2e-6, "count {count}, chain {k}, joint {j}");
+                    assert_eq!((a.translation, a.scale), (b.translation, b.scale));
+                }
+                // Against f64 FK: bones kept, reachable targets reached.
+                let before = oracle::local_to_model(&c.parents, &c.local, &oracle::IDENTITY);
+                let after = oracle::local_to_model(&c.parents, &aos(&pose, n), &oracle::IDENTITY);
+                let [root, middle, end] = c.chain;
+                let length = |m: &[oracle::M4], a: usize, b: usize| distance(position(&m[a]), position(&m[b]));
+                let (l1, l2) = (length(&before, root, middle), length(&before, middle, end));
+                let scale = l1 + l2;
+                assert!((length(&after, root, middle) - l1).abs() < 1e-5 * scale);
+                assert!((length(&after, middle, end) - l2).abs() < 1e-5 * scale);
+                let d = distance(position(&after[root]), widen(c.target));
+                if c.weight == 1.0 && d <= scale * (1.0 - 1e-4) && d >= (l1 - l2).abs() * (1.0 + 1e-4) {
+                    let miss = distance(position(&after[end]), widen(c.target));
+                    assert!(miss < 1e-4 * scale, "chain {k}: end {miss} from a reachable target");
+                    reached += 1;
+                }
+            }
+            assert!(count < 100 || reached > 80, "{reached} of {count} reached");
+        }
+    }
+
+    #[test]
+    fn bad_chains_and_short_outputs_are_errors_with_nothing_written() {
+        let mut rng = Rng::new(0xbad);
+        let cases = cases(&mut rng, 6);
+        let built: Vec<Built> = cases.iter().map(build).collect();
+        let skeletons: Vec<Skeleton> =
+            cases.iter().zip(&built).map(|(c, b)| Skeleton::new(&c.parents, &b.rest, None).unwrap()).collect();
+        let models: Vec<Vec<Mat4>> = skeletons.iter().zip(&built).map(|(s, b)| model_of(s, &b.soa)).collect();
+        let short_model = &models[4][..2];
+        // A zero-length bone: the middle joint's matrix on the root's.
+        let mut folded = models[4].clone();
+        folded[cases[4].chain[1]] = folded[cases[4].chain[0]];
+        let chains: Vec<TwoBoneBatchChain> = cases
+            .iter()
+            .zip(skeletons.iter().zip(models.iter().zip(&built)))
+            .map(|(c, (skeleton, (model, b)))| TwoBoneBatchChain {
+                skeleton,
+                model,
+                local: &b.soa,
+                chain: c.chain,
+                target: c.target,
+                pole: c.pole,
+                weight: 1.0,
+            })
+            .collect();
+        let untouched = [sinew::math::Quat::new(9.0, 9.0, 9.0, 9.0); 2];
+        let attempt = |chains: &[TwoBoneBatchChain], len: usize| {
+            let mut rotations = vec![untouched; len];
+            let result = TwoBoneIkBatchJob { chains, rotations: &mut rotations }.run();
+            assert!(rotations.iter().all(|r| *r == untouched), "nothing written on an error");
+            result
+        };
+        let short = Error::BufferLength { buffer: sinew::Buffer::IkRotations, expected: 6, actual: 5 };
+        assert_eq!(attempt(&chains, 5), Err(short));
+        let broken = |replaced| {
+            let mut bad = chains.clone();
+            bad[4] = replaced;
+            attempt(&bad, 6)
+        };
+        let fourth = chains[4];
+        assert_eq!(
+            broken(TwoBoneBatchChain { target: Vec3::new(f32::NAN, 0.0, 0.0), ..fourth }),
+            Err(Error::InvalidIkTarget)
+        );
+        assert_eq!(
+            broken(TwoBoneBatchChain { pole: Some(Vec3::new(0.0, f32::INFINITY, 0.0)), ..fourth }),
+            Err(Error::InvalidIkTarget)
+        );
+        assert_eq!(broken(TwoBoneBatchChain { weight: 1.5, ..fourth }), Err(Error::InvalidIkTarget));
+        assert_eq!(broken(TwoBoneBatchChain { chain: [1, 3, 2], ..fourth }), Err(Error::InvalidIkChain));
+        assert_eq!(broken(TwoBoneBatchChain { chain: [1, 2, 99], ..fourth }), Err(Error::InvalidIkChain));
+        let want =
+            Error::BufferLength { buffer: sinew::Buffer::ModelMatrices, expected: cases[4].parents.len(), actual: 2 };
+        assert_eq!(broken(TwoBoneBatchChain { model: short_model, ..fourth }), Err(want));
+        assert_eq!(broken(TwoBoneBatchChain { model: &folded, ..fourth }), Err(Error::InvalidIkChain));
+        let mut pose = built[0].soa.clone();
+        assert_eq!(TwoBoneIkBatchJob::store(&untouched, [400, 401, 402], &mut pose), Err(Error::InvalidIkChain));
+    }
+}
