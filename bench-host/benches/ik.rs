@@ -26,6 +26,11 @@ fn humanoid() -> (Workload, Vec<SoaTransform>, Vec<SoaTransform>, Vec<Mat4>) {
     (workload, rest, local, model)
 }
 
+/// The model matrices as glam's, for the naive baselines.
+fn to_glam(model: &[Mat4]) -> Vec<glam::Mat4> {
+    model.iter().map(|m| glam::Mat4::from_cols_array_2d(&m.cols)).collect()
+}
+
 fn two_bone(c: &mut Criterion) {
     let mut group = c.benchmark_group("two_bone_ik");
     let (workload, rest, local, model) = humanoid();
@@ -62,7 +67,7 @@ fn two_bone(c: &mut Criterion) {
         })
     });
 
-    let glam_model: Vec<glam::Mat4> = model.iter().map(|m| glam::Mat4::from_cols_array_2d(&m.cols)).collect();
+    let glam_model = to_glam(&model);
     let mut rotations = vec![glam::Quat::IDENTITY; skeleton.num_joints()];
     let glam = |v: Vec3| glam::Vec3::new(v.x, v.y, v.z);
     let mut frame = 0u32;
@@ -168,8 +173,7 @@ fn two_bone_batch(c: &mut Criterion) {
         })
     });
 
-    let glam_models: Vec<Vec<glam::Mat4>> =
-        models.iter().map(|m| m.iter().map(|m| glam::Mat4::from_cols_array_2d(&m.cols)).collect()).collect();
+    let glam_models: Vec<Vec<glam::Mat4>> = models.iter().map(|m| to_glam(m)).collect();
     let mut glam_rotations = vec![vec![glam::Quat::IDENTITY; skeleton.num_joints()]; CHARACTERS];
     let glam = |v: Vec3| glam::Vec3::new(v.x, v.y, v.z);
     let mut frame = 0u32;
@@ -219,7 +223,7 @@ fn aim(c: &mut Criterion) {
             black_box(job.run().expect("aim"))
         })
     });
-    let glam_model: Vec<glam::Mat4> = model.iter().map(|m| glam::Mat4::from_cols_array_2d(&m.cols)).collect();
+    let glam_model = to_glam(&model);
     let mut rotations = vec![glam::Quat::IDENTITY; skeleton.num_joints()];
     let eye = glam::Vec3::new(eye.x, eye.y, eye.z);
     let mut frame = 0u32;
@@ -228,6 +232,52 @@ fn aim(c: &mut Criterion) {
             frame = frame.wrapping_add(1);
             let target = eye + glam::Vec3::new(0.05 * (frame % 16) as f32, 0.1, 2.0);
             naive::aim(&glam_model, &raw.parents, head, glam::Vec3::Z, target, &mut rotations);
+            black_box(&rotations);
+        })
+    });
+    group.finish();
+}
+
+/// Aim down the humanoid's spine, neck and head (weights 0.15, 0.25, 0.4, 1) toward a moving point; against
+/// the naive glam chain. Throughput counts chains.
+fn aim_chain(c: &mut Criterion) {
+    use sinew::ik::AimChainJob;
+    let mut group = c.benchmark_group("aim_chain_ik");
+    let (workload, rest, local, model) = humanoid();
+    let raw = &workload.skeleton;
+    let skeleton = Skeleton::new(&raw.parents, &rest, None).expect("skeleton");
+    let joints = ["Spine", "Chest", "Neck", "Head"].map(|name| raw.names.iter().position(|n| n == name).expect(name));
+    let weights = [0.15, 0.25, 0.4, 1.0];
+    let (forward, eye) = (Vec3::new(0.0, 0.0, 1.0), model[joints[3]].translation());
+    group.throughput(Throughput::Elements(1));
+    let mut pose = local.clone();
+    let mut frame = 0u32;
+    group.bench_function(BenchmarkId::new("sinew", "spine_head"), |b| {
+        b.iter(|| {
+            frame = frame.wrapping_add(1);
+            let target = eye + Vec3::new(0.1 * (frame % 16) as f32 - 0.8, 0.1, 2.0);
+            let mut job = AimChainJob {
+                skeleton: &skeleton,
+                joints: &joints,
+                weights: &weights,
+                forward,
+                target,
+                max_angle: None,
+                model: &model,
+                local: &mut pose,
+            };
+            black_box(job.run().expect("aim"))
+        })
+    });
+    let glam_model = to_glam(&model);
+    let mut rotations = vec![glam::Quat::IDENTITY; skeleton.num_joints()];
+    let eye = glam::Vec3::new(eye.x, eye.y, eye.z);
+    let mut frame = 0u32;
+    group.bench_function(BenchmarkId::new("naive_glam", "spine_head"), |b| {
+        b.iter(|| {
+            frame = frame.wrapping_add(1);
+            let target = eye + glam::Vec3::new(0.1 * (frame % 16) as f32 - 0.8, 0.1, 2.0);
+            naive::aim_chain(&glam_model, &raw.parents, &joints, &weights, glam::Vec3::Z, target, &mut rotations);
             black_box(&rotations);
         })
     });
@@ -314,5 +364,5 @@ fn ccd(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, two_bone, two_bone_batch, aim, ccd);
+criterion_group!(benches, two_bone, two_bone_batch, aim, aim_chain, ccd);
 criterion_main!(benches);

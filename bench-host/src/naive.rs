@@ -236,6 +236,39 @@ pub fn aim(model: &[Mat4], parents: &[i16], joint: usize, forward: Vec3, target:
     rotations[joint] = (parent.inverse() * turn * Quat::from_mat4(m).normalize()).normalize();
 }
 
+/// Aim down a chain as a glam user writes it: per joint, root first, the shortest arc from the end's forward
+/// to the target taken by the joint's weight (lerp, normalized), the chain's matrices turned about the
+/// joint, and the local rotation recovered through quaternions extracted from the (turned) parent matrix.
+pub fn aim_chain(
+    model: &[Mat4],
+    parents: &[i16],
+    joints: &[usize],
+    weights: &[f32],
+    forward: Vec3,
+    target: Vec3,
+    rotations: &mut [Quat],
+) {
+    let mut turned: Vec<Mat4> = joints.iter().map(|&j| model[j]).collect();
+    let mut above = Quat::IDENTITY;
+    for (i, (&joint, &weight)) in joints.iter().zip(weights).enumerate() {
+        let end = turned[turned.len() - 1];
+        let aim = end.transform_vector3(forward).normalize();
+        let want = (target - end.w_axis.truncate()).normalize();
+        let turn = Quat::IDENTITY.lerp(Quat::from_rotation_arc(aim, want), weight);
+        let pivot = turned[i].w_axis.truncate();
+        let about = Mat4::from_translation(pivot) * Mat4::from_quat(turn) * Mat4::from_translation(-pivot);
+        for m in turned[i..].iter_mut() {
+            *m = about * *m;
+        }
+        let parent = match parents[joint] {
+            p if p >= 0 => above * Quat::from_mat4(&model[p as usize]).normalize(),
+            _ => above,
+        };
+        rotations[joint] = (parent.inverse() * Quat::from_mat4(&turned[i]).normalize()).normalize();
+        above = turn * above;
+    }
+}
+
 /// CCD as a glam user writes it: per joint, the chain's matrices rebuilt from its local transforms, the
 /// shortest arc taking the end toward the target, and the local rotation recovered through quaternions
 /// extracted from the parent's matrix. Returns the iterations run.

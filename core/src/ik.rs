@@ -348,6 +348,126 @@ impl AimIkJob<'_> {
 /// The longest chain [`CcdIkJob`] solves (its joints' matrices live on the stack).
 pub const MAX_CCD_JOINTS: usize = 32;
 
+/// Aim shared down a chain (spine–neck–head): the last joint's `forward` axis turned toward `target`, each
+/// joint of the chain, root first, taking `weights[i]` of the turn still left when its turn comes (as a
+/// fraction of the shortest arc, by nlerp), the arc re-aimed from where the turns above left the last joint.
+/// A last weight of 1 finishes the aim exactly; smaller weights stop short (the head looks, the spine
+/// follows a little). Every joint between two chain joints follows rigidly.
+///
+/// `max_angle` caps the whole aim: the goal is the target's direction from the last joint, turned back
+/// toward its animated `forward` to at most that angle. The twist about the aim is the shortest arc's;
+/// an [`AimIkJob`] with `up` on the last joint afterwards levels it.
+///
+/// Space: model (target); joint-local (forward). Precision: `f32`; exact for model matrices carrying
+/// rotations and uniform scales.
+#[derive(Debug)]
+pub struct AimChainJob<'a> {
+    pub skeleton: &'a Skeleton<'a>,
+    /// Root first, each an ancestor of the next; 1 to [`MAX_CCD_JOINTS`] joints. The last one aims.
+    pub joints: &'a [usize],
+    /// Per joint, in [0, 1]: the share of the remaining turn it takes.
+    pub weights: &'a [f32],
+    /// The last joint's aim axis in its own frame (any length but zero).
+    pub forward: Vec3,
+    pub target: Vec3,
+    /// The largest turn of the aim, radians in (0, π]; `None` for no limit.
+    pub max_angle: Option<f32>,
+    pub model: &'a [Mat4],
+    /// The local pose the matrices came from; each chain joint's rotation is rewritten.
+    pub local: &'a mut [SoaTransform],
+}
+
+impl AimChainJob<'_> {
+    /// Errors: `BufferLength` (model or local pose shorter than the skeleton; `JointWeights` when the weights
+    /// are not one per joint); `InvalidIkChain` (no joints or more than [`MAX_CCD_JOINTS`], a joint out of
+    /// range or not an ancestor of the next); `InvalidIkTarget` (a NaN or infinite target, a zero or
+    /// non-finite axis, a weight outside [0, 1], a limit outside (0, π]).
+    pub fn validate(&self) -> Result<(), Error> {
+        let joints = check_buffers(self.skeleton, self.model, self.local)?;
+        let n = self.joints.len();
+        if n == 0 || n > MAX_CCD_JOINTS || self.joints.iter().any(|&j| j >= joints) {
+            return Err(Error::InvalidIkChain);
+        }
+        let parents = self.skeleton.parents();
+        let ancestor = |above: usize, mut joint: usize| {
+            // Parents come before children, so the walk up ends within `joint` steps.
+            while let Ok(p) = usize::try_from(parents[joint]) {
+                if p == above {
+                    return true;
+                }
+                joint = p;
+            }
+            false
+        };
+        if !self.joints.windows(2).all(|w| ancestor(w[0], w[1])) {
+            return Err(Error::InvalidIkChain);
+        }
+        if self.weights.len() != n {
+            return Err(Error::BufferLength { buffer: Buffer::JointWeights, expected: n, actual: self.weights.len() });
+        }
+        let axis = |v: Vec3| v.is_finite() && v.dot(v) > 0.0 && v.dot(v).is_finite();
+        let end = self.model[self.joints[n - 1]].translation();
+        let near = (self.target - end).dot(self.target - end).is_finite();
+        let limit_ok = self.max_angle.is_none_or(|a| a > 0.0 && a <= core::f32::consts::PI);
+        let weights_ok = self.weights.iter().all(|w| (0.0..=1.0).contains(w));
+        if !(axis(self.forward) && near && limit_ok && weights_ok) {
+            return Err(Error::InvalidIkTarget);
+        }
+        Ok(())
+    }
+
+    /// Turns the chain (see the type's docs).
+    ///
+    /// Errors: those of [`AimChainJob::validate`]; nothing is written on an `Err`.
+    pub fn run(&mut self) -> Result<AimSolve, Error> {
+        self.validate()?;
+        let n = self.joints.len();
+        let last = &self.model[self.joints[n - 1]];
+        let (mut end, Some(mut aim)) = (last.translation(), unit(last.transform_vector(self.forward))) else {
+            return Ok(AimSolve { aimed: false, limited: false });
+        };
+        let Some(want) = unit(self.target - end) else {
+            return Ok(AimSolve { aimed: false, limited: false });
+        };
+        // The goal: the target's direction, or the limit's when it is further than the limit allows.
+        let limit = self.max_angle.filter(|limit| aim.dot(want) < libm::cosf(*limit));
+        let goal = match limit {
+            Some(limit) => {
+                let axis = unit(aim.cross(want)).unwrap_or(perpendicular(aim));
+                Some(Quat::from_axis_angle(axis, limit).rotate(aim))
+            }
+            None => None,
+        };
+        // Chain joints' positions as the turns above move them; the turns so far, composed (model space).
+        let mut positions = [Vec3::ZERO; MAX_CCD_JOINTS];
+        for (p, &j) in positions.iter_mut().zip(self.joints) {
+            *p = self.model[j].translation();
+        }
+        let mut above = Quat::IDENTITY;
+        for i in 0..n {
+            let joint = self.joints[i];
+            let pivot = positions[i];
+            let toward = goal.or_else(|| unit(self.target - end));
+            let turn = match toward {
+                Some(toward) => weighted(arc(aim, toward), self.weights[i]),
+                None => Quat::IDENTITY,
+            };
+            // Into the joint's parent frame as it stands after the turns above (R⁻¹ A⁻¹ t A R).
+            let parent = parent_frame(self.skeleton, self.model, joint);
+            let delta = into_frame(&parent, above.conjugate() * turn * above);
+            let rotation = &mut self.local[joint / 4].rotation;
+            rotation.set(joint % 4, (delta * rotation.get(joint % 4)).normalize());
+            for p in positions[i + 1..n].iter_mut() {
+                *p = pivot + turn.rotate(*p - pivot);
+            }
+            end = pivot + turn.rotate(end - pivot);
+            aim = turn.rotate(aim);
+            above = turn * above;
+        }
+        Ok(AimSolve { aimed: true, limited: limit.is_some() })
+    }
+}
+
 /// How far a joint of a CCD chain may turn from its rest-pose local rotation: the limit applies to
 /// `rest⁻¹ · local`, a rotation in the joint's own frame at rest, so axes are given in that frame (a knee's
 /// hinge axis, a shoulder's cone about the upper arm's direction), any length but zero. Angles in radians.

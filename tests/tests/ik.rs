@@ -437,14 +437,14 @@ mod aim {
     }
 
     /// A joint-local axis in model space (f64, normalized).
-    fn axis(m: &oracle::M4, v: Vec3) -> [f64; 3] {
+    pub(super) fn axis(m: &oracle::M4, v: Vec3) -> [f64; 3] {
         let v = widen(v);
         let a: [f64; 3] = std::array::from_fn(|r| m[r] * v[0] + m[4 + r] * v[1] + m[8 + r] * v[2]);
         let l = (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt();
         a.map(|x| x / l)
     }
 
-    fn angle(a: [f64; 3], b: [f64; 3]) -> f64 {
+    pub(super) fn angle(a: [f64; 3], b: [f64; 3]) -> f64 {
         let dot: f64 = (0..3).map(|i| a[i] * b[i]).sum();
         let cross = [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
         (cross[0].hypot(cross[1]).hypot(cross[2])).atan2(dot)
@@ -1001,5 +1001,251 @@ mod batch {
         assert_eq!(broken(TwoBoneBatchChain { model: &folded, ..fourth }), Err(Error::InvalidIkChain));
         let mut pose = built[0].soa.clone();
         assert_eq!(TwoBoneIkBatchJob::store(&untouched, [400, 401, 402], &mut pose), Err(Error::InvalidIkChain));
+    }
+}
+
+mod aim_chain {
+    //! Aim shared down a chain, checked by the f64 FK of the written pose: the last joint points at the
+    //! target, the first joint takes its share of the arc, a limit holds, joints off the chain keep their
+    //! local transforms, and bad chains are errors.
+    use super::aim::{angle, axis};
+    use super::*;
+    use sinew::ik::AimChainJob;
+
+    fn toward(from: [f64; 3], to: [f64; 3]) -> [f64; 3] {
+        let d = distance(from, to);
+        std::array::from_fn(|i| (to[i] - from[i]) / d)
+    }
+
+    /// A random rig and a chain of 2–5 joints, each an ancestor of the next (not always the parent).
+    fn rig_with_chain(rng: &mut Rng) -> (Vec<i16>, Vec<Transform>, Vec<usize>) {
+        loop {
+            let n = 8 + rng.below(16);
+            let parents = sinew_tests::random_parents(rng, n);
+            let local: Vec<Transform> = (0..n)
+                .map(|_| Transform { translation: rng.vec3(-1.0, 1.0), rotation: rng.quat(), scale: Vec3::ONE })
+                .collect();
+            // Walk up from the last joint, keeping most ancestors.
+            let mut chain = vec![n - 1];
+            let mut j = n - 1;
+            while let Ok(p) = usize::try_from(parents[j]) {
+                j = p;
+                if rng.below(4) != 0 {
+                    chain.push(j);
+                }
+            }
+            chain.reverse();
+            chain.truncate(2 + rng.below(4));
+            if chain.len() >= 2 {
+                return (parents, local, chain);
+            }
+        }
+    }
+
+    /// The job on one pose, written into `local`.
+    fn solve(
+        skeleton: &Skeleton<'_>,
+        model: &[Mat4],
+        joints: &[usize],
+        weights: &[f32],
+        (forward, target, max_angle): (Vec3, Vec3, Option<f32>),
+        local: &mut [SoaTransform],
+    ) -> Result<sinew::ik::AimSolve, Error> {
+        AimChainJob { skeleton, joints, weights, forward, target, max_angle, model, local }.run()
+    }
+
+    fn run(
+        parents: &[i16],
+        local: &[Transform],
+        joints: &[usize],
+        weights: &[f32],
+        (forward, target, max_angle): (Vec3, Vec3, Option<f32>),
+    ) -> (Vec<oracle::M4>, Vec<Transform>, sinew::ik::AimSolve) {
+        let rest = to_soa(&vec![Transform::IDENTITY; parents.len()]);
+        let skeleton = Skeleton::new(parents, &rest, None).expect("skeleton");
+        let soa = to_soa(local);
+        let model = model_of(&skeleton, &soa);
+        let mut out = soa.clone();
+        let solve =
+            solve(&skeleton, &model, joints, weights, (forward, target, max_angle), &mut out).expect("aim chain");
+        let after = aos(&out, parents.len());
+        (oracle::local_to_model(parents, &after, &oracle::IDENTITY), after, solve)
+    }
+
+    #[test]
+    fn the_last_joint_points_at_the_target_and_the_first_takes_its_share() {
+        let mut rng = Rng::new(0xa1c4);
+        let (mut worst_aim, mut worst_share, mut checked) = (0.0f64, 0.0f64, 0);
+        for _ in 0..300 {
+            let (parents, local, joints) = rig_with_chain(&mut rng);
+            let n = joints.len();
+            let before = oracle::local_to_model(&parents, &local, &oracle::IDENTITY);
+            let end = *joints.last().unwrap();
+            let target = rng.vec3(-4.0, 4.0);
+            if distance(position(&before[end]), widen(target)) < 0.5 {
+                continue;
+            }
+            let forward = rng.vec3(-1.0, 1.0);
+            let first_share = rng.range(0.1, 0.6);
+            let mut weights = vec![0.0f32; n];
+            weights[0] = first_share;
+            weights[n - 1] = 1.0;
+            let (after, after_local, solve) = run(&parents, &local, &joints, &weights, (forward, target, None));
+            assert!(solve.aimed && !solve.limited);
+            // The end points at the target from where it now stands.
+            let aim = angle(axis(&after[end], forward), toward(position(&after[end]), widen(target)));
+            worst_aim = worst_aim.max(aim);
+            // Joints off the chain keep their local transforms; chain joints keep translation and scale.
+            for j in 0..parents.len() {
+                if joints.contains(&j) {
+                    assert_eq!(
+                        (after_local[j].translation, after_local[j].scale),
+                        (local[j].translation, local[j].scale)
+                    );
+                } else {
+                    assert_eq!(after_local[j], local[j], "joint {j} is off the chain");
+                }
+            }
+            // The first joint turned by its share of the first arc (nlerp's angle for that share).
+            let theta = angle(axis(&before[end], forward), toward(position(&before[end]), widen(target)));
+            let w = first_share as f64;
+            let want = 2.0 * (w * (theta / 2.0).sin()).atan2(1.0 - w + w * (theta / 2.0).cos());
+            let (q0, q1) = (local[joints[0]].rotation, after_local[joints[0]].rotation);
+            // The delta q1 q0⁻¹ in the parent's frame: its angle is the model-space turn's.
+            let delta = oracle::quat_mul(q1, q0.conjugate());
+            let got = 2.0 * delta[3].abs().clamp(-1.0, 1.0).acos();
+            worst_share = worst_share.max((got - want).abs());
+            checked += 1;
+        }
+        assert!(checked > 200);
+        assert!(worst_aim < 2e-4, "the end misses its aim by {worst_aim} rad");
+        assert!(worst_share < 1e-4, "the first joint's share is off by {worst_share} rad");
+    }
+
+    #[test]
+    fn a_limit_stops_the_aim_at_its_angle() {
+        let mut rng = Rng::new(0x11a);
+        for _ in 0..200 {
+            let (parents, local, joints) = rig_with_chain(&mut rng);
+            let n = joints.len();
+            let end = *joints.last().unwrap();
+            let before = oracle::local_to_model(&parents, &local, &oracle::IDENTITY);
+            let forward = rng.vec3(-1.0, 1.0);
+            let target = rng.vec3(-4.0, 4.0);
+            if distance(position(&before[end]), widen(target)) < 0.5 {
+                continue;
+            }
+            let limit = rng.range(0.1, 1.0);
+            let weights: Vec<f32> = (0..n).map(|i| if i + 1 == n { 1.0 } else { rng.unit() }).collect();
+            let (after, _, solve) = run(&parents, &local, &joints, &weights, (forward, target, Some(limit)));
+            let turned = angle(axis(&before[end], forward), axis(&after[end], forward));
+            let wanted = angle(axis(&before[end], forward), toward(position(&before[end]), widen(target)));
+            if solve.limited {
+                assert!((turned - limit as f64).abs() < 2e-4, "turned {turned} at a limit of {limit}");
+            } else {
+                assert!(wanted <= limit as f64 + 1e-4);
+            }
+        }
+    }
+
+    #[test]
+    fn the_bandai_spine_neck_and_head_look_around() {
+        let Some(dir) = sinew_tests::shared_data("aim chain on the Bandai walk") else { return };
+        let files = sinew_tests::files_with_extension(&dir.join("bvh/bandai"), "bvh");
+        let walk = files.iter().find(|p| p.to_string_lossy().contains("walk")).expect("the Bandai walk");
+        let bvh = sinew_bench_host::bvh::Bvh::load(walk).expect("load");
+        let (raw, clip) = sinew_bench_host::bvh::to_raw(&bvh, "walk").expect("raw");
+        let joints = ["Spine", "Chest", "Neck", "Head"].map(|n| raw.names.iter().position(|j| j == n).expect(n));
+        let weights = [0.15, 0.2, 0.35, 1.0];
+        let mut rng = Rng::new(0x4ead);
+        let mut worst = 0.0f64;
+        for frame in clip.frames.iter().step_by(9) {
+            let model = oracle::local_to_model(&raw.parents, frame, &oracle::IDENTITY);
+            let head = joints[3];
+            // The head's forward: the local axis that points along the figure's +Z in this frame.
+            let m = &model[head];
+            let forward = Vec3::new(m[2] as f32, m[6] as f32, m[10] as f32);
+            // A point 2 m away, up to 60° to either side and 30° up or down (cm units).
+            let (yaw, pitch) = (rng.range(-1.0, 1.0), rng.range(-0.5, 0.5));
+            let p = position(m);
+            let target = Vec3::new(
+                (p[0] + 200.0 * yaw.sin() as f64) as f32,
+                (p[1] + 200.0 * pitch.sin() as f64) as f32,
+                (p[2] + 200.0 * yaw.cos() as f64) as f32,
+            );
+            let (after, _, _) = run(&raw.parents, frame, &joints, &weights, (forward, target, None));
+            worst = worst.max(angle(axis(&after[head], forward), toward(position(&after[head]), widen(target))));
+        }
+        println!("Bandai spine-neck-head: worst aim error {worst:.2e} rad");
+        assert!(worst < 1e-4, "the head misses by {worst} rad");
+    }
+
+    #[test]
+    fn the_naive_glam_baseline_of_the_bench_turns_the_same_spine() {
+        let workload = sinew_bench_host::workload::Workload::humanoid(67);
+        let raw = &workload.skeleton;
+        let joints =
+            ["Spine", "Chest", "Neck", "Head"].map(|name| raw.names.iter().position(|n| n == name).expect(name));
+        let weights = [0.15, 0.25, 0.4, 1.0];
+        let frame = &workload.clip.frames[10];
+        let eye = oracle::local_to_model(&raw.parents, frame, &oracle::IDENTITY)[joints[3]];
+        let target = Vec3::new(eye[12] as f32 - 0.5, eye[13] as f32 + 0.1, eye[14] as f32 + 2.0);
+        let forward = Vec3::new(0.0, 0.0, 1.0);
+        let (_, ours, _) = run(&raw.parents, frame, &joints, &weights, (forward, target, None));
+        let rest = to_soa(&raw.rest);
+        let skeleton = Skeleton::new(&raw.parents, &rest, None).expect("skeleton");
+        let model = model_of(&skeleton, &to_soa(frame));
+        let glam_model: Vec<glam::Mat4> = model.iter().map(|m| glam::Mat4::from_cols_array_2d(&m.cols)).collect();
+        let mut rotations = vec![glam::Quat::IDENTITY; raw.parents.len()];
+        let glam = |v: Vec3| glam::Vec3::new(v.x, v.y, v.z);
+        sinew_bench_host::naive::aim_chain(
+            &glam_model,
+            &raw.parents,
+            &joints,
+            &weights,
+            glam(forward),
+            glam(target),
+            &mut rotations,
+        );
+        for joint in joints {
+            let (a, b) = (ours[joint].rotation, rotations[joint]);
+            let dot = a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
+            assert!(dot.abs() > 1.0 - 1e-5, "joint {joint}: {a:?} vs {b:?}");
+        }
+    }
+
+    #[test]
+    fn bad_chains_are_errors_with_nothing_written() {
+        let parents = [-1i16, 0, 1, 2, 1];
+        let local: Vec<Transform> = (0..5)
+            .map(|k| Transform { translation: Vec3::new(0.0, 1.0, 0.1 * k as f32), ..Transform::IDENTITY })
+            .collect();
+        let rest = to_soa(&[Transform::IDENTITY; 5]);
+        let skeleton = Skeleton::new(&parents, &rest, None).unwrap();
+        let soa = to_soa(&local);
+        let model = model_of(&skeleton, &soa);
+        let attempt = |joints: &[usize], weights: &[f32], forward: Vec3, target: Vec3, max_angle: Option<f32>| {
+            let mut out = soa.clone();
+            let result = solve(&skeleton, &model, joints, weights, (forward, target, max_angle), &mut out);
+            assert_eq!(out, soa, "nothing written");
+            result.map(|_| ())
+        };
+        let (z, t) = (Vec3::new(0.0, 0.0, 1.0), Vec3::new(0.0, 3.0, 5.0));
+        assert_eq!(attempt(&[], &[], z, t, None), Err(Error::InvalidIkChain));
+        assert_eq!(attempt(&[3, 1], &[0.5, 1.0], z, t, None), Err(Error::InvalidIkChain), "child before parent");
+        assert_eq!(attempt(&[4, 3], &[0.5, 1.0], z, t, None), Err(Error::InvalidIkChain), "not an ancestor");
+        assert_eq!(attempt(&[1, 9], &[0.5, 1.0], z, t, None), Err(Error::InvalidIkChain));
+        let short = Error::BufferLength { buffer: sinew::Buffer::JointWeights, expected: 2, actual: 1 };
+        assert_eq!(attempt(&[1, 3], &[1.0], z, t, None), Err(short));
+        assert_eq!(attempt(&[1, 3], &[0.5, 1.5], z, t, None), Err(Error::InvalidIkTarget));
+        assert_eq!(attempt(&[1, 3], &[0.5, 1.0], Vec3::ZERO, t, None), Err(Error::InvalidIkTarget));
+        assert_eq!(attempt(&[1, 3], &[0.5, 1.0], z, Vec3::new(f32::NAN, 0.0, 0.0), None), Err(Error::InvalidIkTarget));
+        assert_eq!(attempt(&[1, 3], &[0.5, 1.0], z, t, Some(0.0)), Err(Error::InvalidIkTarget));
+        // A target on the last joint: nothing to aim at, nothing changes.
+        let end = model[3].translation();
+        let mut out = soa.clone();
+        let on_joint = solve(&skeleton, &model, &[1, 3], &[0.5, 1.0], (z, end, None), &mut out);
+        assert!(!on_joint.expect("on the joint").aimed);
+        assert_eq!(out, soa);
     }
 }
