@@ -284,6 +284,100 @@ fn aim_chain(c: &mut Criterion) {
     group.finish();
 }
 
+/// Foot planting per character: both legs of the humanoid, the world moving on, plants switching every half
+/// second, a wavy ground; against the naive glam planting doing the same steps. Throughput counts characters.
+fn foot_planting(c: &mut Criterion) {
+    use sinew::foot_planting::{FootPlanter, FootPlantingJob, Ground, PlantSettings};
+    let mut group = c.benchmark_group("foot_planting");
+    let (workload, rest, local, model) = humanoid();
+    let raw = &workload.skeleton;
+    let skeleton = Skeleton::new(&raw.parents, &rest, None).expect("skeleton");
+    let index = |name: &str| raw.names.iter().position(|n| n == name).expect(name);
+    let legs = ["L", "R"].map(|s| [format!("{s}UpLeg"), format!("{s}Leg"), format!("{s}Foot")].map(|n| index(&n)));
+    let pelvis = index("Hips");
+    let settings = PlantSettings::default();
+    let dt = 1.0 / 60.0;
+    // Frame k: the character 1 cm further along +Z, the left foot planted in the first half of each second.
+    let frame_inputs = |k: u32| {
+        let world = Mat4 {
+            cols: [
+                [1.0, 0.0, 0.0, 0.0],
+                [0.0, 1.0, 0.0, 0.0],
+                [0.0, 0.0, 1.0, 0.0],
+                [0.0, 0.0, 0.01 * (k % 600) as f32, 1.0],
+            ],
+        };
+        let left = (k % 60) < 30;
+        let ground = [0, 1].map(|f| 0.02 * ((k + 7 * f) as f32 * 0.1).sin());
+        (world, [left, !left], ground)
+    };
+    group.throughput(Throughput::Elements(1));
+    let (mut planter, mut pose, mut scratch_model) = (FootPlanter::default(), local.clone(), model.clone());
+    let mut frame = 0u32;
+    group.bench_function(BenchmarkId::new("sinew", "two_legs"), |b| {
+        b.iter(|| {
+            frame = frame.wrapping_add(1);
+            let (world, planted, heights) = frame_inputs(frame);
+            let report = FootPlantingJob {
+                skeleton: &skeleton,
+                planter: &mut planter,
+                settings: &settings,
+                pelvis,
+                legs,
+                planted,
+                ground: heights.map(Ground::flat),
+                world: &world,
+                dt,
+                weight: 1.0,
+                model: &mut scratch_model,
+                local: &mut pose,
+            }
+            .run()
+            .expect("plant");
+            // The job moved the legs' matrices with the pelvis and turned their rotations: back to the
+            // animated ones for the next frame.
+            for &j in legs.iter().flatten() {
+                scratch_model[j] = model[j];
+                pose[j / 4].rotation.set(j % 4, local[j / 4].rotation.get(j % 4));
+            }
+            pose[pelvis / 4].translation.set(pelvis % 4, local[pelvis / 4].translation.get(pelvis % 4));
+            black_box(report)
+        })
+    });
+    let mut glam_model = to_glam(&model);
+    let glam_animated = glam_model.clone();
+    let mut naive_pose = naive::AosPose::new(&workload.clip.frames[10]);
+    let animated_pelvis = naive_pose.translation[pelvis];
+    let mut state = naive::NaivePlanter::default();
+    let mut frame = 0u32;
+    group.bench_function(BenchmarkId::new("naive_glam", "two_legs"), |b| {
+        b.iter(|| {
+            frame = frame.wrapping_add(1);
+            let (world, planted, heights) = frame_inputs(frame);
+            let world = glam::Mat4::from_cols_array_2d(&world.cols);
+            let ground = heights.map(|h| (h, glam::Vec3::Y));
+            naive::foot_planting(
+                &mut glam_model,
+                &raw.parents,
+                pelvis,
+                legs,
+                planted,
+                ground,
+                world,
+                dt,
+                &mut state,
+                &mut naive_pose,
+            );
+            for j in legs.iter().flatten() {
+                glam_model[*j] = glam_animated[*j];
+            }
+            naive_pose.translation[pelvis] = animated_pelvis;
+            black_box(&naive_pose);
+        })
+    });
+    group.finish();
+}
+
 /// CCD on the humanoid's left arm from the chest (five joints) toward a moving point near the hand, free
 /// joints, to 1 mm or 64 iterations; against the naive glam CCD doing the same iterations.
 fn ccd(c: &mut Criterion) {
@@ -364,5 +458,5 @@ fn ccd(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, two_bone, two_bone_batch, aim, aim_chain, ccd);
+criterion_group!(benches, two_bone, two_bone_batch, aim, aim_chain, foot_planting, ccd);
 criterion_main!(benches);

@@ -222,6 +222,95 @@ pub fn two_bone_ik(
     rotations[middle] = (hip.inverse() * knee_rotation).normalize();
 }
 
+/// What the naive foot planting keeps across frames.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NaivePlanter {
+    pub lock: [Vec3; 2],
+    pub lock_weight: [f32; 2],
+    pub contact: [f32; 2],
+    pub planted: [bool; 2],
+    pub drop: f32,
+    pub primed: bool,
+}
+
+/// Foot planting as a glam user writes it, step for step what `FootPlantingJob` does (lock, ground lift,
+/// pelvis drop, two-bone legs, tilt), with matrices inverted and quaternions extracted where sinew works on
+/// columns. The pelvis translation and the leg rotations are written into `pose`; the legs' matrices in
+/// `model` move with the pelvis, as sinew's do.
+#[allow(clippy::too_many_arguments)]
+pub fn foot_planting(
+    model: &mut [Mat4],
+    parents: &[i16],
+    pelvis: usize,
+    legs: [[usize; 3]; 2],
+    planted: [bool; 2],
+    ground: [(f32, Vec3); 2],
+    world: Mat4,
+    dt: f32,
+    state: &mut NaivePlanter,
+    pose: &mut AosPose,
+) {
+    let to_model = world.inverse();
+    let up = to_model.transform_vector3(Vec3::Y).normalize();
+    let smooth = |x: f32| x * x * (3.0 - 2.0 * x);
+    let mut targets = [Vec3::ZERO; 2];
+    let mut tilts = [Quat::IDENTITY; 2];
+    for f in 0..2 {
+        let animated = model[legs[f][2]].w_axis.truncate();
+        let on_ground = world.transform_point3(animated) + Vec3::Y * (ground[f].0 - world.w_axis.y);
+        let held = |lock: Vec3, w: f32| on_ground.lerp(Vec3::new(lock.x, on_ground.y, lock.z), smooth(w));
+        if planted[f] {
+            if !state.planted[f] {
+                state.lock[f] = held(state.lock[f], state.lock_weight[f]);
+            }
+            state.lock_weight[f] = 1.0;
+        } else {
+            state.lock_weight[f] = (state.lock_weight[f] - dt / 0.15).max(0.0);
+        }
+        state.planted[f] = planted[f];
+        let goal = if planted[f] { 1.0 } else { 0.0 };
+        state.contact[f] += (goal - state.contact[f]).clamp(-dt / 0.1, dt / 0.1);
+        targets[f] = to_model.transform_point3(held(state.lock[f], state.lock_weight[f]));
+        let normal = to_model.transform_vector3(ground[f].1).normalize();
+        let full = Quat::from_rotation_arc(up, normal);
+        let (axis, angle) = full.to_axis_angle();
+        let tilt = Quat::from_axis_angle(axis, angle.min(std::f32::consts::FRAC_PI_6));
+        tilts[f] = Quat::IDENTITY.lerp(tilt, smooth(state.contact[f]));
+    }
+    let mut needed = 0.0f32;
+    for (leg, target) in legs.iter().zip(&targets) {
+        let [hip, knee, ankle] = leg.map(|j| model[j].w_axis.truncate());
+        let reach = ((knee - hip).length() + (ankle - knee).length()).max((ankle - hip).length());
+        let to_target = *target - hip;
+        let along = to_target.dot(up);
+        let across = (to_target.length_squared() - along * along).max(0.0);
+        let drop = if across < reach * reach { along + (reach * reach - across).sqrt() } else { along };
+        needed = needed.min(drop);
+    }
+    state.drop = if state.primed { state.drop + (needed - state.drop) * (1.0 - (-dt / 0.08).exp()) } else { needed };
+    state.primed = true;
+    let offset = up * state.drop;
+    let parent = parents[pelvis];
+    let parent_inverse = if parent >= 0 { model[parent as usize].inverse() } else { Mat4::IDENTITY };
+    pose.translation[pelvis] += parent_inverse.transform_vector3(offset);
+    for j in legs.iter().flatten() {
+        model[*j] = Mat4::from_translation(offset) * model[*j];
+    }
+    for f in 0..2 {
+        let [hip, knee, ankle] = legs[f];
+        let knee_at = model[knee].w_axis.truncate();
+        two_bone_ik(model, parents, legs[f], targets[f], knee_at, &mut pose.rotation);
+        // The ankle: its animated model rotation tilted, under the knee's new model rotation.
+        let rotation_of = |m: &Mat4| Quat::from_mat4(m).normalize();
+        let hip_parent = match parents[hip] {
+            p if p >= 0 => rotation_of(&model[p as usize]),
+            _ => Quat::IDENTITY,
+        };
+        let knee_model = hip_parent * pose.rotation[hip] * pose.rotation[knee];
+        pose.rotation[ankle] = (knee_model.inverse() * tilts[f] * rotation_of(&model[ankle])).normalize();
+    }
+}
+
 /// Aim as a glam user writes it: the joint's forward axis in model space, the shortest arc to the target,
 /// the local rotation recovered through quaternions extracted from the model matrices.
 pub fn aim(model: &[Mat4], parents: &[i16], joint: usize, forward: Vec3, target: Vec3, rotations: &mut [Quat]) {
