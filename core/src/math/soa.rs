@@ -58,7 +58,7 @@ impl SoaVec3 {
     /// Lane `lane` (< 4) as an AoS vector.
     #[inline]
     pub fn get(&self, lane: usize) -> Vec3 {
-        Vec3::new(self.x.to_array()[lane], self.y.to_array()[lane], self.z.to_array()[lane])
+        Vec3::new(lane_of(&self.x, lane), lane_of(&self.y, lane), lane_of(&self.z, lane))
     }
 
     /// Overwrites lane `lane` (< 4).
@@ -92,8 +92,7 @@ impl SoaQuat {
     /// Lane `lane` (< 4) as an AoS quaternion.
     #[inline]
     pub fn get(&self, lane: usize) -> Quat {
-        let l = |v: F4| v.to_array()[lane];
-        Quat::new(l(self.x), l(self.y), l(self.z), l(self.w))
+        Quat::new(lane_of(&self.x, lane), lane_of(&self.y, lane), lane_of(&self.z, lane), lane_of(&self.w, lane))
     }
 
     /// Overwrites lane `lane` (< 4).
@@ -380,11 +379,18 @@ impl SoaAffine {
     }
 }
 
+/// One lane written in place: a scalar store into the vector's memory, where a copy out to an array and back
+/// would reload sixteen bytes over a four-byte store (a store-forwarding stall per component; the IK stages
+/// write lanes this way).
 #[inline]
 fn set_lane(v: &mut F4, lane: usize, value: f32) {
-    let mut a = v.to_array();
-    a[lane] = value;
-    *v = F4::from_array(a);
+    bytemuck::cast_mut::<F4, [f32; 4]>(v)[lane] = value;
+}
+
+/// One lane read in place.
+#[inline]
+fn lane_of(v: &F4, lane: usize) -> f32 {
+    bytemuck::cast_ref::<F4, [f32; 4]>(v)[lane]
 }
 
 impl Transform {
