@@ -216,6 +216,7 @@ fn aim(c: &mut Criterion) {
                 up,
                 target,
                 max_angle: None,
+                max_twist: None,
                 weight: 1.0,
                 model,
                 local: &mut pose,

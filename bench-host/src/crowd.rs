@@ -383,6 +383,7 @@ impl<'a> PostProcess<'a> {
                 up: None,
                 target,
                 max_angle: Some(1.2),
+                max_twist: None,
                 weight: 1.0,
                 model: &*edit.model,
                 local: edit.local,

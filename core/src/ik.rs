@@ -266,6 +266,9 @@ pub struct AimIkJob<'a> {
     pub target: Vec3,
     /// The largest turn of the aim, radians in (0, π]; `None` for no limit.
     pub max_angle: Option<f32>,
+    /// The largest twist about the aim that `up` may add, radians in (0, π] (a neck that levels the head
+    /// only so far); `None` for no limit.
+    pub max_twist: Option<f32>,
     pub weight: f32,
     pub model: &'a [Mat4],
     pub local: &'a mut [SoaTransform],
@@ -288,8 +291,8 @@ pub(crate) fn unit(v: Vec3) -> Option<Vec3> {
 
 impl AimIkJob<'_> {
     /// Errors: `BufferLength` (model or local pose shorter than the skeleton); `IndexOutOfRange` (joint);
-    /// `InvalidIkTarget` (a NaN or infinite vector, a zero axis, a weight outside [0, 1], a limit outside
-    /// (0, π]).
+    /// `InvalidIkTarget` (a NaN or infinite vector, a zero axis, a weight outside [0, 1], a turn or twist
+    /// limit outside (0, π]).
     pub fn validate(&self) -> Result<(), Error> {
         let joints = check_buffers(self.skeleton, self.model, self.local)?;
         if self.joint >= joints {
@@ -301,8 +304,9 @@ impl AimIkJob<'_> {
             let d = self.target - self.model[self.joint].translation();
             d.dot(d).is_finite()
         };
-        let limit_ok = self.max_angle.is_none_or(|a| a > 0.0 && a <= core::f32::consts::PI);
-        if !(axis(self.forward) && up_ok && near && limit_ok && (0.0..=1.0).contains(&self.weight)) {
+        let limit_ok = |limit: Option<f32>| limit.is_none_or(|a| a > 0.0 && a <= core::f32::consts::PI);
+        let limits_ok = limit_ok(self.max_angle) && limit_ok(self.max_twist);
+        if !(axis(self.forward) && up_ok && near && limits_ok && (0.0..=1.0).contains(&self.weight)) {
             return Err(Error::InvalidIkTarget);
         }
         Ok(())
@@ -333,7 +337,12 @@ impl AimIkJob<'_> {
             let off_aim = |v: Vec3| unit(v - pointing.scaled(v.dot(pointing)));
             if let (Some(have), Some(wanted)) = (off_aim(turn.rotate(m.transform_vector(local_up))), off_aim(model_up))
             {
-                turn = arc(have, wanted) * turn;
+                let twist = arc(have, wanted);
+                let twist = match self.max_twist {
+                    Some(limit) => capped(twist, limit, libm::cosf(0.5 * limit)),
+                    None => twist,
+                };
+                turn = twist * turn;
             }
         }
         let turn = weighted(turn, self.weight);

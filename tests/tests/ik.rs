@@ -428,10 +428,20 @@ mod aim {
     ) -> (Vec<oracle::M4>, sinew::ik::AimSolve, Vec<Transform>) {
         let model = model_of(skeleton, local);
         let mut out = local.to_vec();
-        let solve =
-            AimIkJob { skeleton, joint, forward, up, target, max_angle, weight, model: &model, local: &mut out }
-                .run()
-                .expect("aim");
+        let solve = AimIkJob {
+            skeleton,
+            joint,
+            forward,
+            up,
+            target,
+            max_angle,
+            max_twist: None,
+            weight,
+            model: &model,
+            local: &mut out,
+        }
+        .run()
+        .expect("aim");
         let after = aos(&out, skeleton.num_joints());
         (oracle::local_to_model(skeleton.parents(), &after, &oracle::IDENTITY), solve, after)
     }
@@ -454,6 +464,65 @@ mod aim {
         let d: [f64; 3] = std::array::from_fn(|i| to[i] - from[i]);
         let l = distance(from, to);
         d.map(|x| x / l)
+    }
+
+    #[test]
+    fn a_twist_limit_levels_the_up_axis_only_so_far() {
+        let mut rng = Rng::new(0x7157);
+        let mut checked = 0;
+        for _ in 0..300 {
+            let (parents, local, _) = random_rig(&mut rng);
+            let rest = to_soa(&vec![Transform::IDENTITY; parents.len()]);
+            let skeleton = Skeleton::new(&parents, &rest, None).expect("skeleton");
+            let soa = to_soa(&local);
+            let model = model_of(&skeleton, &soa);
+            let joint = rng.below(parents.len());
+            let forward = rng.vec3(-1.0, 1.0);
+            let target = model[joint].translation() + rng.vec3(-5.0, 5.0);
+            let local_up = forward.cross(rng.vec3(-1.0, 1.0));
+            let model_up = Vec3::new(0.0, 1.0, 0.0);
+            let limit = rng.range(0.05, 1.5);
+            let solve = |up, max_twist| {
+                let mut out = soa.clone();
+                let mut job = AimIkJob {
+                    skeleton: &skeleton,
+                    joint,
+                    forward,
+                    up,
+                    target,
+                    max_angle: None,
+                    max_twist,
+                    weight: 1.0,
+                    model: &model,
+                    local: &mut out,
+                };
+                job.run().expect("aim");
+                oracle::local_to_model(&parents, &aos(&out, parents.len()), &oracle::IDENTITY)
+            };
+            let (plain, limited) = (solve(None, None), solve(Some((local_up, model_up)), Some(limit)));
+            // Both aim the same way; the twist between them is the untwisted up's angle to +Y off the aim,
+            // cut to the limit.
+            let aim = axis(&plain[joint], forward);
+            assert!(angle(aim, axis(&limited[joint], forward)) < 2e-5);
+            let off_aim = |v: [f64; 3]| {
+                let d: f64 = (0..3).map(|i| v[i] * aim[i]).sum();
+                let w: [f64; 3] = std::array::from_fn(|i| v[i] - d * aim[i]);
+                let l = w.iter().map(|x| x * x).sum::<f64>().sqrt();
+                (l > 0.1).then(|| w.map(|x| x / l))
+            };
+            let (Some(have), Some(wanted), Some(got)) = (
+                off_aim(axis(&plain[joint], local_up)),
+                off_aim([0.0, 1.0, 0.0]),
+                off_aim(axis(&limited[joint], local_up)),
+            ) else {
+                continue;
+            };
+            let full = angle(have, wanted);
+            let twisted = angle(have, got);
+            assert!((twisted - full.min(limit as f64)).abs() < 1e-4, "twisted {twisted}, full {full}, limit {limit}");
+            checked += 1;
+        }
+        assert!(checked > 200, "{checked} cases with an up to level");
     }
 
     #[test]
@@ -541,6 +610,7 @@ mod aim {
                 up: None,
                 target,
                 max_angle,
+                max_twist: None,
                 weight,
                 model: &model,
                 local: &mut out,
