@@ -131,5 +131,71 @@ fn motion_only(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, character, silent_layers, motion_only);
+/// A post-process after the update (both legs' two-bone IK and a head aim, through `Character::edit_pose`),
+/// on a skinned character: after a full `update` (the palette computed twice) against after
+/// `update_unskinned` (once), beside the update alone.
+fn post_process(c: &mut Criterion) {
+    use sinew::ik::{AimIkJob, TwoBoneIkJob};
+    use sinew::math::Vec3;
+    let mut group = c.benchmark_group("character_post_process");
+    for &n in &[67, 256] {
+        let workload = Workload::humanoid(n);
+        let blob = humanoid_blob(n, 1, false);
+        let asset = Asset::load(blob.bytes()).expect("load");
+        let skin = sinew::Skin::new(n, &workload.skin_remap, &workload.inverse_bind).expect("skin");
+        let rig = Rig::new(&asset, Some(&skin)).expect("rig");
+        let layers = [LayerDesc { kind: LayerKind::Base, controls: 1 }];
+        let desc = CharacterDesc { num_skin_joints: skin.num_joints(), ..desc(n, &layers) };
+        let mut memory = vec![Chunk::ZERO; Chunk::count(Character::required_bytes(&desc).expect("size"))];
+        let mut character = Character::new(Chunk::bytes_mut(&mut memory), &desc).expect("character");
+        character.play(&asset, 0, 0, Play::looping(0)).expect("play");
+        let names = &workload.skeleton.names;
+        let index = |name: &str| names.iter().position(|j| j == name).expect(name);
+        let legs = ["L", "R"].map(|s| [format!("{s}UpLeg"), format!("{s}Leg"), format!("{s}Foot")].map(|j| index(&j)));
+        let head = index("Head");
+        let edit = |edit: sinew::PoseEdit<'_>| {
+            for chain in legs {
+                let target = edit.model[chain[2]].translation() + Vec3::new(0.0, 0.05, 0.02);
+                let (skeleton, model) = (edit.skeleton, &*edit.model);
+                let (pole, weight, soften, end_turn) = (None, 1.0, 1.0, None);
+                let local = &mut *edit.local;
+                TwoBoneIkJob { skeleton, chain, target, pole, weight, soften, end_turn, model, local }.run()?;
+            }
+            let target = edit.model[head].translation() + Vec3::new(0.5, 0.2, 1.0);
+            AimIkJob {
+                skeleton: edit.skeleton,
+                joint: head,
+                forward: Vec3::new(0.0, 0.0, 1.0),
+                up: None,
+                target,
+                max_angle: None,
+                max_twist: None,
+                weight: 1.0,
+                model: edit.model,
+                local: edit.local,
+            }
+            .run()
+            .map(|_| ())
+        };
+        group.throughput(Throughput::Elements(n as u64));
+        group.bench_function(BenchmarkId::new("update", n), |b| {
+            b.iter(|| character.update(1.0 / 60.0, &rig).expect("update"))
+        });
+        group.bench_function(BenchmarkId::new("update_then_edit", n), |b| {
+            b.iter(|| {
+                character.update(1.0 / 60.0, &rig).expect("update");
+                character.edit_pose(&rig, edit).expect("edit")
+            })
+        });
+        group.bench_function(BenchmarkId::new("update_unskinned_then_edit", n), |b| {
+            b.iter(|| {
+                character.update_unskinned(1.0 / 60.0, &rig, None).expect("update");
+                character.edit_pose(&rig, edit).expect("edit")
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, character, silent_layers, motion_only, post_process);
 criterion_main!(benches);

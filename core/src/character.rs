@@ -931,7 +931,17 @@ impl<'b> Character<'b> {
     /// target; `MissingScratch` for a character whose scratch is external (use
     /// [`Character::update_with_scratch`]); the errors of the kernels (which a validated asset does not cause).
     pub fn update(&mut self, dt: f32, rig: &Rig<'_>) -> Result<(), Error> {
-        self.update_inner(dt, rig, Some(None))
+        self.update_inner(dt, rig, Some(None), true)
+    }
+
+    /// [`Character::update`] without the palette, for a frame a post-process finishes: [`Character::edit_pose`]
+    /// computes the palette once, after the edit, where `update` then `edit_pose` would compute it twice. The
+    /// pose, model matrices, root motion and steps are `update`'s; the palette keeps the last one computed
+    /// until the edit. `scratch` is the external scratch, as for [`Character::update_with_scratch`].
+    ///
+    /// Errors: those of `update` (and `update_with_scratch` with a scratch).
+    pub fn update_unskinned(&mut self, dt: f32, rig: &Rig<'_>, scratch: Option<&mut [u8]>) -> Result<(), Error> {
+        self.update_inner(dt, rig, Some(scratch), false)
     }
 
     /// Advances every clock by `dt` and records the root motion and the steps (for markers) as
@@ -942,7 +952,7 @@ impl<'b> Character<'b> {
     ///
     /// Errors: those of `update` but the scratch's; the character is unchanged on an `Err`.
     pub fn update_motion(&mut self, dt: f32, rig: &Rig<'_>) -> Result<(), Error> {
-        self.update_inner(dt, rig, None)
+        self.update_inner(dt, rig, None, false)
     }
 
     /// [`Character::update`] with the per-frame scratch in `scratch` (aligned to `BLOCK_ALIGN`, at least
@@ -951,11 +961,17 @@ impl<'b> Character<'b> {
     ///
     /// Errors: those of `update`; `BlockAlignment` and `BlockSize` for the scratch.
     pub fn update_with_scratch(&mut self, dt: f32, rig: &Rig<'_>, scratch: &mut [u8]) -> Result<(), Error> {
-        self.update_inner(dt, rig, Some(Some(scratch)))
+        self.update_inner(dt, rig, Some(Some(scratch)), true)
     }
 
-    /// `pose`: `None` for a motion-only update, else the external scratch if any.
-    fn update_inner(&mut self, dt: f32, rig: &Rig<'_>, pose: Option<Option<&mut [u8]>>) -> Result<(), Error> {
+    /// `pose`: `None` for a motion-only update, else the external scratch if any; `palette`: compute it.
+    fn update_inner(
+        &mut self,
+        dt: f32,
+        rig: &Rig<'_>,
+        pose: Option<Option<&mut [u8]>>,
+        palette: bool,
+    ) -> Result<(), Error> {
         let (asset, skin) = (rig.asset, rig.skin);
         control::check_time_step(dt)?;
         let block_start = self.block.as_ptr() as usize;
@@ -1029,6 +1045,7 @@ impl<'b> Character<'b> {
             Some(scratch) => produce(
                 dt,
                 rig,
+                palette,
                 &counts,
                 state,
                 scratch,
@@ -1217,6 +1234,7 @@ struct Outputs<'o> {
 fn produce(
     dt: f32,
     rig: &Rig<'_>,
+    palette: bool,
     counts: &Counts,
     state: State<'_>,
     scratch: ScratchParts<'_>,
@@ -1267,7 +1285,7 @@ fn produce(
     };
     let (skeleton, walk) = (rig.asset.skeleton(), Some(rig.walk()));
     LocalToModelJob { skeleton, walk, local: pose, root: None, model }.run()?;
-    if let (Some(skin), true) = (rig.skin, counts.skin_joints > 0) {
+    if let (Some(skin), true) = (rig.skin, palette && counts.skin_joints > 0) {
         SkinningJob { skin, model, palette: Palette::Rows(out.palette) }.run()?;
     }
     Ok((output, frame.context.decoded_frames()))

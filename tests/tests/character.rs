@@ -500,3 +500,59 @@ fn bad_input_is_an_error_and_leaves_the_character_as_it_was() {
     block.bytes(0, bytes).copy_from_slice(&corrupt);
     assert_eq!(Character::attach(block.bytes(0, bytes)).err(), Some(Error::StateMismatch));
 }
+
+#[test]
+fn an_edit_after_an_unskinned_update_shows_what_an_edit_after_a_full_update_shows() {
+    // A post-process (here: one joint's local rotation turned) through `edit_pose`: after `update` or after
+    // `update_unskinned`, the pose, matrices and palette end bit for bit the same, the matrices those of the
+    // edited pose; the unskinned update leaves the last palette alone.
+    let f = Fixture::new(13);
+    let asset = f.asset();
+    let remap: Vec<u16> = (0..f.n as u16).collect();
+    let mut rng = Rng::new(0xed17);
+    let inverse_bind: Vec<sinew::math::Mat3x4> =
+        (0..f.n).map(|_| sinew::math::Mat3x4::from_affine(&rng.transform().to_mat4()).unwrap()).collect();
+    let skin = sinew::Skin::new(f.n, &remap, &inverse_bind).unwrap();
+    let rig = Rig::new(&asset, Some(&skin)).unwrap();
+    let desc = CharacterDesc { num_skin_joints: f.n, inertialization: Some(Settings::default()), ..desc(f.n, None) };
+    let bytes = Character::required_bytes(&desc).unwrap();
+    let (mut full_block, mut bare_block) = (Block::new(bytes), Block::new(bytes));
+    {
+        let mut c = Character::new(full_block.bytes(0, bytes), &desc).unwrap();
+        c.play(&asset, 0, 0, Play::looping(0)).unwrap();
+        c.update(1.0 / 60.0, &rig).unwrap();
+    }
+    bare_block.bytes(0, bytes).copy_from_slice(full_block.bytes(0, bytes));
+    let turn = rng.quat();
+    let edit = |edit: sinew::PoseEdit<'_>| {
+        let group = &mut edit.local[1];
+        group.rotation.set(1, turn);
+        Ok(())
+    };
+    let mut outputs = Vec::new();
+    for (block, skinned) in [(&mut full_block, true), (&mut bare_block, false)] {
+        let mut c = Character::attach(block.bytes(0, bytes)).unwrap();
+        let palette_before = c.palette().to_vec();
+        if skinned {
+            c.update(1.0 / 60.0, &rig).unwrap();
+        } else {
+            c.update_unskinned(1.0 / 60.0, &rig, None).unwrap();
+            assert_eq!(c.palette(), &palette_before[..], "the unskinned update leaves the palette");
+        }
+        c.edit_pose(&rig, edit).unwrap();
+        // The matrices are the edited pose's (f64 FK), the palette theirs.
+        let local: Vec<Transform> = (0..f.n).map(|j| c.pose()[j / 4].get(j % 4)).collect();
+        assert_eq!(local[5].rotation, turn);
+        let want = oracle::local_to_model(asset.skeleton().parents(), &local, &oracle::IDENTITY);
+        for (j, (got, want)) in c.model().iter().zip(&want).enumerate() {
+            let got = oracle::widen(got);
+            assert!((0..16).all(|i| (got[i] - want[i]).abs() < 1e-4), "joint {j}");
+        }
+        outputs.push((
+            bytemuck::cast_slice::<_, u32>(c.pose()).to_vec(),
+            bytemuck::cast_slice::<_, u32>(c.model()).to_vec(),
+            bytemuck::cast_slice::<_, u32>(c.palette()).to_vec(),
+        ));
+    }
+    assert_eq!(outputs[0], outputs[1]);
+}
