@@ -151,7 +151,7 @@ fn post_process(c: &mut Criterion) {
         character.play(&asset, 0, 0, Play::looping(0)).expect("play");
         let names = &workload.skeleton.names;
         let index = |name: &str| names.iter().position(|j| j == name).expect(name);
-        let legs = ["L", "R"].map(|s| [format!("{s}UpLeg"), format!("{s}Leg"), format!("{s}Foot")].map(|j| index(&j)));
+        let legs = sinew_bench_host::rig::leg_chains(|n| names.iter().position(|j| j == n)).expect("legs");
         let head = index("Head");
         let edit = |edit: sinew::PoseEdit<'_>| {
             for chain in legs {

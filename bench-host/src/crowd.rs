@@ -334,12 +334,9 @@ impl<'a> PostProcess<'a> {
     /// `None` for a rig without two legs under a pelvis and a head (the procedural rigs have them).
     fn new(skeleton: &Skeleton<'_>, asset: &'a Asset<'a>, characters: usize) -> Option<PostProcess<'a>> {
         let find = |name: &str| skeleton.find(name);
-        let leg = |side: &str| {
-            Some([find(&format!("{side}UpLeg"))?, find(&format!("{side}Leg"))?, find(&format!("{side}Foot"))?])
-        };
         Some(PostProcess {
             asset,
-            legs: [leg("L")?, leg("R")?],
+            legs: crate::rig::leg_chains(find)?,
             pelvis: find("Hips")?,
             head: find("Head")?,
             plants: ["plant:LFoot".into(), "plant:RFoot".into()],

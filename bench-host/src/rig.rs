@@ -259,6 +259,15 @@ impl Rig {
 
 /// Inverse bind matrix of every joint: the inverse of its rest model matrix (glam, f32), as a skin bound at
 /// the rest pose has.
+/// The procedural rig's legs, hip–knee–ankle, left then right, by `find` (a joint's index by name: the rig's
+/// own names, or a baked skeleton's); `None` when a joint is missing.
+pub fn leg_chains(find: impl Fn(&str) -> Option<usize>) -> Option<[[usize; 3]; 2]> {
+    let leg = |side: &str| {
+        Some([find(&format!("{side}UpLeg"))?, find(&format!("{side}Leg"))?, find(&format!("{side}Foot"))?])
+    };
+    Some([leg("L")?, leg("R")?])
+}
+
 pub fn inverse_bind_of_rest(parents: &[i16], rest: &[Transform]) -> Vec<Mat3x4> {
     let mut model: Vec<glam::Mat4> = Vec::with_capacity(parents.len());
     for (j, t) in rest.iter().enumerate() {

@@ -14,7 +14,7 @@
 
 use crate::Error;
 use crate::error::{Buffer, Index};
-use crate::math::{Mat4, Quat, Vec3};
+use crate::math::{Mat4, Quat, Transform};
 
 /// An object carried by a joint (see the module docs).
 #[derive(Clone, Copy, Debug)]
@@ -83,13 +83,7 @@ impl HangJob<'_> {
                 if !(q.is_finite() && q.length_squared() > 1e-12) {
                     return Err(Error::InvalidAttachment);
                 }
-                let q = q.normalize();
-                let axis = |v: Vec3| {
-                    let c = q.rotate(v);
-                    [c.x, c.y, c.z, 0.0]
-                };
-                let (x, y, z) = (Vec3::new(1.0, 0.0, 0.0), Vec3::new(0.0, 1.0, 0.0), Vec3::new(0.0, 0.0, 1.0));
-                let mut world = Mat4 { cols: [axis(x), axis(y), axis(z), [0.0, 0.0, 0.0, 1.0]] };
+                let mut world = Transform { rotation: q, ..Transform::IDENTITY }.to_mat4();
                 // Solve world · grip.origin = object.origin for the translation.
                 let t = object.translation() - world.transform_point(grip.translation());
                 world.cols[3] = [t.x, t.y, t.z, 1.0];

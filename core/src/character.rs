@@ -110,6 +110,17 @@ impl<'r> Rig<'r> {
     pub fn walk(&self) -> &GroupWalk {
         &self.walk
     }
+
+    /// The skin a character of `counts` is palette'd with (`None` for a character without a palette), once
+    /// the asset's skeleton and the skin are checked to fit it.
+    fn skin_for(&self, counts: &Counts) -> Result<Option<&'r Skin<'r>>, Error> {
+        check_len(Buffer::ClipJoints, counts.joints, self.asset.skeleton().num_joints())?;
+        match (self.skin, counts.skin_joints) {
+            (_, 0) => Ok(None),
+            (Some(skin), n) => check_len(Buffer::SkinningPalette, n, skin.num_joints()).map(|()| Some(skin)),
+            (None, n) => Err(Error::BufferLength { buffer: Buffer::SkinningPalette, expected: n, actual: 0 }),
+        }
+    }
 }
 
 /// What [`Character::edit_pose`] lends its edit: the jobs' inputs over the character's last pose.
@@ -972,7 +983,7 @@ impl<'b> Character<'b> {
         pose: Option<Option<&mut [u8]>>,
         palette: bool,
     ) -> Result<(), Error> {
-        let (asset, skin) = (rig.asset, rig.skin);
+        let asset = rig.asset;
         control::check_time_step(dt)?;
         let block_start = self.block.as_ptr() as usize;
         let (parts, counts) = self.parts()?;
@@ -986,16 +997,7 @@ impl<'b> Character<'b> {
             (Some(None), Some(in_block)) => Some(frame_layout.split(in_block, &counts)?),
             (Some(None), None) => return Err(Error::MissingScratch),
         };
-        let skeleton = asset.skeleton();
-        check_len(Buffer::ClipJoints, counts.joints, skeleton.num_joints())?;
-        if counts.skin_joints > 0 {
-            let skin = skin.ok_or(Error::BufferLength {
-                buffer: Buffer::SkinningPalette,
-                expected: counts.skin_joints,
-                actual: 0,
-            })?;
-            check_len(Buffer::SkinningPalette, counts.skin_joints, skin.num_joints())?;
-        }
+        rig.skin_for(&counts)?;
         for s in parts.controls.iter().filter(|s| s.used != 0) {
             let duration = asset.clip_duration(s.control.clip() as usize).ok_or(Error::StateMismatch)?;
             if duration.to_bits() != s.control.duration().to_bits() {
@@ -1114,13 +1116,8 @@ impl<'b> Character<'b> {
     ) -> Result<R, Error> {
         let block_start = self.block.as_ptr() as usize;
         let (parts, counts) = self.parts()?;
+        let skin = rig.skin_for(&counts)?;
         let skeleton = rig.asset.skeleton();
-        check_len(Buffer::ClipJoints, counts.joints, skeleton.num_joints())?;
-        let skin = match (rig.skin, counts.skin_joints) {
-            (_, 0) => None,
-            (Some(skin), n) => check_len(Buffer::SkinningPalette, n, skin.num_joints()).map(|()| Some(skin))?,
-            (None, n) => return Err(Error::BufferLength { buffer: Buffer::SkinningPalette, expected: n, actual: 0 }),
-        };
         let g = num_soa_joints(counts.joints);
         let at = block_start + parts.header.pose_offset as usize;
         // The pose is the output section or the inertializer's newest history entry.

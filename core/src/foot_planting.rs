@@ -20,15 +20,15 @@
 //! pelvis is never needed: a leg reaches a higher target by bending.
 //!
 //! **State**: a [`FootPlanter`] per character holds the locks, their weights, the contact values and the pelvis
-//! drop (52 bytes, `Pod`: it moves with the character). The job is the stage over it, as the inertializer's.
+//! drop (48 bytes, `Pod`: it moves with the character). The job is the stage over it, as the inertializer's.
 //!
 //! Space: world (ground, locks, `world`), model (matrices, targets). Units: the skeleton's and seconds.
 //! Layout: model matrices AoS, local pose SoA. Precision: `f32`. Cost: two two-bone solves and a few dozen
 //! scalar operations per character, independent of the joint count.
 
 use crate::Error;
-use crate::ik::{TwoBoneIkJob, arc, capped, check_buffers, unit, weighted};
-use crate::math::{Mat4, Quat, SoaTransform, Vec3};
+use crate::ik::{TwoBoneIkJob, arc, capped, unit, weighted};
+use crate::math::{Mat4, Quat, SoaTransform, Vec3, smoothstep};
 use crate::skeleton::Skeleton;
 use bytemuck::{Pod, Zeroable};
 
@@ -57,6 +57,8 @@ pub struct FootPlanter {
     /// 1 once a frame has run (the first frame takes the drop at once).
     primed: u32,
 }
+
+const _: () = assert!(size_of::<FootPlanter>() == 48);
 
 /// The ground under one foot, as the game's ray or height-field query reports it at the point
 /// [`FootPlanter::probe_points`] gives.
@@ -143,14 +145,6 @@ pub struct PlantingReport {
     pub lock: [f32; 2],
 }
 
-fn smoothstep(x: f32) -> f32 {
-    x * x * (3.0 - 2.0 * x)
-}
-
-fn lerp(a: Vec3, b: Vec3, t: f32) -> Vec3 {
-    a + (b - a).scaled(t)
-}
-
 impl FootPlanter {
     /// Where the game should query the ground this frame, world space: each ankle as animated, pulled toward
     /// its lock by the lock's weight (the X and Z the job will hold the foot at when the weight is 1).
@@ -159,7 +153,7 @@ impl FootPlanter {
             let animated = model.get(legs[f][2]).map_or(Vec3::ZERO, |m| world.transform_point(m.translation()));
             let foot = &self.feet[f];
             let lock = Vec3::new(foot.lock[0], animated.y, foot.lock[1]);
-            lerp(animated, lock, smoothstep(foot.lock_weight))
+            animated.lerp(lock, smoothstep(foot.lock_weight))
         })
     }
 }
@@ -168,40 +162,28 @@ impl FootPlantingJob<'_> {
     /// O(depth of the legs) checks.
     ///
     /// Errors: `BufferLength` (model or local pose shorter than the skeleton); `InvalidIkChain` (a leg not
-    /// parent-linked or out of range, or a zero-length bone); `InvalidFootPlanting` (a NaN or infinite ground,
+    /// parent-linked or out of range, or a zero-length bone); `InvalidFootPlanting` (a NaN or infinite ground
+    /// or one further than `MAX_MODEL_EXTENT` from the character's origin height,
     /// a zero normal, a world transform not finite, affine and invertible, a setting not finite and > 0
     /// (`soften` in (0, 1]), a weight outside [0, 1], `dt` not finite and ≥ 0, the pelvis out of range or not
     /// above both hips).
     pub fn validate(&self) -> Result<Mat4, Error> {
-        let joints = check_buffers(self.skeleton, self.model, self.local)?;
-        let parents = self.skeleton.parents();
-        let above = |mut joint: usize, ancestor: usize| {
-            while let Some(&p) = parents.get(joint) {
-                if p < 0 {
-                    return false;
-                }
-                joint = p as usize;
-                if joint == ancestor {
-                    return true;
-                }
-            }
-            false
-        };
-        for [hip, knee, ankle] in self.legs {
-            let linked =
-                |child: usize, parent: usize| parents.get(child).is_some_and(|&p| p as isize == parent as isize);
-            if hip >= joints || !linked(knee, hip) || !linked(ankle, knee) {
-                return Err(Error::InvalidIkChain);
-            }
-            let length = |a: usize, b: usize| (self.model[a].translation() - self.model[b].translation()).length();
-            if !(length(hip, knee) > 0.0 && length(knee, ankle) > 0.0) {
-                return Err(Error::InvalidIkChain);
-            }
+        self.validate_legs().map(|(to_model, _)| to_model)
+    }
+
+    /// What [`FootPlantingJob::validate`] checks, returning the world's inverse and each leg's bone lengths.
+    fn validate_legs(&self) -> Result<(Mat4, [[f32; 2]; 2]), Error> {
+        let mut lengths = [[0.0; 2]; 2];
+        for (leg, lengths) in self.legs.iter().zip(&mut lengths) {
+            *lengths = TwoBoneIkJob::validate_chain(self.skeleton, *leg, self.model, self.local)?;
         }
         let s = self.settings;
         let positive =
             [s.release_time, s.contact_time, s.max_tilt, s.pelvis_time].iter().all(|v| v.is_finite() && *v > 0.0);
-        let grounds = self.ground.iter().all(|g| g.height.is_finite() && unit(g.normal).is_some());
+        // The ground within the model's extent of the character: no lift can overflow the pose.
+        let origin = self.world.translation().y;
+        let near = |h: f32| (h - origin).abs() <= crate::limits::MAX_MODEL_EXTENT;
+        let grounds = self.ground.iter().all(|g| near(g.height) && unit(g.normal).is_some());
         let inverse = (self.world.is_finite() && self.world.is_affine()).then(|| self.world.inverse_affine()).flatten();
         let ok = positive
             && s.soften > 0.0
@@ -210,10 +192,9 @@ impl FootPlantingJob<'_> {
             && (0.0..=1.0).contains(&self.weight)
             && self.dt.is_finite()
             && self.dt >= 0.0
-            && self.pelvis < joints
-            && self.legs.iter().all(|leg| above(leg[0], self.pelvis));
+            && self.legs.iter().all(|leg| self.skeleton.is_ancestor(self.pelvis, leg[0]));
         match inverse {
-            Some(inverse) if ok => Ok(inverse),
+            Some(inverse) if ok => Ok((inverse, lengths)),
             _ => Err(Error::InvalidFootPlanting),
         }
     }
@@ -223,7 +204,7 @@ impl FootPlantingJob<'_> {
     /// Errors: those of [`FootPlantingJob::validate`]; on an `Err` nothing is written and the state is as it
     /// was.
     pub fn run(&mut self) -> Result<PlantingReport, Error> {
-        let to_model = self.validate()?;
+        let (to_model, lengths) = self.validate_legs()?;
         let s = *self.settings;
         let up_world = Vec3::new(0.0, 1.0, 0.0);
         let up = unit(to_model.transform_vector(up_world)).unwrap_or(up_world);
@@ -239,7 +220,7 @@ impl FootPlantingJob<'_> {
             // The foot as shown by last frame's lock: where a new plant holds it.
             let held = |foot: &FootState| {
                 let lock = Vec3::new(foot.lock[0], on_ground.y, foot.lock[1]);
-                lerp(on_ground, lock, smoothstep(foot.lock_weight))
+                on_ground.lerp(lock, smoothstep(foot.lock_weight))
             };
             if self.planted[f] {
                 if foot.planted == 0 {
@@ -255,7 +236,7 @@ impl FootPlantingJob<'_> {
             let contact_step = self.dt / s.contact_time;
             foot.contact += (contact_goal - foot.contact).clamp(-contact_step, contact_step);
             let target_world = held(foot);
-            targets[f] = lerp(animated, to_model.transform_point(target_world), self.weight);
+            targets[f] = animated.lerp(to_model.transform_point(target_world), self.weight);
             let normal = unit(to_model.transform_vector(self.ground[f].normal)).unwrap_or(up);
             let tilt = capped(arc(up, normal), s.max_tilt, cos_half_tilt);
             tilts[f] = weighted(tilt, smoothstep(foot.contact) * self.weight);
@@ -311,7 +292,8 @@ impl FootPlantingJob<'_> {
                 model: self.model,
                 local: self.local,
             }
-            .run()?;
+            // Validated above: the legs' chains and lengths; the targets come from finite, checked inputs.
+            .solve(lengths[f]);
             reached[f] = solve.reached;
         }
         let lock = [0, 1].map(|f| smoothstep(self.planter.feet[f].lock_weight));

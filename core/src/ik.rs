@@ -126,7 +126,7 @@ fn parent_frame(skeleton: &Skeleton<'_>, model: &[Mat4], joint: usize) -> Mat4 {
 impl TwoBoneIkJob<'_> {
     /// The chain's bone lengths, once the buffers cover the skeleton and the chain is parent-linked, in range
     /// and made of bones of finite, non-zero length.
-    fn validate_chain(
+    pub(crate) fn validate_chain(
         skeleton: &Skeleton<'_>,
         chain: [usize; 3],
         model: &[Mat4],
@@ -175,7 +175,13 @@ impl TwoBoneIkJob<'_> {
     ///
     /// Errors: those of [`TwoBoneIkJob::validate`]; nothing is written on an `Err`.
     pub fn run(&mut self) -> Result<TwoBoneSolve, Error> {
-        let [l1, l2] = self.validate()?;
+        let lengths = self.validate()?;
+        Ok(self.solve(lengths))
+    }
+
+    /// The solve, for a job whose chain, target and settings are known to pass [`TwoBoneIkJob::validate`]
+    /// (`lengths` are the bones' lengths it returns): foot planting validates its legs once per frame.
+    pub(crate) fn solve(&mut self, [l1, l2]: [f32; 2]) -> TwoBoneSolve {
         let [root, middle, end] = self.chain;
         let (a, b, c) =
             (self.model[root].translation(), self.model[middle].translation(), self.model[end].translation());
@@ -239,7 +245,7 @@ impl TwoBoneIkJob<'_> {
             let rotation = &mut self.local[joint / 4].rotation;
             rotation.set(joint % 4, (delta * rotation.get(joint % 4)).normalize());
         }
-        Ok(TwoBoneSolve { reached })
+        TwoBoneSolve { reached }
     }
 }
 
@@ -397,18 +403,7 @@ impl AimChainJob<'_> {
         if n == 0 || n > MAX_CCD_JOINTS || self.joints.iter().any(|&j| j >= joints) {
             return Err(Error::InvalidIkChain);
         }
-        let parents = self.skeleton.parents();
-        let ancestor = |above: usize, mut joint: usize| {
-            // Parents come before children, so the walk up ends within `joint` steps.
-            while let Ok(p) = usize::try_from(parents[joint]) {
-                if p == above {
-                    return true;
-                }
-                joint = p;
-            }
-            false
-        };
-        if !self.joints.windows(2).all(|w| ancestor(w[0], w[1])) {
+        if !self.joints.windows(2).all(|w| self.skeleton.is_ancestor(w[0], w[1])) {
             return Err(Error::InvalidIkChain);
         }
         if self.weights.len() != n {

@@ -166,8 +166,7 @@ impl WarpWindow {
         if time >= self.end {
             return 1.0;
         }
-        let u = (time - self.start) / (self.end - self.start);
-        u * u * (3.0 - 2.0 * u)
+        crate::math::smoothstep((time - self.start) / (self.end - self.start))
     }
 }
 

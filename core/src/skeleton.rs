@@ -106,6 +106,20 @@ impl<'a> Skeleton<'a> {
         self.rest_pose.len()
     }
 
+    /// True when `ancestor` is above `joint` (its parent, its parent's parent, …); false for the joint itself
+    /// and for joints out of range. O(depth).
+    pub fn is_ancestor(&self, ancestor: usize, joint: usize) -> bool {
+        // Parents come before children, so the walk up ends within `joint` steps.
+        let mut joint = joint;
+        while let Some(p) = self.parents.get(joint).and_then(|&p| usize::try_from(p).ok()) {
+            if p == ancestor {
+                return true;
+            }
+            joint = p;
+        }
+        false
+    }
+
     /// Parent of each joint, −1 for roots; always smaller than the joint's own index.
     #[inline]
     pub fn parents(&self) -> &'a [i16] {

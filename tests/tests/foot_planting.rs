@@ -292,6 +292,7 @@ fn bad_input_is_an_error_and_weight_zero_leaves_the_pose() {
     unchanged(run([[1, 2, 3], [4, 5, 9]], flat, &settings, 1.0, 0.1), Error::InvalidIkChain);
     let nan = Ground { height: f32::NAN, normal: Vec3::new(0.0, 1.0, 0.0) };
     unchanged(run(legs, [nan, flat[1]], &settings, 1.0, 0.1), Error::InvalidFootPlanting);
+    unchanged(run(legs, [Ground::flat(3e38), Ground::flat(-3e38)], &settings, 1.0, 0.1), Error::InvalidFootPlanting);
     let flat_normal = Ground { height: 0.0, normal: Vec3::ZERO };
     unchanged(run(legs, [flat[0], flat_normal], &settings, 1.0, 0.1), Error::InvalidFootPlanting);
     unchanged(run(legs, flat, &settings, 1.5, 0.1), Error::InvalidFootPlanting);

@@ -124,20 +124,10 @@ impl TwoBoneIkBatchJob<'_> {
             return Err(Error::BufferLength { buffer: Buffer::IkRotations, expected, actual });
         }
         for c in self.chains {
-            let joints = super::check_buffers(c.skeleton, c.model, c.local)?;
-            let [root, middle, end] = c.chain;
-            let parents = c.skeleton.parents();
-            let linked =
-                |child: usize, parent: usize| parents.get(child).is_some_and(|&p| p as isize == parent as isize);
-            if root >= joints || !linked(middle, root) || !linked(end, middle) {
-                return Err(Error::InvalidIkChain);
-            }
+            super::TwoBoneIkJob::validate_chain(c.skeleton, c.chain, c.model, c.local)?;
+            let root = c.chain[0];
             let at = |j: usize| c.model[j].translation();
             let squared = |v: Vec3| v.dot(v);
-            let bones = [squared(at(middle) - at(root)), squared(at(end) - at(middle))];
-            if !bones.iter().all(|b| *b > 0.0 && b.is_finite()) {
-                return Err(Error::InvalidIkChain);
-            }
             let near = |p: Vec3| squared(p - at(root)).is_finite();
             if !(near(c.target) && c.pole.is_none_or(near) && (0.0..=1.0).contains(&c.weight)) {
                 return Err(Error::InvalidIkTarget);

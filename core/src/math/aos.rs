@@ -44,6 +44,13 @@ impl Vec3 {
     pub fn length(self) -> f32 {
         super::sqrt(self.dot(self))
     }
+
+    /// `self + (to − self) · t`.
+    #[inline]
+    pub fn lerp(self, to: Vec3, t: f32) -> Vec3 {
+        self + (to - self).scaled(t)
+    }
+
     #[inline]
     pub fn scaled(self, k: f32) -> Vec3 {
         Vec3::new(self.x * k, self.y * k, self.z * k)

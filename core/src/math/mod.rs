@@ -20,3 +20,9 @@ pub(crate) use soa::{TransformPairs, quat_length_squared, rotation_scale_columns
 pub fn sqrt(x: f32) -> f32 {
     F4::splat(x).sqrt().to_array()[0]
 }
+
+/// `3x² − 2x³`: 0 at 0, 1 at 1, flat at both (warp windows, foot-planting ramps). For `x` in [0, 1].
+#[inline]
+pub fn smoothstep(x: f32) -> f32 {
+    x * x * (3.0 - 2.0 * x)
+}
