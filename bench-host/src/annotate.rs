@@ -81,6 +81,26 @@ pub fn foot_joints(skeleton: &RawSkeleton, names: &[String]) -> Result<Vec<usize
         .collect()
 }
 
+/// Model-space joint positions of one pose.
+pub fn pose_positions(skeleton: &RawSkeleton, pose: &[sinew::math::Transform]) -> Vec<glam::Vec3> {
+    let mut model = vec![glam::Mat4::IDENTITY; skeleton.parents.len()];
+    naive::local_to_model(&skeleton.parents, &AosPose::new(pose), &mut model);
+    model.iter().map(|m| m.w_axis.truncate()).collect()
+}
+
+/// Model-space joint positions of every frame of `clip`.
+pub fn model_positions(skeleton: &RawSkeleton, clip: &RawClip) -> Vec<Vec<glam::Vec3>> {
+    clip.frames.iter().map(|f| pose_positions(skeleton, f)).collect()
+}
+
+/// The rest pose's height along +Y (at least the smallest positive `f32`): the unit the detectors' thresholds
+/// scale with.
+pub fn figure_height(skeleton: &RawSkeleton) -> f32 {
+    let rest = pose_positions(skeleton, &skeleton.rest);
+    let (low, high) = rest.iter().fold((f32::MAX, f32::MIN), |(l, h), p| (l.min(p.y), h.max(p.y)));
+    (high - low).max(f32::MIN_POSITIVE)
+}
+
 /// Foot plants of `clip` for the joints `feet` (see the module docs), added to `annotations`.
 pub fn detect_plants(
     skeleton: &RawSkeleton,
@@ -92,16 +112,8 @@ pub fn detect_plants(
     if !(rule.height.is_finite() && rule.height >= 0.0 && rule.speed.is_finite() && rule.speed >= 0.0) {
         return Err("plant thresholds must be finite and >= 0".into());
     }
-    let n = skeleton.parents.len();
-    let heights = |frame: &[sinew::math::Transform]| -> Vec<glam::Vec3> {
-        let mut model = vec![glam::Mat4::IDENTITY; n];
-        naive::local_to_model(&skeleton.parents, &AosPose::new(frame), &mut model);
-        model.iter().map(|m| m.w_axis.truncate()).collect()
-    };
-    let rest = heights(&skeleton.rest);
-    let (low, high) = rest.iter().fold((f32::MAX, f32::MIN), |(l, h), p| (l.min(p.y), h.max(p.y)));
-    let figure = (high - low).max(f32::MIN_POSITIVE);
-    let positions: Vec<Vec<glam::Vec3>> = clip.frames.iter().map(|f| heights(f)).collect();
+    let figure = figure_height(skeleton);
+    let positions = model_positions(skeleton, clip);
     let frames = positions.len();
     let rate = clip.sample_rate;
     for &foot in feet {

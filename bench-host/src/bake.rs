@@ -2,7 +2,7 @@
 //! (`sinew::asset`), with per-track elision and optional quantization.
 
 use sinew::asset::{
-    ALIGN, Annotations, ClipRecord, HEADER_LEN, Header, MAGIC, Marker, Range, SectionRef, StrRef, VERSION,
+    ALIGN, Annotations, ClipRecord, HEADER_LEN, Header, MAGIC, Marker, PhaseRecord, Range, SectionRef, StrRef, VERSION,
 };
 use sinew::clip::{Channel, ConstantTrack, Encoding, MIN_KEY_MAGNITUDE, QuantRange, encode_rotation};
 use sinew::math::{SoaTransform, Transform, num_soa_joints, pack_soa};
@@ -282,6 +282,24 @@ pub struct RawSkin {
 pub struct Extras {
     pub annotations: Vec<RawAnnotations>,
     pub skin: Option<RawSkin>,
+    /// None, or one per clip (`None` for a clip without a phase).
+    pub phases: Vec<Option<RawPhase>>,
+}
+
+/// A clip's stride phase table (see `sinew::phase` and `sinew::asset::PhaseRecord`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RawPhase {
+    /// Unwrapped phase per frame.
+    pub forward: Vec<f32>,
+    /// Clip time at unwrapped phase `forward[0] + k / per_stride`.
+    pub inverse: Vec<f32>,
+    pub per_stride: u32,
+    pub center: f32,
+    pub amplitude: f32,
+    /// Left and right foot joints.
+    pub feet: [u16; 2],
+    /// `MATCH_IN | MATCH_OUT` bits.
+    pub flags: u32,
 }
 
 /// Writes a blob holding `skeleton` and `clips`. Errors name what does not fit the format.
@@ -351,6 +369,36 @@ pub fn bake_with(
             ranges.push(Range { start: r.start, end: r.end, name: add_string(&r.name), value: r.value });
         }
     }
+    if !extras.phases.is_empty() && extras.phases.len() != clips.len() {
+        return Err(format!("{} clips but phases for {}", clips.len(), extras.phases.len()));
+    }
+    let (mut phase_records, mut phase_values) = (Vec::new(), Vec::<f32>::new());
+    for (clip, phase) in clips.iter().zip(&extras.phases) {
+        let Some(p) = phase else {
+            phase_records.push(PhaseRecord::default());
+            continue;
+        };
+        if p.forward.len() != clip.frames.len() {
+            return Err(format!(
+                "clip {}: {} phase values for {} frames",
+                clip.name,
+                p.forward.len(),
+                clip.frames.len()
+            ));
+        }
+        phase_records.push(PhaseRecord {
+            first: phase_values.len() as u32,
+            num_frames: p.forward.len() as u32,
+            num_inverse: p.inverse.len() as u32,
+            per_stride: p.per_stride,
+            center: p.center,
+            amplitude: p.amplitude,
+            feet: p.feet,
+            flags: p.flags,
+        });
+        phase_values.extend_from_slice(&p.forward);
+        phase_values.extend_from_slice(&p.inverse);
+    }
     let skin = extras.skin.clone().unwrap_or_default();
     if skin.remap.len() != skin.inverse_bind.len() {
         return Err(format!(
@@ -394,6 +442,8 @@ pub fn bake_with(
     let ranges = w.section(&ranges);
     let skin_remap = w.section(&skin.remap);
     let skin_inverse_bind = w.section(&skin.inverse_bind);
+    let phases = w.section(&phase_records);
+    let phase_values = w.section(&phase_values);
     let header = Header {
         magic: MAGIC,
         version: VERSION,
@@ -410,7 +460,9 @@ pub fn bake_with(
         ranges,
         skin_remap,
         skin_inverse_bind,
-        reserved: [0; 6],
+        phases,
+        phase_values,
+        reserved: [0; 2],
     };
     w.put(0, &header);
     Ok(AlignedBlob::from_bytes(&w.bytes))

@@ -191,7 +191,7 @@ pub fn with_crowds<R>(
         Ok((skeleton, clips)) => (skeleton, clips, w.skin_remap.iter().map(|j| j + 1).collect()),
         Err(_) => (w.skeleton.clone(), raw_clips, w.skin_remap.clone()),
     };
-    let extras = crate::bake::Extras { annotations, skin: None };
+    let extras = crate::bake::Extras { annotations, skin: None, ..Default::default() };
     let blob = crate::bake::bake_with(&skeleton, &clips, KeyFormat::F32, &extras)?;
     let asset = Asset::load(blob.bytes()).map_err(err)?;
     let skeleton = asset.skeleton();

@@ -19,6 +19,7 @@ pub mod fuzz;
 pub mod gltf_import;
 pub mod machine;
 pub mod naive;
+pub mod phase;
 pub mod plot;
 pub mod pose;
 pub mod profile;

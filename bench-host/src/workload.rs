@@ -85,6 +85,7 @@ pub fn example_blob() -> Result<crate::bake::AlignedBlob, String> {
     let extras = Extras {
         annotations: vec![footstep(0.5), footstep(0.25)],
         skin: Some(RawSkin { remap: rig.skin_remap.clone(), inverse_bind: rig.inverse_bind.clone() }),
+        ..Default::default()
     };
     crate::bake::bake_with(&rig.raw_skeleton(), &[swing, back], KeyFormat::Quantized, &extras)
 }

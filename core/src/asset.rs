@@ -8,12 +8,15 @@
 //!   | strings (UTF-8) | ClipRecord[C] (64 B each)
 //!   | for each clip: constants ConstantTrack[] | track joints u16[] | keys f32[] or u16[] | ranges QuantRange[]
 //!   | Annotations[C] | Marker[] | Range[] | skin joint remap u16[S] | skin inverse binds Mat3x4[S]
+//!   | PhaseRecord[C] or empty | phase values f32[]
 //! ```
 //!
 //! Annotations: per clip, its markers (instants: a footstep, an event, a sync point) and ranges (intervals: a
 //! foot plant, a segment, a warp window), each with a name and a value, in the clip's local seconds. A clip's
 //! markers and ranges are contiguous runs of the two tables, in clip order; markers sorted by time. The skin
-//! (optional: `S` may be 0) is the one a [`crate::Skin`] wraps.
+//! (optional: `S` may be 0) is the one a [`crate::Skin`] wraps. Phases (optional: the section is empty when no
+//! clip has one) are the stride tables [`crate::phase`] reads: per clip, a [`PhaseRecord`] whose values are a
+//! run of the phase value table.
 //!
 //! Loading checks the magic, the version, the blob's own alignment (16 bytes: callers align their buffer),
 //! every section's bounds, alignment, order and size, every string, and then the skeleton and every clip
@@ -32,7 +35,7 @@ use bytemuck::{Pod, Zeroable};
 /// First eight bytes of every blob.
 pub const MAGIC: [u8; 8] = *b"SINEWANM";
 /// The format version this build reads and writes.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 /// Bytes of the header.
 pub const HEADER_LEN: usize = 128;
 /// Required alignment of the blob and of each section.
@@ -71,8 +74,12 @@ pub struct Header {
     /// The skin, both empty when there is none.
     pub skin_remap: SectionRef,
     pub skin_inverse_bind: SectionRef,
+    /// Empty, or one [`PhaseRecord`] per clip.
+    pub phases: SectionRef,
+    /// The `f32` values the phase records index.
+    pub phase_values: SectionRef,
     /// Zero.
-    pub reserved: [u32; 6],
+    pub reserved: [u32; 2],
 }
 
 /// Where one clip's annotations sit in the marker and range tables.
@@ -111,6 +118,37 @@ impl crate::control::MarkerTime for Marker {
     }
 }
 
+/// One clip's stride phase (32 bytes; see [`crate::phase`] for the meaning).
+///
+/// Layout: the phase values `[first, first + num_frames)` are the unwrapped phase (strides, nondecreasing,
+/// the first in `[0, 1)`) at each key frame; the next `num_inverse` are clip times (seconds, nondecreasing) at
+/// unwrapped phases `forward[0] + k / per_stride`. A clip without a phase has `num_frames == 0` and every other
+/// field zero.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+#[repr(C)]
+pub struct PhaseRecord {
+    pub first: u32,
+    /// The clip's key frames, or 0: no phase.
+    pub num_frames: u32,
+    pub num_inverse: u32,
+    /// Inverse samples per stride, `1..=MAX_PHASE_STEPS`.
+    pub per_stride: u32,
+    /// The stride signal's centre and half swing (file units), for the phase of a pose that has no table.
+    pub center: f32,
+    pub amplitude: f32,
+    /// Left and right foot joints.
+    pub feet: [u16; 2],
+    /// Bit 0: match on blend in (the clip may be entered at a matched time); bit 1: on blend out.
+    pub flags: u32,
+}
+
+/// Most inverse samples per stride a phase record may have.
+pub const MAX_PHASE_STEPS: u32 = 1024;
+/// [`PhaseRecord::flags`]: the clip may be entered at a matched time.
+pub const MATCH_IN: u32 = 1;
+/// [`PhaseRecord::flags`]: leaving the clip, its phase chooses the target's entry time.
+pub const MATCH_OUT: u32 = 2;
+
 /// One clip's description (64 bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 #[repr(C)]
@@ -130,6 +168,7 @@ pub struct ClipRecord {
 }
 
 const _: () = assert!(core::mem::size_of::<Header>() == HEADER_LEN && core::mem::size_of::<ClipRecord>() == 64);
+const _: () = assert!(core::mem::size_of::<PhaseRecord>() == 32);
 const _: () = assert!(core::mem::size_of::<ConstantTrack>() == 20 && core::mem::size_of::<QuantRange>() == 24);
 
 /// A loaded blob: a validated skeleton and clips, all borrowing the bytes.
@@ -143,6 +182,8 @@ pub struct Asset<'a> {
     markers: &'a [Marker],
     ranges: &'a [Range],
     skin: Option<crate::Skin<'a>>,
+    phases: &'a [PhaseRecord],
+    phase_values: &'a [f32],
 }
 
 impl<'a> Asset<'a> {
@@ -241,7 +282,10 @@ impl<'a> Asset<'a> {
             0 => None,
             _ => Some(crate::Skin::new(num_joints, skin_remap, inverse_bind)?),
         };
-        Ok(Asset { skeleton, strings, records, blob, annotations, markers, ranges, skin })
+        let phases: &[PhaseRecord] = cursor.section(Section::Phases, header.phases, None)?;
+        let phase_values: &[f32] = cursor.section(Section::PhaseValues, header.phase_values, None)?;
+        check_phases(records, num_joints, phases, phase_values)?;
+        Ok(Asset { skeleton, strings, records, blob, annotations, markers, ranges, skin, phases, phase_values })
     }
 
     /// The skin baked with the skeleton, if any.
@@ -260,6 +304,15 @@ impl<'a> Asset<'a> {
     pub fn ranges(&self, index: usize) -> &'a [Range] {
         let run = |a: &Annotations| self.ranges.get(a.first_range as usize..)?.get(..a.num_ranges as usize);
         self.annotations.get(index).and_then(run).unwrap_or(&[])
+    }
+
+    /// Clip `index`'s phase record and its two value runs (unwrapped phase per key frame, inverse times), or
+    /// `None` when the clip has no phase.
+    pub fn phase(&self, index: usize) -> Option<(&'a PhaseRecord, &'a [f32], &'a [f32])> {
+        let record = self.phases.get(index).filter(|r| r.num_frames != 0)?;
+        let values = self.phase_values.get(record.first as usize..)?;
+        let (forward, rest) = values.split_at_checked(record.num_frames as usize)?;
+        Some((record, forward, rest.get(..record.num_inverse as usize)?))
     }
 
     /// An annotation's name.
@@ -349,6 +402,65 @@ fn check_annotations(
                 expected: (next_marker + next_range) as u64,
             },
         });
+    }
+    Ok(())
+}
+
+/// Phase records: none, or one per clip; each either empty or with its clip's frame count, value runs in the
+/// table, distinct feet in the skeleton, a finite positive swing, known flags; forward values finite,
+/// nondecreasing, starting in `[0, 1)` and rising by at most one stride per frame; inverse times finite,
+/// nondecreasing and within the clip.
+fn check_phases(
+    records: &[ClipRecord],
+    num_joints: usize,
+    phases: &[PhaseRecord],
+    values: &[f32],
+) -> Result<(), Error> {
+    if !phases.is_empty() && phases.len() != records.len() {
+        return Err(Error::Blob {
+            section: Section::Phases,
+            problem: BlobProblem::Size {
+                len: core::mem::size_of_val(phases) as u64,
+                expected: (records.len() * core::mem::size_of::<PhaseRecord>()) as u64,
+            },
+        });
+    }
+    let nondecreasing = |v: &[f32]| v.iter().all(|x| x.is_finite()) && v.windows(2).all(|w| w[0] <= w[1]);
+    for (clip, (record, p)) in records.iter().zip(phases).enumerate() {
+        let bad = |section| Err(Error::Blob { section, problem: BlobProblem::Value { index: clip } });
+        if p.num_frames == 0 {
+            if *p != PhaseRecord::default() {
+                return bad(Section::Phases);
+            }
+            continue;
+        }
+        let [left, right] = p.feet.map(usize::from);
+        let header_ok = p.num_frames == record.num_frames
+            && p.num_inverse >= 2
+            && (1..=MAX_PHASE_STEPS).contains(&p.per_stride)
+            && p.center.is_finite()
+            && p.amplitude.is_finite()
+            && p.amplitude > 0.0
+            && left < num_joints
+            && right < num_joints
+            && left != right
+            && p.flags & !(MATCH_IN | MATCH_OUT) == 0;
+        if !header_ok {
+            return bad(Section::Phases);
+        }
+        let len = p.num_frames as usize + p.num_inverse as usize;
+        let Some(run) = values.get(p.first as usize..).and_then(|v| v.get(..len)) else {
+            return bad(Section::Phases);
+        };
+        let (forward, inverse) = run.split_at(p.num_frames as usize);
+        let duration = (record.num_frames as usize - 1) as f32 / record.sample_rate;
+        let forward_ok = nondecreasing(forward)
+            && (0.0..1.0).contains(&forward[0])
+            && forward.windows(2).all(|w| w[1] - w[0] <= 1.0);
+        let inverse_ok = nondecreasing(inverse) && inverse[0] >= 0.0 && inverse[inverse.len() - 1] <= duration;
+        if !(forward_ok && inverse_ok) {
+            return bad(Section::PhaseValues);
+        }
     }
     Ok(())
 }

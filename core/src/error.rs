@@ -247,6 +247,8 @@ pub enum Section {
     Ranges,
     SkinRemap,
     SkinInverseBinds,
+    Phases,
+    PhaseValues,
 }
 
 /// What is wrong with a blob section.

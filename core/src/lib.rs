@@ -108,6 +108,7 @@ pub mod limits;
 pub mod local_to_model;
 pub mod math;
 pub mod motion_correction;
+pub mod phase;
 pub mod root_motion;
 pub mod sampling;
 pub mod skeleton;

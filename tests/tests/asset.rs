@@ -319,7 +319,13 @@ fn annotated_blob() -> AlignedBlob {
         RawAnnotations { markers: vec![marker("only", 0.0, -1.0)], ranges: vec![] },
     ];
     let skin = RawSkin { remap: vec![6, 0, 3], inverse_bind: vec![sinew::math::Mat3x4::IDENTITY; 3] };
-    bake::bake_with(&skeleton, &[clip, clip2], KeyFormat::F32, &Extras { annotations, skin: Some(skin) }).expect("bake")
+    bake::bake_with(
+        &skeleton,
+        &[clip, clip2],
+        KeyFormat::F32,
+        &Extras { annotations, skin: Some(skin), ..Default::default() },
+    )
+    .expect("bake")
 }
 
 #[test]
@@ -414,8 +420,8 @@ fn annotation_and_skin_errors() {
         ),
         (
             "reserved bytes",
-            Box::new(|b| header(b).reserved[2] = 1),
-            Error::Blob { section: Section::Header, problem: BlobProblem::Value { index: 2 } },
+            Box::new(|b| header(b).reserved[1] = 1),
+            Error::Blob { section: Section::Header, problem: BlobProblem::Value { index: 1 } },
         ),
         (
             "skin joint out of range",
@@ -448,7 +454,7 @@ fn annotation_and_skin_errors() {
     use sinew_bench_host::bake::{Extras, RawAnnotations, RawMarker};
     let (skeleton, clip) = random_clip(&mut Rng::new(1), 3, 4);
     let late = RawAnnotations { markers: vec![RawMarker { name: "x".into(), time: 9.0, value: 0.0 }], ranges: vec![] };
-    let extras = Extras { annotations: vec![late], skin: None };
+    let extras = Extras { annotations: vec![late], ..Default::default() };
     assert!(bake::bake_with(&skeleton, &[clip], KeyFormat::F32, &extras).unwrap_err().contains("outside"));
 }
 
@@ -462,7 +468,7 @@ fn detected_foot_plants_fire_once_per_step_over_looped_passes() {
     assert_eq!(feet.len(), 2, "the Bandai figure has two feet: {:?}", skeleton.names);
     let mut annotations = sinew_bench_host::bake::RawAnnotations::default();
     annotate::detect_plants(&skeleton, &clips[0], &feet, annotate::PlantRule::default(), &mut annotations).unwrap();
-    let extras = Extras { annotations: vec![annotations], skin: None };
+    let extras = Extras { annotations: vec![annotations], ..Default::default() };
     let blob = bake::bake_with(&skeleton, &clips, KeyFormat::F32, &extras).expect("bake");
     let asset = Asset::load(blob.bytes()).expect("load");
     let markers = asset.markers(0);

@@ -26,7 +26,7 @@ fn baked(test: &str) -> Option<bake::AlignedBlob> {
         detect_plants(&skeleton, clip, &feet, PlantRule::default(), a).expect("plants");
     }
     let (skeleton, clips) = extract(&skeleton, &clips, &Extraction::default()).expect("extract");
-    let extras = bake::Extras { annotations, skin: None };
+    let extras = bake::Extras { annotations, skin: None, ..Default::default() };
     Some(bake::bake_with(&skeleton, &clips, bake::KeyFormat::F32, &extras).expect("bake"))
 }
 

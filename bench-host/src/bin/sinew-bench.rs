@@ -2,6 +2,7 @@
 
 use clap::{Args, Parser, Subcommand};
 use sinew_bench_host::bake::{self, KeyFormat};
+use sinew_bench_host::phase::MatchMethod;
 use sinew_bench_host::root_motion::{Method, Source};
 use sinew_bench_host::{pose, profile, transition};
 use std::io::Write;
@@ -39,6 +40,79 @@ enum Command {
     /// The frames of `motion` with a warp marker at `--at` seconds moved to ground position X, Z facing YAW
     /// (radians about +Y), warped smoothly over `--window` (default from the clip's start to the marker).
     Warp(WarpArgs),
+    /// A BVH clip's stride phase per frame (0 at the right foot's furthest lead, ½ at the left's) and the
+    /// plants of its two feet.
+    Phase(PhaseArgs),
+    /// Where clip B is entered when leaving clip A at `--at`: the time of B with A's stride phase, or with the
+    /// nearest pair of foot phases.
+    Match(MatchArgs),
+}
+
+#[derive(Args)]
+#[command(allow_negative_numbers = true)]
+struct PhaseArgs {
+    /// A BVH file.
+    #[arg(long)]
+    bvh: std::path::PathBuf,
+    /// The left and right foot joints, `LEFT,RIGHT`; default: the joints named like a foot with a side.
+    #[arg(long)]
+    feet: Option<String>,
+    /// Print JSON (`{"dt", "frames": [{"t", "phase"}…], "plants": {"left": [[t0, t1]…], "right": …}}`).
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+#[command(allow_negative_numbers = true)]
+struct MatchArgs {
+    /// The source BVH file.
+    #[arg(long)]
+    bvh: std::path::PathBuf,
+    /// The source's time, seconds.
+    #[arg(long)]
+    at: f32,
+    /// The target BVH file (the same feet by name).
+    #[arg(long)]
+    to_bvh: std::path::PathBuf,
+    #[arg(long, value_enum, default_value_t = MatchMethod::Phase)]
+    method: MatchMethod,
+    /// The left and right foot joints, `LEFT,RIGHT`, in both files.
+    #[arg(long)]
+    feet: Option<String>,
+    /// Print JSON (`{"time", "phase"}`; foot-phase adds `left`, `right`, `source`).
+    #[arg(long)]
+    json: bool,
+}
+
+/// `--feet LEFT,RIGHT` as names (none: detect).
+fn feet_names(feet: &Option<String>) -> Vec<String> {
+    feet.iter().flat_map(|f| f.split(',').map(|n| n.trim().to_string())).collect()
+}
+
+fn phase(args: &PhaseArgs) -> Result<String, String> {
+    let value = sinew_bench_host::phase::phase_json(&args.bvh, &feet_names(&args.feet))?;
+    if args.json {
+        return Ok(value.to_string());
+    }
+    let mut out = format!("{:>9} {:>7}\n", "t", "phase");
+    for f in value["frames"].as_array().into_iter().flatten() {
+        out +=
+            &format!("{:>9.4} {:>7.4}\n", f["t"].as_f64().unwrap_or(f64::NAN), f["phase"].as_f64().unwrap_or(f64::NAN));
+    }
+    for side in ["left", "right"] {
+        out += &format!("{side} plants: {}\n", value["plants"][side]);
+    }
+    Ok(out)
+}
+
+fn matched(args: &MatchArgs) -> Result<String, String> {
+    let value =
+        sinew_bench_host::phase::match_json(&args.bvh, args.at, &args.to_bvh, args.method, &feet_names(&args.feet))?;
+    if args.json {
+        return Ok(value.to_string());
+    }
+    let n = |k: &str| value[k].as_f64().unwrap_or(f64::NAN);
+    Ok(format!("enter {} at {:.4} s (phase {:.4})", args.to_bvh.display(), n("time"), n("phase")))
 }
 
 #[derive(Args)]
@@ -365,7 +439,7 @@ fn bake(args: &BakeArgs) -> Result<String, String> {
         }
         None => (skeleton, clips),
     };
-    let extras = bake::Extras { annotations, skin };
+    let extras = bake::Extras { annotations, skin, ..Default::default() };
     let blob = bake::bake_with(&skeleton, &clips, key_format(args.quantize), &extras)?;
     std::fs::write(&args.out, blob.bytes()).map_err(|e| format!("{}: {e}", args.out.display()))?;
     Ok(format!("{}: {}{notes}", args.out.display(), sinew_bench_host::blob::summary(&blob)?))
@@ -618,6 +692,8 @@ fn main() -> ExitCode {
         Command::Inspect(args) => report(inspect(&args)),
         Command::Motion(args) => report(motion(&args)),
         Command::Warp(args) => report(warp(&args)),
+        Command::Phase(args) => report(phase(&args)),
+        Command::Match(args) => report(matched(&args)),
         Command::Profile(mut args) => {
             if args.joints.is_empty() && args.bvh.is_empty() && args.gltf.is_empty() && args.blob.is_empty() {
                 args.joints = ProfileArgs::default().joints;

@@ -1,0 +1,302 @@
+//! Locomotion phase: where a clip is in its stride, and which time of another clip has the same phase, so a
+//! transition into a walk or a run lands on the right foot.
+//!
+//! **Stride phase** (Gears of War 4's phase quotient). The stride signal is `s = (p_L − p_R) · d`: how far the
+//! left foot is ahead of the right along the horizontal direction of travel `d` ([`stride_signal`]). It peaks
+//! once per stride with the left foot ahead and bottoms with the right foot ahead. The phase is 0 at a minimum
+//! of `s`, ½ at the next maximum and 1 (wrapping to 0) at the minimum after; in between it is the fraction of
+//! the way from one extreme to the other (the quotient, normalized by that half stride's own swing). The baker
+//! stores per clip the *unwrapped* phase at every key frame (strides so far plus phase, nondecreasing, the
+//! seed's filtered monotone table) and its inverse: clip times at uniform steps of unwrapped phase. Both
+//! lookups ([`PhaseTable::phase_at`], [`PhaseTable::time_at`]) are O(1).
+//!
+//! A pose without a table (a kick, a dance) has a phase too, from the signal now and one frame ago
+//! ([`pose_phase`]): rising is the first half, falling the second, and the target's centre and swing normalize it.
+//!
+//! **Foot phase** (Just Cause 3). Per foot, the fraction of the way from one footstep (the start of a plant) to
+//! the next, read from the clip's `footstep:<joint>` markers ([`foot_phase`]). [`match_foot_phase`] searches the
+//! target's key frames for the pair of foot phases nearest the source's (circular distance, summed over the
+//! feet) and refines between frames: O(frames + footsteps). A foot's phase is undefined before its first and
+//! after its last footstep in a clip that does not loop; such times are not matched.
+//!
+//! Units: seconds, phases in strides. Errors: none; lookups clamp to the clip and say `None` where a phase is
+//! undefined. Precision: `f32`; the inverse table's step is `1 / per_stride` of a stride (1/64 from the
+//! baker), linear in between.
+
+use crate::asset::{Asset, MATCH_IN, MATCH_OUT, Marker, PhaseRecord};
+use crate::math::Vec3;
+
+/// A clip's stride phase table (a view of the asset's phase section).
+#[derive(Clone, Copy, Debug)]
+pub struct PhaseTable<'a> {
+    record: &'a PhaseRecord,
+    /// Unwrapped phase per key frame.
+    forward: &'a [f32],
+    /// Clip time at unwrapped phase `forward[0] + k / per_stride`.
+    inverse: &'a [f32],
+    sample_rate: f32,
+}
+
+impl<'a> PhaseTable<'a> {
+    /// Clip `clip`'s table, or `None` when the baker found no stride in it (its feet never plant, or it is too
+    /// short) or the index is out of range.
+    pub fn of(asset: &Asset<'a>, clip: usize) -> Option<PhaseTable<'a>> {
+        let (record, forward, inverse) = asset.phase(clip)?;
+        let sample_rate = (forward.len() - 1) as f32 / asset.clip_duration(clip)?;
+        let sample_rate = if sample_rate.is_finite() { sample_rate } else { 1.0 };
+        Some(PhaseTable { record, forward, inverse, sample_rate })
+    }
+
+    /// Left and right foot joints.
+    pub fn feet(&self) -> [usize; 2] {
+        self.record.feet.map(usize::from)
+    }
+
+    /// The stride signal's centre and half swing over the clip (file units), for [`pose_phase`].
+    pub fn center_and_amplitude(&self) -> (f32, f32) {
+        (self.record.center, self.record.amplitude)
+    }
+
+    /// Whether the clip may be entered at a matched time.
+    pub fn matches_in(&self) -> bool {
+        self.record.flags & MATCH_IN != 0
+    }
+
+    /// Whether leaving the clip chooses the target's entry time.
+    pub fn matches_out(&self) -> bool {
+        self.record.flags & MATCH_OUT != 0
+    }
+
+    /// Strides covered from the first key frame to the last.
+    pub fn strides(&self) -> f32 {
+        self.forward[self.forward.len() - 1] - self.forward[0]
+    }
+
+    /// Unwrapped phase (strides) at clip time `time`, clamped to the clip.
+    pub fn unwrapped_at(&self, time: f32) -> f32 {
+        let last = (self.forward.len() - 1) as f32;
+        let x = (time * self.sample_rate).clamp(0.0, last);
+        let x = if x.is_nan() { 0.0 } else { x };
+        let k = (x as usize).min(self.forward.len().saturating_sub(2));
+        let (a, b) = (self.forward[k], self.forward[(k + 1).min(self.forward.len() - 1)]);
+        a + (b - a) * (x - k as f32)
+    }
+
+    /// Phase in `[0, 1)` at clip time `time`.
+    pub fn phase_at(&self, time: f32) -> f32 {
+        wrap(self.unwrapped_at(time))
+    }
+
+    /// The earliest clip time whose phase is `phase` (any real: only its fraction counts). A phase the clip
+    /// does not reach (its table covers less than a stride) gives the nearer end of the clip, circularly.
+    pub fn time_at(&self, phase: f32) -> f32 {
+        let (first, last) = (self.forward[0], self.forward[self.forward.len() - 1]);
+        let mut u = first + wrap(phase - first);
+        if u > last {
+            u = if u - last <= first + 1.0 - u { last } else { first };
+        }
+        self.time_at_unwrapped(u)
+    }
+
+    /// Clip time at unwrapped phase `u`, clamped to the table.
+    fn time_at_unwrapped(&self, u: f32) -> f32 {
+        let last = (self.inverse.len() - 1) as f32;
+        let x = ((u - self.forward[0]) * self.record.per_stride as f32).clamp(0.0, last);
+        let x = if x.is_nan() { 0.0 } else { x };
+        let k = (x as usize).min(self.inverse.len() - 2);
+        let (a, b) = (self.inverse[k], self.inverse[k + 1]);
+        a + (b - a) * (x - k as f32)
+    }
+}
+
+/// `x` wrapped into `[0, 1)` (NaN stays NaN).
+fn wrap(x: f32) -> f32 {
+    let w = x - libm::floorf(x);
+    if w >= 1.0 { 0.0 } else { w }
+}
+
+/// The stride signal: how far `left` is ahead of `right` along `direction`, both projected on the ground
+/// (+Y up). Zero when `direction` has no horizontal part.
+pub fn stride_signal(left: Vec3, right: Vec3, direction: Vec3) -> f32 {
+    let d = Vec3 { x: direction.x, y: 0.0, z: direction.z };
+    let length = d.length();
+    if length.is_nan() || length <= 0.0 {
+        return 0.0;
+    }
+    let gap = left - right;
+    (gap.x * d.x + gap.z * d.z) / length
+}
+
+/// The stride phase of a pose from its stride signal now and one frame earlier, normalized by a table's
+/// centre and swing ([`PhaseTable::center_and_amplitude`]): the seed's quotient `q = (s − centre) / swing`
+/// clamped to ±1, read as `(1 + q) / 4` while the signal rises and `½ + (1 − q) / 4` while it falls (a flat
+/// signal counts as rising). A non-finite input or a swing ≤ 0 gives 0.
+pub fn pose_phase(signal: f32, previous: f32, center: f32, amplitude: f32) -> f32 {
+    let q = (signal - center) / amplitude;
+    if !(q.is_finite() && previous.is_finite() && amplitude > 0.0) {
+        return 0.0;
+    }
+    let q = q.clamp(-1.0, 1.0);
+    if signal >= previous { 0.25 * (1.0 + q) } else { wrap(0.5 + 0.25 * (1.0 - q)) }
+}
+
+/// One foot's footsteps in a clip: the times of its `footstep:<joint>` markers, in order.
+#[derive(Clone, Copy, Debug)]
+pub struct Footsteps<'a> {
+    asset: &'a Asset<'a>,
+    markers: &'a [Marker],
+    joint: &'a str,
+    duration: f32,
+    looping: bool,
+}
+
+impl<'a> Footsteps<'a> {
+    /// The footsteps of joint `foot` in clip `clip`; `looping` says whether the clip wraps (then the phase
+    /// runs from the last footstep to the first one of the next pass). `None` when the joint has no name or
+    /// the clip is out of range.
+    pub fn of(asset: &'a Asset<'a>, clip: usize, foot: usize, looping: bool) -> Option<Footsteps<'a>> {
+        let joint = asset.skeleton().name(foot)?;
+        let duration = asset.clip_duration(clip)?;
+        Some(Footsteps { asset, markers: asset.markers(clip), joint, duration, looping })
+    }
+
+    /// The footstep times, in order.
+    pub fn times(&self) -> impl Iterator<Item = f32> + '_ {
+        self.markers.iter().filter(|m| self.is_step(m)).map(|m| m.time)
+    }
+
+    fn is_step(&self, marker: &Marker) -> bool {
+        let name = self.asset.name(marker.name).unwrap_or("");
+        name.strip_prefix("footstep:") == Some(self.joint)
+    }
+
+    /// The foot's phase at `time` (see [`foot_phase`]).
+    pub fn phase_at(&self, time: f32) -> Option<f32> {
+        let (mut before, mut after, mut first, mut last) = (None, None, None, None);
+        for t in self.times() {
+            first = first.or(Some(t));
+            last = Some(t);
+            if t <= time {
+                before = Some(t);
+            } else if after.is_none() {
+                after = Some(t);
+            }
+        }
+        foot_phase(time, before, after, first, last, self.duration, self.looping)
+    }
+}
+
+/// The phase at `time` of a foot whose last footstep at or before `time` is `before` and next is `after`
+/// (`first` and `last` are the clip's first and last): `(time − before) / (after − before)`. In a looping
+/// clip the steps continue one duration before and after; otherwise the phase is undefined outside them.
+pub fn foot_phase(
+    time: f32,
+    before: Option<f32>,
+    after: Option<f32>,
+    first: Option<f32>,
+    last: Option<f32>,
+    duration: f32,
+    looping: bool,
+) -> Option<f32> {
+    let shift = |t: Option<f32>, by: f32| t.filter(|_| looping).map(|t| t + by);
+    let before = before.or(shift(last, -duration))?;
+    let after = after.or(shift(first, duration))?;
+    let span = after - before;
+    (span > 0.0).then(|| ((time - before) / span).clamp(0.0, 1.0))
+}
+
+/// How far apart two phases are around the circle, in `[0, ½]`.
+pub fn circular_distance(a: f32, b: f32) -> f32 {
+    let d = wrap(a - b);
+    d.min(1.0 - d)
+}
+
+/// The result of [`match_foot_phase`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FootPhaseMatch {
+    /// Target clip time, seconds.
+    pub time: f32,
+    /// The target's left and right foot phases there.
+    pub phases: [f32; 2],
+    /// Summed circular distance to the source's foot phases.
+    pub cost: f32,
+}
+
+/// The target time whose left and right foot phases are nearest `source` (Just Cause 3's pose matching):
+/// key frames first, then the segments beside the best one, where each foot's phase reaches the source's.
+/// Ties go to the earliest time. `None` when no key frame has both feet's phases defined.
+pub fn match_foot_phase(target: [&Footsteps<'_>; 2], sample_rate: f32, source: [f32; 2]) -> Option<FootPhaseMatch> {
+    let duration = target[0].duration;
+    let frames = libm::roundf(duration * sample_rate) as usize + 1;
+    let mut sweeps = target.map(Sweep::new);
+    let mut best: Option<(usize, f32)> = None;
+    for k in 0..frames {
+        let time = k as f32 / sample_rate;
+        let (Some(l), Some(r)) = (sweeps[0].phase_at(time), sweeps[1].phase_at(time)) else {
+            continue;
+        };
+        let cost = circular_distance(l, source[0]) + circular_distance(r, source[1]);
+        if best.is_none_or(|(_, c)| cost < c) {
+            best = Some((k, cost));
+        }
+    }
+    let (k, _) = best?;
+    let at = |time: f32| -> Option<FootPhaseMatch> {
+        let phases = [target[0].phase_at(time)?, target[1].phase_at(time)?];
+        let cost = circular_distance(phases[0], source[0]) + circular_distance(phases[1], source[1]);
+        Some(FootPhaseMatch { time, phases, cost })
+    };
+    let mut found = at(k as f32 / sample_rate)?;
+    for (a, b) in [(k.wrapping_sub(1), k), (k, k + 1)] {
+        if a >= frames || b >= frames {
+            continue;
+        }
+        let (ta, tb) = (a as f32 / sample_rate, b as f32 / sample_rate);
+        for (foot, wanted) in target.iter().zip(source) {
+            let (Some(pa), Some(pb)) = (foot.phase_at(ta), foot.phase_at(tb)) else {
+                continue;
+            };
+            if pb > pa && (pa..=pb).contains(&wanted) {
+                let candidate = at(ta + (tb - ta) * (wanted - pa) / (pb - pa));
+                if let Some(c) =
+                    candidate.filter(|c| c.cost < found.cost || (c.cost == found.cost && c.time < found.time))
+                {
+                    found = c;
+                }
+            }
+        }
+    }
+    Some(found)
+}
+
+/// A foot's phase at increasing times, its footsteps walked once.
+struct Sweep<'s, 'a> {
+    steps: &'s Footsteps<'a>,
+    next: usize,
+    before: Option<f32>,
+    first: Option<f32>,
+    last: Option<f32>,
+}
+
+impl<'s, 'a> Sweep<'s, 'a> {
+    fn new(steps: &'s Footsteps<'a>) -> Sweep<'s, 'a> {
+        Sweep { steps, next: 0, before: None, first: steps.times().next(), last: steps.times().last() }
+    }
+
+    /// The phase at `time`, never earlier than the last call's.
+    fn phase_at(&mut self, time: f32) -> Option<f32> {
+        let markers = self.steps.markers;
+        let mut after = None;
+        while let Some(m) = markers.get(self.next) {
+            if self.steps.is_step(m) {
+                if m.time > time {
+                    after = Some(m.time);
+                    break;
+                }
+                self.before = Some(m.time);
+            }
+            self.next += 1;
+        }
+        foot_phase(time, self.before, after, self.first, self.last, self.steps.duration, self.steps.looping)
+    }
+}
