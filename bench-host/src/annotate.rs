@@ -13,7 +13,10 @@
 //!
 //! **Foot plants** (`bake --detect-plants`): for each foot joint, a frame is planted when the foot is within
 //! `height` of its lowest point in the clip (along +Y, the up axis of every shared file) and moves slower than
-//! `speed` (central difference). Both thresholds are fractions of the figure's rest height (`height` as a
+//! `speed` (central difference) relative to the ground. The ground stands still, unless the clip is played in
+//! place (the feet's common ancestor moves on average slower than `speed`): then the ground's velocity is the
+//! median horizontal velocity of the lowest foot over the frames where it is that low (the walking speed
+//! backwards for a cycle; zero for a character standing). Both thresholds are fractions of the figure's rest height (`height` as a
 //! length, `speed` per second), so one setting fits files in centimetres and in metres: 0.03 and 0.25 by
 //! default, 5 cm and 42 cm/s on a 1.7 m figure. Each run of at least two planted frames becomes a range
 //! `plant:<joint>` and a marker `footstep:<joint>` at its first frame.
@@ -101,6 +104,49 @@ pub fn figure_height(skeleton: &RawSkeleton) -> f32 {
     (high - low).max(f32::MIN_POSITIVE)
 }
 
+/// Joint `joint`'s velocity at frame `f`: a central difference (one-sided at the ends, zero for one frame).
+fn velocity_at(positions: &[Vec<glam::Vec3>], joint: usize, f: usize, rate: f32) -> glam::Vec3 {
+    let (a, b) = (f.saturating_sub(1), (f + 1).min(positions.len() - 1));
+    if b > a { (positions[b][joint] - positions[a][joint]) * rate / (b - a) as f32 } else { glam::Vec3::ZERO }
+}
+
+/// The deepest joint that is an ancestor of (or is) both `a` and `b`; joint 0 when they share none.
+pub fn common_ancestor(parents: &[i16], a: usize, b: usize) -> usize {
+    let chain = |mut j: usize| {
+        let mut out = vec![j];
+        while let Some(p) = parents.get(j).and_then(|&p| usize::try_from(p).ok()) {
+            out.push(p);
+            j = p;
+        }
+        out
+    };
+    let up = chain(a);
+    chain(b).into_iter().find(|j| up.contains(j)).unwrap_or(0)
+}
+
+/// The ground's horizontal velocity in model space for a clip played in place: the median of the lowest
+/// foot's horizontal velocity over the frames where it is within `near_ground` of its lowest point.
+fn ground_velocity(positions: &[Vec<glam::Vec3>], feet: &[usize], near_ground: f32, rate: f32) -> glam::Vec3 {
+    let lowest = |foot: usize| positions.iter().map(|p| p[foot].y).fold(f32::MAX, f32::min);
+    let (mut xs, mut zs) = (Vec::new(), Vec::new());
+    for (f, p) in positions.iter().enumerate() {
+        let Some(&low) = feet.iter().min_by(|&&a, &&b| p[a].y.total_cmp(&p[b].y)) else {
+            return glam::Vec3::ZERO;
+        };
+        if p[low].y - lowest(low) > near_ground {
+            continue;
+        }
+        let v = velocity_at(positions, low, f, rate);
+        xs.push(v.x);
+        zs.push(v.z);
+    }
+    let median = |v: &mut Vec<f32>| {
+        v.sort_by(f32::total_cmp);
+        v.get(v.len() / 2).copied().unwrap_or(0.0)
+    };
+    glam::Vec3::new(median(&mut xs), 0.0, median(&mut zs))
+}
+
 /// Foot plants of `clip` for the joints `feet` (see the module docs), added to `annotations`.
 pub fn detect_plants(
     skeleton: &RawSkeleton,
@@ -116,13 +162,17 @@ pub fn detect_plants(
     let positions = model_positions(skeleton, clip);
     let frames = positions.len();
     let rate = clip.sample_rate;
+    let pelvis = feet.iter().fold(feet.first().copied().unwrap_or(0), |a, &b| common_ancestor(&skeleton.parents, a, b));
+    let travel = (0..frames).map(|f| velocity_at(&positions, pelvis, f, rate).with_y(0.0).length()).sum::<f32>();
+    let in_place = travel / frames as f32 <= rule.speed * figure;
+    let ground =
+        if in_place { ground_velocity(&positions, feet, rule.height * figure, rate) } else { glam::Vec3::ZERO };
     for &foot in feet {
         let track: Vec<glam::Vec3> = positions.iter().map(|p| p[foot]).collect();
         let lowest = track.iter().map(|p| p.y).fold(f32::MAX, f32::min);
         let planted: Vec<bool> = (0..frames)
             .map(|f| {
-                let (a, b) = (f.saturating_sub(1), (f + 1).min(frames - 1));
-                let speed = if b > a { track[b].distance(track[a]) * rate / (b - a) as f32 } else { 0.0 };
+                let speed = (velocity_at(&positions, foot, f, rate) - ground).length();
                 track[f].y - lowest <= rule.height * figure && speed <= rule.speed * figure
             })
             .collect();

@@ -287,12 +287,20 @@ struct BakeArgs {
     /// Foot joints for --detect-plants (repeat the flag); default: joints named like a foot, not a toe.
     #[arg(long, requires = "detect_plants")]
     foot: Vec<String>,
-    /// --detect-plants: a planted foot is within this fraction of the figure's height of its lowest point.
-    #[arg(long, default_value_t = 0.03, requires = "detect_plants")]
+    /// --detect-plants, --phase: a planted foot is within this fraction of the figure's height of its lowest
+    /// point.
+    #[arg(long, default_value_t = 0.03)]
     plant_height: f32,
-    /// --detect-plants: and moves slower than this fraction of the figure's height per second.
-    #[arg(long, default_value_t = 0.25, requires = "detect_plants")]
+    /// --detect-plants, --phase: and moves slower than this fraction of the figure's height per second.
+    #[arg(long, default_value_t = 0.25)]
     plant_speed: f32,
+    /// Detect the two feet's plants and each clip's stride phase (for phase and foot-phase matching); clips
+    /// whose feet never plant or that are shorter than a stride get none, and the report says so.
+    #[arg(long, conflicts_with = "detect_plants")]
+    phase: bool,
+    /// --phase: the left and right foot joints, `LEFT,RIGHT`; default: the joints named like a foot with a side.
+    #[arg(long, requires = "phase")]
+    feet: Option<String>,
     /// Extract root motion: a `motion_root` joint above the skeleton's roots carries the hips' ground shadow
     /// (delta) or the line or arc through its ends (see `motion`).
     #[arg(long, value_enum)]
@@ -420,12 +428,21 @@ fn bake(args: &BakeArgs) -> Result<String, String> {
         Some(path) => annotate::read_sidecar(path, &clips)?,
         None => vec![bake::RawAnnotations::default(); clips.len()],
     };
+    let plant_rule = annotate::PlantRule { height: args.plant_height, speed: args.plant_speed };
     if args.detect_plants {
         let feet = annotate::foot_joints(&skeleton, &args.foot)?;
-        let rule = annotate::PlantRule { height: args.plant_height, speed: args.plant_speed };
         for (clip, a) in clips.iter().zip(annotations.iter_mut()) {
-            annotate::detect_plants(&skeleton, clip, &feet, rule, a)?;
+            annotate::detect_plants(&skeleton, clip, &feet, plant_rule, a)?;
         }
+    }
+    let mut phases = Vec::new();
+    if args.phase {
+        use sinew_bench_host::phase;
+        let feet = phase::left_right_feet(&skeleton, &feet_names(&args.feet))?;
+        let rule = phase::PhaseRule::default();
+        let (found, report) = phase::bake_phases(&skeleton, &clips, feet, plant_rule, rule, &mut annotations)?;
+        phases = found;
+        notes += &report.iter().map(|line| format!("\n  {line}")).collect::<String>();
     }
     let (skeleton, clips) = match args.root_motion {
         Some(method) => {
@@ -435,11 +452,15 @@ fn bake(args: &BakeArgs) -> Result<String, String> {
             for joint in skin.iter_mut().flat_map(|s| s.remap.iter_mut()) {
                 *joint += 1;
             }
+            // So do the feet of the phase tables.
+            for feet in phases.iter_mut().flatten().map(|p| &mut p.feet) {
+                *feet = feet.map(|f| f + 1);
+            }
             sinew_bench_host::root_motion::extract(&skeleton, &clips, &options)?
         }
         None => (skeleton, clips),
     };
-    let extras = bake::Extras { annotations, skin, ..Default::default() };
+    let extras = bake::Extras { annotations, skin, phases };
     let blob = bake::bake_with(&skeleton, &clips, key_format(args.quantize), &extras)?;
     std::fs::write(&args.out, blob.bytes()).map_err(|e| format!("{}: {e}", args.out.display()))?;
     Ok(format!("{}: {}{notes}", args.out.display(), sinew_bench_host::blob::summary(&blob)?))
