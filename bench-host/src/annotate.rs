@@ -13,7 +13,8 @@
 //!
 //! **Foot plants** (`bake --detect-plants`): for each foot joint, a frame is planted when the foot is within
 //! `height` of its lowest point in the clip (along +Y, the up axis of every shared file) and moves slower than
-//! `speed` (central difference) relative to the ground. The ground stands still, unless the clip is played in
+//! `speed` relative to the ground towards the frame before or the frame after (the frame a foot lands or lifts
+//! off counts). Plants less than [`MIN_STEP_GAP`] apart are one plant. The ground stands still, unless the clip is played in
 //! place (the feet's common ancestor moves on average slower than `speed`): then the ground's velocity is the
 //! median horizontal velocity of the lowest foot over the frames where it is that low (the walking speed
 //! backwards for a cycle; zero for a character standing). Both thresholds are fractions of the figure's rest height (`height` as a
@@ -50,6 +51,9 @@ pub fn read_sidecar(path: &std::path::Path, clips: &[RawClip]) -> Result<Vec<Raw
     }
     Ok(out)
 }
+
+/// Seconds a foot may stir within one plant (motion capture jitters at 120 Hz).
+pub const MIN_STEP_GAP: f32 = 0.1;
 
 /// Thresholds of the plant detector, as fractions of the figure's rest height.
 #[derive(Clone, Copy, Debug)]
@@ -108,6 +112,16 @@ pub fn figure_height(skeleton: &RawSkeleton) -> f32 {
 fn velocity_at(positions: &[Vec<glam::Vec3>], joint: usize, f: usize, rate: f32) -> glam::Vec3 {
     let (a, b) = (f.saturating_sub(1), (f + 1).min(positions.len() - 1));
     if b > a { (positions[b][joint] - positions[a][joint]) * rate / (b - a) as f32 } else { glam::Vec3::ZERO }
+}
+
+/// The slower of joint `joint`'s one-sided velocities at frame `f` relative to `ground` (a foot that lands or
+/// lifts off this frame stands still on one side of it).
+fn still_speed(positions: &[Vec<glam::Vec3>], joint: usize, f: usize, rate: f32, ground: glam::Vec3) -> f32 {
+    let side = |a: usize, b: usize| ((positions[b][joint] - positions[a][joint]) * rate - ground).length();
+    let back = if f > 0 { side(f - 1, f) } else { f32::MAX };
+    let ahead = if f + 1 < positions.len() { side(f, f + 1) } else { f32::MAX };
+    let slower = back.min(ahead);
+    if slower == f32::MAX { 0.0 } else { slower }
 }
 
 /// The deepest joint that is an ancestor of (or is) both `a` and `b`; joint 0 when they share none.
@@ -170,12 +184,25 @@ pub fn detect_plants(
     for &foot in feet {
         let track: Vec<glam::Vec3> = positions.iter().map(|p| p[foot]).collect();
         let lowest = track.iter().map(|p| p.y).fold(f32::MAX, f32::min);
-        let planted: Vec<bool> = (0..frames)
+        let mut planted: Vec<bool> = (0..frames)
             .map(|f| {
-                let speed = (velocity_at(&positions, foot, f, rate) - ground).length();
+                let speed = still_speed(&positions, foot, f, rate, ground);
                 track[f].y - lowest <= rule.height * figure && speed <= rule.speed * figure
             })
             .collect();
+        // A foot that stirs for a moment has not stepped: gaps shorter than MIN_STEP_GAP join their plants.
+        let gap = (MIN_STEP_GAP * rate).ceil() as usize;
+        let mut last_planted = None;
+        for f in 0..frames {
+            if planted[f] {
+                if let Some(l) = last_planted
+                    && f - l <= gap
+                {
+                    planted[l..f].iter_mut().for_each(|p| *p = true);
+                }
+                last_planted = Some(f);
+            }
+        }
         let name = &skeleton.names[foot];
         let mut f = 0;
         while f < frames {
