@@ -170,7 +170,10 @@ fn extremes(s: &[f32], swing: f32) -> Vec<Extreme> {
         };
         if let Some(maximum) = found {
             let frame = if maximum { hi } else { lo };
-            out.push(Extreme { frame, value: s[frame], maximum });
+            // The clip's first frame is where the take starts, not a turn of the stride.
+            if frame > 0 {
+                out.push(Extreme { frame, value: s[frame], maximum });
+            }
             seeking_max = Some(!maximum);
             (hi, lo) = (f, f);
         }
@@ -178,11 +181,13 @@ fn extremes(s: &[f32], swing: f32) -> Vec<Extreme> {
     out
 }
 
-/// Centred moving average over `2 · half + 1` frames (shrunk at the ends).
+/// Centred moving average over `2 · half + 1` frames, shrunk symmetrically at the ends (so a straight line
+/// stays straight).
 fn smoothed(s: &[f32], half: usize) -> Vec<f32> {
     (0..s.len())
         .map(|f| {
-            let (a, b) = (f.saturating_sub(half), (f + half).min(s.len() - 1));
+            let half = half.min(f).min(s.len() - 1 - f);
+            let (a, b) = (f - half, f + half);
             s[a..=b].iter().sum::<f32>() / (b - a + 1) as f32
         })
         .collect()

@@ -14,7 +14,8 @@
 //! made): the base (layer 0) is the normalized weighted blend of its controls ([`BlendingJob`], the rest pose
 //! filling in below `blending::DEFAULT_THRESHOLD`); an overlay lerps the masked joints toward the blend of its
 //! own controls; additive layers apply each control's clip as a delta from the skeleton's rest pose. A
-//! synced additive's controls take the base's normalized time (the base control with the most weight leads);
+//! synced additive's controls take the base's stride phase when both clips have one ([`crate::phase`]), else
+//! its normalized time (the base control with the most weight leads);
 //! every other control runs its own clock, so an overlay carries on across base transitions. Per joint, a
 //! layer's weight is `mask_j · w_j(t)`, where a fade moves `w` from its start to its target over
 //! `duration · profile_j`: a profile (a mask used as per-joint duration factors) makes the upper body lag the
@@ -23,6 +24,8 @@
 //! **Transitions.** [`Character::transition`] switches the base to a new control with a crossfade (both
 //! sampled until the old one fades out) or an inertialized cut through the [`Inertializer`] (the old control
 //! stops at once; the inertializer, a post-process on the whole layered pose, removes the offset).
+//! [`Character::transition_synced`] starts the new control where its stride or foot phases match the old one's,
+//! so a walk-to-run switch lands on the right foot.
 //!
 //! **Cost.** Controls and layers at zero weight are not sampled (their clocks still advance). Sampling uses one
 //! decode context shared by every control (a pose-sized cache per control would cost 80 bytes per joint each);
@@ -39,6 +42,7 @@ use crate::error::{Index, Limit, check_len};
 use crate::inertialization::{InertializationJob, Inertializer, Settings, Target, Transition, VelocityMode};
 use crate::local_to_model::{GroupWalk, LocalToModelJob};
 use crate::math::{F4, Mat3x4, Mat4, SoaTransform, Transform, Vec3, num_soa_joints};
+use crate::phase::{self, Footsteps, PhaseTable};
 use crate::root_motion::{self, RootMotion};
 use crate::sampling::{Playback, SamplingContext, SamplingJob};
 use crate::skinning::{Palette, SkinningJob};
@@ -197,6 +201,18 @@ pub enum Blend<'a> {
     Crossfade { duration: f32 },
     /// The other base controls stop at once and the inertializer removes the offset (needs one).
     Inertialize(Transition<'a>),
+}
+
+/// How [`Character::transition_synced`] chooses where the new control starts (see [`crate::phase`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SyncMode {
+    /// At the time the [`Play`] says.
+    #[default]
+    None,
+    /// At the target's first time with the leading base control's stride phase (Gears of War 4).
+    Phase,
+    /// At the target time whose two foot phases are nearest the leading base control's (Just Cause 3).
+    FootPhase,
 }
 
 /// What to play in a control slot.
@@ -835,6 +851,74 @@ impl<'b> Character<'b> {
         Ok(())
     }
 
+    /// Where a base transition into `clip` (played with `wrap`) starts under `sync`, matched against the base
+    /// control with the most weight; `None` when nothing is matched, and the authored start time stands: no
+    /// sync, no base control, either clip without a phase table (no stride, or feet that never plant), the
+    /// target's "match in" or the source's "match out" flag off, or, for foot phases, a source time outside its
+    /// footsteps or no target frame between footsteps of both feet. A source that loops continues its
+    /// footsteps across the wrap; so does the target when `wrap` is `Loop`.
+    ///
+    /// Cost: O(1) for `Phase`; O(target frames + both clips' markers) for `FootPhase`.
+    pub fn synced_time(
+        &mut self,
+        asset: &Asset<'_>,
+        clip: usize,
+        wrap: Wrap,
+        sync: SyncMode,
+    ) -> Result<Option<f32>, Error> {
+        let (parts, _) = self.parts()?;
+        let Some(leader) = base_leader(parts.controls, &parts.layers[0]).map(|i| parts.controls[i].control) else {
+            return Ok(None);
+        };
+        let source_clip = leader.clip() as usize;
+        let (Some(source), Some(target)) = (PhaseTable::of(asset, source_clip), PhaseTable::of(asset, clip)) else {
+            return Ok(None);
+        };
+        if !(source.matches_out() && target.matches_in()) {
+            return Ok(None);
+        }
+        Ok(match sync {
+            SyncMode::None => None,
+            SyncMode::Phase => Some(target.time_at(source.phase_at(leader.time()))),
+            SyncMode::FootPhase => {
+                let looping = leader.wrap() == Wrap::Loop;
+                let steps = |table: &PhaseTable<'_>, clip, foot, looping| {
+                    Footsteps::of(asset, clip, table.feet()[foot], looping)
+                };
+                let (Some(l), Some(r)) =
+                    (steps(&source, source_clip, 0, looping), steps(&source, source_clip, 1, looping))
+                else {
+                    return Ok(None);
+                };
+                let (Some(left), Some(right)) = (l.phase_at(leader.time()), r.phase_at(leader.time())) else {
+                    return Ok(None);
+                };
+                let looping = wrap == Wrap::Loop;
+                let (Some(l), Some(r)) = (steps(&target, clip, 0, looping), steps(&target, clip, 1, looping)) else {
+                    return Ok(None);
+                };
+                phase::match_foot_phase([&l, &r], target.sample_rate(), [left, right]).map(|m| m.time)
+            }
+        })
+    }
+
+    /// [`Character::transition`] starting where [`Character::synced_time`] says (the `play`'s own time when it
+    /// matches nothing). Returns the start time used.
+    ///
+    /// Errors: those of [`Character::transition`].
+    pub fn transition_synced(
+        &mut self,
+        asset: &Asset<'_>,
+        slot: usize,
+        play: Play,
+        blend: Blend<'_>,
+        sync: SyncMode,
+    ) -> Result<f32, Error> {
+        let time = self.synced_time(asset, play.clip, play.wrap, sync)?.unwrap_or(play.time);
+        self.transition(asset, slot, Play { time, ..play }, blend)?;
+        Ok(time)
+    }
+
     /// Where the root motion comes from: `None` (the default), the base layer's controls blended by their
     /// weights; `Some(slot)`, that base slot's control alone at full weight while the pose still blends them
     /// all (Just Cause 3's pose-only blending: a turn blended in for its look, the motion kept from the run).
@@ -1032,10 +1116,18 @@ impl<'b> Character<'b> {
                     base_steps[i] = step.map(|step| (step, control.clip(), control.weight()));
                 }
                 if let (LayerKind::SyncedAdditive, Some(base)) = (kind_of(layer), leader) {
-                    // Synced: the base leader's normalized time, this control's own fade.
-                    let u = *synced_time.get_or_insert_with(|| base.normalized_time());
+                    // Synced: the base leader's stride phase when both clips have one, else its normalized
+                    // time; this control's own fade.
+                    let (u, phase) = *synced_time.get_or_insert_with(|| {
+                        let phase = PhaseTable::of(asset, base.clip() as usize).map(|t| t.phase_at(base.time()));
+                        (base.normalized_time(), phase)
+                    });
                     let duration = s.control.duration();
-                    s.control.set_time((u * duration).min(duration)).unwrap_or(());
+                    let time = match (phase, PhaseTable::of(asset, s.control.clip() as usize)) {
+                        (Some(phase), Some(table)) => table.time_at(phase),
+                        _ => u * duration,
+                    };
+                    s.control.set_time(time.min(duration)).unwrap_or(());
                 }
             }
             layer.elapsed = (layer.elapsed + dt).min(layer.duration * layer.max_profile);

@@ -47,6 +47,11 @@ impl<'a> PhaseTable<'a> {
         Some(PhaseTable { record, forward, inverse, sample_rate })
     }
 
+    /// Key frames per second of the clip.
+    pub fn sample_rate(&self) -> f32 {
+        self.sample_rate
+    }
+
     /// Left and right foot joints.
     pub fn feet(&self) -> [usize; 2] {
         self.record.feet.map(usize::from)
