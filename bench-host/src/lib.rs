@@ -17,6 +17,7 @@ pub mod bvh;
 pub mod crowd;
 pub mod fuzz;
 pub mod gltf_import;
+pub mod locomotion;
 pub mod machine;
 pub mod naive;
 pub mod phase;

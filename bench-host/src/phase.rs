@@ -343,33 +343,41 @@ pub fn clip_phase(
     stride_phase(skeleton, clip, feet, rule)
 }
 
-/// A BVH file baked in memory with its plants and phase: the blob, the skeleton and the feet.
-pub struct PhasedBvh {
+/// BVH files of one skeleton baked in memory (`f32` keys) with their feet's plants and stride phases.
+pub struct PhasedClips {
     pub blob: crate::bake::AlignedBlob,
     pub skeleton: RawSkeleton,
-    pub clip: RawClip,
+    pub clips: Vec<RawClip>,
     pub feet: [usize; 2],
+    /// Per clip, why it has no phase (`None`: it has one).
+    pub missing: Vec<Option<NoPhase>>,
 }
 
-/// Reads `path`, detects its plants and stride phase (an error when it has none) and bakes it as `f32`.
-pub fn phased_bvh(path: &std::path::Path, feet: &[String]) -> Result<PhasedBvh, String> {
-    let at = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
-    let (skeleton, mut clips) = crate::bvh::load_raw_files(&[path.to_path_buf()])?;
-    let clip = clips.pop().ok_or_else(|| at(&"no clip"))?;
-    let feet = left_right_feet(&skeleton, feet).map_err(|e| at(&e))?;
-    let mut annotations = vec![RawAnnotations::default()];
-    let clips = [clip];
-    let (mut phases, _) =
+/// Reads `paths`, detects plants and stride phases with the default rules and bakes them.
+pub fn phased_bvhs(paths: &[std::path::PathBuf], feet: &[String]) -> Result<PhasedClips, String> {
+    let (skeleton, clips) = crate::bvh::load_raw_files(paths)?;
+    let feet = left_right_feet(&skeleton, feet)?;
+    let mut annotations = vec![RawAnnotations::default(); clips.len()];
+    let (phases, _) =
         bake_phases(&skeleton, &clips, feet, PlantRule::default(), PhaseRule::default(), &mut annotations)?;
-    let [clip] = clips;
-    if phases[0].is_none() {
-        let reason = clip_phase(&skeleton, &clip, feet, PhaseRule::default(), &annotations[0]).err();
-        return Err(at(&reason.map_or("no phase".into(), |r| r.to_string())));
+    let missing = clips
+        .iter()
+        .zip(&annotations)
+        .map(|(clip, a)| clip_phase(&skeleton, clip, feet, PhaseRule::default(), a).err())
+        .collect();
+    let extras = crate::bake::Extras { annotations, phases, ..Default::default() };
+    let blob = crate::bake::bake_with(&skeleton, &clips, crate::bake::KeyFormat::F32, &extras)?;
+    Ok(PhasedClips { blob, skeleton, clips, feet, missing })
+}
+
+/// One BVH file as [`phased_bvhs`]; a clip without a phase is an error saying why.
+pub fn phased_bvh(path: &std::path::Path, feet: &[String]) -> Result<PhasedClips, String> {
+    let at = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let phased = phased_bvhs(&[path.to_path_buf()], feet).map_err(|e| at(&e))?;
+    match &phased.missing[0] {
+        Some(reason) => Err(at(reason)),
+        None => Ok(phased),
     }
-    let extras = crate::bake::Extras { annotations, phases: vec![phases.pop().flatten()], ..Default::default() };
-    let blob = crate::bake::bake_with(&skeleton, std::slice::from_ref(&clip), crate::bake::KeyFormat::F32, &extras)
-        .map_err(|e| at(&e))?;
-    Ok(PhasedBvh { blob, skeleton, clip, feet })
 }
 
 /// The `phase` command's JSON: `{"dt", "frames": [{"t", "phase"}…], "plants": {"left": [[t0, t1]…],
@@ -378,8 +386,8 @@ pub fn phase_json(path: &std::path::Path, feet: &[String]) -> Result<serde_json:
     let phased = phased_bvh(path, feet)?;
     let asset = crate::blob::asset(&phased.blob)?;
     let table = sinew::phase::PhaseTable::of(&asset, 0).ok_or("the baked blob lost its phase")?;
-    let rate = phased.clip.sample_rate;
-    let frames: Vec<serde_json::Value> = (0..phased.clip.frames.len())
+    let rate = phased.clips[0].sample_rate;
+    let frames: Vec<serde_json::Value> = (0..phased.clips[0].frames.len())
         .map(|k| {
             let t = k as f32 / rate;
             serde_json::json!({ "t": t, "phase": table.phase_at(t) })
@@ -445,7 +453,7 @@ pub fn match_json(
             let [Some(left), Some(right)] = target_steps else {
                 return Err("a target foot has no name".into());
             };
-            let found = sinew::phase::match_foot_phase([&left, &right], b.clip.sample_rate, source)
+            let found = sinew::phase::match_foot_phase([&left, &right], b.clips[0].sample_rate, source, 0.0..=f32::MAX)
                 .ok_or("no target frame lies between two footsteps of both feet")?;
             Ok(serde_json::json!({
                 "time": found.time,

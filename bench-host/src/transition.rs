@@ -10,7 +10,7 @@
 use crate::bake::{self, AlignedBlob, KeyFormat};
 use sinew::blending::{BlendLayer, BlendingJob, DEFAULT_THRESHOLD};
 use sinew::inertialization::{ChannelMode, Settings, VelocityMode};
-use sinew::math::{F4, Mat4, SoaTransform};
+use sinew::math::{Mat4, SoaTransform};
 use sinew::{Arena, Asset, InertializationJob, Inertializer, LocalToModelJob, Playback, SamplingContext, SamplingJob};
 use sinew::{Target, Transition};
 
@@ -218,7 +218,22 @@ pub fn simulate(
     method: Method,
     cut: Cut,
     duration: f32,
+    frames: (usize, usize),
+) -> Result<Trace, String> {
+    simulate_aligned(asset, dt, method, cut, duration, frames, false)
+}
+
+/// [`simulate`], with B also turned about +Y when `heading` is set, so that its joints' mean moves the way
+/// A's does over the quarter second before the switch (locomotion cuts between takes that walk different
+/// ways, as a game keeps a character's facing across a transition).
+pub fn simulate_aligned(
+    asset: &Asset,
+    dt: f32,
+    method: Method,
+    cut: Cut,
+    duration: f32,
     (before, after): (usize, usize),
+    heading: bool,
 ) -> Result<Trace, String> {
     let skeleton = asset.skeleton();
     let (n, g) = (skeleton.num_joints(), skeleton.num_soa_joints());
@@ -248,17 +263,34 @@ pub fn simulate(
     // Clips start wherever they were captured: move B on the ground plane (BVH is Y-up) so that its joints'
     // mean position matches A's at t = 0, as a game keeps a character's world position across a transition.
     // The shift goes into the root's translation, which is in the parent-less model space.
-    sampler.sample(cut.a, cut.ta - dt, &mut source)?;
-    sampler.sample(cut.b, cut.tb - dt, &mut target)?;
-    let (a_mean, b_mean) = (mean(&positions(&source)?), mean(&positions(&target)?));
-    let ground_shift = [(a_mean[0] - b_mean[0]) as f32, (a_mean[2] - b_mean[2]) as f32];
+    let mut mean_at = |sampler: &mut Sampler, clip: usize, time: f32| -> Result<[f64; 3], String> {
+        sampler.sample(clip, time, &mut source)?;
+        Ok(mean(&positions(&source)?))
+    };
+    let (a_mean, b_mean) = (mean_at(&mut sampler, cut.a, cut.ta - dt)?, mean_at(&mut sampler, cut.b, cut.tb - dt)?);
+    let turn = if heading {
+        let mut travel = |sampler: &mut Sampler, clip: usize, time: f32, now: [f64; 3]| -> Result<[f64; 2], String> {
+            let before = mean_at(sampler, clip, time - 0.25)?;
+            Ok([now[0] - before[0], now[2] - before[2]])
+        };
+        let (a, b) =
+            (travel(&mut sampler, cut.a, cut.ta - dt, a_mean)?, travel(&mut sampler, cut.b, cut.tb - dt, b_mean)?);
+        // The angle about +Y taking b's direction to a's: sin from (b × a)·Y, cos from b · a.
+        (b[1] * a[0] - b[0] * a[1]).atan2(b[0] * a[0] + b[1] * a[1]) as f32
+    } else {
+        0.0
+    };
+    let turn = sinew::math::Quat::from_axis_angle(sinew::math::Vec3 { x: 0.0, y: 1.0, z: 0.0 }, turn);
+    let turned_b = turn.rotate(sinew::math::Vec3 { x: b_mean[0] as f32, y: b_mean[1] as f32, z: b_mean[2] as f32 });
+    let ground_shift = [a_mean[0] as f32 - turned_b.x, a_mean[2] as f32 - turned_b.z];
     let sample_target = |sampler: &mut Sampler, time: f32, out: &mut [SoaTransform]| -> Result<(), String> {
         sampler.sample(cut.b, time, out)?;
-        let root = &mut out[0].translation;
-        let [x, y, z, w] = root.x.to_array();
-        root.x = F4::new(x + ground_shift[0], y, z, w);
-        let [x, y, z, w] = root.z.to_array();
-        root.z = F4::new(x + ground_shift[1], y, z, w);
+        // Joint 0 is a root (parents come first), so turning and shifting it moves the whole figure.
+        let mut root = out[0].get(0);
+        root.rotation = turn * root.rotation;
+        let t = turn.rotate(root.translation);
+        root.translation = sinew::math::Vec3 { x: t.x + ground_shift[0], y: t.y, z: t.z + ground_shift[1] };
+        out[0].set(0, &root);
         Ok(())
     };
     for frame in 0..frames {
@@ -381,12 +413,22 @@ fn norm(v: [f64; 3]) -> f64 {
     (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
 }
 
-fn percentile(values: &mut [f64], p: f64) -> f64 {
+/// The `p` quantile (0 to 1, nearest rank) of `values`, sorting them; 0 for none.
+pub fn percentile(values: &mut [f64], p: f64) -> f64 {
     if values.is_empty() {
         return 0.0;
     }
     values.sort_by(f64::total_cmp);
     values[((values.len() - 1) as f64 * p).round() as usize]
+}
+
+/// Joint `joint`'s velocity change at the switch, file units per second: the larger of the first two
+/// frames' (absolute-velocity modes hold the target still for the first frame, so their jump, the target's own
+/// velocity, shows one frame later).
+pub fn velocity_jump(trace: &Trace, joint: usize) -> f64 {
+    let (p, s) = (&trace.output, trace.switch_frame);
+    let jump = |f: usize| norm(sub_f64(sub(p[f][joint], p[f - 1][joint]), sub(p[f - 1][joint], p[f - 2][joint])));
+    jump(s).max(jump(s + 1)) / trace.dt as f64
 }
 
 /// Runs every method over the cuts and summarizes each.
@@ -403,12 +445,7 @@ pub fn quality(asset: &Asset, dt: f32, duration: f32, cuts: &[Cut]) -> Result<Ve
                 let s = trace.switch_frame;
                 let (p, t) = (&trace.output, &trace.target);
                 let n = p[0].len();
-                // The first two frames: absolute-velocity modes hold the target still for the first frame, so
-                // their jump (the target's own velocity) shows one frame later.
-                jumps.extend((0..n).map(|j| {
-                    let jump = |f: usize| norm(sub_f64(sub(p[f][j], p[f - 1][j]), sub(p[f - 1][j], p[f - 2][j])));
-                    jump(s).max(jump(s + 1)) / dt as f64
-                }));
+                jumps.extend((0..n).map(|j| velocity_jump(&trace, j)));
                 // Offsets from the target alone, per DOF, from t = 0 (frame −1) through the transition.
                 let window = s - 1..=s + transition_frames;
                 let largest = (0..n).map(|j| norm(sub(p[s - 1][j], t[s - 1][j]))).fold(0.0, f64::max);

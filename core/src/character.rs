@@ -897,7 +897,7 @@ impl<'b> Character<'b> {
                 let (Some(l), Some(r)) = (steps(&target, clip, 0, looping), steps(&target, clip, 1, looping)) else {
                     return Ok(None);
                 };
-                phase::match_foot_phase([&l, &r], target.sample_rate(), [left, right]).map(|m| m.time)
+                phase::match_foot_phase([&l, &r], target.sample_rate(), [left, right], 0.0..=f32::MAX).map(|m| m.time)
             }
         })
     }

@@ -95,7 +95,18 @@ impl<'a> PhaseTable<'a> {
     /// The earliest clip time whose phase is `phase` (any real: only its fraction counts). A phase the clip
     /// does not reach (its table covers less than a stride) gives the nearer end of the clip, circularly.
     pub fn time_at(&self, phase: f32) -> f32 {
+        self.time_at_or_after(phase, 0.0)
+    }
+
+    /// The first clip time at or after `after` whose phase is `phase`; when the clip ends first, the earliest
+    /// in the clip (as [`PhaseTable::time_at`]), as a looping clip comes round to it.
+    pub fn time_at_or_after(&self, phase: f32, after: f32) -> f32 {
         let (first, last) = (self.forward[0], self.forward[self.forward.len() - 1]);
+        let from = self.unwrapped_at(after);
+        let u = from + wrap(phase - from);
+        if u <= last {
+            return self.time_at_unwrapped(u);
+        }
         let mut u = first + wrap(phase - first);
         if u > last {
             u = if u - last <= first + 1.0 - u { last } else { first };
@@ -227,16 +238,25 @@ pub struct FootPhaseMatch {
     pub cost: f32,
 }
 
-/// The target time whose left and right foot phases are nearest `source` (Just Cause 3's pose matching):
-/// key frames first, then the segments beside the best one, where each foot's phase reaches the source's.
-/// Ties go to the earliest time. `None` when no key frame has both feet's phases defined.
-pub fn match_foot_phase(target: [&Footsteps<'_>; 2], sample_rate: f32, source: [f32; 2]) -> Option<FootPhaseMatch> {
+/// The target time within `window` (seconds; the seed's match window, `0.0..=f32::MAX` for the whole clip)
+/// whose left and right foot phases are nearest `source` (Just Cause 3's pose matching): key frames first,
+/// then the segments beside the best one, where each foot's phase reaches the source's. Ties go to the
+/// earliest time. `None` when no key frame in the window has both feet's phases defined.
+pub fn match_foot_phase(
+    target: [&Footsteps<'_>; 2],
+    sample_rate: f32,
+    source: [f32; 2],
+    window: core::ops::RangeInclusive<f32>,
+) -> Option<FootPhaseMatch> {
     let duration = target[0].duration;
     let frames = libm::roundf(duration * sample_rate) as usize + 1;
     let mut sweeps = target.map(Sweep::new);
     let mut best: Option<(usize, f32)> = None;
     for k in 0..frames {
         let time = k as f32 / sample_rate;
+        if !window.contains(&time) {
+            continue;
+        }
         let (Some(l), Some(r)) = (sweeps[0].phase_at(time), sweeps[1].phase_at(time)) else {
             continue;
         };
@@ -253,10 +273,10 @@ pub fn match_foot_phase(target: [&Footsteps<'_>; 2], sample_rate: f32, source: [
     };
     let mut found = at(k as f32 / sample_rate)?;
     for (a, b) in [(k.wrapping_sub(1), k), (k, k + 1)] {
-        if a >= frames || b >= frames {
+        let (ta, tb) = (a as f32 / sample_rate, b as f32 / sample_rate);
+        if a >= frames || b >= frames || !(window.contains(&ta) && window.contains(&tb)) {
             continue;
         }
-        let (ta, tb) = (a as f32 / sample_rate, b as f32 / sample_rate);
         for (foot, wanted) in target.iter().zip(source) {
             let (Some(pa), Some(pb)) = (foot.phase_at(ta), foot.phase_at(tb)) else {
                 continue;

@@ -343,7 +343,8 @@ fn matching_lands_on_the_sources_phase_and_foot() {
         // Foot phases: the target time's pair of foot phases near the source's.
         let steps = |clip, side: usize| Footsteps::of(&asset, clip, feet[side], false).expect("steps");
         let (Some(l), Some(r)) = (steps(from, 0).phase_at(at), steps(from, 1).phase_at(at)) else { continue };
-        let found = phase::match_foot_phase([&steps(to, 0), &steps(to, 1)], RATE, [l, r]).expect("match");
+        let found =
+            phase::match_foot_phase([&steps(to, 0), &steps(to, 1)], RATE, [l, r], 0.0..=f32::MAX).expect("match");
         let direct = [steps(to, 0).phase_at(found.time), steps(to, 1).phase_at(found.time)];
         assert_eq!(direct, [Some(found.phases[0]), Some(found.phases[1])]);
         foot_cost.push(found.cost);
@@ -396,7 +397,8 @@ fn a_synced_transition_enters_at_the_matched_time_and_synced_layers_follow_the_p
     let steps = |clip, foot, looping| Footsteps::of(&asset, clip, foot, looping).expect("steps");
     let [l, r] = walk.feet();
     let source = [steps(0, l, true).phase_at(walk_time).expect("l"), steps(0, r, true).phase_at(walk_time).expect("r")];
-    let found = phase::match_foot_phase([&steps(1, l, true), &steps(1, r, true)], RATE, source).expect("match");
+    let found =
+        phase::match_foot_phase([&steps(1, l, true), &steps(1, r, true)], RATE, source, 0.0..=f32::MAX).expect("match");
     assert_eq!(entered, found.time);
 }
 

@@ -211,6 +211,14 @@ struct QualityArgs {
     /// (a frame-rate refinement: a velocity-continuous method's jump shrinks with the frame time).
     #[arg(long)]
     rate: Option<f32>,
+    /// Locomotion cuts instead: walks and runs (default: the shared Bandai walk and run) entered at a random
+    /// time, at the source's stride phase and at the nearest foot phases; the feet's slide, the velocity jump
+    /// and how often the wrong foot is down.
+    #[arg(long, conflicts_with = "blob")]
+    locomotion: bool,
+    /// --locomotion: the left and right foot joints, `LEFT,RIGHT`.
+    #[arg(long, requires = "locomotion")]
+    feet: Option<String>,
     #[arg(long)]
     json: bool,
 }
@@ -571,6 +579,9 @@ fn inspect(args: &InspectArgs) -> Result<String, String> {
 }
 
 fn quality(args: &QualityArgs) -> Result<String, String> {
+    if args.locomotion {
+        return locomotion_quality(args);
+    }
     let clips = match &args.blob {
         Some(path) => transition::Clips::from_blob(path)?,
         None => transition::Clips::from_bvh(&quality_files(args)?)?,
@@ -595,6 +606,31 @@ fn quality(args: &QualityArgs) -> Result<String, String> {
     } else {
         transition::quality_table(&rows, cuts.len(), dt, args.duration)
     })
+}
+
+fn locomotion_quality(args: &QualityArgs) -> Result<String, String> {
+    use sinew_bench_host::locomotion;
+    let files: Vec<_> = match args.bvh.is_empty() {
+        true => quality_files(args)?
+            .into_iter()
+            .filter(|p| {
+                p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().contains("walk") || n.to_string_lossy().contains("run"))
+            })
+            .collect(),
+        false => args.bvh.clone(),
+    };
+    if args.cuts == 0 {
+        return Err("--cuts must be at least 1".into());
+    }
+    let dt = match args.rate {
+        Some(rate) if rate.is_finite() && rate > 0.0 => Some(1.0 / rate),
+        Some(rate) => return Err(format!("--rate {rate}: give a positive rate in Hz")),
+        None => None,
+    };
+    let table =
+        locomotion::locomotion_quality(&files, &feet_names(&args.feet), dt, args.duration, args.cuts, args.seed)?;
+    Ok(if args.json { locomotion::table_json(&table).to_string() } else { locomotion::table_text(&table) })
 }
 
 /// The BVH files `quality` reads: those given, else the Bandai clips of the shared data.
