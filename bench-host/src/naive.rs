@@ -387,3 +387,43 @@ pub fn ccd(chain: &[usize], above: Mat4, pose: &mut AosPose, target: Vec3, toler
     }
     max_iterations
 }
+
+/// Phase matching without an inverse table: the first key frame whose unwrapped phase (`forward`, one per
+/// frame at `rate`) reaches the next `phase` past the first frame's, by a linear scan, then interpolated.
+pub fn phase_entry(forward: &[f32], rate: f32, phase: f32) -> f32 {
+    let first = forward[0];
+    let wanted = first + (phase - first).rem_euclid(1.0);
+    for k in 1..forward.len() {
+        if forward[k] >= wanted {
+            let span = forward[k] - forward[k - 1];
+            let along = if span > 0.0 { (wanted - forward[k - 1]) / span } else { 0.0 };
+            return (k as f32 - 1.0 + along) / rate;
+        }
+    }
+    0.0
+}
+
+/// Foot-phase matching by brute force: the footstep times of each foot as vectors, and at every key frame a
+/// scan for the footsteps around it. The key frame with the smallest summed circular distance wins (no
+/// refinement between frames). `None` when no frame lies between footsteps of both feet.
+pub fn match_foot_phase(steps: [&[f32]; 2], frames: usize, rate: f32, source: [f32; 2]) -> Option<f32> {
+    let phase = |steps: &[f32], t: f32| {
+        let before = steps.iter().rev().find(|&&s| s <= t)?;
+        let after = steps.iter().find(|&&s| s > t)?;
+        Some((t - before) / (after - before))
+    };
+    let distance = |a: f32, b: f32| {
+        let d = (a - b).rem_euclid(1.0);
+        d.min(1.0 - d)
+    };
+    let mut best: Option<(f32, f32)> = None;
+    for k in 0..frames {
+        let t = k as f32 / rate;
+        let (Some(l), Some(r)) = (phase(steps[0], t), phase(steps[1], t)) else { continue };
+        let cost = distance(l, source[0]) + distance(r, source[1]);
+        if best.is_none_or(|(_, c)| cost < c) {
+            best = Some((t, cost));
+        }
+    }
+    best.map(|(t, _)| t)
+}

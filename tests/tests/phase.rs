@@ -426,3 +426,30 @@ fn match_flags_off_keep_the_authored_time() {
     let table = PhaseTable::of(&asset, 0).expect("table");
     assert_eq!(character.synced_time(&asset, 0, wrap, SyncMode::Phase), Ok(Some(table.time_at(table.phase_at(0.4)))));
 }
+
+#[test]
+fn the_naive_baselines_agree_with_the_tables() {
+    let Some((blob, skeleton, clips)) = bandai("the_naive_baselines_agree_with_the_tables") else { return };
+    let asset = sinew::Asset::load(blob.bytes()).expect("load");
+    let feet = [joint(&skeleton, "Foot_L"), joint(&skeleton, "Foot_R")];
+    let run = PhaseTable::of(&asset, 1).expect("run");
+    let (_, forward, _) = asset.phase(1).expect("run phase");
+    let frame = 1.0 / RATE;
+    for i in 0..50 {
+        let p = i as f32 / 50.0;
+        let (table, scan) = (run.time_at(p), sinew_bench_host::naive::phase_entry(forward, RATE, p));
+        assert!((table - scan).abs() <= 0.5 * frame, "phase {p}: table {table}, scan {scan}");
+    }
+    let steps = |clip, side: usize| Footsteps::of(&asset, clip, feet[side], false).expect("steps");
+    let times: [Vec<f32>; 2] = [steps(1, 0).times().collect(), steps(1, 1).times().collect()];
+    for k in 0..40 {
+        let at = 0.5 + 0.1 * k as f32;
+        let (Some(l), Some(r)) = (steps(0, 0).phase_at(at), steps(0, 1).phase_at(at)) else { continue };
+        let found = phase::match_foot_phase([&steps(1, 0), &steps(1, 1)], RATE, [l, r], 0.0..=f32::MAX).expect("match");
+        let naive =
+            sinew_bench_host::naive::match_foot_phase([&times[0], &times[1]], clips[1].frames.len(), RATE, [l, r])
+                .expect("naive");
+        // The naive match stops at key frames; sinew refines next to the best one.
+        assert!((found.time - naive).abs() <= frame + 1e-5, "at {at}: {} vs {naive}", found.time);
+    }
+}
