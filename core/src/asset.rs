@@ -406,7 +406,8 @@ fn check_annotations(
     Ok(())
 }
 
-/// Phase records: none, or one per clip; each either empty or with its clip's frame count, value runs in the
+/// Phase records: none, or one per clip; each either empty or with its clip's frame count (at least two),
+/// value runs in the
 /// table, distinct feet in the skeleton, a finite positive swing, known flags; forward values finite,
 /// nondecreasing, starting in `[0, 1)` and rising by at most one stride per frame; inverse times finite,
 /// nondecreasing and within the clip.
@@ -436,6 +437,7 @@ fn check_phases(
         }
         let [left, right] = p.feet.map(usize::from);
         let header_ok = p.num_frames == record.num_frames
+            && p.num_frames >= 2
             && p.num_inverse >= 2
             && (1..=MAX_PHASE_STEPS).contains(&p.per_stride)
             && p.center.is_finite()

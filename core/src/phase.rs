@@ -78,31 +78,35 @@ impl<'a> PhaseTable<'a> {
     }
 
     /// Unwrapped phase (strides) at clip time `time`, clamped to the clip.
+    #[inline]
     pub fn unwrapped_at(&self, time: f32) -> f32 {
-        let last = (self.forward.len() - 1) as f32;
-        let x = (time * self.sample_rate).clamp(0.0, last);
-        let x = if x.is_nan() { 0.0 } else { x };
-        let k = (x as usize).min(self.forward.len().saturating_sub(2));
-        let (a, b) = (self.forward[k], self.forward[(k + 1).min(self.forward.len() - 1)]);
-        a + (b - a) * (x - k as f32)
+        sample_linear(self.forward, time * self.sample_rate)
     }
 
     /// Phase in `[0, 1)` at clip time `time`.
+    #[inline]
     pub fn phase_at(&self, time: f32) -> f32 {
         wrap(self.unwrapped_at(time))
     }
 
     /// The earliest clip time whose phase is `phase` (any real: only its fraction counts). A phase the clip
     /// does not reach (its table covers less than a stride) gives the nearer end of the clip, circularly.
+    #[inline]
     pub fn time_at(&self, phase: f32) -> f32 {
-        self.time_at_or_after(phase, 0.0)
+        self.time_from(self.forward[0], phase)
     }
 
     /// The first clip time at or after `after` whose phase is `phase`; when the clip ends first, the earliest
     /// in the clip (as [`PhaseTable::time_at`]), as a looping clip comes round to it.
+    #[inline]
     pub fn time_at_or_after(&self, phase: f32, after: f32) -> f32 {
+        self.time_from(self.unwrapped_at(after), phase)
+    }
+
+    /// The first time from unwrapped phase `from` on with phase `phase` (see [`PhaseTable::time_at_or_after`]).
+    #[inline]
+    fn time_from(&self, from: f32, phase: f32) -> f32 {
         let (first, last) = (self.forward[0], self.forward[self.forward.len() - 1]);
-        let from = self.unwrapped_at(after);
         let u = from + wrap(phase - from);
         if u <= last {
             return self.time_at_unwrapped(u);
@@ -115,19 +119,33 @@ impl<'a> PhaseTable<'a> {
     }
 
     /// Clip time at unwrapped phase `u`, clamped to the table.
+    #[inline]
     fn time_at_unwrapped(&self, u: f32) -> f32 {
-        let last = (self.inverse.len() - 1) as f32;
-        let x = ((u - self.forward[0]) * self.record.per_stride as f32).clamp(0.0, last);
-        let x = if x.is_nan() { 0.0 } else { x };
-        let k = (x as usize).min(self.inverse.len() - 2);
-        let (a, b) = (self.inverse[k], self.inverse[k + 1]);
-        a + (b - a) * (x - k as f32)
+        sample_linear(self.inverse, (u - self.forward[0]) * self.record.per_stride as f32)
     }
 }
 
-/// `x` wrapped into `[0, 1)` (NaN stays NaN).
+/// `values` read at fractional index `x`, linearly, clamped to the ends (NaN reads the first). `values` has
+/// at least two entries (the loader checks both tables).
+#[inline]
+fn sample_linear(values: &[f32], x: f32) -> f32 {
+    let last = values.len() - 1;
+    // `max` and `min` drop a NaN, so the conversion below always sees a number in range.
+    let x = x.max(0.0).min(last as f32);
+    let k = (x as u32 as usize).min(last - 1);
+    let (a, b) = (values[k], values[k + 1]);
+    a + (b - a) * (x - k as f32)
+}
+
+/// `x` wrapped into `[0, 1)` (NaN stays NaN). A truncating conversion floors it: `libm::floorf` is a
+/// software routine on SSE2, which has no rounding instruction.
+#[inline]
 fn wrap(x: f32) -> f32 {
-    let w = x - libm::floorf(x);
+    // Branch-free: the sign of a phase difference is a coin toss, and a mispredicted branch costs more than
+    // the whole lookup. Beyond ±2^31 strides (never, for a table's phases) the conversion saturates.
+    let truncated = x as i32 as f32;
+    let w = x - (truncated - f32::from(u8::from(truncated > x)));
+    // Rounding can land a tiny negative `x` on exactly 1.
     if w >= 1.0 { 0.0 } else { w }
 }
 
@@ -250,78 +268,91 @@ pub fn match_foot_phase(
 ) -> Option<FootPhaseMatch> {
     let duration = target[0].duration;
     let frames = libm::roundf(duration * sample_rate) as usize + 1;
+    let cost_of = |phases: [f32; 2]| circular_distance(phases[0], source[0]) + circular_distance(phases[1], source[1]);
     let mut sweeps = target.map(Sweep::new);
-    let mut best: Option<(usize, f32)> = None;
+    // The best key frame, its cost and phases, and the phases of the frames either side (when in the window
+    // with both feet defined): between two frames a foot's phase is linear unless it steps.
+    let mut best: Option<(usize, f32, [f32; 2])> = None;
+    let (mut before_best, mut after_best, mut previous) = (None, None, None);
     for k in 0..frames {
         let time = k as f32 / sample_rate;
-        if !window.contains(&time) {
-            continue;
-        }
-        let (Some(l), Some(r)) = (sweeps[0].phase_at(time), sweeps[1].phase_at(time)) else {
-            continue;
+        let phases = match (window.contains(&time), sweeps[0].phase_at(time), sweeps[1].phase_at(time)) {
+            (true, Some(l), Some(r)) => Some([l, r]),
+            _ => None,
         };
-        let cost = circular_distance(l, source[0]) + circular_distance(r, source[1]);
-        if best.is_none_or(|(_, c)| cost < c) {
-            best = Some((k, cost));
+        if best.is_some_and(|(b, _, _)| b + 1 == k) {
+            after_best = phases;
         }
+        if let Some(phases) = phases {
+            let cost = cost_of(phases);
+            if best.is_none_or(|(_, c, _)| cost < c) {
+                best = Some((k, cost, phases));
+                before_best = previous;
+            }
+        }
+        previous = phases;
     }
-    let (k, _) = best?;
-    let at = |time: f32| -> Option<FootPhaseMatch> {
-        let phases = [target[0].phase_at(time)?, target[1].phase_at(time)?];
-        let cost = circular_distance(phases[0], source[0]) + circular_distance(phases[1], source[1]);
-        Some(FootPhaseMatch { time, phases, cost })
-    };
-    let mut found = at(k as f32 / sample_rate)?;
-    for (a, b) in [(k.wrapping_sub(1), k), (k, k + 1)] {
-        let (ta, tb) = (a as f32 / sample_rate, b as f32 / sample_rate);
-        if a >= frames || b >= frames || !(window.contains(&ta) && window.contains(&tb)) {
+    let (k, cost, phases) = best?;
+    let time = k as f32 / sample_rate;
+    let mut found = FootPhaseMatch { time, phases, cost };
+    let step = 1.0 / sample_rate;
+    for (start, from, to) in [(time - step, before_best, Some(phases)), (time, Some(phases), after_best)] {
+        let (Some(from), Some(to)) = (from, to) else { continue };
+        // A foot that steps inside the segment restarts its phase there; leave such segments at their ends.
+        if !(to[0] > from[0] && to[1] > from[1]) {
             continue;
         }
-        for (foot, wanted) in target.iter().zip(source) {
-            let (Some(pa), Some(pb)) = (foot.phase_at(ta), foot.phase_at(tb)) else {
+        for (wanted, (a, b)) in source.iter().zip(from.iter().zip(&to)) {
+            if !(a..=b).contains(&wanted) {
                 continue;
-            };
-            if pb > pa && (pa..=pb).contains(&wanted) {
-                let candidate = at(ta + (tb - ta) * (wanted - pa) / (pb - pa));
-                if let Some(c) =
-                    candidate.filter(|c| c.cost < found.cost || (c.cost == found.cost && c.time < found.time))
-                {
-                    found = c;
-                }
+            }
+            let along = (wanted - a) / (b - a);
+            let phases = [0, 1].map(|f| from[f] + (to[f] - from[f]) * along);
+            let candidate = FootPhaseMatch { time: start + step * along, phases, cost: cost_of(phases) };
+            if candidate.cost < found.cost || (candidate.cost == found.cost && candidate.time < found.time) {
+                found = candidate;
             }
         }
     }
     Some(found)
 }
 
-/// A foot's phase at increasing times, its footsteps walked once.
+/// A foot's phase at increasing times, each marker looked at once.
 struct Sweep<'s, 'a> {
     steps: &'s Footsteps<'a>,
-    next: usize,
+    /// The marker index after `after`'s.
+    cursor: usize,
     before: Option<f32>,
+    after: Option<f32>,
     first: Option<f32>,
     last: Option<f32>,
 }
 
 impl<'s, 'a> Sweep<'s, 'a> {
     fn new(steps: &'s Footsteps<'a>) -> Sweep<'s, 'a> {
-        Sweep { steps, next: 0, before: None, first: steps.times().next(), last: steps.times().last() }
+        let mut sweep = Sweep { steps, cursor: 0, before: None, after: None, first: None, last: steps.times().last() };
+        sweep.after = sweep.next_step();
+        sweep.first = sweep.after;
+        sweep
+    }
+
+    fn next_step(&mut self) -> Option<f32> {
+        let markers = self.steps.markers;
+        while let Some(m) = markers.get(self.cursor) {
+            self.cursor += 1;
+            if self.steps.is_step(m) {
+                return Some(m.time);
+            }
+        }
+        None
     }
 
     /// The phase at `time`, never earlier than the last call's.
     fn phase_at(&mut self, time: f32) -> Option<f32> {
-        let markers = self.steps.markers;
-        let mut after = None;
-        while let Some(m) = markers.get(self.next) {
-            if self.steps.is_step(m) {
-                if m.time > time {
-                    after = Some(m.time);
-                    break;
-                }
-                self.before = Some(m.time);
-            }
-            self.next += 1;
+        while let Some(next) = self.after.filter(|&t| t <= time) {
+            self.before = Some(next);
+            self.after = self.next_step();
         }
-        foot_phase(time, self.before, after, self.first, self.last, self.steps.duration, self.steps.looping)
+        foot_phase(time, self.before, self.after, self.first, self.last, self.steps.duration, self.steps.looping)
     }
 }

@@ -346,7 +346,9 @@ fn matching_lands_on_the_sources_phase_and_foot() {
         let found =
             phase::match_foot_phase([&steps(to, 0), &steps(to, 1)], RATE, [l, r], 0.0..=f32::MAX).expect("match");
         let direct = [steps(to, 0).phase_at(found.time), steps(to, 1).phase_at(found.time)];
-        assert_eq!(direct, [Some(found.phases[0]), Some(found.phases[1])]);
+        for (d, f) in direct.iter().zip(found.phases) {
+            assert!(d.is_some_and(|d| (d - f).abs() < 1e-5), "{direct:?} vs {:?}", found.phases);
+        }
         foot_cost.push(found.cost);
         if from == to {
             // Self-match: the walk has other strides with the same foot phases; at worst, the time itself.
