@@ -66,6 +66,12 @@ pub fn inspect_json(blob: &AlignedBlob) -> Result<serde_json::Value, String> {
                     "rotation": tracks(Channel::Rotation),
                     "scale": tracks(Channel::Scale),
                 },
+                "phase": sinew::phase::PhaseTable::of(&asset, c).map(|t| serde_json::json!({
+                    "strides": t.strides(),
+                    "feet": t.feet().map(|f| skeleton.name(f).unwrap_or("")),
+                    "match_in": t.matches_in(),
+                    "match_out": t.matches_out(),
+                })),
                 "bytes": {
                     "keys": bytes.keys,
                     "ranges": bytes.ranges,
@@ -131,6 +137,16 @@ pub fn inspect_text(blob: &AlignedBlob) -> Result<String, String> {
             b["track_joints"],
             b["total"],
         );
+        let phase = &clip["phase"];
+        if !phase.is_null() {
+            let _ = writeln!(
+                out,
+                "    phase: {:.2} strides, feet {} and {}",
+                phase["strides"].as_f64().unwrap_or(0.0),
+                phase["feet"][0],
+                phase["feet"][1]
+            );
+        }
     }
     Ok(out)
 }

@@ -69,6 +69,7 @@ pub fn exercise(asset: &Asset<'_>) -> Result<(), String> {
             }
         }
     }
+    exercise_phases(asset)?;
     if let Some(skin) = asset.skin() {
         let mut palette = vec![sinew::math::Mat3x4::IDENTITY; skin.num_joints()];
         LocalToModelJob { skeleton, walk: None, local: skeleton.rest_pose(), root: None, model: &mut model }
@@ -77,6 +78,43 @@ pub fn exercise(asset: &Asset<'_>) -> Result<(), String> {
         SkinningJob { skin, model: &model, palette: Palette::Rows(&mut palette) }
             .run()
             .map_err(|e| format!("skin palette failed: {e}"))?;
+    }
+    Ok(())
+}
+
+/// Phase tables: lookups at times and phases in and out of range stay finite and within the clip; foot-phase
+/// matching between every pair of phased clips returns a time within the target, or nothing.
+fn exercise_phases(asset: &Asset<'_>) -> Result<(), String> {
+    use sinew::phase::{Footsteps, PhaseTable, match_foot_phase};
+    let phased: Vec<(usize, PhaseTable)> =
+        (0..asset.num_clips()).filter_map(|c| PhaseTable::of(asset, c).map(|t| (c, t))).collect();
+    for &(c, table) in &phased {
+        let duration = asset.clip_duration(c).unwrap_or(0.0);
+        for x in [-1.0, 0.0, 0.3, 0.999_999, 1.0, 7.5, f32::MAX, f32::NAN] {
+            let phase = table.phase_at(x * duration);
+            if !(0.0..1.0).contains(&phase) && !x.is_nan() {
+                return Err(format!("clip {c}: phase {phase} at {} s", x * duration));
+            }
+            for time in [table.time_at(x), table.time_at_or_after(x, 0.5 * duration)] {
+                if !(0.0..=duration).contains(&time) && !x.is_nan() {
+                    return Err(format!("clip {c}: phase {x} enters at {time} s of {duration}"));
+                }
+            }
+        }
+        let feet = table.feet();
+        for &(s, source) in &phased {
+            let steps = |clip: usize, foot: usize| Footsteps::of(asset, clip, foot, true);
+            let (Some(l), Some(r)) = (steps(c, feet[0]), steps(c, feet[1])) else { continue };
+            let at = 0.5 * asset.clip_duration(s).unwrap_or(0.0);
+            let source_feet = source.feet();
+            let wanted = [steps(s, source_feet[0]), steps(s, source_feet[1])].map(|f| f.and_then(|f| f.phase_at(at)));
+            if let [Some(a), Some(b)] = wanted
+                && let Some(found) = match_foot_phase([&l, &r], table.sample_rate(), [a, b], 0.0..=f32::MAX)
+                && !(0.0..=duration).contains(&found.time)
+            {
+                return Err(format!("clip {s} -> {c}: foot phases enter at {} s of {duration}", found.time));
+            }
+        }
     }
     Ok(())
 }
@@ -90,6 +128,39 @@ pub fn bake_and_exercise(skeleton: &RawSkeleton, clips: &[RawClip]) {
             exercise(&asset).unwrap_or_else(|e| panic!("{format:?} bake: {e}"));
         }
     }
+}
+
+/// Footsteps and a phase table for each clip (1.5 strides, steps alternating every half stride on joints 1
+/// and 2), so mutations reach the phase sections and the footstep markers.
+pub fn phased_extras(rig: &crate::rig::Rig, clips: &[RawClip]) -> crate::bake::Extras {
+    use crate::bake::{RawAnnotations, RawMarker, RawPhase};
+    let mut extras = crate::bake::Extras::default();
+    for clip in clips {
+        let frames = clip.frames.len();
+        let duration = (frames - 1) as f32 / clip.sample_rate;
+        let forward: Vec<f32> = (0..frames).map(|k| 0.25 + 1.5 * k as f32 / (frames - 1) as f32).collect();
+        let inverse = (0..=96).map(|k| (k as f32 / 64.0 / 1.5 * duration).min(duration)).collect();
+        let feet = [1u16, 2];
+        let markers = (0..4)
+            .map(|i| RawMarker {
+                name: format!("footstep:{}", rig.names[feet[i % 2] as usize]),
+                time: i as f32 * duration / 4.0,
+                value: 0.0,
+            })
+            .collect();
+        extras.annotations.push(RawAnnotations { markers, ranges: vec![] });
+        let flags = sinew::asset::MATCH_IN | sinew::asset::MATCH_OUT;
+        extras.phases.push(Some(RawPhase {
+            forward,
+            inverse,
+            per_stride: 64,
+            center: 0.0,
+            amplitude: 1.0,
+            feet,
+            flags,
+        }));
+    }
+    extras
 }
 
 /// What a mutation run did.
@@ -140,9 +211,10 @@ const EDGE_VALUES: [u32; 14] = [
 pub fn mutate_blobs(seed: u64, count: u64) -> Result<MutationReport, String> {
     let rig = crate::rig::Rig::humanoid(67);
     let clips = [rig.clip(31, 30.0), rig.clip(7, 24.0)];
+    let extras = phased_extras(&rig, &clips);
     let originals: Vec<AlignedBlob> = [KeyFormat::F32, KeyFormat::Quantized]
         .iter()
-        .map(|&format| crate::bake::bake(&rig.raw_skeleton(), &clips, format))
+        .map(|&format| crate::bake::bake_with(&rig.raw_skeleton(), &clips, format, &extras))
         .collect::<Result<_, _>>()?;
     let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     let mut report = MutationReport::default();

@@ -368,3 +368,58 @@ fn ik_moves_a_leg_onto_its_target_and_refuses_bad_chains() {
     assert_error(&run("hip,knee,ankle", "1,4,2", &["--solver", "ccd", "--pole", "0,1,0"]), &["--pole"]);
     assert_error(&run("knee,hip", "1,4,2", &["--solver", "ccd"]), &["not the parent of the next"]);
 }
+
+#[test]
+fn phase_and_match_print_their_json_and_refuse_what_has_no_stride() {
+    let dir = scratch("phase");
+    // Two joints, neither named like a foot; and a one-frame clip.
+    let still = write(&dir, "still.bvh", &bvh("2", "0.1", "0 0 0 0 0 0\n0 0 0 0 0 0"));
+    assert_error(&sinew_bench(&["phase", "--bvh", &still]), &["still.bvh", "no joint is named like a foot"]);
+    assert_error(&sinew_bench(&["phase", "--bvh", &still, "--feet", "a"]), &["two different joints"]);
+    assert_error(&sinew_bench(&["phase", "--bvh", &still, "--feet", "a,zz"]), &["no joint named \"zz\""]);
+    assert_error(&sinew_bench(&["phase", "--bvh", &still, "--feet", "a,b"]), &["still.bvh", "no phase"]);
+    let missing = dir.join("missing.bvh").to_string_lossy().to_string();
+    assert_error(&sinew_bench(&["phase", "--bvh", &missing]), &["missing.bvh"]);
+    assert_error(
+        &sinew_bench(&["match", "--bvh", &still, "--at", "0", "--to-bvh", &still, "--feet", "a,b"]),
+        &["no phase"],
+    );
+    let planted = dir.join("planted.snw").to_string_lossy().to_string();
+    let baked = sinew_bench(&["bake", "--bvh", &still, "--out", &planted, "--phase", "--feet", "a,b"]);
+    assert!(baked.status.success(), "{}", String::from_utf8_lossy(&baked.stderr));
+    assert!(String::from_utf8_lossy(&baked.stdout).contains("no phase"), "{}", String::from_utf8_lossy(&baked.stdout));
+
+    let Some(data) = sinew_bench_host::shared_data_dir() else {
+        assert!(std::env::var_os("SINEW_REQUIRE_DATA").is_none(), "shared data missing and SINEW_REQUIRE_DATA set");
+        eprintln!("phase_and_match_print_their_json: SKIPPED the shared-data half — shared data not found");
+        return;
+    };
+    let walk = data.join("bvh/bandai/dataset-1_walk_normal_001.bvh").to_string_lossy().to_string();
+    let run = data.join("bvh/bandai/dataset-2_run_normal_001.bvh").to_string_lossy().to_string();
+    let output = sinew_bench(&["phase", "--bvh", &walk, "--json"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+    let dt = json["dt"].as_f64().expect("dt");
+    assert!((dt - 1.0 / 30.0).abs() < 1e-6, "dt {dt}");
+    let frames = json["frames"].as_array().expect("frames");
+    assert_eq!(frames.len(), 195);
+    for (k, f) in frames.iter().enumerate() {
+        let (t, p) = (f["t"].as_f64().expect("t"), f["phase"].as_f64().expect("phase"));
+        assert!((t - k as f64 * dt).abs() < 1e-4 && (0.0..1.0).contains(&p), "frame {k}: {f}");
+    }
+    for side in ["left", "right"] {
+        let plants = json["plants"][side].as_array().expect(side);
+        assert!(plants.len() >= 5, "{side}: {plants:?}");
+        assert!(plants.iter().all(|p| p[0].as_f64() <= p[1].as_f64()), "{side}: {plants:?}");
+    }
+    for method in ["phase", "foot-phase"] {
+        let output =
+            sinew_bench(&["match", "--bvh", &walk, "--at", "1.3", "--to-bvh", &run, "--method", method, "--json"]);
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+        let (time, phase) = (json["time"].as_f64().expect("time"), json["phase"].as_f64().expect("phase"));
+        assert!((0.0..=68.0 / 30.0).contains(&time) && (0.0..1.0).contains(&phase), "{method}: {json}");
+    }
+    assert_error(&sinew_bench(&["match", "--bvh", &walk, "--at", "99", "--to-bvh", &run]), &["--at 99"]);
+    assert_error(&sinew_bench(&["match", "--bvh", &walk, "--at", "NaN", "--to-bvh", &run]), &["--at NaN"]);
+}
