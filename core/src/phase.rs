@@ -330,7 +330,8 @@ struct Sweep<'s, 'a> {
 
 impl<'s, 'a> Sweep<'s, 'a> {
     fn new(steps: &'s Footsteps<'a>) -> Sweep<'s, 'a> {
-        let mut sweep = Sweep { steps, cursor: 0, before: None, after: None, first: None, last: steps.times().last() };
+        let last = steps.markers.iter().rev().find(|m| steps.is_step(m)).map(|m| m.time);
+        let mut sweep = Sweep { steps, cursor: 0, before: None, after: None, first: None, last };
         sweep.after = sweep.next_step();
         sweep.first = sweep.after;
         sweep
