@@ -9,6 +9,9 @@
 //!                        "ranges":  [{ "name": "warp", "start": 0.1, "end": 0.6 }] } } }
 //! ```
 //!
+//! A clip may also say whether phase matching may enter or leave it at a matched time (`bake --phase`; both by
+//! default): `"phase_match": { "in": true, "out": false }`.
+//!
 //! Unknown keys and clip names not among the baked clips are errors, so a typo does not silently drop data.
 //!
 //! **Foot plants** (`bake --detect-plants`): for each foot joint, a frame is planted when the foot is within

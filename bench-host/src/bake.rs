@@ -268,6 +268,27 @@ pub struct RawAnnotations {
     pub markers: Vec<RawMarker>,
     #[serde(default)]
     pub ranges: Vec<RawRange>,
+    /// Whether phase matching may enter (`in`) or leave (`out`) the clip at a matched time; both by default.
+    #[serde(default)]
+    pub phase_match: Option<RawPhaseMatch>,
+}
+
+/// A clip's phase-matching flags (Just Cause 3: a transition clip may match on blend in only, or out only, so
+/// the match does not skip its most important part).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPhaseMatch {
+    #[serde(rename = "in")]
+    pub enter: bool,
+    #[serde(rename = "out")]
+    pub leave: bool,
+}
+
+impl RawPhaseMatch {
+    /// `PhaseRecord::flags`.
+    pub fn flags(self) -> u32 {
+        u32::from(self.enter) * sinew::asset::MATCH_IN + u32::from(self.leave) * sinew::asset::MATCH_OUT
+    }
 }
 
 /// A skin: the skeleton joint each skin joint follows, and its inverse bind matrix.

@@ -148,7 +148,7 @@ pub fn phased_extras(rig: &crate::rig::Rig, clips: &[RawClip]) -> crate::bake::E
                 value: 0.0,
             })
             .collect();
-        extras.annotations.push(RawAnnotations { markers, ranges: vec![] });
+        extras.annotations.push(RawAnnotations { markers, ..Default::default() });
         let flags = sinew::asset::MATCH_IN | sinew::asset::MATCH_OUT;
         extras.phases.push(Some(RawPhase {
             forward,

@@ -302,7 +302,8 @@ fn invert(forward: &[f32], rate: f32, per_stride: u32) -> Vec<f32> {
 }
 
 /// Phase and plants for every clip of a bake: plants added to `annotations` (`plant:<joint>` ranges and
-/// `footstep:<joint>` markers), and a table for each clip whose feet both plant and that covers a stride.
+/// `footstep:<joint>` markers), and a table for each clip whose feet both plant and that covers a stride, with
+/// the sidecar's `phase_match` flags (both on by default).
 /// Returns one line per clip saying what it got.
 pub fn bake_phases(
     skeleton: &RawSkeleton,
@@ -316,7 +317,8 @@ pub fn bake_phases(
     let mut report = Vec::with_capacity(clips.len());
     for (clip, a) in clips.iter().zip(annotations.iter_mut()) {
         annotate::detect_plants(skeleton, clip, &feet, plants, a)?;
-        let result = clip_phase(skeleton, clip, feet, rule, a);
+        let flags = a.phase_match.map_or(MATCH_IN | MATCH_OUT, |m| m.flags());
+        let result = clip_phase(skeleton, clip, feet, rule, a).map(|p| RawPhase { flags, ..p });
         report.push(match &result {
             Ok(p) => format!("{}: phase over {:.2} strides", clip.name, p.forward[p.forward.len() - 1] - p.forward[0]),
             Err(e) => format!("{}: {e}", clip.name),

@@ -80,7 +80,7 @@ pub fn example_blob() -> Result<crate::bake::AlignedBlob, String> {
     back.frames.reverse();
     let footstep = |time| RawAnnotations {
         markers: vec![RawMarker { name: "footstep".into(), time, value: 0.0 }],
-        ranges: vec![],
+        ..Default::default()
     };
     let extras = Extras {
         annotations: vec![footstep(0.5), footstep(0.25)],

@@ -420,6 +420,30 @@ fn phase_and_match_print_their_json_and_refuse_what_has_no_stride() {
         let (time, phase) = (json["time"].as_f64().expect("time"), json["phase"].as_f64().expect("phase"));
         assert!((0.0..=68.0 / 30.0).contains(&time) && (0.0..1.0).contains(&phase), "{method}: {json}");
     }
+    // A sidecar's phase_match flags reach the blob.
+    let sidecar = write(
+        &dir,
+        "flags.json",
+        r#"{"clips": {"dataset-1_walk_normal_001": {"phase_match": {"in": false, "out": true}}}}"#,
+    );
+    let out = dir.join("flags.snw").to_string_lossy().to_string();
+    let baked = sinew_bench(&["bake", "--bvh", &walk, &run, "--phase", "--markers", &sidecar, "--out", &out]);
+    assert!(baked.status.success(), "{}", String::from_utf8_lossy(&baked.stderr));
+    let inspected = sinew_bench(&["inspect", "--blob", &out, "--json"]);
+    let json: serde_json::Value = serde_json::from_slice(&inspected.stdout).expect("json");
+    let flags =
+        |c: usize| (json["clips"][c]["phase"]["match_in"].clone(), json["clips"][c]["phase"]["match_out"].clone());
+    assert_eq!(flags(0), (false.into(), true.into()));
+    assert_eq!(flags(1), (true.into(), true.into()));
+    let typo = write(
+        &dir,
+        "typo.json",
+        r#"{"clips": {"dataset-1_walk_normal_001": {"phase_match": {"in": false, "up": true}}}}"#,
+    );
+    assert_error(
+        &sinew_bench(&["bake", "--bvh", &walk, "--phase", "--markers", &typo, "--out", &out]),
+        &["unknown field"],
+    );
     assert_error(&sinew_bench(&["match", "--bvh", &walk, "--at", "99", "--to-bvh", &run]), &["--at 99"]);
     assert_error(&sinew_bench(&["match", "--bvh", &walk, "--at", "NaN", "--to-bvh", &run]), &["--at NaN"]);
 }

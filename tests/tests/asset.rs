@@ -315,8 +315,9 @@ fn annotated_blob() -> AlignedBlob {
             // Out of order on purpose: the baker sorts.
             markers: vec![marker("b", 0.5, 2.0), marker("a", 0.25, 1.0), marker("end", 1.0, 0.0)],
             ranges: vec![RawRange { name: "plant".into(), start: 0.1, end: 0.4, value: 3.0 }],
+            ..Default::default()
         },
-        RawAnnotations { markers: vec![marker("only", 0.0, -1.0)], ranges: vec![] },
+        RawAnnotations { markers: vec![marker("only", 0.0, -1.0)], ..Default::default() },
     ];
     let skin = RawSkin { remap: vec![6, 0, 3], inverse_bind: vec![sinew::math::Mat3x4::IDENTITY; 3] };
     bake::bake_with(
@@ -453,7 +454,8 @@ fn annotation_and_skin_errors() {
     // The baker refuses what the loader would.
     use sinew_bench_host::bake::{Extras, RawAnnotations, RawMarker};
     let (skeleton, clip) = random_clip(&mut Rng::new(1), 3, 4);
-    let late = RawAnnotations { markers: vec![RawMarker { name: "x".into(), time: 9.0, value: 0.0 }], ranges: vec![] };
+    let late =
+        RawAnnotations { markers: vec![RawMarker { name: "x".into(), time: 9.0, value: 0.0 }], ..Default::default() };
     let extras = Extras { annotations: vec![late], ..Default::default() };
     assert!(bake::bake_with(&skeleton, &[clip], KeyFormat::F32, &extras).unwrap_err().contains("outside"));
 }
