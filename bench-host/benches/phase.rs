@@ -3,7 +3,7 @@
 //! foot-phase match against a brute-force one, and a character's synced transition requests against a plain
 //! one.
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use sinew::character::{CharacterDesc, SyncMode};
 use sinew::phase::{self, Footsteps, PhaseTable};
 use sinew::{Blend, Character, Chunk, LayerDesc, LayerKind, Play};
@@ -43,21 +43,23 @@ fn phase(c: &mut Criterion) {
     let mut group = c.benchmark_group("foot_phase_match");
     let feet = phased.feet;
     let steps = |clip: usize, side: usize| Footsteps::of(&asset, clip, feet[side], false).expect("steps");
-    let (left, right) = (steps(1, 0), steps(1, 1));
-    let times: [Vec<f32>; 2] = [left.times().collect(), right.times().collect()];
-    let frames = phased.clips[1].frames.len();
     let source = [steps(0, 0).phase_at(1.3), steps(0, 1).phase_at(1.3)].map(|p| p.expect("source phase"));
-    group.bench_function("sinew", |b| {
-        b.iter(|| {
-            black_box(phase::match_foot_phase([&left, &right], run.sample_rate(), black_box(source), 0.0..=f32::MAX))
-        })
-    });
-    group.bench_function("naive", |b| {
-        b.iter(|| {
-            let steps = [&times[0][..], &times[1][..]];
-            black_box(sinew_bench_host::naive::match_foot_phase(steps, frames, run.sample_rate(), black_box(source)))
-        })
-    });
+    // Into the run (68 frames, 3 + 2 footsteps) and into the walk itself (195 frames, 6 + 7).
+    for (target, name) in [(1, "into_run"), (0, "into_walk")] {
+        let (left, right) = (steps(target, 0), steps(target, 1));
+        let times: [Vec<f32>; 2] = [left.times().collect(), right.times().collect()];
+        let frames = phased.clips[target].frames.len();
+        let rate = phased.clips[target].sample_rate;
+        group.bench_function(BenchmarkId::new("sinew", name), |b| {
+            b.iter(|| black_box(phase::match_foot_phase([&left, &right], rate, black_box(source), 0.0..=f32::MAX)))
+        });
+        group.bench_function(BenchmarkId::new("naive", name), |b| {
+            b.iter(|| {
+                let steps = [&times[0][..], &times[1][..]];
+                black_box(sinew_bench_host::naive::match_foot_phase(steps, frames, rate, black_box(source)))
+            })
+        });
+    }
     group.finish();
 
     let mut group = c.benchmark_group("synced_transition");

@@ -317,7 +317,8 @@ pub fn match_foot_phase(
     Some(found)
 }
 
-/// A foot's phase at increasing times, each marker looked at once.
+/// A foot's phase at increasing times, each marker looked at once; between footsteps a frame costs a
+/// multiply.
 struct Sweep<'s, 'a> {
     steps: &'s Footsteps<'a>,
     /// The marker index after `after`'s.
@@ -326,12 +327,25 @@ struct Sweep<'s, 'a> {
     after: Option<f32>,
     first: Option<f32>,
     last: Option<f32>,
+    /// The current step interval: its start and `1 / length`, or `None` where the phase is undefined, valid
+    /// for times before `until`.
+    interval: Option<(f32, f32)>,
+    until: f32,
 }
 
 impl<'s, 'a> Sweep<'s, 'a> {
     fn new(steps: &'s Footsteps<'a>) -> Sweep<'s, 'a> {
         let last = steps.markers.iter().rev().find(|m| steps.is_step(m)).map(|m| m.time);
-        let mut sweep = Sweep { steps, cursor: 0, before: None, after: None, first: None, last };
+        let mut sweep = Sweep {
+            steps,
+            cursor: 0,
+            before: None,
+            after: None,
+            first: None,
+            last,
+            interval: None,
+            until: f32::NEG_INFINITY,
+        };
         sweep.after = sweep.next_step();
         sweep.first = sweep.after;
         sweep
@@ -348,12 +362,29 @@ impl<'s, 'a> Sweep<'s, 'a> {
         None
     }
 
-    /// The phase at `time`, never earlier than the last call's.
+    /// The phase at `time`, never earlier than the last call's (as [`foot_phase`]).
+    #[inline]
     fn phase_at(&mut self, time: f32) -> Option<f32> {
+        if time >= self.until {
+            self.step_to(time);
+        }
+        self.interval.map(|(start, inverse)| ((time - start) * inverse).clamp(0.0, 1.0))
+    }
+
+    /// Moves to the step interval holding `time`.
+    fn step_to(&mut self, time: f32) {
         while let Some(next) = self.after.filter(|&t| t <= time) {
             self.before = Some(next);
             self.after = self.next_step();
         }
-        foot_phase(time, self.before, self.after, self.first, self.last, self.steps.duration, self.steps.looping)
+        let (duration, looping) = (self.steps.duration, self.steps.looping);
+        let shift = |t: Option<f32>, by: f32| t.filter(|_| looping).map(|t| t + by);
+        let before = self.before.or(shift(self.last, -duration));
+        let after = self.after.or(shift(self.first, duration));
+        self.interval = match (before, after) {
+            (Some(b), Some(a)) if a > b => Some((b, 1.0 / (a - b))),
+            _ => None,
+        };
+        self.until = self.after.unwrap_or(f32::INFINITY);
     }
 }
