@@ -455,3 +455,27 @@ fn the_naive_baselines_agree_with_the_tables() {
         assert!((found.time - naive).abs() <= frame + 1e-5, "at {at}: {} vs {naive}", found.time);
     }
 }
+
+#[test]
+fn entering_at_the_matched_phase_slides_less_and_lands_on_the_right_foot() {
+    let Some(dir) = sinew_tests::shared_data("entering_at_the_matched_phase") else { return };
+    let files = sinew_tests::files_with_extension(&dir.join("bvh/bandai"), "bvh");
+    let paths: Vec<_> = files
+        .into_iter()
+        .filter(|f| {
+            f.file_name().is_some_and(|n| n.to_string_lossy().contains("walk") || n.to_string_lossy().contains("run"))
+        })
+        .collect();
+    use sinew_bench_host::locomotion::{Entry, locomotion_quality};
+    let table = locomotion_quality(&paths, &[], None, 0.2, 300, 1).expect("table");
+    assert!(table.cuts >= 100, "{} cuts", table.cuts);
+    let row = |entry| table.rows.iter().find(|r| r.entry == entry).expect("row");
+    let (unsynced, phase, foot) = (row(Entry::Unsynced), row(Entry::Phase), row(Entry::FootPhase));
+    for synced in [phase, foot] {
+        assert!(synced.slide_mean < 0.6 * unsynced.slide_mean, "{:?} vs {unsynced:?}", synced);
+        assert!(synced.wrong_foot_share < 0.5 * unsynced.wrong_foot_share, "{:?} vs {unsynced:?}", synced);
+        // The feet slide more than the target alone does: the transition still moves them.
+        assert!(synced.slide_mean >= synced.target_slide_mean, "{synced:?}");
+    }
+    assert!(phase.wrong_foot_share <= 0.05, "{phase:?}");
+}
