@@ -12,7 +12,9 @@
 //! annotations and the skin), [`blending`], [`inertialization`], [`local_to_model`], [`skinning`] matrices and
 //! CPU [`vertex_skinning`], over the [`math`] types, a validated [`skeleton`], and caller-owned memory from an
 //! [`arena`]. Above the kernels, the [`character`] runtime drives them: [`control`]s play clips on layers, and
-//! one call per frame produces the pose, model matrices and palette. IK and motion follow.
+//! one call per frame produces the pose, model matrices and palette. Around them: [`root_motion`] and
+//! [`motion_correction`] move the character, [`ik`], [`foot_planting`] and [`attachment`] edit the shown pose,
+//! and [`phase`] picks where a locomotion transition enters its target.
 //!
 //! Ground rules (see `docs/conventions.md`):
 //! - No allocation: every buffer is the caller's; stateful parts say their `required_bytes` up front.
