@@ -90,7 +90,7 @@ fn exercise_phases(asset: &Asset<'_>) -> Result<(), String> {
         (0..asset.num_clips()).filter_map(|c| PhaseTable::of(asset, c).map(|t| (c, t))).collect();
     for &(c, table) in &phased {
         let duration = asset.clip_duration(c).unwrap_or(0.0);
-        for x in [-1.0, 0.0, 0.3, 0.999_999, 1.0, 7.5, f32::MAX, f32::NAN] {
+        for x in [f32::MIN, -1e-9, -1.0, 0.0, 0.3, 0.999_999, 1.0, 7.5, 3e9, f32::MAX, f32::NAN] {
             let phase = table.phase_at(x * duration);
             if !(0.0..1.0).contains(&phase) && !x.is_nan() {
                 return Err(format!("clip {c}: phase {phase} at {} s", x * duration));

@@ -107,6 +107,9 @@ impl<'a> PhaseTable<'a> {
     #[inline]
     fn time_from(&self, from: f32, phase: f32) -> f32 {
         let (first, last) = (self.forward[0], self.forward[self.forward.len() - 1]);
+        // A phase far from [0, 1) is wrapped first, so its size does not swallow `from`'s fraction in the
+        // difference (the usual phase skips it: the branch is predictable).
+        let phase = if (-1.0..2.0).contains(&phase) { phase } else { wrap(phase) };
         let u = from + wrap(phase - from);
         if u <= last {
             return self.time_at_unwrapped(u);
@@ -141,11 +144,15 @@ fn sample_linear(values: &[f32], x: f32) -> f32 {
 /// software routine on SSE2, which has no rounding instruction.
 #[inline]
 fn wrap(x: f32) -> f32 {
-    // Branch-free: the sign of a phase difference is a coin toss, and a mispredicted branch costs more than
-    // the whole lookup. Beyond ±2^31 strides (never, for a table's phases) the conversion saturates.
+    // No branch on the sign: it is a coin toss for a phase difference, and a mispredicted branch costs more
+    // than the whole lookup. The check below always passes for phases a table produces.
     let truncated = x as i32 as f32;
     let w = x - (truncated - f32::from(u8::from(truncated > x)));
-    // Rounding can land a tiny negative `x` on exactly 1.
+    if (0.0..1.0).contains(&w) || w.is_nan() {
+        return w;
+    }
+    // Past ±2^31 (whole numbers in `f32`), or a tiny negative `x` whose fraction rounds to exactly 1.
+    let w = x - libm::floorf(x);
     if w >= 1.0 { 0.0 } else { w }
 }
 

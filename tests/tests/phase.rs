@@ -100,6 +100,10 @@ fn a_sinusoidal_stride_has_its_closed_form_phase_and_round_trips_within_half_a_f
         let pose = phase::pose_phase(s(t), s(t - frame), center, amplitude);
         assert!(phase::circular_distance(pose, expected as f32) < 0.03, "t {t}: pose {pose} vs {expected}");
     }
+    // Only a phase's fraction counts, however large or small the number.
+    for (p, same) in [(-3e38f32, 0.0f32), (3e9, 0.0), (-1e-9, 0.0), (-0.25, 0.75), (7.5, 0.5)] {
+        assert_eq!(table.time_at(p), table.time_at(same), "phase {p}");
+    }
     let strides = table.strides() as f64;
     let expected = (clip.frames.len() - 1) as f64 * frame / PERIOD;
     assert!((strides - expected).abs() < 0.1, "{strides} strides, expected {expected}");
