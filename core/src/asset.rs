@@ -15,7 +15,7 @@
 //! foot plant, a segment, a warp window), each with a name and a value, in the clip's local seconds. A clip's
 //! markers and ranges are contiguous runs of the two tables, in clip order; markers sorted by time. The skin
 //! (optional: `S` may be 0) is the one a [`crate::Skin`] wraps. Phases (optional: the section is empty when no
-//! clip has one) are the stride tables [`crate::phase`] reads: per clip, a [`PhaseRecord`] whose values are a
+//! clip has one) are the stride tables the phase stage reads: per clip, a [`PhaseRecord`] whose values are a
 //! run of the phase value table.
 //!
 //! Loading checks the magic, the version, the blob's own alignment (16 bytes: callers align their buffer),
@@ -118,7 +118,7 @@ impl crate::control::MarkerTime for Marker {
     }
 }
 
-/// One clip's stride phase (32 bytes; see [`crate::phase`] for the meaning).
+/// One clip's stride phase (32 bytes; the phase stage, above this module, gives the meaning).
 ///
 /// Layout: the phase values `[first, first + num_frames)` are the unwrapped phase (strides, nondecreasing,
 /// the first in `[0, 1)`) at each key frame; the next `num_inverse` are clip times (seconds, nondecreasing) at
