@@ -866,6 +866,9 @@ impl<'b> Character<'b> {
         wrap: Wrap,
         sync: SyncMode,
     ) -> Result<Option<f32>, Error> {
+        if sync == SyncMode::None {
+            return Ok(None);
+        }
         let (parts, _) = self.parts()?;
         let Some(leader) = base_leader(parts.controls, &parts.layers[0]).map(|i| parts.controls[i].control) else {
             return Ok(None);
@@ -877,29 +880,16 @@ impl<'b> Character<'b> {
         if !(source.matches_out() && target.matches_in()) {
             return Ok(None);
         }
-        Ok(match sync {
-            SyncMode::None => None,
-            SyncMode::Phase => Some(target.time_at(source.phase_at(leader.time()))),
-            SyncMode::FootPhase => {
-                let looping = leader.wrap() == Wrap::Loop;
-                let steps = |table: &PhaseTable<'_>, clip, foot, looping| {
-                    Footsteps::of(asset, clip, table.feet()[foot], looping)
-                };
-                let (Some(l), Some(r)) =
-                    (steps(&source, source_clip, 0, looping), steps(&source, source_clip, 1, looping))
-                else {
-                    return Ok(None);
-                };
-                let (Some(left), Some(right)) = (l.phase_at(leader.time()), r.phase_at(leader.time())) else {
-                    return Ok(None);
-                };
-                let looping = wrap == Wrap::Loop;
-                let (Some(l), Some(r)) = (steps(&target, clip, 0, looping), steps(&target, clip, 1, looping)) else {
-                    return Ok(None);
-                };
-                phase::match_foot_phase([&l, &r], target.sample_rate(), [left, right], 0.0..=f32::MAX).map(|m| m.time)
-            }
-        })
+        if sync == SyncMode::Phase {
+            return Ok(Some(target.time_at(source.phase_at(leader.time()))));
+        }
+        let feet = |table: &PhaseTable<'_>, clip, looping| table.feet().map(|f| Footsteps::of(asset, clip, f, looping));
+        let [Some(l), Some(r)] = feet(&source, source_clip, leader.wrap() == Wrap::Loop) else { return Ok(None) };
+        let (Some(left), Some(right)) = (l.phase_at(leader.time()), r.phase_at(leader.time())) else {
+            return Ok(None);
+        };
+        let [Some(l), Some(r)] = feet(&target, clip, wrap == Wrap::Loop) else { return Ok(None) };
+        Ok(phase::match_foot_phase([&l, &r], target.sample_rate(), [left, right], 0.0..=f32::MAX).map(|m| m.time))
     }
 
     /// [`Character::transition`] starting where [`Character::synced_time`] says (the `play`'s own time when it

@@ -211,39 +211,12 @@ impl<'a> Footsteps<'a> {
         name.strip_prefix("footstep:") == Some(self.joint)
     }
 
-    /// The foot's phase at `time` (see [`foot_phase`]).
+    /// The foot's phase at `time`: `(time − before) / (after − before)` between the last footstep at or
+    /// before `time` and the next one. In a looping clip the steps continue one duration before and after;
+    /// otherwise the phase is undefined (`None`) outside them. O(markers).
     pub fn phase_at(&self, time: f32) -> Option<f32> {
-        let (mut before, mut after, mut first, mut last) = (None, None, None, None);
-        for t in self.times() {
-            first = first.or(Some(t));
-            last = Some(t);
-            if t <= time {
-                before = Some(t);
-            } else if after.is_none() {
-                after = Some(t);
-            }
-        }
-        foot_phase(time, before, after, first, last, self.duration, self.looping)
+        Sweep::new(self).phase_at(time)
     }
-}
-
-/// The phase at `time` of a foot whose last footstep at or before `time` is `before` and next is `after`
-/// (`first` and `last` are the clip's first and last): `(time − before) / (after − before)`. In a looping
-/// clip the steps continue one duration before and after; otherwise the phase is undefined outside them.
-pub fn foot_phase(
-    time: f32,
-    before: Option<f32>,
-    after: Option<f32>,
-    first: Option<f32>,
-    last: Option<f32>,
-    duration: f32,
-    looping: bool,
-) -> Option<f32> {
-    let shift = |t: Option<f32>, by: f32| t.filter(|_| looping).map(|t| t + by);
-    let before = before.or(shift(last, -duration))?;
-    let after = after.or(shift(first, duration))?;
-    let span = after - before;
-    (span > 0.0).then(|| ((time - before) / span).clamp(0.0, 1.0))
 }
 
 /// How far apart two phases are around the circle, in `[0, ½]`.
@@ -369,7 +342,7 @@ impl<'s, 'a> Sweep<'s, 'a> {
         None
     }
 
-    /// The phase at `time`, never earlier than the last call's (as [`foot_phase`]).
+    /// The phase at `time` (as [`Footsteps::phase_at`]), never earlier than the last call's.
     #[inline]
     fn phase_at(&mut self, time: f32) -> Option<f32> {
         if time >= self.until {
