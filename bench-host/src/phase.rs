@@ -302,9 +302,8 @@ fn invert(forward: &[f32], rate: f32, per_stride: u32) -> Vec<f32> {
 }
 
 /// Phase and plants for every clip of a bake: plants added to `annotations` (`plant:<joint>` ranges and
-/// `footstep:<joint>` markers), and a table for each clip whose feet both plant and that covers a stride, with
-/// the sidecar's `phase_match` flags (both on by default).
-/// Returns one line per clip saying what it got.
+/// `footstep:<joint>` markers), and per clip its table (when both feet plant and it covers a stride, with the
+/// sidecar's `phase_match` flags, both on by default) or why it has none.
 pub fn bake_phases(
     skeleton: &RawSkeleton,
     clips: &[RawClip],
@@ -312,20 +311,26 @@ pub fn bake_phases(
     plants: PlantRule,
     rule: PhaseRule,
     annotations: &mut [RawAnnotations],
-) -> Result<(Vec<Option<RawPhase>>, Vec<String>), String> {
+) -> Result<Vec<Result<RawPhase, NoPhase>>, String> {
     let mut phases = Vec::with_capacity(clips.len());
-    let mut report = Vec::with_capacity(clips.len());
     for (clip, a) in clips.iter().zip(annotations.iter_mut()) {
         annotate::detect_plants(skeleton, clip, &feet, plants, a)?;
         let flags = a.phase_match.map_or(MATCH_IN | MATCH_OUT, |m| m.flags());
-        let result = clip_phase(skeleton, clip, feet, rule, a).map(|p| RawPhase { flags, ..p });
-        report.push(match &result {
+        phases.push(clip_phase(skeleton, clip, feet, rule, a).map(|p| RawPhase { flags, ..p }));
+    }
+    Ok(phases)
+}
+
+/// One line per clip saying what [`bake_phases`] found.
+pub fn phase_report(clips: &[RawClip], phases: &[Result<RawPhase, NoPhase>]) -> Vec<String> {
+    clips
+        .iter()
+        .zip(phases)
+        .map(|(clip, phase)| match phase {
             Ok(p) => format!("{}: phase over {:.2} strides", clip.name, p.forward[p.forward.len() - 1] - p.forward[0]),
             Err(e) => format!("{}: {e}", clip.name),
-        });
-        phases.push(result.ok());
-    }
-    Ok((phases, report))
+        })
+        .collect()
 }
 
 /// The phase of a clip whose plants are already in `annotations`.
@@ -360,13 +365,14 @@ pub fn phased_bvhs(paths: &[std::path::PathBuf], feet: &[String]) -> Result<Phas
     let (skeleton, clips) = crate::bvh::load_raw_files(paths)?;
     let feet = left_right_feet(&skeleton, feet)?;
     let mut annotations = vec![RawAnnotations::default(); clips.len()];
-    let (phases, _) =
-        bake_phases(&skeleton, &clips, feet, PlantRule::default(), PhaseRule::default(), &mut annotations)?;
-    let missing = clips
-        .iter()
-        .zip(&annotations)
-        .map(|(clip, a)| clip_phase(&skeleton, clip, feet, PhaseRule::default(), a).err())
-        .collect();
+    let found = bake_phases(&skeleton, &clips, feet, PlantRule::default(), PhaseRule::default(), &mut annotations)?;
+    let (phases, missing) = found
+        .into_iter()
+        .map(|r| match r {
+            Ok(p) => (Some(p), None),
+            Err(e) => (None, Some(e)),
+        })
+        .unzip();
     let extras = crate::bake::Extras { annotations, phases, ..Default::default() };
     let blob = crate::bake::bake_with(&skeleton, &clips, crate::bake::KeyFormat::F32, &extras)?;
     Ok(PhasedClips { blob, skeleton, clips, feet, missing })

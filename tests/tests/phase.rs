@@ -10,7 +10,7 @@ use sinew::phase::{self, Footsteps, PhaseTable};
 use sinew::{BlobProblem, Character, Chunk, Error, LayerDesc, LayerKind, Play, Rig, Section};
 use sinew_bench_host::annotate::PlantRule;
 use sinew_bench_host::bake::{self, AlignedBlob, Extras, RawAnnotations, RawClip, RawSkeleton};
-use sinew_bench_host::phase::{NoPhase, PhaseRule, bake_phases, stride_phase};
+use sinew_bench_host::phase::{NoPhase, PhaseRule, bake_phases, phase_report, stride_phase};
 use sinew_tests::oracle;
 
 const RATE: f32 = 30.0;
@@ -132,8 +132,11 @@ fn clips_without_a_stride_get_no_phase_and_say_why() {
     // Feet that never plant (gliding at 3 m/s, they never slow down): the bake reports it and stores none.
     let (_, clip) = synthetic_at(100, 3.0);
     let mut annotations = vec![RawAnnotations::default()];
-    let (phases, report) =
-        bake_phases(&skeleton, &[clip], [1, 2], PlantRule::default(), rule, &mut annotations).expect("bake phases");
+    let clips = [clip];
+    let found =
+        bake_phases(&skeleton, &clips, [1, 2], PlantRule::default(), rule, &mut annotations).expect("bake phases");
+    let report = phase_report(&clips, &found);
+    let phases: Vec<_> = found.into_iter().map(Result::ok).collect();
     assert!(phases[0].is_none() && report[0].contains("never plants"), "{report:?}");
     // Noisy strides still give a nondecreasing table or no table, never a panic.
     for seed in 0..20 {
@@ -216,9 +219,10 @@ fn bandai(test: &str) -> Option<(AlignedBlob, RawSkeleton, Vec<RawClip>)> {
     let (skeleton, clips) = sinew_bench_host::bvh::load_raw_files(&[pick("walk"), pick("run")]).expect("load");
     let feet = sinew_bench_host::phase::left_right_feet(&skeleton, &[]).expect("feet");
     let mut annotations = vec![RawAnnotations::default(); clips.len()];
-    let (phases, report) =
-        bake_phases(&skeleton, &clips, feet, PlantRule::default(), PhaseRule::default(), &mut annotations)
-            .expect("phases");
+    let found = bake_phases(&skeleton, &clips, feet, PlantRule::default(), PhaseRule::default(), &mut annotations)
+        .expect("phases");
+    let report = phase_report(&clips, &found);
+    let phases: Vec<_> = found.into_iter().map(Result::ok).collect();
     assert!(phases.iter().all(Option::is_some), "{report:?}");
     let extras = Extras { annotations, phases, ..Default::default() };
     let blob = bake::bake_with(&skeleton, &clips, bake::KeyFormat::F32, &extras).expect("bake");

@@ -448,9 +448,9 @@ fn bake(args: &BakeArgs) -> Result<String, String> {
         use sinew_bench_host::phase;
         let feet = phase::left_right_feet(&skeleton, &feet_names(&args.feet))?;
         let rule = phase::PhaseRule::default();
-        let (found, report) = phase::bake_phases(&skeleton, &clips, feet, plant_rule, rule, &mut annotations)?;
-        phases = found;
-        notes += &report.iter().map(|line| format!("\n  {line}")).collect::<String>();
+        let found = phase::bake_phases(&skeleton, &clips, feet, plant_rule, rule, &mut annotations)?;
+        notes += &phase::phase_report(&clips, &found).iter().map(|line| format!("\n  {line}")).collect::<String>();
+        phases = found.into_iter().map(Result::ok).collect();
     }
     let (skeleton, clips) = match args.root_motion {
         Some(method) => {
