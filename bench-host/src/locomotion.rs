@@ -18,7 +18,7 @@
 
 use crate::annotate;
 use crate::phase::{PhasedClips, phased_bvhs};
-use crate::transition::{self, Cut, FRAMES_BEFORE, Method};
+use crate::transition::{self, Cut, FRAMES_BEFORE, Method, Xorshift};
 use sinew::phase::{self, Footsteps, PhaseTable};
 
 /// How a locomotion cut chooses the target's entry time.
@@ -89,7 +89,7 @@ pub fn locomotion_quality(
     transition::check_simulation(dt, duration, count)?;
     let tables: Vec<Option<PhaseTable>> = (0..asset.num_clips()).map(|c| PhaseTable::of(&asset, c)).collect();
     let figure = annotate::figure_height(&phased.skeleton) as f64;
-    let mut rng = Xorshift(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut rng = Xorshift::new(seed);
     // Room before the switch for the heading's quarter second and the metrics' frames, and after it for the
     // transition and four frames.
     let lead = 0.25 + (FRAMES_BEFORE + 2) as f32 * dt;
@@ -207,22 +207,6 @@ impl Samples {
             wrong_foot_share: self.wrong as f64 / self.foot_cuts.max(1) as f64,
             foot_cuts: self.foot_cuts,
         }
-    }
-}
-
-/// The seeded generator of `transition::seeded_cuts`.
-struct Xorshift(u64);
-
-impl Xorshift {
-    fn unit(&mut self) -> f32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        ((self.0 >> 11) as f64 / (1u64 << 53) as f64) as f32
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        ((self.unit() * n as f32) as usize).min(n - 1)
     }
 }
 

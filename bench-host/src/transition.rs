@@ -375,15 +375,37 @@ pub const FLIP_TOLERANCE: f64 = 1e-4;
 /// Frames before the switch that every metric needs (velocity: 2, jerk: 3).
 pub const FRAMES_BEFORE: usize = 4;
 
+/// The seeded generator of the quality tables' cuts (xorshift64).
+pub struct Xorshift(u64);
+
+impl Xorshift {
+    pub fn new(seed: u64) -> Xorshift {
+        Xorshift(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    /// Uniform in `[0, 1)`.
+    pub fn next_f64(&mut self) -> f64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Uniform in `[0, 1)`, as `f32`.
+    pub fn unit(&mut self) -> f32 {
+        self.next_f64() as f32
+    }
+
+    /// Uniform in `0..n` (`n > 0`).
+    pub fn below(&mut self, n: usize) -> usize {
+        ((self.next_f64() * n as f64) as usize).min(n - 1)
+    }
+}
+
 /// Seeded cuts between (and within) clips, each with room for the transition on both sides.
 pub fn seeded_cuts(asset: &Asset, dt: f32, duration: f32, count: usize, seed: u64) -> Vec<Cut> {
-    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut rng = Xorshift::new(seed);
+    let mut next = move || rng.next_f64();
     let margin = (FRAMES_BEFORE + 2) as f32 * dt;
     let durations: Vec<f32> = (0..asset.num_clips()).map(|c| asset.clip(c).map_or(0.0, |c| c.duration())).collect();
     let usable: Vec<usize> = (0..durations.len()).filter(|&c| durations[c] > 2.0 * margin + duration).collect();
