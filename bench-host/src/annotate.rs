@@ -142,15 +142,22 @@ pub fn common_ancestor(parents: &[i16], a: usize, b: usize) -> usize {
 }
 
 /// The ground's horizontal velocity in model space for a clip played in place: the median of the lowest
-/// foot's horizontal velocity over the frames where it is within `near_ground` of its lowest point.
-fn ground_velocity(positions: &[Vec<glam::Vec3>], feet: &[usize], near_ground: f32, rate: f32) -> glam::Vec3 {
-    let lowest = |foot: usize| positions.iter().map(|p| p[foot].y).fold(f32::MAX, f32::min);
+/// foot's horizontal velocity over the frames where it is within `near_ground` of its lowest point (`lowest[i]`
+/// for `feet[i]`).
+fn ground_velocity(
+    positions: &[Vec<glam::Vec3>],
+    feet: &[usize],
+    lowest: &[f32],
+    near_ground: f32,
+    rate: f32,
+) -> glam::Vec3 {
     let (mut xs, mut zs) = (Vec::new(), Vec::new());
     for (f, p) in positions.iter().enumerate() {
-        let Some(&low) = feet.iter().min_by(|&&a, &&b| p[a].y.total_cmp(&p[b].y)) else {
+        let Some(i) = (0..feet.len()).min_by(|&a, &b| p[feet[a]].y.total_cmp(&p[feet[b]].y)) else {
             return glam::Vec3::ZERO;
         };
-        if p[low].y - lowest(low) > near_ground {
+        let low = feet[i];
+        if p[low].y - lowest[i] > near_ground {
             continue;
         }
         let v = velocity_at(positions, low, f, rate);
@@ -182,15 +189,16 @@ pub fn detect_plants(
     let pelvis = feet.iter().fold(feet.first().copied().unwrap_or(0), |a, &b| common_ancestor(&skeleton.parents, a, b));
     let travel = (0..frames).map(|f| velocity_at(&positions, pelvis, f, rate).with_y(0.0).length()).sum::<f32>();
     let in_place = travel / frames as f32 <= rule.speed * figure;
+    let lowest: Vec<f32> =
+        feet.iter().map(|&foot| positions.iter().map(|p| p[foot].y).fold(f32::MAX, f32::min)).collect();
+    let near_ground = rule.height * figure;
     let ground =
-        if in_place { ground_velocity(&positions, feet, rule.height * figure, rate) } else { glam::Vec3::ZERO };
-    for &foot in feet {
-        let track: Vec<glam::Vec3> = positions.iter().map(|p| p[foot]).collect();
-        let lowest = track.iter().map(|p| p.y).fold(f32::MAX, f32::min);
+        if in_place { ground_velocity(&positions, feet, &lowest, near_ground, rate) } else { glam::Vec3::ZERO };
+    for (&foot, &lowest) in feet.iter().zip(&lowest) {
         let mut planted: Vec<bool> = (0..frames)
             .map(|f| {
                 let speed = still_speed(&positions, foot, f, rate, ground);
-                track[f].y - lowest <= rule.height * figure && speed <= rule.speed * figure
+                positions[f][foot].y - lowest <= near_ground && speed <= rule.speed * figure
             })
             .collect();
         // A foot that stirs for a moment has not stepped: gaps shorter than MIN_STEP_GAP join their plants.
