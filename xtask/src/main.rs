@@ -9,6 +9,7 @@ use std::process::{Command, ExitCode};
 use std::time::Instant;
 
 mod budgets;
+mod peer;
 mod targets;
 
 const AARCH64_LINUX: &str = "aarch64-unknown-linux-gnu";
@@ -49,6 +50,13 @@ fn main() -> ExitCode {
         "bench-report" => bench_report(),
         "budgets" => budgets::budgets(args.iter().any(|a| a == "--record")),
         "targets" => targets::targets(),
+        "peer" => match args.iter().position(|a| a == "--rounds") {
+            None => peer::peer(3),
+            Some(i) => match args.get(i + 1).and_then(|r| r.parse().ok()).filter(|r| *r > 0) {
+                Some(rounds) => peer::peer(rounds),
+                None => Err("--rounds takes a positive count".into()),
+            },
+        },
         "help" | "--help" | "-h" => {
             usage();
             Ok(())
@@ -77,6 +85,10 @@ fn usage() {
     eprintln!(
         "  {:<14} the issues' performance targets (targets.toml) against criterion medians measured now",
         "targets"
+    );
+    eprintln!(
+        "  {:<14} sinew against ozz-animation-rs (../shared/peer/ozz-rs), per stage, both x86 builds [--rounds N]",
+        "peer"
     );
 }
 

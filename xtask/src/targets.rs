@@ -43,8 +43,7 @@ pub fn targets() -> Result<(), String> {
     // Builds this machine can run, each with its bench executables by name.
     let mut builds = vec![];
     for build in &BUILDS {
-        let runnable = build.rustflags.is_empty() || (crate::host_has("avx2") && crate::host_has("fma"));
-        if !runnable {
+        if !runnable(build) {
             eprintln!("xtask targets: this CPU lacks AVX2/FMA, so the {} rows are not measured", build.name);
             continue;
         }
@@ -62,19 +61,8 @@ pub fn targets() -> Result<(), String> {
             for (bench, ids) in by_bench {
                 let exe = executables.get(bench).ok_or(format!("no bench named `{bench}` in sinew-bench-host"))?;
                 let home = root.join("target/xtask-targets").join(build.name).join(round.to_string()).join(bench);
-                if let Err(e) = std::fs::remove_dir_all(&home)
-                    && e.kind() != std::io::ErrorKind::NotFound
-                {
-                    return Err(format!("{}: {e}", home.display()));
-                }
-                let filter = format!("^({})$", ids.join("|"));
-                let mut c = crate::pinned(exe);
-                c.current_dir(&root).env("CRITERION_HOME", &home);
-                c.args(["--bench", "--noplot"]).args(&criterion_args).arg(&filter);
                 eprintln!("xtask targets: round {} of {rounds}, {}, {bench}", round + 1, build.name);
-                crate::stdout_of(c)?;
-                let mut rows = vec![];
-                crate::collect_estimates(&home, &mut rows);
+                let rows = criterion_medians(exe, &home, &ids, &criterion_args)?;
                 for (id, median_ns, elements) in rows {
                     let per_joint =
                         targets.iter().any(|t| t.per_joint && [&t.id, &t.baseline, &t.memcpy].contains(&&id));
@@ -126,8 +114,36 @@ fn parse_targets(config: &toml::Table) -> Result<Vec<Target>, String> {
         .collect()
 }
 
+/// Whether this CPU runs `build`'s code (the x86-64-v3 build needs AVX2 and FMA).
+pub(crate) fn runnable(build: &Build) -> bool {
+    build.rustflags.is_empty() || (crate::host_has("avx2") && crate::host_has("fma"))
+}
+
+/// Runs the criterion benches of `exe` whose ids are in `ids`, pinned, with `home` (emptied first) as
+/// criterion's home so that nothing older is read; returns each bench's id, median ns and element count.
+pub(crate) fn criterion_medians(
+    exe: &std::path::Path,
+    home: &std::path::Path,
+    ids: &[&str],
+    criterion_args: &[String],
+) -> Result<Vec<(String, f64, Option<f64>)>, String> {
+    if let Err(e) = std::fs::remove_dir_all(home)
+        && e.kind() != std::io::ErrorKind::NotFound
+    {
+        return Err(format!("{}: {e}", home.display()));
+    }
+    let filter = format!("^({})$", ids.join("|"));
+    let mut c = crate::pinned(exe);
+    c.current_dir(crate::root()).env("CRITERION_HOME", home);
+    c.args(["--bench", "--noplot"]).args(criterion_args).arg(&filter);
+    crate::stdout_of(c)?;
+    let mut rows = vec![];
+    crate::collect_estimates(home, &mut rows);
+    Ok(rows)
+}
+
 /// Builds the bench-host benches for `build` and returns their executables by bench name.
-fn bench_executables(build: &Build) -> Result<BTreeMap<String, PathBuf>, String> {
+pub(crate) fn bench_executables(build: &Build) -> Result<BTreeMap<String, PathBuf>, String> {
     let mut c = crate::cargo_with(&["bench", "-p", "sinew-bench-host", "--no-run", "--message-format=json"]);
     c.args(["--target-dir", build.target_dir]);
     if !build.rustflags.is_empty() {
@@ -149,7 +165,7 @@ fn bench_executables(build: &Build) -> Result<BTreeMap<String, PathBuf>, String>
 }
 
 /// The middle value (the lower middle of an even count).
-fn median(values: &[f64]) -> f64 {
+pub(crate) fn median(values: &[f64]) -> f64 {
     let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);
     sorted[(sorted.len() - 1) / 2]

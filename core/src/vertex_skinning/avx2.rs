@@ -65,12 +65,14 @@ fn transform_pair(c01: __m256, c23: __m256, pn: __m256) -> __m256 {
 }
 
 /// Skins vertices `0..end` with `K` influences each, positions and (when the streams have them) rigid
-/// normals. Returns the lane sum of every value computed, for the caller's finite check.
+/// normals. One influence transforms by the joint's matrix and scales the results by the weight (one multiply
+/// instead of two), or not at all when `UNIT` (every weight is 1). Returns the lane sum of every value
+/// computed, for the caller's finite check.
 ///
 /// SAFETY: as the portable loop (every element of `0..end` in bounds, outputs disjoint, joint indices below
 /// `palette.len()`), and in addition 16 bytes readable at each input element of `0..end`.
 #[inline(always)]
-pub(super) unsafe fn skin_vertices<const K: usize>(
+pub(super) unsafe fn skin_vertices<const K: usize, const UNIT: bool>(
     palette: &[Mat4],
     joints: &[u16],
     weights: &[f32],
@@ -81,9 +83,9 @@ pub(super) unsafe fn skin_vertices<const K: usize>(
     // loop knows it (as the portable loop's attribute sets do): no per-vertex flag test.
     unsafe {
         if s.attributes.normal {
-            skin_vertices_with::<K>(palette, joints, weights, s, end, true)
+            skin_vertices_with::<K, UNIT>(palette, joints, weights, s, end, true)
         } else {
-            skin_vertices_with::<K>(palette, joints, weights, s, end, false)
+            skin_vertices_with::<K, UNIT>(palette, joints, weights, s, end, false)
         }
     }
 }
@@ -92,7 +94,7 @@ pub(super) unsafe fn skin_vertices<const K: usize>(
 ///
 /// SAFETY: as [`skin_vertices`].
 #[inline(always)]
-unsafe fn skin_vertices_with<const K: usize>(
+unsafe fn skin_vertices_with<const K: usize, const UNIT: bool>(
     palette: &[Mat4],
     joints: &[u16],
     weights: &[f32],
@@ -113,22 +115,31 @@ unsafe fn skin_vertices_with<const K: usize>(
                 let m = base.add(*js.add(k) as usize).cast::<f32>();
                 let w = _mm256_broadcast_ss(&*ws.add(k));
                 let (a, b) = (_mm256_loadu_ps(m), _mm256_loadu_ps(m.add(8)));
-                if k == 0 {
+                if K == 1 {
+                    (c01, c23) = (a, b);
+                } else if k == 0 {
                     (c01, c23) = (_mm256_mul_ps(a, w), _mm256_mul_ps(b, w));
                 } else {
                     (c01, c23) = (_mm256_fmadd_ps(a, w, c01), _mm256_fmadd_ps(b, w, c23));
                 }
             }
             let (p_in, p_out) = (s.src[0].add(v * s.src_stride[0]), s.dst[0].add(v * s.dst_stride[0]));
+            let scaled = K == 1 && !UNIT;
             if normals {
                 let p = _mm_loadu_ps(p_in.cast());
                 let n = _mm_loadu_ps(s.src[1].add(v * s.src_stride[1]).cast());
-                let pn = transform_pair(c01, c23, _mm256_set_m128(n, p));
+                let mut pn = transform_pair(c01, c23, _mm256_set_m128(n, p));
+                if scaled {
+                    pn = _mm256_mul_ps(pn, _mm256_broadcast_ss(&*ws));
+                }
                 store_vec3(p_out, _mm256_castps256_ps128(pn));
                 store_vec3(s.dst[1].add(v * s.dst_stride[1]), _mm256_extractf128_ps::<1>(pn));
                 sum = _mm256_add_ps(sum, pn);
             } else {
-                let p = transform_point(c01, c23, p_in);
+                let mut p = transform_point(c01, c23, p_in);
+                if scaled {
+                    p = _mm_mul_ps(p, _mm_broadcast_ss(&*ws));
+                }
                 store_vec3(p_out, p);
                 sum = _mm256_add_ps(sum, _mm256_zextps128_ps256(p));
             }
