@@ -93,11 +93,22 @@ pub struct Rig<'r> {
 impl<'r> Rig<'r> {
     /// Errors: `BufferLength` (`ClipJoints`) for a skin of a skeleton with another joint count.
     pub fn new(asset: &'r Asset<'r>, skin: Option<&'r Skin<'r>>) -> Result<Rig<'r>, Error> {
+        Rig::with_walk(asset, skin, GroupWalk::new(asset.skeleton()))
+    }
+
+    /// [`Rig::new`] with a walk built earlier for the asset's skeleton (kept beside the asset, as the C ABI's
+    /// asset handle does), so a rig can be made per call at no cost.
+    ///
+    /// Errors: those of `new`; `ForeignWalk` for a walk built for another skeleton.
+    pub fn with_walk(asset: &'r Asset<'r>, skin: Option<&'r Skin<'r>>, walk: GroupWalk) -> Result<Rig<'r>, Error> {
+        if !walk.is_for(asset.skeleton()) {
+            return Err(Error::ForeignWalk);
+        }
         let skeleton = asset.skeleton();
         if let Some(skin) = skin {
             check_len(Buffer::ClipJoints, skeleton.num_joints(), skin.num_skeleton_joints())?;
         }
-        Ok(Rig { asset, skin, walk: GroupWalk::new(skeleton) })
+        Ok(Rig { asset, skin, walk })
     }
 
     #[inline]

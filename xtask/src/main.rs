@@ -326,7 +326,50 @@ fn test_aarch64() -> Result<(), String> {
     ]);
     c.env("CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER", "aarch64-linux-gnu-gcc")
         .env("CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER", "qemu-aarch64 -L /usr/aarch64-linux-gnu");
-    run(c)
+    run(c)?;
+    ffi_aarch64()
+}
+
+/// The C ABI's static and shared libraries for aarch64 (every crate at `panic=abort`, as the ffi crate's docs
+/// say), and the C example linked with the static one and run under qemu on the example blob.
+fn ffi_aarch64() -> Result<(), String> {
+    let dir = "target/ffi-aarch64";
+    let mut build = cargo_with(&[
+        "rustc",
+        "-p",
+        "sinew-ffi",
+        "--release",
+        "--lib",
+        "--crate-type",
+        "staticlib,cdylib",
+        "--target",
+        AARCH64_LINUX,
+        "--target-dir",
+        dir,
+    ]);
+    build
+        .env("CARGO_PROFILE_RELEASE_PANIC", "abort")
+        .env("CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER", "aarch64-linux-gnu-gcc");
+    run(build)?;
+    let root = root();
+    let exe = root.join(dir).join("frame");
+    let mut cc = Command::new("aarch64-linux-gnu-gcc");
+    cc.args(["-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-I"])
+        .arg(root.join("ffi/include"))
+        .arg(root.join("ffi/examples/frame.c"))
+        .arg(root.join(dir).join(AARCH64_LINUX).join("release/libsinew_ffi.a"))
+        .arg("-o")
+        .arg(&exe);
+    run(cc)?;
+    let mut frame = Command::new("qemu-aarch64");
+    frame.args(["-L", "/usr/aarch64-linux-gnu"]).arg(&exe).arg(root.join("docs/example.snw"));
+    let out = stdout_of(frame)?;
+    let out = String::from_utf8_lossy(&out);
+    if out.lines().any(|l| l.starts_with("m 23:")) {
+        Ok(())
+    } else {
+        Err(format!("the aarch64 C example printed no last frame:\n{out}"))
+    }
 }
 
 /// Miri checks the `unsafe` in the arena and the kernels' borrows. It cannot run inline asm or most SIMD

@@ -1,0 +1,831 @@
+//! sinew's C ABI: load a baked asset, lay out characters in caller memory, play, transition, update, and read
+//! the model matrices and the skinning palette. The header `ffi/include/sinew.h` is generated from this file
+//! by cbindgen (a test fails when the checked-in header differs).
+//!
+//! Rules every function keeps: it returns a `sinew_status` (0 is success; `sinew_abi_version` and
+//! `sinew_status_message` are the two exceptions); it never panics, allocates, or keeps a pointer past the
+//! call, except the asset's borrow of the blob and the character's pointer into the memory the caller gave
+//! `sinew_character_init`; on an error it writes nothing through its output pointers and leaves the
+//! character as it was.
+//!
+//! Threading: an asset is read-only after `sinew_asset_load` and may be shared by any number of threads; a
+//! character is used by one thread at a time.
+//!
+//! Building: the library is `no_std` and cannot unwind, so the static and shared libraries are built with
+//! `panic=abort` for this crate alone (the workspace's test profile always unwinds):
+//! `cargo rustc -p sinew-ffi --release --crate-type staticlib,cdylib -- -C panic=abort`. A panic is a bug
+//! (every input is checked first); should one happen, the handler calls the C library's `abort`.
+
+#![no_std]
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(non_camel_case_types)]
+
+use core::ffi::{c_char, c_void};
+use core::mem::{align_of, size_of};
+use sinew::character::BLOCK_ALIGN;
+use sinew::inertialization::{Settings, Transition};
+use sinew::limits::MAX_CHARACTER_LAYERS;
+use sinew::math::{Mat3x4, Mat4};
+use sinew::{Asset, Blend, Character, CharacterDesc, Error, GroupWalk, LayerDesc, LayerKind, Play, Rig, Scratch, Wrap};
+
+#[cfg(all(panic = "abort", not(test)))]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    unsafe extern "C" {
+        safe fn abort() -> !;
+    }
+    abort()
+}
+
+/// The precompiled `core` refers to the unwinder's personality routine, which a library that aborts on panic
+/// never calls; this definition satisfies the linker without the unwinder.
+#[cfg(all(panic = "abort", not(test)))]
+#[unsafe(no_mangle)]
+extern "C" fn rust_eh_personality() {}
+
+/// The ABI's version, `major * 1000 + minor`. A minor version adds functions or constants and keeps every
+/// existing declaration, size and meaning; a major version may change them.
+pub const SINEW_ABI_VERSION: u32 = 1000;
+
+/// Returns the library's `SINEW_ABI_VERSION`; a program checks that its major part (`/ 1000`) equals the
+/// header's and its minor part is at least the header's.
+#[unsafe(no_mangle)]
+pub extern "C" fn sinew_abi_version() -> u32 {
+    SINEW_ABI_VERSION
+}
+
+/// 0 is success; every other value names a class of error (`sinew_status_message` describes it).
+pub type sinew_status = i32;
+
+pub const SINEW_OK: sinew_status = 0;
+pub const SINEW_ERROR_NULL_POINTER: sinew_status = 1;
+pub const SINEW_ERROR_INVALID_HANDLE: sinew_status = 2;
+pub const SINEW_ERROR_BLOB_ALIGNMENT: sinew_status = 3;
+pub const SINEW_ERROR_BLOB_FORMAT: sinew_status = 4;
+pub const SINEW_ERROR_BLOB_CORRUPT: sinew_status = 5;
+pub const SINEW_ERROR_MEMORY_ALIGNMENT: sinew_status = 6;
+pub const SINEW_ERROR_MEMORY_TOO_SMALL: sinew_status = 7;
+pub const SINEW_ERROR_INVALID_DESC: sinew_status = 8;
+pub const SINEW_ERROR_INDEX_OUT_OF_RANGE: sinew_status = 9;
+pub const SINEW_ERROR_INVALID_ARGUMENT: sinew_status = 10;
+pub const SINEW_ERROR_NO_INERTIALIZER: sinew_status = 11;
+pub const SINEW_ERROR_STATE_MISMATCH: sinew_status = 12;
+pub const SINEW_ERROR_INTERNAL: sinew_status = 13;
+
+/// A static, NUL-terminated description of `status` (never NULL; an unknown value has a message too).
+#[unsafe(no_mangle)]
+pub extern "C" fn sinew_status_message(status: sinew_status) -> *const c_char {
+    let message = match status {
+        SINEW_OK => c"success",
+        SINEW_ERROR_NULL_POINTER => c"a required pointer argument is NULL",
+        SINEW_ERROR_INVALID_HANDLE => {
+            c"the asset or character was not made by sinew_asset_load or sinew_character_init, or was overwritten"
+        }
+        SINEW_ERROR_BLOB_ALIGNMENT => c"the blob does not start on a SINEW_BLOB_ALIGN-byte boundary",
+        SINEW_ERROR_BLOB_FORMAT => c"the blob is not a sinew asset, or one of another format version",
+        SINEW_ERROR_BLOB_CORRUPT => c"the blob is truncated or inconsistent",
+        SINEW_ERROR_MEMORY_ALIGNMENT => c"the character memory does not start on a SINEW_CHARACTER_ALIGN-byte boundary",
+        SINEW_ERROR_MEMORY_TOO_SMALL => c"the character memory is shorter than sinew_character_required_bytes",
+        SINEW_ERROR_INVALID_DESC => {
+            c"the character description is invalid (no layers, a base layer not first or not alone, counts past the limits, a palette without a skin)"
+        }
+        SINEW_ERROR_INDEX_OUT_OF_RANGE => c"a layer, slot, clip, mask or joint index is out of range",
+        SINEW_ERROR_INVALID_ARGUMENT => {
+            c"a time, speed, weight, duration or time step is NaN, infinite or out of its range"
+        }
+        SINEW_ERROR_NO_INERTIALIZER => c"an inertialized transition on a character made without inertialization",
+        SINEW_ERROR_STATE_MISMATCH => {
+            c"the character's memory is damaged, or the asset is not the one the character was made for"
+        }
+        SINEW_ERROR_INTERNAL => c"an error the C ABI has no specific status for",
+        _ => c"unknown status",
+    };
+    message.as_ptr()
+}
+
+/// The class of a core error.
+fn status_of(error: Error) -> sinew_status {
+    use sinew::BlobProblem;
+    match error {
+        Error::Blob { problem: BlobProblem::Misaligned { .. }, section: sinew::Section::Header } => {
+            SINEW_ERROR_BLOB_ALIGNMENT
+        }
+        Error::BadMagic | Error::UnsupportedVersion { .. } | Error::BigEndianHost => SINEW_ERROR_BLOB_FORMAT,
+        Error::Blob { .. }
+        | Error::ParentOrder { .. }
+        | Error::NonUnitRotation { .. }
+        | Error::RemapOutOfRange { .. }
+        | Error::InvalidSampleRate
+        | Error::FrameCount { .. }
+        | Error::Extent { .. }
+        | Error::TrackOrder { .. }
+        | Error::InvalidChannel { .. }
+        | Error::Subnormal { .. }
+        | Error::InverseBindExtent { .. } => SINEW_ERROR_BLOB_CORRUPT,
+        Error::BlockAlignment { .. } => SINEW_ERROR_MEMORY_ALIGNMENT,
+        Error::BlockSize { .. } => SINEW_ERROR_MEMORY_TOO_SMALL,
+        Error::JointCount { .. } | Error::NoLayers | Error::LayerOrder { .. } | Error::Limit { .. } => {
+            SINEW_ERROR_INVALID_DESC
+        }
+        Error::IndexOutOfRange { .. } | Error::JointOutOfRange { .. } => SINEW_ERROR_INDEX_OUT_OF_RANGE,
+        Error::InvalidTime
+        | Error::InvalidSpeed
+        | Error::InvalidTimeStep
+        | Error::InvalidDuration { .. }
+        | Error::InvalidFade
+        | Error::InvalidWeight { .. }
+        | Error::NonFinite { .. } => SINEW_ERROR_INVALID_ARGUMENT,
+        Error::NoInertializer => SINEW_ERROR_NO_INERTIALIZER,
+        Error::StateMismatch | Error::BufferLength { .. } | Error::ForeignWalk => SINEW_ERROR_STATE_MISMATCH,
+        _ => SINEW_ERROR_INTERNAL,
+    }
+}
+
+/// Required alignment of a blob passed to `sinew_asset_load`.
+pub const SINEW_BLOB_ALIGN: usize = 16;
+/// `sinew_asset`'s size in bytes (its alignment is 8): fixed within a major ABI version.
+pub const SINEW_ASSET_SIZE: usize = 1280;
+/// `sinew_asset`'s size in 64-bit words.
+pub const SINEW_ASSET_WORDS: usize = 160;
+/// Required alignment of a character's memory.
+pub const SINEW_CHARACTER_ALIGN: usize = 64;
+/// `sinew_layer_desc`'s size in bytes (alignment 4).
+pub const SINEW_LAYER_DESC_SIZE: usize = 8;
+
+// The header spells these out as numbers; they must stay the core's.
+const _: () = assert!(SINEW_CHARACTER_ALIGN == BLOCK_ALIGN);
+const _: () = assert!(
+    SINEW_LAYER_BASE == LayerKind::Base as u32
+        && SINEW_LAYER_OVERLAY == LayerKind::Overlay as u32
+        && SINEW_LAYER_SYNCED_ADDITIVE == LayerKind::SyncedAdditive as u32
+        && SINEW_LAYER_OVERLAPPING_ADDITIVE == LayerKind::OverlappingAdditive as u32
+);
+
+/// A loaded asset: a validated view of the caller's blob (skeleton, clips, skin) and the skeleton's walk
+/// order. The caller declares it (on its stack, in its own structs) and fills it with `sinew_asset_load`; it
+/// borrows the blob, which must stay alive and unchanged while the asset is used. It holds no other pointer
+/// and may be copied byte for byte.
+///
+/// Layout: `SINEW_ASSET_SIZE` bytes, 8-byte aligned, opaque.
+#[repr(C)]
+pub struct sinew_asset {
+    pub opaque: [u64; SINEW_ASSET_WORDS],
+}
+
+/// What `sinew_asset` holds. `magic` first, so a handle that was never loaded is caught before the rest is
+/// read.
+struct StoredAsset {
+    magic: u64,
+    asset: Asset<'static>,
+    walk: GroupWalk,
+}
+
+const ASSET_MAGIC: u64 = u64::from_le_bytes(*b"snwASSET");
+
+const _: () = assert!(size_of::<StoredAsset>() <= size_of::<sinew_asset>());
+const _: () = assert!(align_of::<StoredAsset>() <= align_of::<sinew_asset>());
+const _: () = assert!(size_of::<sinew_asset>() == SINEW_ASSET_SIZE && align_of::<sinew_asset>() == 8);
+const _: () = assert!(SINEW_ASSET_WORDS * 8 == SINEW_ASSET_SIZE);
+
+/// A character: opaque, at the start of the memory the caller gave `sinew_character_init`.
+pub struct sinew_character {
+    _opaque: [u8; 0],
+}
+
+/// `sinew_layer_desc::kind`: the bottom layer (layer 0, and only there).
+pub const SINEW_LAYER_BASE: u32 = 0;
+/// Replaces the joints of the pose below, by the layer's weight.
+pub const SINEW_LAYER_OVERLAY: u32 = 1;
+/// Adds its clips' deltas; its time follows the base's normalized time.
+pub const SINEW_LAYER_SYNCED_ADDITIVE: u32 = 2;
+/// Adds its clips' deltas on their own clocks.
+pub const SINEW_LAYER_OVERLAPPING_ADDITIVE: u32 = 3;
+
+/// One layer of a character.
+///
+/// Layout: 8 bytes, 4-byte aligned.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct sinew_layer_desc {
+    /// One of the `SINEW_LAYER_*` kinds.
+    pub kind: u32,
+    /// Control slots (clips playing at once) of the layer, at least 1.
+    pub controls: u32,
+}
+
+/// `sinew_character_desc::inertialization`: transitions are cuts or crossfades.
+pub const SINEW_INERTIALIZATION_NONE: u32 = 0;
+/// Inertialized transitions with the default settings (per-component, relative velocity).
+pub const SINEW_INERTIALIZATION_DEFAULT: u32 = 1;
+
+/// What a character holds; sizes its memory.
+///
+/// Layout: 32 bytes, 8-byte aligned, on 64-bit targets (`layers` is a pointer).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct sinew_character_desc {
+    /// `num_layers` layers; layer 0 must be the one `SINEW_LAYER_BASE`.
+    pub layers: *const sinew_layer_desc,
+    pub num_layers: u32,
+    /// Bone masks the character stores.
+    pub num_masks: u32,
+    /// Scalar curves the character smooths with its pose.
+    pub num_curves: u32,
+    /// `SINEW_INERTIALIZATION_NONE` or `SINEW_INERTIALIZATION_DEFAULT`.
+    pub inertialization: u32,
+    /// Nonzero: the character computes a skinning palette for the asset's skin (the asset needs one).
+    pub skinned: u32,
+    /// Zero.
+    pub reserved: u32,
+}
+
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(size_of::<sinew_character_desc>() == 32 && align_of::<sinew_character_desc>() == 8);
+const _: () = assert!(size_of::<sinew_layer_desc>() == SINEW_LAYER_DESC_SIZE);
+
+/// `sinew_play::wrap`: the clip loops.
+pub const SINEW_WRAP_LOOP: u32 = 0;
+/// The clip holds its last (or first, backward) frame.
+pub const SINEW_WRAP_CLAMP: u32 = 1;
+/// The clip plays forward, then backward.
+pub const SINEW_WRAP_PING_PONG: u32 = 2;
+/// `sinew_play::mask`: no bone mask.
+pub const SINEW_NO_MASK: u32 = u32::MAX;
+
+/// A clip to play in a control slot, for `sinew_character_play_slot`.
+///
+/// Layout: 32 bytes, 4-byte aligned.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct sinew_play {
+    pub layer: u32,
+    pub slot: u32,
+    pub clip: u32,
+    /// Local start time, seconds, in `[0, duration]`.
+    pub time: f32,
+    /// Playback rate; negative plays backward.
+    pub speed: f32,
+    /// In `[0, 1]`.
+    pub weight: f32,
+    /// One of `SINEW_WRAP_*`.
+    pub wrap: u32,
+    /// A bone mask index, or `SINEW_NO_MASK`.
+    pub mask: u32,
+}
+
+const _: () = assert!(size_of::<sinew_play>() == 32 && align_of::<sinew_play>() == 4);
+
+/// What precedes the character's block in the caller's memory: the block's length and where its outputs
+/// are, so the outputs can be read through a `const` pointer and the memory moved between calls.
+#[repr(C)]
+struct Prefix {
+    magic: u64,
+    block_len: u64,
+    model_offset: u64,
+    model_count: u64,
+    palette_offset: u64,
+    palette_count: u64,
+}
+
+const CHARACTER_MAGIC: u64 = u64::from_le_bytes(*b"snwCHARA");
+/// The prefix takes one alignment unit, so the block after it stays aligned.
+const PREFIX_BYTES: usize = BLOCK_ALIGN;
+const _: () = assert!(size_of::<Prefix>() <= PREFIX_BYTES);
+
+/// Loads `len` bytes at `blob` (a blob baked by `sinew-bake`, starting on a `SINEW_BLOB_ALIGN` boundary) into
+/// `*out`, validating all of it once (O(blob size)). The asset borrows the blob.
+///
+/// # Safety
+/// `blob` points to `len` readable bytes that stay alive and unchanged while `*out` is used; `out` points to a
+/// writable `sinew_asset`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sinew_asset_load(blob: *const u8, len: usize, out: *mut sinew_asset) -> sinew_status {
+    if blob.is_null() || out.is_null() {
+        return SINEW_ERROR_NULL_POINTER;
+    }
+    // SAFETY: the caller guarantees `len` readable bytes at `blob` for as long as the asset is used.
+    let bytes: &'static [u8] = unsafe { core::slice::from_raw_parts(blob, len) };
+    let asset = match Asset::load(bytes) {
+        Ok(asset) => asset,
+        // Whatever the loader found wrong inside the blob (a count, a value, an index) is corruption.
+        Err(e) => {
+            return match status_of(e) {
+                status @ (SINEW_ERROR_BLOB_ALIGNMENT | SINEW_ERROR_BLOB_FORMAT) => status,
+                _ => SINEW_ERROR_BLOB_CORRUPT,
+            };
+        }
+    };
+    let walk = GroupWalk::new(asset.skeleton());
+    // SAFETY: `out` is writable and aligned for a `sinew_asset`, which is large and aligned enough (asserted).
+    unsafe { out.cast::<StoredAsset>().write(StoredAsset { magic: ASSET_MAGIC, asset, walk }) };
+    SINEW_OK
+}
+
+/// The loaded asset behind `asset`.
+///
+/// # Safety
+/// `asset` is NULL or points to a readable `sinew_asset`.
+unsafe fn stored<'a>(asset: *const sinew_asset) -> Result<&'a StoredAsset, sinew_status> {
+    if asset.is_null() {
+        return Err(SINEW_ERROR_NULL_POINTER);
+    }
+    if !(asset as usize).is_multiple_of(align_of::<sinew_asset>()) {
+        return Err(SINEW_ERROR_INVALID_HANDLE);
+    }
+    // SAFETY: readable and aligned; the magic is read alone first, so a handle that was never loaded is
+    // refused before the asset's fields are.
+    if unsafe { (&raw const (*asset.cast::<StoredAsset>()).magic).read() } != ASSET_MAGIC {
+        return Err(SINEW_ERROR_INVALID_HANDLE);
+    }
+    // SAFETY: the magic says `sinew_asset_load` wrote a `StoredAsset` here.
+    Ok(unsafe { &*asset.cast::<StoredAsset>() })
+}
+
+/// Writes `value` through `out` after checking it is not NULL.
+///
+/// # Safety
+/// `out` is NULL or writable.
+unsafe fn put<T>(out: *mut T, value: Result<T, sinew_status>) -> sinew_status {
+    if out.is_null() {
+        return SINEW_ERROR_NULL_POINTER;
+    }
+    match value {
+        Ok(value) => {
+            // SAFETY: not NULL, and writable by the caller's contract.
+            unsafe { out.write(value) };
+            SINEW_OK
+        }
+        Err(status) => status,
+    }
+}
+
+/// Joints of the asset's skeleton.
+///
+/// # Safety
+/// `asset` points to a loaded `sinew_asset`; `out` to a writable `uint32_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sinew_asset_num_joints(asset: *const sinew_asset, out: *mut u32) -> sinew_status {
+    // SAFETY: the caller's contract.
+    unsafe { put(out, stored(asset).map(|a| a.asset.skeleton().num_joints() as u32)) }
+}
+
+/// Joints of the asset's skin (the palette's length), 0 when the asset has no skin.
+///
+/// # Safety
+/// As `sinew_asset_num_joints`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sinew_asset_num_skin_joints(asset: *const sinew_asset, out: *mut u32) -> sinew_status {
+    // SAFETY: the caller's contract.
+    unsafe { put(out, stored(asset).map(|a| a.asset.skin().map_or(0, |s| s.num_joints() as u32))) }
+}
+
+/// Clips in the asset.
+///
+/// # Safety
+/// As `sinew_asset_num_joints`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sinew_asset_num_clips(asset: *const sinew_asset, out: *mut u32) -> sinew_status {
+    // SAFETY: the caller's contract.
+    unsafe { put(out, stored(asset).map(|a| a.asset.num_clips() as u32)) }
+}
+
+/// Duration of clip `clip`, seconds.
+///
+/// # Safety
+/// `asset` points to a loaded `sinew_asset`; `out` to a writable `float`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sinew_asset_clip_duration(
+    asset: *const sinew_asset,
+    clip: u32,
+    out: *mut f32,
+) -> sinew_status {
+    // SAFETY: the caller's contract.
+    let duration = unsafe { stored(asset) }
+        .and_then(|a| a.asset.clip(clip as usize).map(|c| c.duration()).ok_or(SINEW_ERROR_INDEX_OUT_OF_RANGE));
+    // SAFETY: the caller's contract.
+    unsafe { put(out, duration) }
+}
+
+/// The name of joint `joint`: `*name` points to `*len` UTF-8 bytes inside the blob, not NUL-terminated.
+/// A skeleton baked without names gives `*len == 0`.
+///
+/// # Safety
+/// `asset` points to a loaded `sinew_asset`; `name` and `len` are writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sinew_asset_joint_name(
+    asset: *const sinew_asset,
+    joint: u32,
+    name: *mut *const c_char,
+    len: *mut usize,
+) -> sinew_status {
+    if name.is_null() || len.is_null() {
+        return SINEW_ERROR_NULL_POINTER;
+    }
+    // SAFETY: the caller's contract.
+    let skeleton = match unsafe { stored(asset) } {
+        Ok(a) => a.asset.skeleton(),
+        Err(status) => return status,
+    };
+    if joint as usize >= skeleton.num_joints() {
+        return SINEW_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    let text = skeleton.name(joint as usize).unwrap_or("");
+    // SAFETY: both checked not NULL; writable by the caller's contract.
+    unsafe {
+        name.write(text.as_ptr().cast());
+        len.write(text.len());
+    }
+    SINEW_OK
+}
+
+/// The index of the clip named by the `len` bytes at `name`.
+///
+/// Errors: `SINEW_ERROR_INDEX_OUT_OF_RANGE` when no clip has that name.
+///
+/// # Safety
+/// `asset` points to a loaded `sinew_asset`; `name` to `len` readable bytes; `out` to a writable `uint32_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sinew_asset_find_clip(
+    asset: *const sinew_asset,
+    name: *const c_char,
+    len: usize,
+    out: *mut u32,
+) -> sinew_status {
+    if name.is_null() {
+        return SINEW_ERROR_NULL_POINTER;
+    }
+    // SAFETY: the caller guarantees `len` readable bytes at `name`.
+    let bytes = unsafe { core::slice::from_raw_parts(name.cast::<u8>(), len) };
+    // SAFETY: the caller's contract.
+    let found = unsafe { stored(asset) }.and_then(|a| {
+        let name = core::str::from_utf8(bytes).map_err(|_| SINEW_ERROR_INDEX_OUT_OF_RANGE)?;
+        a.asset.find_clip(name).map(|c| c as u32).ok_or(SINEW_ERROR_INDEX_OUT_OF_RANGE)
+    });
+    // SAFETY: the caller's contract.
+    unsafe { put(out, found) }
+}
+
+/// The core's description of a character of `asset` per `desc`, its layers copied into `layers`.
+///
+/// # Safety
+/// `desc` is NULL or readable, its `layers` pointing to `num_layers` readable entries.
+unsafe fn character_desc<'l>(
+    asset: &StoredAsset,
+    desc: *const sinew_character_desc,
+    layers: &'l mut [LayerDesc; MAX_CHARACTER_LAYERS],
+) -> Result<CharacterDesc<'l>, sinew_status> {
+    if desc.is_null() {
+        return Err(SINEW_ERROR_NULL_POINTER);
+    }
+    // SAFETY: not NULL; readable by the caller's contract.
+    let desc = unsafe { desc.read_unaligned() };
+    let count = desc.num_layers as usize;
+    if count == 0 || count > MAX_CHARACTER_LAYERS || desc.reserved != 0 {
+        return Err(SINEW_ERROR_INVALID_DESC);
+    }
+    if desc.layers.is_null() {
+        return Err(SINEW_ERROR_NULL_POINTER);
+    }
+    for (k, layer) in layers.iter_mut().enumerate().take(count) {
+        // SAFETY: `k < num_layers` entries are readable by the caller's contract.
+        let raw = unsafe { desc.layers.add(k).read_unaligned() };
+        let kind = match raw.kind {
+            SINEW_LAYER_BASE => LayerKind::Base,
+            SINEW_LAYER_OVERLAY => LayerKind::Overlay,
+            SINEW_LAYER_SYNCED_ADDITIVE => LayerKind::SyncedAdditive,
+            SINEW_LAYER_OVERLAPPING_ADDITIVE => LayerKind::OverlappingAdditive,
+            _ => return Err(SINEW_ERROR_INVALID_DESC),
+        };
+        *layer = LayerDesc { kind, controls: raw.controls as usize };
+    }
+    let inertialization = match desc.inertialization {
+        SINEW_INERTIALIZATION_NONE => None,
+        SINEW_INERTIALIZATION_DEFAULT => Some(Settings::default()),
+        _ => return Err(SINEW_ERROR_INVALID_DESC),
+    };
+    let num_skin_joints = match (desc.skinned, asset.asset.skin()) {
+        (0, _) => 0,
+        (_, Some(skin)) => skin.num_joints(),
+        (_, None) => return Err(SINEW_ERROR_INVALID_DESC),
+    };
+    Ok(CharacterDesc {
+        num_joints: asset.asset.skeleton().num_joints(),
+        num_skin_joints,
+        layers: &layers[..count],
+        num_masks: desc.num_masks as usize,
+        num_curves: desc.num_curves as usize,
+        inertialization,
+        scratch: Scratch::InBlock,
+    })
+}
+
+/// Bytes of memory a character of `asset` per `desc` needs (a multiple of `SINEW_CHARACTER_ALIGN`).
+///
+/// Errors: `SINEW_ERROR_INVALID_DESC` for a description the core refuses.
+///
+/// # Safety
+/// `asset` points to a loaded `sinew_asset`; `desc` to a readable description; `out` to a writable `size_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sinew_character_required_bytes(
+    asset: *const sinew_asset,
+    desc: *const sinew_character_desc,
+    out: *mut usize,
+) -> sinew_status {
+    let mut layers = [LayerDesc { kind: LayerKind::Base, controls: 1 }; MAX_CHARACTER_LAYERS];
+    // SAFETY: the caller's contract.
+    let bytes = unsafe { stored(asset) }
+        .and_then(|a| unsafe { character_desc(a, desc, &mut layers) })
+        .and_then(|d| Character::required_bytes(&d).map_err(status_of))
+        .map(|b| PREFIX_BYTES + b);
+    // SAFETY: the caller's contract.
+    unsafe { put(out, bytes) }
+}
+
+/// Lays out a character of `asset` per `desc` in the `len` bytes at `memory` (aligned to
+/// `SINEW_CHARACTER_ALIGN`, at least `sinew_character_required_bytes`), with no clip playing, and points `*out`
+/// at it. The memory is the character: the caller keeps it alive, may copy it byte for byte to another
+/// aligned address between calls and use the copy (`*out` moves with it: it is `memory`), and frees it when
+/// done. Nothing is written on an error.
+///
+/// # Safety
+/// `memory` points to `len` writable bytes used by no one else while the character lives; `asset` points to
+/// a loaded `sinew_asset`; `desc` to a readable description; `out` to a writable pointer.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sinew_character_init(
+    memory: *mut c_void,
+    len: usize,
+    asset: *const sinew_asset,
+    desc: *const sinew_character_desc,
+    out: *mut *mut sinew_character,
+) -> sinew_status {
+    if memory.is_null() || out.is_null() {
+        return SINEW_ERROR_NULL_POINTER;
+    }
+    let mut layers = [LayerDesc { kind: LayerKind::Base, controls: 1 }; MAX_CHARACTER_LAYERS];
+    // SAFETY: the caller's contract.
+    let desc = match unsafe { stored(asset) }.and_then(|a| unsafe { character_desc(a, desc, &mut layers) }) {
+        Ok(desc) => desc,
+        Err(status) => return status,
+    };
+    let block_len = match Character::required_bytes(&desc) {
+        Ok(bytes) => bytes,
+        Err(e) => return status_of(e),
+    };
+    if !(memory as usize).is_multiple_of(SINEW_CHARACTER_ALIGN) {
+        return SINEW_ERROR_MEMORY_ALIGNMENT;
+    }
+    if len < PREFIX_BYTES + block_len {
+        return SINEW_ERROR_MEMORY_TOO_SMALL;
+    }
+    // SAFETY: `len >= PREFIX_BYTES + block_len` writable bytes at `memory`, used by no one else.
+    let block = unsafe { core::slice::from_raw_parts_mut(memory.cast::<u8>().add(PREFIX_BYTES), block_len) };
+    let base = block.as_ptr() as usize;
+    let character = match Character::new(block, &desc) {
+        Ok(character) => character,
+        Err(e) => return status_of(e),
+    };
+    let (model, palette) = (character.model(), character.palette());
+    let prefix = Prefix {
+        magic: CHARACTER_MAGIC,
+        block_len: block_len as u64,
+        model_offset: (model.as_ptr() as usize - base) as u64,
+        model_count: model.len() as u64,
+        palette_offset: (palette.as_ptr() as usize - base) as u64,
+        palette_count: palette.len() as u64,
+    };
+    // SAFETY: the prefix's bytes lie before the block, inside the caller's memory, aligned.
+    unsafe {
+        memory.cast::<Prefix>().write(prefix);
+        out.write(memory.cast());
+    }
+    SINEW_OK
+}
+
+/// The prefix of the character at `character`, checked.
+///
+/// # Safety
+/// `character` is NULL or points to memory `sinew_character_init` laid out (or a copy of it).
+unsafe fn prefix<'a>(character: *const sinew_character) -> Result<&'a Prefix, sinew_status> {
+    if character.is_null() {
+        return Err(SINEW_ERROR_NULL_POINTER);
+    }
+    if !(character as usize).is_multiple_of(SINEW_CHARACTER_ALIGN) {
+        return Err(SINEW_ERROR_INVALID_HANDLE);
+    }
+    // SAFETY: aligned and readable by the caller's contract.
+    let prefix = unsafe { &*character.cast::<Prefix>() };
+    let fits = |offset: u64, count: u64, size: usize| {
+        offset.checked_add(count.saturating_mul(size as u64)).is_some_and(|end| end <= prefix.block_len)
+    };
+    let ok = prefix.magic == CHARACTER_MAGIC
+        && prefix.block_len <= isize::MAX as u64
+        && fits(prefix.model_offset, prefix.model_count, size_of::<Mat4>())
+        && fits(prefix.palette_offset, prefix.palette_count, size_of::<Mat3x4>());
+    if ok { Ok(prefix) } else { Err(SINEW_ERROR_INVALID_HANDLE) }
+}
+
+/// The character at `character`, attached (its block validated).
+///
+/// # Safety
+/// `character` is NULL or points to writable memory `sinew_character_init` laid out, used by no one else
+/// during the call.
+unsafe fn attach<'a>(character: *mut sinew_character) -> Result<Character<'a>, sinew_status> {
+    // SAFETY: the caller's contract.
+    let block_len = unsafe { prefix(character) }?.block_len as usize;
+    // SAFETY: `sinew_character_init` laid out `block_len` bytes after the prefix.
+    let block = unsafe { core::slice::from_raw_parts_mut(character.cast::<u8>().add(PREFIX_BYTES), block_len) };
+    Character::attach(block).map_err(status_of)
+}
+
+/// Plays clip `clip` in slot 0 of layer `layer`, looping, from local time `time` (seconds), at `speed` and
+/// `weight`, replacing what played there.
+///
+/// # Safety
+/// `character` points to an initialized character; `asset` to the loaded asset it was made for.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sinew_character_play(
+    character: *mut sinew_character,
+    asset: *const sinew_asset,
+    layer: u32,
+    clip: u32,
+    time: f32,
+    speed: f32,
+    weight: f32,
+) -> sinew_status {
+    let play = sinew_play { layer, slot: 0, clip, time, speed, weight, wrap: SINEW_WRAP_LOOP, mask: SINEW_NO_MASK };
+    // SAFETY: the caller's contract.
+    unsafe { sinew_character_play_slot(character, asset, &play) }
+}
+
+/// The core's `Play` for `play`.
+fn core_play(play: &sinew_play) -> Result<Play, sinew_status> {
+    let wrap = match play.wrap {
+        SINEW_WRAP_LOOP => Wrap::Loop,
+        SINEW_WRAP_CLAMP => Wrap::Clamp,
+        SINEW_WRAP_PING_PONG => Wrap::PingPong,
+        _ => return Err(SINEW_ERROR_INVALID_ARGUMENT),
+    };
+    let mask = (play.mask != SINEW_NO_MASK).then_some(play.mask as usize);
+    Ok(Play { clip: play.clip as usize, time: play.time, speed: play.speed, weight: play.weight, wrap, mask })
+}
+
+/// Plays `*play` (any layer, slot, wrap mode and mask), replacing what played in its slot.
+///
+/// # Safety
+/// As `sinew_character_play`; `play` points to a readable `sinew_play`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sinew_character_play_slot(
+    character: *mut sinew_character,
+    asset: *const sinew_asset,
+    play: *const sinew_play,
+) -> sinew_status {
+    if play.is_null() {
+        return SINEW_ERROR_NULL_POINTER;
+    }
+    // SAFETY: not NULL; readable by the caller's contract.
+    let play = unsafe { play.read_unaligned() };
+    let result = (|| {
+        // SAFETY: the caller's contract.
+        let (asset, mut character) = unsafe { (stored(asset)?, attach(character)?) };
+        character.play(&asset.asset, play.layer as usize, play.slot as usize, core_play(&play)?).map_err(status_of)
+    })();
+    result.err().unwrap_or(SINEW_OK)
+}
+
+/// Switches the base layer to clip `clip` (slot 0, looping, from `time` at `speed`, full weight) with an
+/// inertialized transition of `duration` seconds: the other base clips stop at once and the inertializer
+/// removes the offset. `duration` 0 is a cut.
+///
+/// Errors: `SINEW_ERROR_NO_INERTIALIZER` for a character made with `SINEW_INERTIALIZATION_NONE` and a
+/// `duration` above 0.
+///
+/// # Safety
+/// As `sinew_character_play`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sinew_character_transition(
+    character: *mut sinew_character,
+    asset: *const sinew_asset,
+    clip: u32,
+    time: f32,
+    speed: f32,
+    duration: f32,
+) -> sinew_status {
+    let play = Play { clip: clip as usize, time, speed, weight: 1.0, wrap: Wrap::Loop, mask: None };
+    let blend = if duration == 0.0 { Blend::Cut } else { Blend::Inertialize(Transition { duration, profile: None }) };
+    let result = (|| {
+        // SAFETY: the caller's contract.
+        let (asset, mut character) = unsafe { (stored(asset)?, attach(character)?) };
+        character.transition(&asset.asset, 0, play, blend).map_err(status_of)
+    })();
+    result.err().unwrap_or(SINEW_OK)
+}
+
+/// Advances every clock by `dt` seconds and computes the frame: pose, model matrices and, for a skinned
+/// character, the palette.
+///
+/// # Safety
+/// As `sinew_character_play`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sinew_character_update(
+    character: *mut sinew_character,
+    asset: *const sinew_asset,
+    dt: f32,
+) -> sinew_status {
+    let result = (|| {
+        // SAFETY: the caller's contract.
+        let (asset, mut character) = unsafe { (stored(asset)?, attach(character)?) };
+        let rig = Rig::with_walk(&asset.asset, asset.asset.skin(), asset.walk).map_err(status_of)?;
+        character.update(dt, &rig).map_err(status_of)
+    })();
+    result.err().unwrap_or(SINEW_OK)
+}
+
+/// The root motion of the last update: the motion root's translation (`translation[3]`, file units) and its
+/// turn about +Y (`*yaw`, radians), for the game to apply to the character's world transform. Zero before a
+/// clip with a motion root plays.
+///
+/// # Safety
+/// `character` points to an initialized character; `translation` to three writable floats; `yaw` to one.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sinew_character_root_motion(
+    character: *mut sinew_character,
+    translation: *mut f32,
+    yaw: *mut f32,
+) -> sinew_status {
+    if translation.is_null() || yaw.is_null() {
+        return SINEW_ERROR_NULL_POINTER;
+    }
+    // SAFETY: the caller's contract.
+    match unsafe { attach(character) } {
+        Ok(character) => {
+            let motion = character.root_motion();
+            // SAFETY: checked not NULL; three and one writable floats by the caller's contract.
+            unsafe {
+                translation.cast::<[f32; 3]>().write_unaligned(motion.translation.to_array());
+                yaw.write(motion.yaw);
+            }
+            SINEW_OK
+        }
+        Err(status) => status,
+    }
+}
+
+/// Points `*out` at the floats of the output at `offset` and writes its matrix count.
+///
+/// # Safety
+/// As `sinew_character_model_matrices`.
+unsafe fn output(
+    character: *const sinew_character,
+    which: fn(&Prefix) -> (u64, u64),
+    out: *mut *const f32,
+    count: *mut usize,
+) -> sinew_status {
+    if out.is_null() || count.is_null() {
+        return SINEW_ERROR_NULL_POINTER;
+    }
+    // SAFETY: the caller's contract.
+    match unsafe { prefix(character) } {
+        Ok(prefix) => {
+            let (offset, matrices) = which(prefix);
+            // SAFETY: `prefix` checked that the output lies inside the block; both pointers are writable.
+            unsafe {
+                out.write(character.cast::<u8>().add(PREFIX_BYTES + offset as usize).cast());
+                count.write(matrices as usize);
+            }
+            SINEW_OK
+        }
+        Err(status) => status,
+    }
+}
+
+/// The last update's model-space matrices: `*count` (the skeleton's joints) 4×4 matrices of 16 floats each,
+/// column-major (column 3 holds the translation), 32-byte aligned, in joint order. The pointer stays valid
+/// until the character's memory moves or is freed; the values change with each update.
+///
+/// # Safety
+/// `character` points to an initialized character; `out` and `count` are writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sinew_character_model_matrices(
+    character: *const sinew_character,
+    out: *mut *const f32,
+    count: *mut usize,
+) -> sinew_status {
+    // SAFETY: the caller's contract.
+    unsafe { output(character, |p| (p.model_offset, p.model_count), out, count) }
+}
+
+/// The last update's skinning palette: `*count` (the skin's joints; 0 for a character made without
+/// `skinned`) affine matrices of 12 floats each, three rows of four, row-major (the GPU layout:
+/// `dot(row, vec4(p, 1))`), 16-byte aligned. Validity as `sinew_character_model_matrices`.
+///
+/// # Safety
+/// As `sinew_character_model_matrices`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sinew_character_palette_3x4(
+    character: *const sinew_character,
+    out: *mut *const f32,
+    count: *mut usize,
+) -> sinew_status {
+    // SAFETY: the caller's contract.
+    unsafe { output(character, |p| (p.palette_offset, p.palette_count), out, count) }
+}

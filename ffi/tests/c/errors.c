@@ -1,0 +1,211 @@
+/* Every error path of the C ABI, from C: bad blobs, bad descriptions, undersized or misaligned memory, bad
+ * handles and bad arguments each return their status, and leave the outputs and the character as they were.
+ * Usage: errors BLOB (a blob with at least one clip). Exit status 0 when every check passes. */
+#include "sinew.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures = 0, checks = 0;
+
+#define EXPECT(call, status)                                                                              \
+  do {                                                                                                    \
+    sinew_status got_ = (call);                                                                           \
+    ++checks;                                                                                             \
+    if (got_ != (status)) {                                                                               \
+      ++failures;                                                                                         \
+      fprintf(stderr, "line %d: %s returned %d (%s), expected %s\n", __LINE__, #call, (int)got_,          \
+              sinew_status_message(got_), #status);                                                       \
+    }                                                                                                     \
+  } while (0)
+
+#define EXPECT_TRUE(condition)                                                  \
+  do {                                                                          \
+    ++checks;                                                                   \
+    if (!(condition)) {                                                         \
+      ++failures;                                                               \
+      fprintf(stderr, "line %d: expected %s\n", __LINE__, #condition);          \
+    }                                                                           \
+  } while (0)
+
+int main(int argc, char **argv) {
+  if (argc != 2) return 2;
+  FILE *file = fopen(argv[1], "rb");
+  if (!file) return 2;
+  fseek(file, 0, SEEK_END);
+  size_t len = (size_t)ftell(file);
+  fseek(file, 0, SEEK_SET);
+  /* One spare alignment unit: the blob is also tried one byte off its alignment. */
+  uint8_t *storage = aligned_alloc(SINEW_BLOB_ALIGN, (len / SINEW_BLOB_ALIGN + 2) * SINEW_BLOB_ALIGN);
+  if (!storage || fread(storage, 1, len, file) != len) return 2;
+  fclose(file);
+
+  /* Messages exist for every status and for unknown ones. */
+  for (sinew_status s = -1; s <= SINEW_ERROR_INTERNAL + 1; ++s) EXPECT_TRUE(sinew_status_message(s) != NULL);
+  EXPECT_TRUE(strcmp(sinew_status_message(SINEW_OK), "success") == 0);
+
+  /* Blobs. */
+  sinew_asset asset, untouched;
+  memset(&asset, 0xAB, sizeof asset);
+  memcpy(&untouched, &asset, sizeof asset);
+  EXPECT(sinew_asset_load(NULL, len, &asset), SINEW_ERROR_NULL_POINTER);
+  EXPECT(sinew_asset_load(storage, len, NULL), SINEW_ERROR_NULL_POINTER);
+  EXPECT(sinew_asset_load(storage, 0, &asset), SINEW_ERROR_BLOB_CORRUPT);
+  EXPECT(sinew_asset_load(storage, len / 2, &asset), SINEW_ERROR_BLOB_CORRUPT);
+  EXPECT(sinew_asset_load(storage, len - 1, &asset), SINEW_ERROR_BLOB_CORRUPT);
+  memmove(storage + 1, storage, len);
+  EXPECT(sinew_asset_load(storage + 1, len, &asset), SINEW_ERROR_BLOB_ALIGNMENT);
+  memmove(storage, storage + 1, len);
+  storage[0] ^= 0xFF;
+  EXPECT(sinew_asset_load(storage, len, &asset), SINEW_ERROR_BLOB_FORMAT);
+  storage[0] ^= 0xFF;
+  /* A corrupted byte in every 64: each is either refused or loads (a value that is still valid), never worse. */
+  for (size_t at = 16; at < len; at += 64) {
+    storage[at] ^= 0x5A;
+    sinew_asset scratch;
+    sinew_status s = sinew_asset_load(storage, len, &scratch);
+    EXPECT_TRUE(s == SINEW_OK || s == SINEW_ERROR_BLOB_CORRUPT || s == SINEW_ERROR_BLOB_FORMAT);
+    storage[at] ^= 0x5A;
+  }
+  EXPECT_TRUE(memcmp(&asset, &untouched, sizeof asset) == 0);
+  /* A handle that was never loaded. */
+  uint32_t count = 77;
+  EXPECT(sinew_asset_num_joints(&asset, &count), SINEW_ERROR_INVALID_HANDLE);
+  EXPECT(sinew_asset_num_joints(NULL, &count), SINEW_ERROR_NULL_POINTER);
+  EXPECT_TRUE(count == 77);
+
+  EXPECT(sinew_asset_load(storage, len, &asset), SINEW_OK);
+  uint32_t joints = 0, clips = 0;
+  EXPECT(sinew_asset_num_joints(&asset, &joints), SINEW_OK);
+  EXPECT(sinew_asset_num_clips(&asset, &clips), SINEW_OK);
+  EXPECT(sinew_asset_num_joints(&asset, NULL), SINEW_ERROR_NULL_POINTER);
+  float duration = -1.0f;
+  EXPECT(sinew_asset_clip_duration(&asset, clips, &duration), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+  EXPECT_TRUE(duration == -1.0f);
+  const char *name = NULL;
+  size_t name_len = 0;
+  EXPECT(sinew_asset_joint_name(&asset, joints, &name, &name_len), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+  EXPECT(sinew_asset_joint_name(&asset, 0, NULL, &name_len), SINEW_ERROR_NULL_POINTER);
+  uint32_t found = 99;
+  EXPECT(sinew_asset_find_clip(&asset, "no such clip", 12, &found), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+  EXPECT(sinew_asset_find_clip(&asset, "\xff\xfe", 2, &found), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+  EXPECT(sinew_asset_find_clip(&asset, NULL, 0, &found), SINEW_ERROR_NULL_POINTER);
+  EXPECT_TRUE(found == 99);
+
+  /* Descriptions. */
+  sinew_layer_desc layers[9];
+  for (int i = 0; i < 9; ++i) layers[i] = (sinew_layer_desc){SINEW_LAYER_OVERLAY, 1};
+  layers[0].kind = SINEW_LAYER_BASE;
+  sinew_character_desc desc = {0};
+  desc.layers = layers;
+  desc.num_layers = 1;
+  desc.inertialization = SINEW_INERTIALIZATION_NONE;
+  size_t bytes = 12345;
+  EXPECT(sinew_character_required_bytes(&asset, NULL, &bytes), SINEW_ERROR_NULL_POINTER);
+  sinew_character_desc bad = desc;
+  bad.num_layers = 0;
+  EXPECT(sinew_character_required_bytes(&asset, &bad, &bytes), SINEW_ERROR_INVALID_DESC);
+  bad.num_layers = 9;
+  EXPECT(sinew_character_required_bytes(&asset, &bad, &bytes), SINEW_ERROR_INVALID_DESC);
+  bad = desc;
+  bad.layers = NULL;
+  EXPECT(sinew_character_required_bytes(&asset, &bad, &bytes), SINEW_ERROR_NULL_POINTER);
+  bad = desc;
+  bad.layers = layers + 1; /* an overlay first */
+  EXPECT(sinew_character_required_bytes(&asset, &bad, &bytes), SINEW_ERROR_INVALID_DESC);
+  bad = desc;
+  bad.num_layers = 2;
+  layers[1].kind = SINEW_LAYER_BASE; /* two bases */
+  EXPECT(sinew_character_required_bytes(&asset, &bad, &bytes), SINEW_ERROR_INVALID_DESC);
+  layers[1].kind = 42; /* no such kind */
+  EXPECT(sinew_character_required_bytes(&asset, &bad, &bytes), SINEW_ERROR_INVALID_DESC);
+  layers[1] = (sinew_layer_desc){SINEW_LAYER_OVERLAY, 0}; /* a layer without controls */
+  EXPECT(sinew_character_required_bytes(&asset, &bad, &bytes), SINEW_ERROR_INVALID_DESC);
+  layers[1] = (sinew_layer_desc){SINEW_LAYER_OVERLAY, 1000000};
+  EXPECT(sinew_character_required_bytes(&asset, &bad, &bytes), SINEW_ERROR_INVALID_DESC);
+  layers[1] = (sinew_layer_desc){SINEW_LAYER_OVERLAY, 1};
+  bad = desc;
+  bad.num_masks = 0xFFFFFFFFu;
+  EXPECT(sinew_character_required_bytes(&asset, &bad, &bytes), SINEW_ERROR_INVALID_DESC);
+  bad = desc;
+  bad.num_curves = 0x7FFFFFFFu;
+  EXPECT(sinew_character_required_bytes(&asset, &bad, &bytes), SINEW_ERROR_INVALID_DESC);
+  bad = desc;
+  bad.inertialization = 7;
+  EXPECT(sinew_character_required_bytes(&asset, &bad, &bytes), SINEW_ERROR_INVALID_DESC);
+  bad = desc;
+  bad.reserved = 1;
+  EXPECT(sinew_character_required_bytes(&asset, &bad, &bytes), SINEW_ERROR_INVALID_DESC);
+  EXPECT_TRUE(bytes == 12345);
+  EXPECT(sinew_character_required_bytes(&asset, &desc, &bytes), SINEW_OK);
+  EXPECT_TRUE(bytes % SINEW_CHARACTER_ALIGN == 0);
+
+  /* Memory. */
+  uint8_t *memory = aligned_alloc(SINEW_CHARACTER_ALIGN, bytes + SINEW_CHARACTER_ALIGN);
+  memset(memory, 0xCD, bytes + SINEW_CHARACTER_ALIGN);
+  sinew_character *character = (sinew_character *)(uintptr_t)0x1;
+  EXPECT(sinew_character_init(memory, bytes - 1, &asset, &desc, &character), SINEW_ERROR_MEMORY_TOO_SMALL);
+  EXPECT(sinew_character_init(memory, 0, &asset, &desc, &character), SINEW_ERROR_MEMORY_TOO_SMALL);
+  EXPECT(sinew_character_init(memory + 16, bytes, &asset, &desc, &character), SINEW_ERROR_MEMORY_ALIGNMENT);
+  EXPECT(sinew_character_init(NULL, bytes, &asset, &desc, &character), SINEW_ERROR_NULL_POINTER);
+  EXPECT(sinew_character_init(memory, bytes, &asset, &desc, NULL), SINEW_ERROR_NULL_POINTER);
+  EXPECT(sinew_character_init(memory, bytes, &untouched, &desc, &character), SINEW_ERROR_INVALID_HANDLE);
+  EXPECT_TRUE(character == (sinew_character *)(uintptr_t)0x1);
+  int pristine = 1;
+  for (size_t i = 0; i < bytes + SINEW_CHARACTER_ALIGN; ++i) pristine &= memory[i] == 0xCD;
+  EXPECT_TRUE(pristine); /* nothing written on an error */
+  EXPECT(sinew_character_init(memory, bytes, &asset, &desc, &character), SINEW_OK);
+  EXPECT_TRUE((void *)character == (void *)memory);
+
+  /* Arguments. */
+  EXPECT(sinew_character_play(character, &asset, 0, clips, 0.0f, 1.0f, 1.0f), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+  EXPECT(sinew_character_play(character, &asset, 1, 0, 0.0f, 1.0f, 1.0f), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+  EXPECT(sinew_character_play(character, &asset, 0, 0, NAN, 1.0f, 1.0f), SINEW_ERROR_INVALID_ARGUMENT);
+  EXPECT(sinew_character_play(character, &asset, 0, 0, 0.0f, INFINITY, 1.0f), SINEW_ERROR_INVALID_ARGUMENT);
+  EXPECT(sinew_character_play(character, &asset, 0, 0, 0.0f, 1.0f, -1.0f), SINEW_ERROR_INVALID_ARGUMENT);
+  EXPECT(sinew_character_play(character, &asset, 0, 0, 1e9f, 1.0f, 1.0f), SINEW_ERROR_INVALID_ARGUMENT);
+  EXPECT(sinew_character_play(NULL, &asset, 0, 0, 0.0f, 1.0f, 1.0f), SINEW_ERROR_NULL_POINTER);
+  EXPECT(sinew_character_play(character, NULL, 0, 0, 0.0f, 1.0f, 1.0f), SINEW_ERROR_NULL_POINTER);
+  sinew_play play = {0, 1, 0, 0.0f, 1.0f, 1.0f, SINEW_WRAP_LOOP, SINEW_NO_MASK};
+  EXPECT(sinew_character_play_slot(character, &asset, &play), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+  play.slot = 0;
+  play.wrap = 9;
+  EXPECT(sinew_character_play_slot(character, &asset, &play), SINEW_ERROR_INVALID_ARGUMENT);
+  play.wrap = SINEW_WRAP_CLAMP;
+  play.mask = 0; /* no masks */
+  EXPECT(sinew_character_play_slot(character, &asset, &play), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+  EXPECT(sinew_character_play_slot(character, &asset, NULL), SINEW_ERROR_NULL_POINTER);
+  EXPECT(sinew_character_transition(character, &asset, 0, 0.0f, 1.0f, 0.2f), SINEW_ERROR_NO_INERTIALIZER);
+  EXPECT(sinew_character_play(character, &asset, 0, 0, 0.0f, 1.0f, 1.0f), SINEW_OK);
+  EXPECT(sinew_character_update(character, &asset, NAN), SINEW_ERROR_INVALID_ARGUMENT);
+  EXPECT(sinew_character_update(character, &asset, -1.0f), SINEW_ERROR_INVALID_ARGUMENT);
+  EXPECT(sinew_character_update(character, &asset, 1.0f / 30.0f), SINEW_OK);
+
+  /* Outputs, and a character whose memory was overwritten. */
+  const float *values = NULL;
+  size_t matrices = 0;
+  EXPECT(sinew_character_model_matrices(character, &values, &matrices), SINEW_OK);
+  EXPECT_TRUE(matrices == joints && values != NULL && (uintptr_t)values % 32 == 0);
+  EXPECT(sinew_character_palette_3x4(character, &values, &matrices), SINEW_OK);
+  EXPECT_TRUE(matrices == 0);
+  EXPECT(sinew_character_model_matrices(character, NULL, &matrices), SINEW_ERROR_NULL_POINTER);
+  float translation[3], yaw;
+  EXPECT(sinew_character_root_motion(character, translation, &yaw), SINEW_OK);
+  EXPECT(sinew_character_root_motion(character, NULL, &yaw), SINEW_ERROR_NULL_POINTER);
+  uint8_t saved[SINEW_CHARACTER_ALIGN];
+  memcpy(saved, memory, sizeof saved);
+  memset(memory, 0, sizeof saved);
+  EXPECT(sinew_character_update(character, &asset, 1.0f / 30.0f), SINEW_ERROR_INVALID_HANDLE);
+  EXPECT(sinew_character_model_matrices(character, &values, &matrices), SINEW_ERROR_INVALID_HANDLE);
+  memcpy(memory, saved, sizeof saved);
+  memset(memory + SINEW_CHARACTER_ALIGN, 0xEE, 64); /* the block's own header */
+  EXPECT(sinew_character_update(character, &asset, 1.0f / 30.0f), SINEW_ERROR_STATE_MISMATCH);
+  EXPECT(sinew_character_update((sinew_character *)(memory + 8), &asset, 1.0f / 30.0f), SINEW_ERROR_INVALID_HANDLE);
+
+  free(memory);
+  free(storage);
+  printf("%d checks, %d failed\n", checks, failures);
+  return failures == 0 ? 0 : 1;
+}
