@@ -20,6 +20,7 @@ pub mod gltf_import;
 pub mod locomotion;
 pub mod machine;
 pub mod naive;
+pub mod offline;
 pub mod phase;
 pub mod plot;
 pub mod pose;

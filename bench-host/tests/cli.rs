@@ -447,3 +447,32 @@ fn phase_and_match_print_their_json_and_refuse_what_has_no_stride() {
     assert_error(&sinew_bench(&["match", "--bvh", &walk, "--at", "99", "--to-bvh", &run]), &["--at 99"]);
     assert_error(&sinew_bench(&["match", "--bvh", &walk, "--at", "NaN", "--to-bvh", &run]), &["--at NaN"]);
 }
+
+fn sinew_bake(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sinew-bake")).args(args).output().expect("run sinew-bake")
+}
+
+#[test]
+fn sinew_bake_bakes_and_inspects_and_refuses_bad_input_like_the_profiler() {
+    let dir = scratch("sinew-bake");
+    let two = write(&dir, "two.bvh", &bvh("2", "0.0333333", "0 0 0 0 0 0\n10 0 0 0 20 0"));
+    let out = dir.join("two.snw").display().to_string();
+    let baked = sinew_bake(&["bake", "--bvh", &two, "--out", &out]);
+    assert!(baked.status.success(), "{}", String::from_utf8_lossy(&baked.stderr));
+    let inspected = sinew_bake(&["inspect", "--blob", &out, "--json"]);
+    assert!(inspected.status.success(), "{}", String::from_utf8_lossy(&inspected.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&inspected.stdout).expect("inspect --json prints JSON");
+    assert_eq!(json["clips"].as_array().map(Vec::len), Some(1), "{json}");
+    // The profiler's hidden alias writes the same bytes.
+    let again = dir.join("again.snw").display().to_string();
+    assert!(sinew_bench(&["bake", "--bvh", &two, "--out", &again]).status.success());
+    assert_eq!(std::fs::read(&out).ok(), std::fs::read(&again).ok());
+
+    let bad = write(&dir, "bad.bvh", &bvh("3", "0.0333333", "0 0 0 0 0 0"));
+    assert_error(&sinew_bake(&["bake", "--bvh", &bad, "--out", &out]), &[&bad]);
+    let garbage = write(&dir, "garbage.snw", "not a blob at all");
+    assert_error(&sinew_bake(&["inspect", "--blob", &garbage]), &[&garbage, "not a valid sinew blob"]);
+    // Profiling is the other binary's job.
+    assert!(!sinew_bake(&["profile"]).status.success());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -51,3 +51,12 @@ fn example_refuses_a_file_that_is_not_a_blob() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("sinew_asset_load: the blob is not a sinew asset"), "{stderr}");
 }
+
+#[test]
+fn readme_c_frame_compiles() {
+    let readme = std::fs::read_to_string(support::root().join("README.md")).expect("README.md is readable");
+    let section = readme.split("## Using sinew from C or C++").nth(1).expect("the README's C section");
+    let snippet = section.split("```c\n").nth(1).and_then(|s| s.split("```").next()).expect("a C block");
+    assert!(snippet.contains("sinew_character_update"), "{snippet}");
+    support::compile_snippet("readme_frame", snippet).unwrap_or_else(|e| panic!("{e}"));
+}

@@ -1,11 +1,10 @@
 //! `sinew-bench`: the profiler CLI. With no subcommand it runs `profile` on the embedded procedural rigs.
 
 use clap::{Args, Parser, Subcommand};
-use sinew_bench_host::bake::{self, KeyFormat};
+use sinew_bench_host::offline::{BakeArgs, InspectArgs, bake, feet_names, inspect, key_format, report};
 use sinew_bench_host::phase::MatchMethod;
 use sinew_bench_host::root_motion::{Method, Source};
 use sinew_bench_host::{pose, profile, transition};
-use std::io::Write;
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -19,7 +18,8 @@ struct Cli {
 enum Command {
     /// Push a crowd through every runtime stage and print µs per character, ns per joint, bytes per character.
     Profile(ProfileArgs),
-    /// Import animation files and write the runtime's asset blob.
+    /// `sinew-bake bake`, kept here for existing scripts: import animation files and write the asset blob.
+    #[command(hide = true)]
     Bake(BakeArgs),
     /// Print model-space joint positions of a clip at one time, computed through the baked runtime path.
     Pose(PoseArgs),
@@ -32,7 +32,8 @@ enum Command {
     /// Draw one degree of freedom through four kinds of transition as SVG (the figure of the Gears of War 4
     /// inertialization talk).
     PlotTransition(PlotArgs),
-    /// Validate a baked blob and print its skeleton, clips, rates, durations and bytes per kind of track.
+    /// `sinew-bake inspect`, kept here for existing scripts.
+    #[command(hide = true)]
     Inspect(InspectArgs),
     /// Extract a BVH clip's root motion under a synthetic root and print, per frame over N loops, the
     /// accumulated root (ground position, yaw) and the hips as root ∘ in-place pose, through the runtime path.
@@ -82,11 +83,6 @@ struct MatchArgs {
     /// Print JSON (`{"time", "phase"}`; foot-phase adds `left`, `right`, `source`).
     #[arg(long)]
     json: bool,
-}
-
-/// `--feet LEFT,RIGHT` as names (none: detect).
-fn feet_names(feet: &Option<String>) -> Vec<String> {
-    feet.iter().flat_map(|f| f.split(',').map(|n| n.trim().to_string())).collect()
 }
 
 fn phase(args: &PhaseArgs) -> Result<String, String> {
@@ -181,16 +177,6 @@ struct MotionArgs {
 
 #[derive(Args)]
 #[command(allow_negative_numbers = true)]
-struct InspectArgs {
-    /// A baked `.snw` blob.
-    #[arg(long)]
-    blob: std::path::PathBuf,
-    #[arg(long)]
-    json: bool,
-}
-
-#[derive(Args)]
-#[command(allow_negative_numbers = true)]
 struct QualityArgs {
     /// BVH files of one skeleton (`--bvh a.bvh b.bvh` or the flag repeated); default: the Bandai clips in the
     /// shared data.
@@ -267,59 +253,6 @@ struct PlotArgs {
 
 #[derive(Args)]
 #[command(allow_negative_numbers = true)]
-struct BakeArgs {
-    /// BVH files of one skeleton (same joints in the same order; `--bvh a.bvh b.bvh` or the flag repeated);
-    /// each becomes a clip named after its file.
-    #[arg(long, num_args = 1.., required_unless_present = "gltf", conflicts_with = "gltf")]
-    bvh: Vec<std::path::PathBuf>,
-    /// A glTF file (.glb or .gltf): its scene's nodes and every animation.
-    #[arg(long)]
-    gltf: Option<std::path::PathBuf>,
-    /// Output blob.
-    #[arg(long)]
-    out: std::path::PathBuf,
-    /// Store keys quantized (6 bytes per key) instead of f32.
-    #[arg(long)]
-    quantize: bool,
-    /// glTF: bake every clip at this rate (Hz), adjusted to a whole number of frames over the clip's exact
-    /// duration, instead of the rate chosen from its keys.
-    #[arg(long, requires = "gltf")]
-    rate: Option<f64>,
-    /// Clip annotations (markers and ranges) from a JSON sidecar: `{"clips": {"<clip>": {"markers": [{"name",
-    /// "time", "value"}], "ranges": [{"name", "start", "end", "value"}]}}}`.
-    #[arg(long)]
-    markers: Option<std::path::PathBuf>,
-    /// Detect foot plants from the motion: a `plant:<foot>` range and a `footstep:<foot>` marker per plant.
-    #[arg(long)]
-    detect_plants: bool,
-    /// Foot joints for --detect-plants (repeat the flag); default: joints named like a foot, not a toe.
-    #[arg(long, requires = "detect_plants")]
-    foot: Vec<String>,
-    /// --detect-plants, --phase: a planted foot is within this fraction of the figure's height of its lowest
-    /// point.
-    #[arg(long, default_value_t = 0.03)]
-    plant_height: f32,
-    /// --detect-plants, --phase: and moves slower than this fraction of the figure's height per second.
-    #[arg(long, default_value_t = 0.25)]
-    plant_speed: f32,
-    /// Detect the two feet's plants and each clip's stride phase (for phase and foot-phase matching); clips
-    /// whose feet never plant or that are shorter than a stride get none, and the report says so.
-    #[arg(long, conflicts_with = "detect_plants")]
-    phase: bool,
-    /// --phase: the left and right foot joints, `LEFT,RIGHT`; default: the joints named like a foot with a side.
-    #[arg(long, requires = "phase")]
-    feet: Option<String>,
-    /// Extract root motion: a `motion_root` joint above the skeleton's roots carries the hips' ground shadow
-    /// (delta) or the line or arc through its ends (see `motion`).
-    #[arg(long, value_enum)]
-    root_motion: Option<Method>,
-    /// --root-motion: the joint to follow instead of the first named like hips or pelvis.
-    #[arg(long, requires = "root_motion")]
-    hips: Option<String>,
-}
-
-#[derive(Args)]
-#[command(allow_negative_numbers = true)]
 struct PoseArgs {
     /// A BVH file.
     #[arg(long, required_unless_present_any = ["gltf", "blob"], conflicts_with_all = ["gltf", "blob"])]
@@ -391,87 +324,6 @@ fn ik(args: &IkArgs) -> Result<String, String> {
     let value =
         pose::bvh_ik_json(&args.bvh, args.time, &request).map_err(|e| format!("{}: {e}", args.bvh.display()))?;
     if args.json { Ok(value.to_string()) } else { Ok(joints_table(&value)) }
-}
-
-fn key_format(quantize: bool) -> KeyFormat {
-    if quantize { KeyFormat::Quantized } else { KeyFormat::F32 }
-}
-
-fn bake(args: &BakeArgs) -> Result<String, String> {
-    let mut notes = String::new();
-    let mut skin = None;
-    let (skeleton, clips) = match &args.gltf {
-        Some(path) => {
-            if let Some(rate) = args.rate
-                && !(rate.is_finite() && rate > 0.0)
-            {
-                return Err(format!("--rate {rate}: give a positive rate in Hz"));
-            }
-            let asset = sinew_bench_host::gltf_import::load_with(path, args.rate)?;
-            let skin_joints = asset.skin.as_ref().map_or(0, |s| s.remap.len());
-            notes += &format!(
-                "\n  skeleton: every node of the scene ({}); first skin: {}",
-                sinew_bench_host::blob::count(asset.skeleton.parents.len(), "node"),
-                sinew_bench_host::blob::count(skin_joints, "joint")
-            );
-            for (clip, import) in asset.clips.iter().zip(&asset.imports) {
-                let keys = import.key_rate.map_or("keys not uniform".into(), |r| format!("keys uniform at {r:.4} Hz"));
-                notes += &format!(
-                    "\n  `{}`: {keys}, baked at {:.4} Hz from glTF time {:.4} s for {:.4} s; resampling error {:.3e} (file units), {:.2e} of the figure's extent",
-                    clip.name,
-                    import.rate,
-                    import.start,
-                    import.duration,
-                    import.max_error,
-                    import.relative_error()
-                );
-            }
-            skin = asset.skin.map(|s| bake::RawSkin { remap: s.remap, inverse_bind: s.inverse_bind });
-            (asset.skeleton, asset.clips)
-        }
-        None => sinew_bench_host::bvh::load_raw_files(&args.bvh)?,
-    };
-    use sinew_bench_host::annotate;
-    let mut annotations = match &args.markers {
-        Some(path) => annotate::read_sidecar(path, &clips)?,
-        None => vec![bake::RawAnnotations::default(); clips.len()],
-    };
-    let plant_rule = annotate::PlantRule { height: args.plant_height, speed: args.plant_speed };
-    if args.detect_plants {
-        let feet = annotate::foot_joints(&skeleton, &args.foot)?;
-        for (clip, a) in clips.iter().zip(annotations.iter_mut()) {
-            annotate::detect_plants(&skeleton, clip, &feet, plant_rule, a)?;
-        }
-    }
-    let mut phases = Vec::new();
-    if args.phase {
-        use sinew_bench_host::phase;
-        let feet = phase::left_right_feet(&skeleton, &feet_names(&args.feet))?;
-        let rule = phase::PhaseRule::default();
-        let found = phase::bake_phases(&skeleton, &clips, feet, plant_rule, rule, &mut annotations)?;
-        notes += &phase::phase_report(&clips, &found).iter().map(|line| format!("\n  {line}")).collect::<String>();
-        phases = found.into_iter().map(Result::ok).collect();
-    }
-    let (skeleton, clips) = match args.root_motion {
-        Some(method) => {
-            let options =
-                sinew_bench_host::root_motion::Extraction { method, hips: args.hips.clone(), ..Default::default() };
-            // The skin's joints move down one with the skeleton's.
-            for joint in skin.iter_mut().flat_map(|s| s.remap.iter_mut()) {
-                *joint += 1;
-            }
-            // So do the feet of the phase tables.
-            for feet in phases.iter_mut().flatten().map(|p| &mut p.feet) {
-                *feet = feet.map(|f| f + 1);
-            }
-            sinew_bench_host::root_motion::extract(&skeleton, &clips, &options)?
-        }
-        None => (skeleton, clips),
-    };
-    let extras = bake::Extras { annotations, skin, phases };
-    let blob = bake::bake_with(&skeleton, &clips, key_format(args.quantize), &extras)?;
-    std::fs::write(&args.out, blob.bytes()).map_err(|e| format!("{}: {e}", args.out.display()))?;
-    Ok(format!("{}: {}{notes}", args.out.display(), sinew_bench_host::blob::summary(&blob)?))
 }
 
 fn warp(args: &WarpArgs) -> Result<String, String> {
@@ -567,15 +419,6 @@ fn joints_table(value: &serde_json::Value) -> String {
         }
     }
     out
-}
-
-fn inspect(args: &InspectArgs) -> Result<String, String> {
-    let blob = sinew_bench_host::blob::read(&args.blob)?;
-    if args.json {
-        Ok(sinew_bench_host::blob::inspect_json(&blob)?.to_string())
-    } else {
-        sinew_bench_host::blob::inspect_text(&blob)
-    }
 }
 
 fn quality(args: &QualityArgs) -> Result<String, String> {
@@ -676,20 +519,6 @@ fn transition(args: &TransitionArgs) -> Result<String, String> {
     let trace = transition::simulate(&asset, clips.dt, method, cut, args.duration, (half_second, half_second))?;
     let _ = args.json;
     Ok(transition::trace_json(&trace).to_string())
-}
-
-fn report(result: Result<String, String>) -> ExitCode {
-    match result {
-        Ok(text) => {
-            // A closed pipe (`| head`) is not an error worth a panic.
-            let _ = writeln!(std::io::stdout(), "{}", text.trim_end());
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
-    }
 }
 
 #[derive(Args)]

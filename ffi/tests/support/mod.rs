@@ -149,3 +149,18 @@ pub fn rust_frames(blob: &[u8]) -> Result<String, sinew::Error> {
     }
     Ok(out)
 }
+
+/// Compiles C `text` to an object file (no link): for snippets such as the README's.
+pub fn compile_snippet(name: &str, text: &str) -> Result<bool, String> {
+    let Some(compiler) = compiler(false) else { return Ok(false) };
+    std::fs::create_dir_all(out_dir()).map_err(|e| e.to_string())?;
+    let source = out_dir().join(format!("{name}.c"));
+    std::fs::write(&source, text).map_err(|e| e.to_string())?;
+    let mut c = Command::new(compiler);
+    c.args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-pedantic", "-c", "-I"])
+        .arg(root().join("ffi/include"))
+        .arg(&source)
+        .arg("-o")
+        .arg(out_dir().join(format!("{name}.o")));
+    run(&mut c).map(|_| true)
+}

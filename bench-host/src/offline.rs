@@ -1,0 +1,176 @@
+//! The offline tool's commands (`sinew-bake bake` and `inspect`: import BVH or glTF, annotate, extract root
+//! motion, write the blob, validate and describe a blob) and what both binaries' commands share: their
+//! argument types, the foot-name list, printing a command's result.
+
+use crate::bake::{self, KeyFormat};
+use crate::root_motion::Method;
+use clap::Args;
+use std::io::Write;
+use std::process::ExitCode;
+
+#[derive(Args)]
+#[command(allow_negative_numbers = true)]
+pub struct BakeArgs {
+    /// BVH files of one skeleton (same joints in the same order; `--bvh a.bvh b.bvh` or the flag repeated);
+    /// each becomes a clip named after its file.
+    #[arg(long, num_args = 1.., required_unless_present = "gltf", conflicts_with = "gltf")]
+    pub bvh: Vec<std::path::PathBuf>,
+    /// A glTF file (.glb or .gltf): its scene's nodes and every animation.
+    #[arg(long)]
+    pub gltf: Option<std::path::PathBuf>,
+    /// Output blob.
+    #[arg(long)]
+    pub out: std::path::PathBuf,
+    /// Store keys quantized (6 bytes per key) instead of f32.
+    #[arg(long)]
+    pub quantize: bool,
+    /// glTF: bake every clip at this rate (Hz), adjusted to a whole number of frames over the clip's exact
+    /// duration, instead of the rate chosen from its keys.
+    #[arg(long, requires = "gltf")]
+    pub rate: Option<f64>,
+    /// Clip annotations (markers and ranges) from a JSON sidecar: `{"clips": {"<clip>": {"markers": [{"name",
+    /// "time", "value"}], "ranges": [{"name", "start", "end", "value"}]}}}`.
+    #[arg(long)]
+    pub markers: Option<std::path::PathBuf>,
+    /// Detect foot plants from the motion: a `plant:<foot>` range and a `footstep:<foot>` marker per plant.
+    #[arg(long)]
+    pub detect_plants: bool,
+    /// Foot joints for --detect-plants (repeat the flag); default: joints named like a foot, not a toe.
+    #[arg(long, requires = "detect_plants")]
+    pub foot: Vec<String>,
+    /// --detect-plants, --phase: a planted foot is within this fraction of the figure's height of its lowest
+    /// point.
+    #[arg(long, default_value_t = 0.03)]
+    pub plant_height: f32,
+    /// --detect-plants, --phase: and moves slower than this fraction of the figure's height per second.
+    #[arg(long, default_value_t = 0.25)]
+    pub plant_speed: f32,
+    /// Detect the two feet's plants and each clip's stride phase (for phase and foot-phase matching); clips
+    /// whose feet never plant or that are shorter than a stride get none, and the report says so.
+    #[arg(long, conflicts_with = "detect_plants")]
+    pub phase: bool,
+    /// --phase: the left and right foot joints, `LEFT,RIGHT`; default: the joints named like a foot with a side.
+    #[arg(long, requires = "phase")]
+    pub feet: Option<String>,
+    /// Extract root motion: a `motion_root` joint above the skeleton's roots carries the hips' ground shadow
+    /// (delta) or the line or arc through its ends (see `motion`).
+    #[arg(long, value_enum)]
+    pub root_motion: Option<Method>,
+    /// --root-motion: the joint to follow instead of the first named like hips or pelvis.
+    #[arg(long, requires = "root_motion")]
+    pub hips: Option<String>,
+}
+
+#[derive(Args)]
+#[command(allow_negative_numbers = true)]
+pub struct InspectArgs {
+    /// A baked `.snw` blob.
+    #[arg(long)]
+    pub blob: std::path::PathBuf,
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn key_format(quantize: bool) -> KeyFormat {
+    if quantize { KeyFormat::Quantized } else { KeyFormat::F32 }
+}
+
+pub fn bake(args: &BakeArgs) -> Result<String, String> {
+    let mut notes = String::new();
+    let mut skin = None;
+    let (skeleton, clips) = match &args.gltf {
+        Some(path) => {
+            if let Some(rate) = args.rate
+                && !(rate.is_finite() && rate > 0.0)
+            {
+                return Err(format!("--rate {rate}: give a positive rate in Hz"));
+            }
+            let asset = crate::gltf_import::load_with(path, args.rate)?;
+            let skin_joints = asset.skin.as_ref().map_or(0, |s| s.remap.len());
+            notes += &format!(
+                "\n  skeleton: every node of the scene ({}); first skin: {}",
+                crate::blob::count(asset.skeleton.parents.len(), "node"),
+                crate::blob::count(skin_joints, "joint")
+            );
+            for (clip, import) in asset.clips.iter().zip(&asset.imports) {
+                let keys = import.key_rate.map_or("keys not uniform".into(), |r| format!("keys uniform at {r:.4} Hz"));
+                notes += &format!(
+                    "\n  `{}`: {keys}, baked at {:.4} Hz from glTF time {:.4} s for {:.4} s; resampling error {:.3e} (file units), {:.2e} of the figure's extent",
+                    clip.name,
+                    import.rate,
+                    import.start,
+                    import.duration,
+                    import.max_error,
+                    import.relative_error()
+                );
+            }
+            skin = asset.skin.map(|s| bake::RawSkin { remap: s.remap, inverse_bind: s.inverse_bind });
+            (asset.skeleton, asset.clips)
+        }
+        None => crate::bvh::load_raw_files(&args.bvh)?,
+    };
+    use crate::annotate;
+    let mut annotations = match &args.markers {
+        Some(path) => annotate::read_sidecar(path, &clips)?,
+        None => vec![bake::RawAnnotations::default(); clips.len()],
+    };
+    let plant_rule = annotate::PlantRule { height: args.plant_height, speed: args.plant_speed };
+    if args.detect_plants {
+        let feet = annotate::foot_joints(&skeleton, &args.foot)?;
+        for (clip, a) in clips.iter().zip(annotations.iter_mut()) {
+            annotate::detect_plants(&skeleton, clip, &feet, plant_rule, a)?;
+        }
+    }
+    let mut phases = Vec::new();
+    if args.phase {
+        use crate::phase;
+        let feet = phase::left_right_feet(&skeleton, &feet_names(&args.feet))?;
+        let rule = phase::PhaseRule::default();
+        let found = phase::bake_phases(&skeleton, &clips, feet, plant_rule, rule, &mut annotations)?;
+        notes += &phase::phase_report(&clips, &found).iter().map(|line| format!("\n  {line}")).collect::<String>();
+        phases = found.into_iter().map(Result::ok).collect();
+    }
+    let (skeleton, clips) = match args.root_motion {
+        Some(method) => {
+            let options = crate::root_motion::Extraction { method, hips: args.hips.clone(), ..Default::default() };
+            // The skin's joints move down one with the skeleton's.
+            for joint in skin.iter_mut().flat_map(|s| s.remap.iter_mut()) {
+                *joint += 1;
+            }
+            // So do the feet of the phase tables.
+            for feet in phases.iter_mut().flatten().map(|p| &mut p.feet) {
+                *feet = feet.map(|f| f + 1);
+            }
+            crate::root_motion::extract(&skeleton, &clips, &options)?
+        }
+        None => (skeleton, clips),
+    };
+    let extras = bake::Extras { annotations, skin, phases };
+    let blob = bake::bake_with(&skeleton, &clips, key_format(args.quantize), &extras)?;
+    std::fs::write(&args.out, blob.bytes()).map_err(|e| format!("{}: {e}", args.out.display()))?;
+    Ok(format!("{}: {}{notes}", args.out.display(), crate::blob::summary(&blob)?))
+}
+
+pub fn inspect(args: &InspectArgs) -> Result<String, String> {
+    let blob = crate::blob::read(&args.blob)?;
+    if args.json { Ok(crate::blob::inspect_json(&blob)?.to_string()) } else { crate::blob::inspect_text(&blob) }
+}
+
+/// `--feet LEFT,RIGHT` as names (none: detect).
+pub fn feet_names(feet: &Option<String>) -> Vec<String> {
+    feet.iter().flat_map(|f| f.split(',').map(|n| n.trim().to_string())).collect()
+}
+
+pub fn report(result: Result<String, String>) -> ExitCode {
+    match result {
+        Ok(text) => {
+            // A closed pipe (`| head`) is not an error worth a panic.
+            let _ = writeln!(std::io::stdout(), "{}", text.trim_end());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
