@@ -1,9 +1,10 @@
 //! Inertialization per rig size: a frame mid-transition (evaluate the active curves, rebuild rotations,
 //! record history; the rig animates rotations and the root's translation), the same with every channel of
 //! every joint active, a request frame (coefficients for every DOF, then that frame), and a frame with no transition
-//! (copy), vs the naive AoS glam loop evaluating the paper's formula per DOF. Throughput counts joints.
+//! (copy); the first two also with the continuous shape (`_continuous`); vs the naive AoS glam loop evaluating the paper's formula per DOF. Throughput counts joints.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use sinew::inertialization::{Settings, Shape};
 use sinew::math::SoaTransform;
 use sinew::{Arena, InertializationJob, Inertializer, Target, Transition};
 use sinew_bench_host::bench_support::BENCH_JOINTS;
@@ -26,42 +27,47 @@ fn inertialization(c: &mut Criterion) {
         let rig = Rig::humanoid(n);
         let poses = rig.poses(4);
         let soa = sinew_bench_host::bench_support::soa_poses(&poses);
-        let mut memory = vec![0u8; Inertializer::required_bytes(n, 0)];
-        let arena = Arena::new(&mut memory);
-        let mut inertializer = Inertializer::new(&arena, n, 0, Default::default()).expect("sized");
-        // Two source frames, then a long transition towards pose 3.
-        for p in [&soa[0], &soa[1]] {
-            InertializationJob { inertializer: &mut inertializer, dt: 1.0 / 60.0, target: frame(p, p) }
+        let continuous = Settings { shape: Shape::Continuous, ..Settings::default() };
+        // The paper's clamped quintic (the default) and the continuous shape, in the same run.
+        for (suffix, settings) in [("", Settings::default()), ("_continuous", continuous)] {
+            let mut memory = vec![0u8; Inertializer::required_bytes(n, 0)];
+            let arena = Arena::new(&mut memory);
+            let mut inertializer = Inertializer::new(&arena, n, 0, settings).expect("sized");
+            // Two source frames, then a long transition towards pose 3.
+            for p in [&soa[0], &soa[1]] {
+                InertializationJob { inertializer: &mut inertializer, dt: 1.0 / 60.0, target: frame(p, p) }
+                    .run()
+                    .expect("valid");
+            }
+            let long = Transition { duration: 1e6, profile: None };
+            inertializer.request(&long).expect("valid");
+            InertializationJob { inertializer: &mut inertializer, dt: 1.0 / 60.0, target: frame(&soa[3], &soa[2]) }
                 .run()
                 .expect("valid");
+            group.throughput(Throughput::Elements(n as u64));
+            group.bench_function(BenchmarkId::new(format!("sinew_frame{suffix}"), n), |b| {
+                b.iter(|| {
+                    InertializationJob {
+                        inertializer: &mut inertializer,
+                        dt: TINY_DT,
+                        target: frame(black_box(&soa[3]), &soa[2]),
+                    }
+                    .run()
+                })
+            });
+            group.bench_function(BenchmarkId::new(format!("sinew_request_frame{suffix}"), n), |b| {
+                b.iter(|| {
+                    inertializer.request(&long).expect("valid");
+                    InertializationJob {
+                        inertializer: &mut inertializer,
+                        dt: TINY_DT,
+                        target: frame(black_box(&soa[3]), &soa[2]),
+                    }
+                    .run()
+                })
+            });
         }
         let long = Transition { duration: 1e6, profile: None };
-        inertializer.request(&long).expect("valid");
-        InertializationJob { inertializer: &mut inertializer, dt: 1.0 / 60.0, target: frame(&soa[3], &soa[2]) }
-            .run()
-            .expect("valid");
-        group.throughput(Throughput::Elements(n as u64));
-        group.bench_function(BenchmarkId::new("sinew_frame", n), |b| {
-            b.iter(|| {
-                InertializationJob {
-                    inertializer: &mut inertializer,
-                    dt: TINY_DT,
-                    target: frame(black_box(&soa[3]), &soa[2]),
-                }
-                .run()
-            })
-        });
-        group.bench_function(BenchmarkId::new("sinew_request_frame", n), |b| {
-            b.iter(|| {
-                inertializer.request(&long).expect("valid");
-                InertializationJob {
-                    inertializer: &mut inertializer,
-                    dt: TINY_DT,
-                    target: frame(black_box(&soa[3]), &soa[2]),
-                }
-                .run()
-            })
-        });
         // Every channel animated: translations and scales of the target moved too, so nothing is skipped.
         let mut moved = soa[3].clone();
         for group in &mut moved {

@@ -9,7 +9,7 @@
 
 use crate::bake::{self, AlignedBlob, KeyFormat};
 use sinew::blending::{BlendLayer, BlendingJob, DEFAULT_THRESHOLD};
-use sinew::inertialization::{ChannelMode, Settings, VelocityMode};
+use sinew::inertialization::{ChannelMode, Settings, Shape, VelocityMode};
 use sinew::math::{Mat4, SoaTransform};
 use sinew::{Arena, Asset, InertializationJob, Inertializer, LocalToModelJob, Playback, SamplingContext, SamplingJob};
 use sinew::{Target, Transition};
@@ -29,16 +29,19 @@ pub enum Method {
     PerComponent,
     /// Inertialize, one curve per component, velocity relative to the target.
     Relative,
+    /// As `Relative`, the source's velocity kept on every curve (no clamp): velocity-continuous at the switch.
+    Continuous,
 }
 
 impl Method {
-    pub const ALL: [Method; 6] = [
+    pub const ALL: [Method; 7] = [
         Method::HardCut,
         Method::Crossfade,
         Method::Projected,
         Method::ProjectedRelative,
         Method::PerComponent,
         Method::Relative,
+        Method::Continuous,
     ];
 
     pub fn name(self) -> &'static str {
@@ -49,6 +52,7 @@ impl Method {
             Method::ProjectedRelative => "projected-relative",
             Method::PerComponent => "per-component",
             Method::Relative => "relative",
+            Method::Continuous => "continuous",
         }
     }
 
@@ -61,14 +65,15 @@ impl Method {
 
     /// The inertializer settings, for the inertializing methods.
     pub fn settings(self) -> Option<Settings> {
-        let (channel, velocity) = match self {
+        let (channel, velocity, shape) = match self {
             Method::HardCut | Method::Crossfade => return None,
-            Method::Projected => (ChannelMode::Projected, VelocityMode::Absolute),
-            Method::ProjectedRelative => (ChannelMode::Projected, VelocityMode::Relative),
-            Method::PerComponent => (ChannelMode::PerComponent, VelocityMode::Absolute),
-            Method::Relative => (ChannelMode::PerComponent, VelocityMode::Relative),
+            Method::Projected => (ChannelMode::Projected, VelocityMode::Absolute, Shape::Clamped),
+            Method::ProjectedRelative => (ChannelMode::Projected, VelocityMode::Relative, Shape::Clamped),
+            Method::PerComponent => (ChannelMode::PerComponent, VelocityMode::Absolute, Shape::Clamped),
+            Method::Relative => (ChannelMode::PerComponent, VelocityMode::Relative, Shape::Clamped),
+            Method::Continuous => (ChannelMode::PerComponent, VelocityMode::Relative, Shape::Continuous),
         };
-        Some(Settings { channel, velocity })
+        Some(Settings { channel, velocity, shape })
     }
 }
 
@@ -152,7 +157,8 @@ pub struct Trace {
     pub source: Vec<Vec<[f32; 3]>>,
     pub target: Vec<Vec<[f32; 3]>>,
     /// Local-space offsets of the output from the target per frame and joint: translation, rotation vector
-    /// (of `output · target⁻¹`, shortest arc) and scale, as the inertializer's curves see them.
+    /// (of `output · target⁻¹`, the shortest arc on the first frame, then the turn nearest the frame before,
+    /// so an offset growing past π is not read as a flip) and scale, as the inertializer's curves see them.
     pub local_offsets: Vec<Vec<[[f64; 3]; 3]>>,
 }
 
@@ -178,6 +184,17 @@ fn local_offsets(output: &[SoaTransform], target: &[SoaTransform], n: usize) -> 
             [d(o.translation, t.translation), rotation, d(o.scale, t.scale)]
         })
         .collect()
+}
+
+/// Rotation vector `r`, or the same rotation the other way around (`r − 2π r/|r|`), whichever is nearer
+/// `previous`: an offset that grows past π keeps growing instead of reading as a flip to the other side.
+fn unwrap_rotation(r: [f64; 3], previous: [f64; 3]) -> [f64; 3] {
+    let len = norm(r);
+    if len == 0.0 {
+        return r;
+    }
+    let other = r.map(|c| c - std::f64::consts::TAU * c / len);
+    if norm(sub_f64(other, previous)) < norm(sub_f64(r, previous)) { other } else { r }
 }
 
 /// Samples clips of one asset through a sampling context per clip (so playback decodes each frame once).
@@ -336,7 +353,13 @@ pub fn simulate_aligned(
                 }
             }
         };
-        trace.local_offsets.push(local_offsets(shown, &target, n));
+        let mut offsets = local_offsets(shown, &target, n);
+        if let Some(previous) = trace.local_offsets.last() {
+            for (offset, previous) in offsets.iter_mut().zip(previous) {
+                offset[1] = unwrap_rotation(offset[1], previous[1]);
+            }
+        }
+        trace.local_offsets.push(offsets);
         trace.output.push(positions(shown)?);
         trace.source.push(positions(&source)?);
         trace.target.push(positions(&target)?);
@@ -366,6 +389,15 @@ pub struct Quality {
     pub jerk_ratio_mean: f64,
     /// Largest |output − target| at the first frame at or past t1.
     pub residual_max: f64,
+    /// Per cut, the largest joint's velocity jump at the switch over the hard cut's (the same cut): median.
+    pub jump_vs_cut_median: f64,
+    /// Per cut, the largest joint's velocity jump at the switch, file units per second: median (how it shrinks
+    /// with the frame time tells a velocity-continuous method from one that jumps).
+    pub jump_median: f64,
+    /// Per joint, the largest model-space |output − target| during the transition over the one at t = 0
+    /// (joints whose offset is at least 1% of the cut's largest): 90th percentile and max.
+    pub joint_growth_p90: f64,
+    pub joint_growth_max: f64,
 }
 
 /// A sign change counts when the offset passes this fraction of the cut's largest offset (per channel) to
@@ -456,18 +488,35 @@ pub fn velocity_jump(trace: &Trace, joint: usize) -> f64 {
 /// Runs every method over the cuts and summarizes each.
 pub fn quality(asset: &Asset, dt: f32, duration: f32, cuts: &[Cut]) -> Result<Vec<Quality>, String> {
     let transition_frames = (duration / dt).ceil() as usize;
+    let largest_jump = |trace: &Trace| (0..trace.output[0].len()).map(|j| velocity_jump(trace, j)).fold(0.0, f64::max);
+    let cut_jumps = cuts
+        .iter()
+        .map(|&cut| simulate(asset, dt, Method::HardCut, cut, duration, (FRAMES_BEFORE, 4)).map(|t| largest_jump(&t)))
+        .collect::<Result<Vec<f64>, String>>()?;
     Method::ALL
         .iter()
         .map(|&method| {
             let (mut jumps, mut growth, mut jerk_ratios) = (vec![], vec![], vec![]);
             let (mut dofs, mut flips, mut residual_max) = (0usize, 0usize, 0.0f64);
             let (mut local_dofs, mut local_flips) = (0usize, 0usize);
-            for &cut in cuts {
+            let (mut cut_ratios, mut cut_largest, mut joint_growth) = (vec![], vec![], vec![]);
+            for (&cut, &hard_cut_jump) in cuts.iter().zip(&cut_jumps) {
                 let trace = simulate(asset, dt, method, cut, duration, (FRAMES_BEFORE, 4))?;
                 let s = trace.switch_frame;
                 let (p, t) = (&trace.output, &trace.target);
                 let n = p[0].len();
                 jumps.extend((0..n).map(|j| velocity_jump(&trace, j)));
+                let largest = largest_jump(&trace);
+                cut_largest.push(largest);
+                if hard_cut_jump > 0.0 {
+                    cut_ratios.push(largest / hard_cut_jump);
+                }
+                let joint_offset = |f: usize, j: usize| norm(sub(p[f][j], t[f][j]));
+                let largest_offset = (0..n).map(|j| joint_offset(s - 1, j)).fold(0.0, f64::max);
+                for j in (0..n).filter(|&j| joint_offset(s - 1, j) > 0.01 * largest_offset) {
+                    let peak = (s - 1..=s + transition_frames).map(|f| joint_offset(f, j)).fold(0.0, f64::max);
+                    joint_growth.push(peak / joint_offset(s - 1, j));
+                }
                 // Offsets from the target alone, per DOF, from t = 0 (frame −1) through the transition.
                 let window = s - 1..=s + transition_frames;
                 let largest = (0..n).map(|j| norm(sub(p[s - 1][j], t[s - 1][j]))).fold(0.0, f64::max);
@@ -526,6 +575,10 @@ pub fn quality(asset: &Asset, dt: f32, duration: f32, cuts: &[Cut]) -> Result<Ve
                 offset_growth_p99: percentile(&mut growth, 0.99),
                 jerk_ratio_mean,
                 residual_max,
+                jump_vs_cut_median: percentile(&mut cut_ratios, 0.5),
+                jump_median: percentile(&mut cut_largest, 0.5),
+                joint_growth_p90: percentile(&mut joint_growth, 0.9),
+                joint_growth_max: joint_growth.iter().copied().fold(0.0, f64::max),
             })
         })
         .collect()
@@ -558,12 +611,24 @@ pub fn quality_table(rows: &[Quality], cuts: usize, dt: f32, duration: f32) -> S
     let mut out =
         format!("{cuts} cuts, {:.0} Hz, transition {duration} s; positions in file units, model space\n", 1.0 / dt);
     out += &format!(
-        "{:<19} {:>11} {:>11} {:>9} {:>9} {:>9} {:>9} {:>8} {:>10}\n",
-        "method", "vjump max", "vjump p99", "flips %", "local %", "grow max", "grow p99", "jerk ×", "residual"
+        "{:<19} {:>11} {:>11} {:>9} {:>9} {:>9} {:>9} {:>8} {:>10} {:>9} {:>9} {:>9} {:>9}\n",
+        "method",
+        "vjump max",
+        "vjump p99",
+        "flips %",
+        "local %",
+        "grow max",
+        "grow p99",
+        "jerk ×",
+        "residual",
+        "jump med",
+        "vs cut",
+        "jgrow p90",
+        "jgrow max"
     );
     for q in rows {
         out += &format!(
-            "{:<19} {:>11.2} {:>11.2} {:>9.2} {:>9.2} {:>9.3} {:>9.3} {:>8.2} {:>10.2e}\n",
+            "{:<19} {:>11.2} {:>11.2} {:>9.2} {:>9.2} {:>9.3} {:>9.3} {:>8.2} {:>10.2e} {:>9.2} {:>9.3} {:>9.3} {:>9.3}\n",
             q.method,
             q.velocity_jump_max,
             q.velocity_jump_p99,
@@ -572,7 +637,11 @@ pub fn quality_table(rows: &[Quality], cuts: usize, dt: f32, duration: f32) -> S
             q.offset_growth_max,
             q.offset_growth_p99,
             q.jerk_ratio_mean,
-            q.residual_max
+            q.residual_max,
+            q.jump_median,
+            q.jump_vs_cut_median,
+            q.joint_growth_p90,
+            q.joint_growth_max
         );
     }
     out
@@ -592,6 +661,10 @@ pub fn quality_json(rows: &[Quality], cuts: usize, dt: f32, duration: f32) -> se
                 "offset_growth_p99": q.offset_growth_p99,
                 "jerk_ratio_mean": q.jerk_ratio_mean,
                 "residual_max": q.residual_max,
+                "jump_median": q.jump_median,
+                "jump_vs_cut_median": q.jump_vs_cut_median,
+                "joint_growth_p90": q.joint_growth_p90,
+                "joint_growth_max": q.joint_growth_max,
             })
         })
         .collect();

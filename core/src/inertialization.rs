@@ -138,12 +138,33 @@ impl<L: Lanes> Quintic<L> {
     /// the curve is 0.
     #[inline(always)]
     pub fn with_duration(x0: L, v0: L, t1: L) -> (Quintic<L>, L) {
+        Quintic::shaped(x0, v0, t1, Shape::Clamped)
+    }
+
+    /// The curve of `shape` for offset `x0`, offset velocity `v0` and duration `t1` (> 0) per lane, and its
+    /// duration after the limit (0 for a finished curve).
+    ///
+    /// `Shape::Continuous` keeps `v0` on every curve, so `x'(0) = v0`. The curve never changes sign: mirrored
+    /// so `x0 >= 0` (by `v0`'s sign where `x0 = 0`), a curve moving toward 0 is shortened to `t1 <= -5 x0 / v0`,
+    /// under which `α + β τ + γ τ²` stays `>= 0` on [0, 1] (at the limit it is `x0 (1 − τ)²`); one moving away
+    /// has `β, γ > 0`. Its magnitude stays below `|x0| + 16/81 · max(0, v0) · t1` (mirrored `v0`; the velocity
+    /// term is `v0 t1 τ (1 + 3τ) (1 − τ)³`, largest at τ = 1/3): the most a
+    /// source moving away carries the offset before the curve turns back.
+    #[inline(always)]
+    pub fn shaped(x0: L, v0: L, t1: L, shape: Shape) -> (Quintic<L>, L) {
         let zero = L::splat(0.0);
-        // Mirror so x0 >= 0: the sign of x0 moves onto the velocity now and back onto the coefficients.
-        let x0_signed = x0;
+        // Mirror so x0 >= 0: the sign of x0 moves onto the velocity now and back onto the coefficients. An
+        // offset of exactly 0 that moves is mirrored by its velocity, so it moves away (continuous shape).
+        let x0_signed = match shape {
+            Shape::Clamped => x0,
+            Shape::Continuous => L::select(x0.cmp_ne(zero), x0, v0),
+        };
         let x0 = x0.abs();
-        // Moving away from the target: clamp the velocity to 0 so the curve stays between source and target.
-        let v0 = v0.mul_sign(x0_signed).min(zero);
+        let v0 = match shape {
+            // Moving away from the target: clamp the velocity to 0 so the curve stays between source and target.
+            Shape::Clamped => v0.mul_sign(x0_signed).min(zero),
+            Shape::Continuous => v0.mul_sign(x0_signed),
+        };
         // No inflection before t1: t1 <= -5 x0 / v0 where v0 < 0 (other lanes' quotients are discarded).
         let limit = L::select(v0.cmp_lt(zero), L::splat(-5.0) * x0 / v0, L::splat(f32::INFINITY));
         let t1 = t1.min(limit);
@@ -184,18 +205,31 @@ pub enum VelocityMode {
     Relative,
 }
 
+/// What a curve does with a source moving away from the target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// The paper: its velocity is clamped to 0, so the offset stays between source and target, and the
+    /// output's velocity jumps at the switch wherever the clamp fires.
+    Clamped,
+    /// Its velocity is kept on every curve: with per-component channels and relative velocity the output's
+    /// velocity at the switch is the source's (C1), the offset still never changes sign, and it grows by at
+    /// most `16/81 · v0 · t1` past its start (see [`Quintic::shaped`]).
+    Continuous,
+}
+
 /// How transitions are shaped; fixed for an inertializer's life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Settings {
     pub channel: ChannelMode,
     pub velocity: VelocityMode,
+    pub shape: Shape,
 }
 
 impl Default for Settings {
     /// Per-component, relative: the lowest start-velocity jump and added jerk on the shared mocap, and no
     /// local offset changing sign (`sinew-bench quality`; the table is in the README).
     fn default() -> Settings {
-        Settings { channel: ChannelMode::PerComponent, velocity: VelocityMode::Relative }
+        Settings { channel: ChannelMode::PerComponent, velocity: VelocityMode::Relative, shape: Shape::Clamped }
     }
 }
 
@@ -312,6 +346,7 @@ struct State {
     /// What the state was made for, checked by [`Inertializer::attach`].
     channel: u32,
     velocity: u32,
+    shape: u32,
     num_joints: u32,
     num_curves: u32,
     pending_scalar: f32,
@@ -354,6 +389,7 @@ impl<'a> Inertializer<'a> {
         *inertializer.state = State {
             channel: settings.channel as u32,
             velocity: settings.velocity as u32,
+            shape: settings.shape as u32,
             num_joints: num_joints as u32,
             num_curves: num_curves as u32,
             ..State::zeroed()
@@ -372,10 +408,11 @@ impl<'a> Inertializer<'a> {
     pub fn attach(arena: &'a Arena<'_>, num_joints: usize, num_curves: usize) -> Result<Inertializer<'a>, Error> {
         let mut inertializer = Inertializer::carve(arena, num_joints, num_curves, false)?;
         let state = &mut *inertializer.state;
-        let settings = match (state.channel, state.velocity) {
-            (c, v) if c <= 1 && v <= 1 => Settings {
+        let settings = match (state.channel, state.velocity, state.shape) {
+            (c, v, s) if c <= 1 && v <= 1 && s <= 1 => Settings {
                 channel: if c == 0 { ChannelMode::Projected } else { ChannelMode::PerComponent },
                 velocity: if v == 0 { VelocityMode::Absolute } else { VelocityMode::Relative },
+                shape: if s == 0 { Shape::Clamped } else { Shape::Continuous },
             },
             _ => return Err(Error::StateMismatch),
         };
@@ -566,7 +603,7 @@ impl<'a> Inertializer<'a> {
         let inv_history_dt = if have_velocity { 1.0 / self.state.history_dt } else { 0.0 };
         let g = self.pending.len();
         let (newest, older) = (&self.history[self.newest() * g..][..g], &self.history[(1 - self.newest()) * g..][..g]);
-        let mode = self.settings.channel;
+        let (mode, shape) = (self.settings.channel, self.settings.shape);
         let (inv_dt8, inv_history_dt8) = (F8::splat(inv_dt), F8::splat(inv_history_dt));
         let mut end8 = F8::splat(0.0);
         // Two lane groups at a time in `F8`, the layout the curves are stored in, one channel at a time so only
@@ -583,7 +620,7 @@ impl<'a> Inertializer<'a> {
             let t1 = F8::from_halves(self.pending[lo], self.pending.get(hi).copied().unwrap_or(F4::ZERO));
             *active = 0;
             let mut store = |channel: usize, x0: [F8; 3], v0: [F8; 3]| {
-                let (three, duration) = channel_curves(mode, x0, v0, t1);
+                let (three, duration) = channel_curves(mode, shape, x0, v0, t1);
                 end8 = end8.max(duration);
                 for (d, q) in three.into_iter().enumerate() {
                     let zero = F8::splat(0.0);
@@ -635,7 +672,7 @@ impl<'a> Inertializer<'a> {
             if previous.is_some() {
                 v0 = v0 - (now - at_zero) * inv_dt;
             }
-            let (q, duration) = Quintic::with_duration(x0, v0, t1);
+            let (q, duration) = Quintic::shaped(x0, v0, t1, shape);
             end = end.max(duration);
             self.scalar_curves[i] = q;
         }
@@ -684,10 +721,10 @@ fn pair_component((lo, hi): GroupPair<'_>, c: usize) -> F8 {
 
 /// The three curves of one 3-D channel, and the longest of their durations.
 #[inline(always)]
-fn channel_curves<L: Lanes>(mode: ChannelMode, x0: [L; 3], v0: [L; 3], t1: L) -> ([Quintic<L>; 3], L) {
+fn channel_curves<L: Lanes>(mode: ChannelMode, shape: Shape, x0: [L; 3], v0: [L; 3], t1: L) -> ([Quintic<L>; 3], L) {
     match mode {
         ChannelMode::PerComponent => {
-            let [(x, dx), (y, dy), (z, dz)] = core::array::from_fn(|k| Quintic::with_duration(x0[k], v0[k], t1));
+            let [(x, dx), (y, dy), (z, dz)] = core::array::from_fn(|k| Quintic::shaped(x0[k], v0[k], t1, shape));
             ([x, y, z], dx.max(dy).max(dz))
         }
         ChannelMode::Projected => {
@@ -698,7 +735,7 @@ fn channel_curves<L: Lanes>(mode: ChannelMode, x0: [L; 3], v0: [L; 3], t1: L) ->
             let inv = L::select(len.cmp_gt(zero), L::splat(1.0) / len, zero);
             let dir = x0.map(|x| x * inv);
             let speed = v0[0].mul_add(dir[0], v0[1].mul_add(dir[1], v0[2] * dir[2]));
-            let (q, duration) = Quintic::with_duration(len, speed, t1);
+            let (q, duration) = Quintic::shaped(len, speed, t1, shape);
             (
                 dir.map(|d| Quintic { alpha: q.alpha * d, beta: q.beta * d, gamma: q.gamma * d, inv_t1: q.inv_t1 }),
                 duration,

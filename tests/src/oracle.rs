@@ -139,13 +139,20 @@ pub fn inverse3(m: [[f64; 3]; 3]) -> Option<([[f64; 3]; 3], f64)> {
 /// The motion transition curve of Bollo's SIGGRAPH 2017 supplemental material for one degree of freedom, in `f64`, written from the paper's steps:
 /// the offset `x` at time `t` of a transition with offset `x0`, source velocity `v0` and duration `t1`.
 pub fn inertialize(x0: f64, v0: f64, t1: f64, t: f64) -> f64 {
+    inertialize_shaped(x0, v0, t1, t, false)
+}
+
+/// [`inertialize`], or with `continuous` the curve that keeps the source's velocity: no clamp of a velocity
+/// moving away from the target, and an offset of exactly 0 mirrored by its velocity.
+pub fn inertialize_shaped(x0: f64, v0: f64, t1: f64, t: f64, continuous: bool) -> f64 {
     if t <= 0.0 {
         return x0;
     }
     // Mirror so x0 >= 0, and negate the result at the end.
-    let sign = if x0 < 0.0 { -1.0 } else { 1.0 };
+    let by = if continuous && x0 == 0.0 { v0 } else { x0 };
+    let sign = if by < 0.0 { -1.0 } else { 1.0 };
     let (x0, mut v0) = (x0 * sign, v0 * sign);
-    if v0 > 0.0 {
+    if v0 > 0.0 && !continuous {
         v0 = 0.0;
     }
     let t1 = if v0 < 0.0 { t1.min(-5.0 * x0 / v0) } else { t1 };

@@ -6,7 +6,7 @@ use sinew::blending::subtree_mask;
 use sinew::character::{BLOCK_ALIGN, MAX_CHARACTER_LAYERS, MAX_CONTROLS, MAX_LAYER_CONTROLS, MAX_MASKS};
 use sinew::control::Wrap;
 use sinew::error::{Index, Limit};
-use sinew::inertialization::{Settings, Transition};
+use sinew::inertialization::{Settings, Shape, Transition};
 use sinew::math::{F4, Transform, unpack_soa};
 use sinew::{Asset, Blend, Buffer, Character, CharacterDesc, Chunk, Error, LayerDesc, LayerKind, Play, Rig, Scratch};
 use sinew_bench_host::bake::{self, AlignedBlob, KeyFormat, RawClip, RawSkeleton};
@@ -356,6 +356,38 @@ fn an_inertialized_transition_ends_on_its_target_and_a_crossfade_on_its_clip() {
     c.update(0.2, &Rig::new(&asset, None).unwrap()).unwrap();
     assert_eq!(c.control(0, 0).unwrap(), None);
     assert_eq!(c.control(0, 1).unwrap().unwrap().weight(), 1.0);
+}
+
+/// A character made with the continuous shape re-attaches with it (the header's code covers every setting) and
+/// its transitions differ from the clamped shape's only while the offsets decay.
+#[test]
+fn the_continuous_shape_survives_attach_and_changes_only_the_transition() {
+    let f = Fixture::new(7);
+    let asset = f.asset();
+    let rig = Rig::new(&asset, None).unwrap();
+    let mut poses = vec![];
+    for shape in [Shape::Clamped, Shape::Continuous] {
+        let desc = desc(f.n, Some(Settings { shape, ..Settings::default() }));
+        let bytes = Character::required_bytes(&desc).unwrap();
+        let mut block = Block::new(bytes);
+        Character::new(block.bytes(0, bytes), &desc).unwrap().play(&asset, 0, 0, Play::looping(0)).unwrap();
+        let mut frames = vec![];
+        for k in 0..20 {
+            let mut c = Character::attach(block.bytes(0, bytes)).unwrap();
+            if k == 5 {
+                let t = Transition { duration: 0.3, profile: None };
+                c.transition(&asset, 1, Play::looping(1), Blend::Inertialize(t)).unwrap();
+            }
+            c.update(1.0 / 30.0, &rig).unwrap();
+            frames.push(pose_of(&c, f.n));
+        }
+        poses.push(frames);
+    }
+    let differ =
+        |k: usize| oracle::max_relative_error(&poses[0][k], &poses[1][k].iter().map(oracle::flat).collect::<Vec<_>>());
+    assert!((0..5).all(|k| differ(k) == 0.0), "the same frames before the transition");
+    assert!((5..9).any(|k| differ(k) > 1e-4), "the shapes differ during the transition");
+    assert!((15..20).all(|k| differ(k) < 1e-6), "both end on the target");
 }
 
 #[test]

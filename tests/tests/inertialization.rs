@@ -2,16 +2,18 @@
 //! the inertializer end to end against an f64 oracle in every channel and velocity mode, request semantics
 //! (interruptions, shortest wins, profiles, reset, dt = 0), one test per error, and agreement across builds.
 
-use sinew::inertialization::{ChannelMode, MIN_DURATION, Quintic, Settings, VelocityMode};
+use sinew::inertialization::{ChannelMode, MIN_DURATION, Quintic, Settings, Shape, VelocityMode};
 use sinew::math::{F4, Quat, SoaTransform, Transform, Vec3, num_soa_joints, pack_soa, unpack_soa};
-use sinew::{Arena, Buffer, Error, Inertializer, Target, Transition};
+use sinew::{Arena, Buffer, Error, InertializationJob, Inertializer, Target, Transition};
 use sinew_tests::{Rng, oracle};
 
-const MODES: [Settings; 4] = [
-    Settings { channel: ChannelMode::PerComponent, velocity: VelocityMode::Absolute },
-    Settings { channel: ChannelMode::PerComponent, velocity: VelocityMode::Relative },
-    Settings { channel: ChannelMode::Projected, velocity: VelocityMode::Absolute },
-    Settings { channel: ChannelMode::Projected, velocity: VelocityMode::Relative },
+const MODES: [Settings; 6] = [
+    Settings { channel: ChannelMode::PerComponent, velocity: VelocityMode::Absolute, shape: Shape::Clamped },
+    Settings { channel: ChannelMode::PerComponent, velocity: VelocityMode::Relative, shape: Shape::Clamped },
+    Settings { channel: ChannelMode::Projected, velocity: VelocityMode::Absolute, shape: Shape::Clamped },
+    Settings { channel: ChannelMode::Projected, velocity: VelocityMode::Relative, shape: Shape::Clamped },
+    Settings { channel: ChannelMode::PerComponent, velocity: VelocityMode::Relative, shape: Shape::Continuous },
+    Settings { channel: ChannelMode::Projected, velocity: VelocityMode::Absolute, shape: Shape::Continuous },
 ];
 
 /// A value spanning tiny to huge magnitudes, either sign.
@@ -96,6 +98,116 @@ fn quintic_finished_and_empty_curves() {
     assert_eq!(tiny.eval(F4::splat(MIN_DURATION)), F4::ZERO);
 }
 
+#[test]
+fn continuous_quintic_matches_its_f64_definition() {
+    let mut rng = Rng::new(4010);
+    for case in 0..sinew_tests::cases(20_000) {
+        let x0 = F4::from_array([0; 4].map(|_| if rng.below(50) == 0 { 0.0 } else { wide_value(&mut rng) }));
+        let v0 = F4::from_array(x0.to_array().map(|x| x * rng.range(-40.0, 40.0) + wide_value(&mut rng) * 1e-3));
+        let t1 = F4::from_array([0; 4].map(|_| rng.range(0.01, 2.0)));
+        let (q, _) = Quintic::shaped(x0, v0, t1, Shape::Continuous);
+        let (x0, v0, t1) = (x0.to_array(), v0.to_array(), t1.to_array());
+        for t in [0.0f32, rng.range(0.0, 0.3), rng.range(0.0, 2.2)] {
+            let got = q.eval(F4::splat(t)).to_array();
+            for lane in 0..4 {
+                let (x, v, d) = (x0[lane] as f64, v0[lane] as f64, t1[lane] as f64);
+                let want = oracle::inertialize_shaped(x, v, d, t as f64, true);
+                let scale = x.abs() + v.abs() * d;
+                assert!(
+                    (got[lane] as f64 - want).abs() <= 2e-6 * scale,
+                    "case {case} lane {lane}: x0 {x} v0 {v} t1 {d} t {t}: {} vs {want}",
+                    got[lane]
+                );
+            }
+        }
+    }
+}
+
+/// The continuous shape's guarantees on random curves: the offset starts with the source's velocity, never
+/// changes sign, grows past its start by at most `16/81 · v0 · t1` (a velocity moving away), and is exactly 0
+/// from its end on.
+#[test]
+fn continuous_quintic_keeps_velocity_and_sign_within_its_growth_bound() {
+    let mut rng = Rng::new(4110);
+    for case in 0..sinew_tests::cases(3000) {
+        let x0 = F4::from_array([0; 4].map(|_| if rng.below(20) == 0 { 0.0 } else { wide_value(&mut rng) }));
+        let v0 = F4::from_array(x0.to_array().map(|x| x * rng.range(-60.0, 60.0) + wide_value(&mut rng) * 1e-4));
+        let t1 = F4::splat(rng.range(0.05, 1.0));
+        let (q, end) = Quintic::shaped(x0, v0, t1, Shape::Continuous);
+        let (x0, v0, end) = (x0.to_array(), v0.to_array(), end.to_array());
+        let (alpha, beta, inv_t1) = (q.alpha.to_array(), q.beta.to_array(), q.inv_t1.to_array());
+        for lane in 0..4 {
+            let (x, v) = (x0[lane], v0[lane]);
+            if end[lane] > 0.0 {
+                // x'(0) = (β − 3α) / t1: the source's velocity, to f32 precision.
+                let start_velocity = (beta[lane] as f64 - 3.0 * alpha[lane] as f64) * inv_t1[lane] as f64;
+                let tolerance = 1e-5 * (v.abs() as f64 + 3.0 * x.abs() as f64 * inv_t1[lane] as f64);
+                assert!(
+                    (start_velocity - v as f64).abs() <= tolerance,
+                    "case {case} lane {lane}: starts at {start_velocity}, source {v}"
+                );
+            }
+        }
+        for step in 0..=200 {
+            let t = step as f32 * 0.005;
+            let got = q.eval(F4::splat(t)).to_array();
+            for lane in 0..4 {
+                let (x, v, g) = (x0[lane], v0[lane], got[lane]);
+                let side = if x != 0.0 { x.signum() } else { v.signum() };
+                let away = (v * side).max(0.0);
+                let bound = x.abs() + 16.0 / 81.0 * away * end[lane];
+                let rounding = 1e-6 * bound;
+                assert!(g * side >= -rounding, "case {case} step {step} lane {lane}: {g} crossed from {x} (v0 {v})");
+                assert!(g.abs() <= bound + rounding, "case {case} step {step} lane {lane}: {g} past {bound}");
+                if t >= end[lane] {
+                    assert_eq!(g, 0.0, "case {case} lane {lane}: exactly 0 from its end on");
+                }
+            }
+        }
+    }
+}
+
+/// An interruption under the continuous shape starts from the displayed pose with its velocity: the output's
+/// velocity across the request frame is the one before it (relative to the new target), to f32 precision.
+#[test]
+fn continuous_interruption_keeps_the_output_velocity() {
+    let settings =
+        Settings { channel: ChannelMode::PerComponent, velocity: VelocityMode::Relative, shape: Shape::Continuous };
+    let mut memory = vec![0u8; Inertializer::required_bytes(1, 0)];
+    let arena = Arena::new(&mut memory);
+    let mut inertializer = Inertializer::new(&arena, 1, 0, settings).expect("inertializer");
+    let dt = 1.0 / 1000.0;
+    // A target moving at 2 units/s along x; cuts to a target at rest elsewhere, then to one moving at -1.
+    let at = |x: f32| {
+        let t = Transform { translation: Vec3::new(x, 0.0, 0.0), ..Transform::IDENTITY };
+        soa(&[t])
+    };
+    let mut shown = vec![];
+    let mut step = |inertializer: &mut Inertializer, pose: Vec<SoaTransform>, previous: Vec<SoaTransform>| {
+        let target = Target { pose: &pose, curves: &[], previous: Some((&previous, &[])) };
+        InertializationJob { inertializer, dt, target }.run().expect("frame");
+        shown.push(inertializer.output().pose[0].translation.x.to_array()[0] as f64);
+    };
+    for k in 0..5 {
+        step(&mut inertializer, at(2.0 * dt * k as f32), at(2.0 * dt * (k as f32 - 1.0)));
+    }
+    inertializer.request(&Transition { duration: 0.3, profile: None }).expect("request");
+    for _ in 0..50 {
+        step(&mut inertializer, at(0.5), at(0.5));
+    }
+    inertializer.request(&Transition { duration: 0.3, profile: None }).expect("interruption");
+    for k in 0..5 {
+        step(&mut inertializer, at(-0.3 - dt * k as f32), at(-0.3 - dt * (k as f32 - 1.0)));
+    }
+    // Velocity before and after each request frame (frames 5 and 55): equal to within the curve's
+    // acceleration over one frame, far below the jump a clamp or a cut would make.
+    for switch in [5, 55] {
+        let before = (shown[switch - 1] - shown[switch - 2]) / dt as f64;
+        let after = (shown[switch] - shown[switch - 1]) / dt as f64;
+        assert!((after - before).abs() < 0.05, "frame {switch}: {before} -> {after}");
+    }
+}
+
 /// `n` joints of AoS transforms as a SoA pose.
 fn soa(pose: &[Transform]) -> Vec<SoaTransform> {
     let mut out = vec![SoaTransform::IDENTITY; num_soa_joints(pose.len())];
@@ -161,9 +273,10 @@ fn oracle_offsets(source: &Transform, target: &Transform, reference: Option<[f64
 }
 
 /// The three components of one channel's offset at `t`, per the channel mode.
-fn oracle_channel(mode: ChannelMode, x0: [f64; 3], v0: [f64; 3], t1: f64, t: f64) -> [f64; 3] {
-    match mode {
-        ChannelMode::PerComponent => [0, 1, 2].map(|i| oracle::inertialize(x0[i], v0[i], t1, t)),
+fn oracle_channel(settings: Settings, x0: [f64; 3], v0: [f64; 3], t1: f64, t: f64) -> [f64; 3] {
+    let continuous = settings.shape == Shape::Continuous;
+    match settings.channel {
+        ChannelMode::PerComponent => [0, 1, 2].map(|i| oracle::inertialize_shaped(x0[i], v0[i], t1, t, continuous)),
         ChannelMode::Projected => {
             let len = (x0[0] * x0[0] + x0[1] * x0[1] + x0[2] * x0[2]).sqrt();
             if len == 0.0 {
@@ -171,7 +284,7 @@ fn oracle_channel(mode: ChannelMode, x0: [f64; 3], v0: [f64; 3], t1: f64, t: f64
             }
             let dir = x0.map(|c| c / len);
             let speed = v0[0] * dir[0] + v0[1] * dir[1] + v0[2] * dir[2];
-            let x = oracle::inertialize(len, speed, t1, t);
+            let x = oracle::inertialize_shaped(len, speed, t1, t, continuous);
             dir.map(|d| d * x)
         }
     }
@@ -266,7 +379,7 @@ fn inertializer_matches_f64_oracle_in_every_mode() {
                 }
                 for (k, (target, _)) in targets.iter().enumerate() {
                     let t = dt as f64 * (k + 1) as f64;
-                    let off = [0, 1, 2].map(|c| oracle_channel(settings.channel, x0[c], v0[c], duration as f64, t));
+                    let off = [0, 1, 2].map(|c| oracle_channel(*settings, x0[c], v0[c], duration as f64, t));
                     let out = &got.outputs[k][j];
                     let tgt = &target[j];
                     let want_t = [tgt.translation.x, tgt.translation.y, tgt.translation.z];
@@ -298,8 +411,9 @@ fn inertializer_matches_f64_oracle_in_every_mode() {
                     v0 -= (targets[0].1[i] as f64 - at_zero) / dt as f64;
                 }
                 for (k, (_, target)) in targets.iter().enumerate() {
-                    let want =
-                        target[i] as f64 + oracle::inertialize(x0, v0, duration as f64, dt as f64 * (k + 1) as f64);
+                    let t = dt as f64 * (k + 1) as f64;
+                    let continuous = settings.shape == Shape::Continuous;
+                    let want = target[i] as f64 + oracle::inertialize_shaped(x0, v0, duration as f64, t, continuous);
                     assert!((got.curves[k][i] as f64 - want).abs() < 2e-4, "curve {i} frame {k}");
                 }
             }
@@ -337,7 +451,8 @@ fn step(i: &mut Inertializer, dt: f32, pose: &[SoaTransform], previous: Option<&
     sinew_tests::inertialize(i, dt, &target).unwrap().pose.to_vec()
 }
 
-const ABSOLUTE: Settings = Settings { channel: ChannelMode::PerComponent, velocity: VelocityMode::Absolute };
+const ABSOLUTE: Settings =
+    Settings { channel: ChannelMode::PerComponent, velocity: VelocityMode::Absolute, shape: Shape::Clamped };
 
 #[test]
 fn first_frame_and_zero_dt_are_defined() {

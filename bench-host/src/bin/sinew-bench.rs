@@ -236,9 +236,14 @@ struct TransitionArgs {
     /// Transition duration, seconds.
     #[arg(long, default_value_t = 0.3)]
     duration: f32,
-    /// hard-cut, crossfade, projected, projected-relative, per-component or relative (the default).
+    /// hard-cut, crossfade, projected, projected-relative, per-component, relative (the default) or
+    /// continuous (relative, the source's velocity kept on every curve).
     #[arg(long, default_value = "relative")]
     mode: String,
+    /// Frame rate of the simulation, Hz (both clips sampled at it, between their keys); default: the source
+    /// clip's key rate.
+    #[arg(long)]
+    rate: Option<f32>,
     /// Print JSON (the only format; the flag is accepted for symmetry with the other subcommands).
     #[arg(long)]
     json: bool,
@@ -432,11 +437,7 @@ fn quality(args: &QualityArgs) -> Result<String, String> {
     if args.cuts == 0 {
         return Err("--cuts must be at least 1".into());
     }
-    let dt = match args.rate {
-        Some(rate) if rate.is_finite() && rate > 0.0 => 1.0 / rate,
-        Some(rate) => return Err(format!("--rate {rate}: give a positive rate in Hz")),
-        None => clips.dt,
-    };
+    let dt = rate_step(args.rate)?.unwrap_or(clips.dt);
     transition::check_simulation(dt, args.duration, args.cuts)?;
     let asset = clips.asset()?;
     let cuts = transition::seeded_cuts(&asset, dt, args.duration, args.cuts, args.seed);
@@ -466,11 +467,7 @@ fn locomotion_quality(args: &QualityArgs) -> Result<String, String> {
     if args.cuts == 0 {
         return Err("--cuts must be at least 1".into());
     }
-    let dt = match args.rate {
-        Some(rate) if rate.is_finite() && rate > 0.0 => Some(1.0 / rate),
-        Some(rate) => return Err(format!("--rate {rate}: give a positive rate in Hz")),
-        None => None,
-    };
+    let dt = rate_step(args.rate)?;
     let table =
         locomotion::locomotion_quality(&files, &feet_names(&args.feet), dt, args.duration, args.cuts, args.seed)?;
     Ok(if args.json { locomotion::table_json(&table).to_string() } else { locomotion::table_text(&table) })
@@ -492,6 +489,15 @@ fn quality_files(args: &QualityArgs) -> Result<Vec<std::path::PathBuf>, String> 
     })
 }
 
+/// The frame time of `--rate HZ`, when given.
+fn rate_step(rate: Option<f32>) -> Result<Option<f32>, String> {
+    match rate {
+        Some(rate) if rate.is_finite() && rate > 0.0 => Ok(Some(1.0 / rate)),
+        Some(rate) => Err(format!("--rate {rate}: give a positive rate in Hz")),
+        None => Ok(None),
+    }
+}
+
 fn transition(args: &TransitionArgs) -> Result<String, String> {
     let method = transition::Method::parse(&args.mode)?;
     let (clips, a, b) = match (&args.bvh, &args.to_bvh, &args.blob) {
@@ -507,7 +513,8 @@ fn transition(args: &TransitionArgs) -> Result<String, String> {
         }
         _ => return Err("give --bvh and --to-bvh, or --blob".into()),
     };
-    transition::check_simulation(clips.dt, args.duration, 1)?;
+    let dt = rate_step(args.rate)?.unwrap_or(clips.dt);
+    transition::check_simulation(dt, args.duration, 1)?;
     for (flag, time) in [("--at", args.at), ("--to-at", args.to_at)] {
         if !time.is_finite() {
             return Err(format!("{flag} {time}: give a time in seconds"));
@@ -515,8 +522,8 @@ fn transition(args: &TransitionArgs) -> Result<String, String> {
     }
     let asset = clips.asset()?;
     let cut = transition::Cut { a, ta: args.at, b, tb: args.to_at };
-    let half_second = (0.5 / clips.dt).ceil() as usize;
-    let trace = transition::simulate(&asset, clips.dt, method, cut, args.duration, (half_second, half_second))?;
+    let half_second = (0.5 / dt).ceil() as usize;
+    let trace = transition::simulate(&asset, dt, method, cut, args.duration, (half_second, half_second))?;
     let _ = args.json;
     Ok(transition::trace_json(&trace).to_string())
 }
