@@ -4,10 +4,13 @@
 //! A fast-moving source (a swing heading down at the switch) transitions to a slowly drifting target: (a) a
 //! hard cut, (b) pose matching only (the offset fades with a smoothstep; the velocity jumps), (c) velocity
 //! matching by a cubic Hermite offset (matches the source's velocity, then overshoots the target and swings
-//! back) and (d) the runtime's quintic inertialization (matches the velocity without overshoot).
+//! back) and (d) the runtime's quintic inertialization (matches the velocity without overshoot). A second panel
+//! has the source moving away from the target at the switch, where the paper's shape clamps the velocity to 0
+//! and the continuous shape keeps it.
 
+use plotters::coord::Shift;
 use plotters::prelude::*;
-use sinew::inertialization::Quintic;
+use sinew::inertialization::{Quintic, Shape};
 use sinew::math::F4;
 
 /// Seconds before the switch drawn, the transition's duration, and seconds after it.
@@ -59,43 +62,81 @@ pub fn curves() -> Vec<(&'static str, Vec<(f64, f64)>)> {
     ]
 }
 
-/// Writes the chart to `path` (SVG).
+/// A source rising away from the target at the switch, the same target: `(name, points)` for a hard cut, the
+/// paper's clamped quintic and the continuous shape, every 1/240 s.
+pub fn receding_curves() -> Vec<(&'static str, Vec<(f64, f64)>)> {
+    let rising = |t: f64| 0.9 + 0.8 * (10.0 * t - 1.2).cos();
+    let rising_velocity = |t: f64| -8.0 * (10.0 * t - 1.2).sin();
+    let (x0, v0) = (rising(0.0) - target(0.0), rising_velocity(0.0) - 0.1);
+    let times: Vec<f64> =
+        (0..=((BEFORE + DURATION + AFTER) * 240.0) as usize).map(|i| i as f64 / 240.0 - BEFORE).collect();
+    let curve = |shape: Shape| {
+        let (x0, v0, t1) = (F4::splat(x0 as f32), F4::splat(v0 as f32), F4::splat(DURATION as f32));
+        let q = Quintic::shaped(x0, v0, t1, shape).0;
+        times
+            .iter()
+            .map(|&t| {
+                (t, if t < 0.0 { rising(t) } else { target(t) + q.eval(F4::splat(t as f32)).to_array()[0] as f64 })
+            })
+            .collect::<Vec<_>>()
+    };
+    let cut = times.iter().map(|&t| (t, if t < 0.0 { rising(t) } else { target(t) })).collect();
+    vec![
+        ("(a) hard cut", cut),
+        ("(d) quintic, the paper's clamp (the velocity jumps to 0)", curve(Shape::Clamped)),
+        ("(e) quintic, continuous shape (the velocity kept)", curve(Shape::Continuous)),
+    ]
+}
+
+/// Writes the chart to `path` (SVG): the talk's figure above, a source moving away below.
 pub fn transition_figure(path: &std::path::Path) -> Result<String, String> {
-    let series = curves();
+    let root = SVGBackend::new(path, (900, 900)).into_drawing_area();
+    let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let (upper, lower) = root.split_vertically(450);
+    panel(
+        &upper,
+        "One DOF through a transition at t = 0 (after the Gears of War 4 inertialization talk)",
+        curves(),
+        &[BLACK, BLUE, RED, GREEN],
+    )
+    .map_err(|e| err(&e))?;
+    panel(&lower, "A source moving away from the target at t = 0", receding_curves(), &[BLACK, GREEN, MAGENTA])
+        .map_err(|e| err(&e))?;
+    root.present().map_err(|e| err(&e))?;
+    Ok(format!("wrote {}", path.display()))
+}
+
+/// One chart of `series` (and the target alone) in `area`.
+fn panel(
+    area: &DrawingArea<SVGBackend<'_>, Shift>,
+    caption: &str,
+    series: Vec<(&'static str, Vec<(f64, f64)>)>,
+    colors: &[RGBColor],
+) -> Result<(), Box<dyn std::error::Error>> {
     let (lo, hi) = series
         .iter()
         .flat_map(|(_, p)| p.iter().map(|&(_, y)| y))
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), y| (lo.min(y), hi.max(y)));
-    let root = SVGBackend::new(path, (900, 500)).into_drawing_area();
-    let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
-    root.fill(&WHITE).map_err(|e| err(&e))?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(
-            "One DOF through a transition at t = 0 (after the Gears of War 4 inertialization talk)",
-            ("sans-serif", 20),
-        )
+    let mut chart = ChartBuilder::on(area)
+        .caption(caption, ("sans-serif", 20))
         .margin(15)
         .x_label_area_size(35)
         .y_label_area_size(45)
-        .build_cartesian_2d(-BEFORE..DURATION + AFTER, (lo - 0.1)..(hi + 0.1))
-        .map_err(|e| err(&e))?;
-    chart.configure_mesh().x_desc("seconds from the switch").y_desc("value").draw().map_err(|e| err(&e))?;
-    let colors = [BLACK, BLUE, RED, GREEN];
-    for ((name, points), color) in series.into_iter().zip(colors) {
+        .build_cartesian_2d(-BEFORE..DURATION + AFTER, (lo - 0.1)..(hi + 0.1))?;
+    chart.configure_mesh().x_desc("seconds from the switch").y_desc("value").draw()?;
+    for ((name, points), &color) in series.into_iter().zip(colors) {
         chart
-            .draw_series(LineSeries::new(points, color.stroke_width(2)))
-            .map_err(|e| err(&e))?
+            .draw_series(LineSeries::new(points, color.stroke_width(2)))?
             .label(name)
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
     }
     let target_line: Vec<(f64, f64)> =
         (0..=100).map(|i| i as f64 / 100.0 * (DURATION + AFTER)).map(|t| (t, target(t))).collect();
     chart
-        .draw_series(LineSeries::new(target_line, BLACK.mix(0.3).stroke_width(1)))
-        .map_err(|e| err(&e))?
+        .draw_series(LineSeries::new(target_line, BLACK.mix(0.3).stroke_width(1)))?
         .label("target alone")
         .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.mix(0.3)));
-    chart.configure_series_labels().border_style(BLACK).background_style(WHITE.mix(0.9)).draw().map_err(|e| err(&e))?;
-    root.present().map_err(|e| err(&e))?;
-    Ok(format!("wrote {}", path.display()))
+    chart.configure_series_labels().border_style(BLACK).background_style(WHITE.mix(0.9)).draw()?;
+    Ok(())
 }

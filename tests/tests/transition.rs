@@ -63,6 +63,27 @@ fn continuous_shape_jump_shrinks_with_the_frame_time() {
 }
 
 #[test]
+fn figure_receding_panel_shows_the_clamp_and_the_continuous_shape() {
+    let curves = sinew_bench_host::plot::receding_curves();
+    let before = |i: usize| curves[i].1.iter().filter(|(t, _)| *t < 0.0).map(|&(_, y)| y).collect::<Vec<_>>();
+    let after = |i: usize| curves[i].1.iter().filter(|(t, _)| *t >= 0.0).copied().collect::<Vec<_>>();
+    let source = before(0);
+    let source_step = source[source.len() - 1] - source[source.len() - 2];
+    assert!(source_step > 0.0, "the source rises, away from the target below it");
+    let first_step = |points: &[(f64, f64)]| points[1].1 - points[0].1;
+    let (clamped, continuous) = (after(1), after(2));
+    // The clamp stops the offset at once; the continuous shape leaves with the source's velocity.
+    assert!(first_step(&clamped) < 0.3 * source_step, "{} vs {source_step}", first_step(&clamped));
+    assert!((first_step(&continuous) - source_step).abs() < 0.2 * source_step, "{}", first_step(&continuous));
+    // Neither crosses the target, and both end on it.
+    for points in [&clamped, &continuous] {
+        assert!(points.iter().all(|&(t, y)| y >= 0.4 + 0.1 * t - 1e-6));
+        let &(t, y) = points.last().unwrap();
+        assert!((y - (0.4 + 0.1 * t)).abs() < 1e-6);
+    }
+}
+
+#[test]
 fn transition_export_has_every_frame() {
     let Some(dir) = shared_data("transition_export_has_every_frame") else { return };
     let files = bandai(&dir);
