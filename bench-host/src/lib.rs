@@ -14,6 +14,7 @@ pub mod bake;
 pub mod bench_support;
 pub mod blob;
 pub mod bvh;
+pub mod clip_error;
 pub mod crowd;
 pub mod fuzz;
 pub mod gltf_import;

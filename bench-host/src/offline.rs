@@ -59,6 +59,10 @@ pub struct BakeArgs {
     /// --root-motion: the joint to follow instead of the first named like hips or pelvis.
     #[arg(long, requires = "root_motion")]
     pub hips: Option<String>,
+    /// The virtual points' distance from each joint for the reported error, centimetres on the figure scaled to
+    /// 1.7 m.
+    #[arg(long, default_value_t = crate::clip_error::DEFAULT_DISTANCE_CM)]
+    pub error_distance: f64,
 }
 
 #[derive(Args)]
@@ -76,6 +80,10 @@ pub fn key_format(quantize: bool) -> KeyFormat {
 }
 
 pub fn bake(args: &BakeArgs) -> Result<String, String> {
+    use crate::clip_error::FIGURE_CM;
+    if !(args.error_distance.is_finite() && (0.0..=FIGURE_CM).contains(&args.error_distance)) {
+        return Err(format!("--error-distance {}: give centimetres in 0..={FIGURE_CM}", args.error_distance));
+    }
     let mut notes = String::new();
     let mut skin = None;
     let (skeleton, clips) = match &args.gltf {
@@ -148,7 +156,33 @@ pub fn bake(args: &BakeArgs) -> Result<String, String> {
     let extras = bake::Extras { annotations, skin, phases };
     let blob = bake::bake_with(&skeleton, &clips, key_format(args.quantize), &extras)?;
     std::fs::write(&args.out, blob.bytes()).map_err(|e| format!("{}: {e}", args.out.display()))?;
+    notes += &error_report(&skeleton, &clips, &blob, args.error_distance)?;
     Ok(format!("{}: {}{notes}", args.out.display(), crate::blob::summary(&blob)?))
+}
+
+/// One line per clip: its virtual-point error against the imported clip, in centimetres on the figure scaled to
+/// 1.7 m, with points `distance_cm` from each joint.
+fn error_report(
+    skeleton: &bake::RawSkeleton,
+    clips: &[bake::RawClip],
+    blob: &bake::AlignedBlob,
+    distance_cm: f64,
+) -> Result<String, String> {
+    use crate::clip_error::{clip_error, units_per_cm};
+    let asset = crate::blob::asset(blob)?;
+    let per_cm = units_per_cm(crate::annotate::figure_height(skeleton) as f64);
+    let mut out = String::new();
+    for (index, clip) in clips.iter().enumerate() {
+        let error = clip_error(skeleton, clip, &asset, index, distance_cm * per_cm)?;
+        out += &format!(
+            "\n  `{}`: error max {:.4} cm, p99 {:.4} cm (virtual points {distance_cm} cm from each joint, figure scaled to 1.7 m; {} times)",
+            clip.name,
+            error.max / per_cm,
+            error.p99 / per_cm,
+            error.samples
+        );
+    }
+    Ok(out)
 }
 
 pub fn inspect(args: &InspectArgs) -> Result<String, String> {

@@ -468,6 +468,14 @@ fn sinew_bake_bakes_and_inspects_and_refuses_bad_input_like_the_profiler() {
     assert!(sinew_bench(&["bake", "--bvh", &two, "--out", &again]).status.success());
     assert_eq!(std::fs::read(&out).ok(), std::fs::read(&again).ok());
 
+    // The bake reports each clip's virtual-point error; a bad distance is refused before anything is written.
+    assert!(String::from_utf8_lossy(&baked.stdout).contains("error max"), "{}", String::from_utf8_lossy(&baked.stdout));
+    let refused = dir.join("refused.snw").display().to_string();
+    for distance in ["-1", "NaN", "1e9"] {
+        let output = sinew_bake(&["bake", "--bvh", &two, "--out", &refused, "--error-distance", distance]);
+        assert_error(&output, &["--error-distance"]);
+        assert!(!Path::new(&refused).exists(), "nothing written for --error-distance {distance}");
+    }
     let bad = write(&dir, "bad.bvh", &bvh("3", "0.0333333", "0 0 0 0 0 0"));
     assert_error(&sinew_bake(&["bake", "--bvh", &bad, "--out", &out]), &[&bad]);
     let garbage = write(&dir, "garbage.snw", "not a blob at all");

@@ -1,0 +1,172 @@
+//! The error a viewer sees in a baked clip: the model-space positions of virtual points at a distance from each
+//! joint (the joint itself and one point along each of its local axes, ACL's measure), raw against decoded,
+//! at every frame and halfway between frames. Model space means the error propagates down the hierarchy: a
+//! hip's error counts at the toes, and a rotation error counts at the distance of the points it moves.
+//!
+//! Both sides are composed in f64: the raw side from the importer's transforms (normalized lerp between frames,
+//! as the runtime interpolates), the decoded side from what `SamplingJob` returns for the baked clip. So the
+//! figure is the storage's error alone, not f32 rounding of the hierarchy.
+
+use crate::bake::{RawClip, RawSkeleton};
+use sinew::math::{SoaTransform, Transform, unpack_soa};
+use sinew::{Arena, Asset, Playback, SamplingContext, SamplingJob};
+
+/// The virtual points' default distance from their joint, centimetres on a 1.7 m figure (ACL's 3 cm).
+pub const DEFAULT_DISTANCE_CM: f64 = 3.0;
+/// The figure height the centimetre figures are scaled to.
+pub const FIGURE_CM: f64 = 170.0;
+
+/// A clip's virtual-point error, file units.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ClipError {
+    /// The largest over every joint and sampled time.
+    pub max: f64,
+    /// The 99th percentile over (joint, time) pairs.
+    pub p99: f64,
+    /// Times compared: every frame and every midpoint.
+    pub samples: usize,
+}
+
+/// An affine transform in f64: rows of a 3×4 matrix.
+type Affine = [[f64; 4]; 3];
+
+fn affine(t: &Trs) -> Affine {
+    let [x, y, z, w] = t.rotation;
+    let r = [
+        [1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - z * w), 2.0 * (x * z + y * w)],
+        [2.0 * (x * y + z * w), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z - x * w)],
+        [2.0 * (x * z - y * w), 2.0 * (y * z + x * w), 1.0 - 2.0 * (x * x + y * y)],
+    ];
+    std::array::from_fn(|row| {
+        [r[row][0] * t.scale[0], r[row][1] * t.scale[1], r[row][2] * t.scale[2], t.translation[row]]
+    })
+}
+
+fn compose(a: &Affine, b: &Affine) -> Affine {
+    std::array::from_fn(|row| {
+        std::array::from_fn(|col| {
+            let linear = (0..3).map(|k| a[row][k] * b[k][col]).sum::<f64>();
+            if col == 3 { linear + a[row][3] } else { linear }
+        })
+    })
+}
+
+fn apply(m: &Affine, p: [f64; 3]) -> [f64; 3] {
+    std::array::from_fn(|row| m[row][0] * p[0] + m[row][1] * p[1] + m[row][2] * p[2] + m[row][3])
+}
+
+/// A local transform in f64, rotation unit length.
+#[derive(Clone, Copy, Debug)]
+struct Trs {
+    translation: [f64; 3],
+    rotation: [f64; 4],
+    scale: [f64; 3],
+}
+
+impl Trs {
+    fn of(t: &Transform) -> Trs {
+        let q = [t.rotation.x, t.rotation.y, t.rotation.z, t.rotation.w].map(f64::from);
+        let len = q.iter().map(|c| c * c).sum::<f64>().sqrt();
+        Trs {
+            translation: t.translation.to_array().map(f64::from),
+            rotation: if len > 0.0 { q.map(|c| c / len) } else { [0.0, 0.0, 0.0, 1.0] },
+            scale: t.scale.to_array().map(f64::from),
+        }
+    }
+
+    /// `a` towards `b` by `u`: translations and scales linearly, rotations by normalized lerp on the shorter
+    /// arc.
+    fn lerp(a: &Trs, b: &Trs, u: f64) -> Trs {
+        let dot: f64 = (0..4).map(|k| a.rotation[k] * b.rotation[k]).sum();
+        let sign = if dot < 0.0 { -1.0 } else { 1.0 };
+        let q: [f64; 4] = std::array::from_fn(|k| a.rotation[k] + (sign * b.rotation[k] - a.rotation[k]) * u);
+        let len = q.iter().map(|c| c * c).sum::<f64>().sqrt();
+        let mix = |x: [f64; 3], y: [f64; 3]| std::array::from_fn(|k| x[k] + (y[k] - x[k]) * u);
+        Trs {
+            translation: mix(a.translation, b.translation),
+            rotation: q.map(|c| c / len),
+            scale: mix(a.scale, b.scale),
+        }
+    }
+}
+
+/// Each joint's virtual points in model space: the joint, then `distance` along its local x, y and z.
+fn virtual_points(parents: &[i16], local: &[Trs], distance: f64) -> Vec<[[f64; 3]; 4]> {
+    let mut model: Vec<Affine> = Vec::with_capacity(local.len());
+    for (j, t) in local.iter().enumerate() {
+        let m = affine(t);
+        let m = match usize::try_from(parents[j]) {
+            Ok(p) => compose(&model[p], &m),
+            Err(_) => m,
+        };
+        model.push(m);
+    }
+    let axes = [[0.0; 3], [distance, 0.0, 0.0], [0.0, distance, 0.0], [0.0, 0.0, distance]];
+    model.iter().map(|m| axes.map(|a| apply(m, a))).collect()
+}
+
+/// The virtual-point error of clip `index` of `asset` (baked from `raw` on `skeleton`, the same joints),
+/// with points `distance` file units from each joint.
+///
+/// Errors: a clip index the asset lacks, a skeleton of another size, a raw clip without frames.
+pub fn clip_error(
+    skeleton: &RawSkeleton,
+    raw: &RawClip,
+    asset: &Asset,
+    index: usize,
+    distance: f64,
+) -> Result<ClipError, String> {
+    let clip = asset.clip(index).ok_or(format!("the asset has no clip {index}"))?;
+    let n = skeleton.parents.len();
+    let runtime_skeleton = asset.skeleton();
+    if runtime_skeleton.num_joints() != n || raw.frames.iter().any(|f| f.len() != n) || raw.frames.is_empty() {
+        return Err(format!("clip `{}`: the raw clip and the asset disagree on the skeleton", raw.name));
+    }
+    let mut memory = vec![0u8; SamplingContext::required_bytes(n)];
+    let arena = Arena::new(&mut memory);
+    let mut context = SamplingContext::new(&arena, n).map_err(|e| e.to_string())?;
+    let mut soa = vec![SoaTransform::IDENTITY; runtime_skeleton.num_soa_joints()];
+    let mut aos = vec![Transform::IDENTITY; n];
+    let raw_frames: Vec<Vec<Trs>> = raw.frames.iter().map(|f| f.iter().map(Trs::of).collect()).collect();
+    let last = raw_frames.len() - 1;
+    let mut errors = Vec::with_capacity(n * (2 * last + 1));
+    // Every frame, then every midpoint: half-frame steps.
+    for step in 0..=2 * last {
+        let (k, half) = (step / 2, step % 2 == 1);
+        let reference: Vec<Trs> = if half {
+            raw_frames[k].iter().zip(&raw_frames[k + 1]).map(|(a, b)| Trs::lerp(a, b, 0.5)).collect()
+        } else {
+            raw_frames[k].clone()
+        };
+        let time = (step as f64 / (2.0 * raw.sample_rate as f64)).min(clip.duration() as f64) as f32;
+        SamplingJob {
+            skeleton: runtime_skeleton,
+            clip: &clip,
+            time,
+            playback: Playback::Clamp,
+            context: &mut context,
+            output: &mut soa,
+        }
+        .run()
+        .map_err(|e| e.to_string())?;
+        unpack_soa(&soa, &mut aos).map_err(|e| e.to_string())?;
+        let decoded: Vec<Trs> = aos.iter().map(Trs::of).collect();
+        let (want, got) = (
+            virtual_points(&skeleton.parents, &reference, distance),
+            virtual_points(&skeleton.parents, &decoded, distance),
+        );
+        for (w, g) in want.iter().zip(&got) {
+            let gap = |a: [f64; 3], b: [f64; 3]| (0..3).map(|i| (a[i] - b[i]).powi(2)).sum::<f64>().sqrt();
+            errors.push((0..4).map(|p| gap(w[p], g[p])).fold(0.0, f64::max));
+        }
+    }
+    let samples = 2 * last + 1;
+    let max = errors.iter().copied().fold(0.0, f64::max);
+    let p99 = crate::transition::percentile(&mut errors, 0.99);
+    Ok(ClipError { max, p99, samples })
+}
+
+/// File units per centimetre on a figure of `height` file units scaled to 1.7 m.
+pub fn units_per_cm(height: f64) -> f64 {
+    height / FIGURE_CM
+}
