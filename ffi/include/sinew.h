@@ -10,7 +10,7 @@
 
 // The ABI's version, `major * 1000 + minor`. A minor version adds functions or constants and keeps every
 // existing declaration, size and meaning; a major version may change them.
-#define SINEW_ABI_VERSION 1000
+#define SINEW_ABI_VERSION 1001
 
 // Required alignment of a blob passed to `sinew_asset_load`.
 #define SINEW_BLOB_ALIGN 16
@@ -285,6 +285,55 @@ sinew_status sinew_character_transition(struct sinew_character *character,
 sinew_status sinew_character_update(struct sinew_character *character,
                                     const struct sinew_asset *asset,
                                     float dt);
+
+// Sets bone mask `mask`: `count` per-joint factors (one per skeleton joint, in joint order; finite and >= 0,
+// and > 0 while a layer fades by the mask), for `sinew_play::mask` and `sinew_character_set_layer_masks`.
+//
+// Errors: `SINEW_ERROR_INDEX_OUT_OF_RANGE` for a mask the description did not ask for;
+// `SINEW_ERROR_INVALID_ARGUMENT` for a count other than the joints' or a factor outside the range.
+//
+// # Safety
+// `character` points to an initialized character; `weights` to `count` readable floats.
+sinew_status sinew_character_set_mask(struct sinew_character *character,
+                                      uint32_t mask,
+                                      const float *weights,
+                                      size_t count);
+
+// Sets layer `layer`'s bone mask and fade profile (mask indices, or `SINEW_NO_MASK` for none).
+//
+// Errors: `SINEW_ERROR_INDEX_OUT_OF_RANGE` (layer, mask); `SINEW_ERROR_INVALID_ARGUMENT` for a profile with a
+// zero factor.
+//
+// # Safety
+// `character` points to an initialized character.
+sinew_status sinew_character_set_layer_masks(struct sinew_character *character,
+                                             uint32_t layer,
+                                             uint32_t mask,
+                                             uint32_t profile);
+
+// Fades layer `layer`'s weight to `target` (in [0, 1]) over `duration` seconds (times its profile per joint).
+//
+// Errors: `SINEW_ERROR_INDEX_OUT_OF_RANGE` (layer); `SINEW_ERROR_INVALID_ARGUMENT` for a target or duration
+// out of range.
+//
+// # Safety
+// `character` points to an initialized character.
+sinew_status sinew_character_fade_layer(struct sinew_character *character,
+                                        uint32_t layer,
+                                        float target,
+                                        float duration);
+
+// Sets the target values of the character's scalar curves (morph weights, IK weights) for the next update:
+// `count` finite floats, one per curve of the description; the inertializer smooths them on transitions.
+//
+// Errors: `SINEW_ERROR_INVALID_ARGUMENT` for another count or a value that is not finite (the curves stay as
+// they were).
+//
+// # Safety
+// `character` points to an initialized character; `values` to `count` readable floats.
+sinew_status sinew_character_set_curves(struct sinew_character *character,
+                                        const float *values,
+                                        size_t count);
 
 // The root motion of the last update: the motion root's translation (`translation[3]`, file units) and its
 // turn about +Y (`*yaw`, radians), for the game to apply to the character's world transform. Zero before a

@@ -25,7 +25,8 @@ use core::mem::{align_of, size_of};
 use sinew::character::BLOCK_ALIGN;
 use sinew::inertialization::{Settings, Transition};
 use sinew::limits::MAX_CHARACTER_LAYERS;
-use sinew::math::{Mat3x4, Mat4};
+use sinew::math::{F4, Mat3x4, Mat4};
+use sinew::skeleton::MAX_JOINTS;
 use sinew::{Asset, Blend, Character, CharacterDesc, Error, GroupWalk, LayerDesc, LayerKind, Play, Rig, Scratch, Wrap};
 
 #[cfg(all(panic = "abort", not(test)))]
@@ -45,7 +46,7 @@ extern "C" fn rust_eh_personality() {}
 
 /// The ABI's version, `major * 1000 + minor`. A minor version adds functions or constants and keeps every
 /// existing declaration, size and meaning; a major version may change them.
-pub const SINEW_ABI_VERSION: u32 = 1000;
+pub const SINEW_ABI_VERSION: u32 = 1001;
 
 /// Returns the library's `SINEW_ABI_VERSION`; a program checks that its major part (`/ 1000`) equals the
 /// header's and its minor part is at least the header's.
@@ -134,6 +135,7 @@ fn status_of(error: Error) -> sinew_status {
         | Error::InvalidDuration { .. }
         | Error::InvalidFade
         | Error::InvalidWeight { .. }
+        | Error::InvalidMaskWeight { .. }
         | Error::NonFinite { .. } => SINEW_ERROR_INVALID_ARGUMENT,
         Error::NoInertializer => SINEW_ERROR_NO_INERTIALIZER,
         Error::StateMismatch | Error::BufferLength { .. } | Error::ForeignWalk => SINEW_ERROR_STATE_MISMATCH,
@@ -738,6 +740,124 @@ pub unsafe extern "C" fn sinew_character_update(
         character.update(dt, &rig).map_err(status_of)
     })();
     result.err().unwrap_or(SINEW_OK)
+}
+
+/// Sets bone mask `mask`: `count` per-joint factors (one per skeleton joint, in joint order; finite and >= 0,
+/// and > 0 while a layer fades by the mask), for `sinew_play::mask` and `sinew_character_set_layer_masks`.
+///
+/// Errors: `SINEW_ERROR_INDEX_OUT_OF_RANGE` for a mask the description did not ask for;
+/// `SINEW_ERROR_INVALID_ARGUMENT` for a count other than the joints' or a factor outside the range.
+///
+/// # Safety
+/// `character` points to an initialized character; `weights` to `count` readable floats.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sinew_character_set_mask(
+    character: *mut sinew_character,
+    mask: u32,
+    weights: *const f32,
+    count: usize,
+) -> sinew_status {
+    if weights.is_null() {
+        return SINEW_ERROR_NULL_POINTER;
+    }
+    // SAFETY: the caller's contract.
+    let mut character = match unsafe { attach(character) } {
+        Ok(character) => character,
+        Err(status) => return status,
+    };
+    if count != character.num_joints() {
+        return SINEW_ERROR_INVALID_ARGUMENT;
+    }
+    // SAFETY: `count` readable floats by the caller's contract.
+    let weights = unsafe { core::slice::from_raw_parts(weights, count) };
+    // SoA lane groups on the stack: a skeleton has at most `MAX_JOINTS` joints, so 4 KiB at most.
+    let mut lanes = [F4::ZERO; MAX_JOINTS / 4];
+    for (group, chunk) in lanes.iter_mut().zip(weights.chunks(4)) {
+        let mut four = [0.0; 4];
+        four[..chunk.len()].copy_from_slice(chunk);
+        *group = F4::from_array(four);
+    }
+    let groups = count.div_ceil(4);
+    character.set_mask(mask as usize, &lanes[..groups]).err().map_or(SINEW_OK, status_of)
+}
+
+/// Sets layer `layer`'s bone mask and fade profile (mask indices, or `SINEW_NO_MASK` for none).
+///
+/// Errors: `SINEW_ERROR_INDEX_OUT_OF_RANGE` (layer, mask); `SINEW_ERROR_INVALID_ARGUMENT` for a profile with a
+/// zero factor.
+///
+/// # Safety
+/// `character` points to an initialized character.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sinew_character_set_layer_masks(
+    character: *mut sinew_character,
+    layer: u32,
+    mask: u32,
+    profile: u32,
+) -> sinew_status {
+    let index = |m: u32| (m != SINEW_NO_MASK).then_some(m as usize);
+    // SAFETY: the caller's contract.
+    match unsafe { attach(character) } {
+        Ok(mut character) => {
+            character.set_layer_masks(layer as usize, index(mask), index(profile)).err().map_or(SINEW_OK, status_of)
+        }
+        Err(status) => status,
+    }
+}
+
+/// Fades layer `layer`'s weight to `target` (in [0, 1]) over `duration` seconds (times its profile per joint).
+///
+/// Errors: `SINEW_ERROR_INDEX_OUT_OF_RANGE` (layer); `SINEW_ERROR_INVALID_ARGUMENT` for a target or duration
+/// out of range.
+///
+/// # Safety
+/// `character` points to an initialized character.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sinew_character_fade_layer(
+    character: *mut sinew_character,
+    layer: u32,
+    target: f32,
+    duration: f32,
+) -> sinew_status {
+    // SAFETY: the caller's contract.
+    match unsafe { attach(character) } {
+        Ok(mut character) => character.fade_layer(layer as usize, target, duration).err().map_or(SINEW_OK, status_of),
+        Err(status) => status,
+    }
+}
+
+/// Sets the target values of the character's scalar curves (morph weights, IK weights) for the next update:
+/// `count` finite floats, one per curve of the description; the inertializer smooths them on transitions.
+///
+/// Errors: `SINEW_ERROR_INVALID_ARGUMENT` for another count or a value that is not finite (the curves stay as
+/// they were).
+///
+/// # Safety
+/// `character` points to an initialized character; `values` to `count` readable floats.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sinew_character_set_curves(
+    character: *mut sinew_character,
+    values: *const f32,
+    count: usize,
+) -> sinew_status {
+    if values.is_null() {
+        return SINEW_ERROR_NULL_POINTER;
+    }
+    // SAFETY: the caller's contract.
+    let mut character = match unsafe { attach(character) } {
+        Ok(character) => character,
+        Err(status) => return status,
+    };
+    // SAFETY: `count` readable floats by the caller's contract.
+    let values = unsafe { core::slice::from_raw_parts(values, count) };
+    match character.curves_mut() {
+        Ok(curves) if curves.len() == count && values.iter().all(|v| v.is_finite()) => {
+            curves.copy_from_slice(values);
+            SINEW_OK
+        }
+        Ok(_) => SINEW_ERROR_INVALID_ARGUMENT,
+        Err(e) => status_of(e),
+    }
 }
 
 /// The root motion of the last update: the motion root's translation (`translation[3]`, file units) and its

@@ -183,6 +183,48 @@ int main(int argc, char **argv) {
   EXPECT(sinew_character_update(character, &asset, -1.0f), SINEW_ERROR_INVALID_ARGUMENT);
   EXPECT(sinew_character_update(character, &asset, 1.0f / 30.0f), SINEW_OK);
 
+  /* Masks, layer masks, fades and curves on a character with none of either. */
+  float factors[1024];
+  for (int i = 0; i < 1024; ++i) factors[i] = 1.0f;
+  EXPECT(sinew_character_set_mask(character, 0, factors, joints), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+  EXPECT(sinew_character_set_mask(character, 0, NULL, joints), SINEW_ERROR_NULL_POINTER);
+  EXPECT(sinew_character_set_layer_masks(character, 0, 0, SINEW_NO_MASK), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+  EXPECT(sinew_character_set_layer_masks(character, 1, SINEW_NO_MASK, SINEW_NO_MASK), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+  EXPECT(sinew_character_set_layer_masks(character, 0, SINEW_NO_MASK, SINEW_NO_MASK), SINEW_OK);
+  EXPECT(sinew_character_fade_layer(character, 3, 1.0f, 0.1f), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+  EXPECT(sinew_character_fade_layer(character, 0, NAN, 0.1f), SINEW_ERROR_INVALID_ARGUMENT);
+  EXPECT(sinew_character_fade_layer(character, 0, 1.0f, -1.0f), SINEW_ERROR_INVALID_ARGUMENT);
+  EXPECT(sinew_character_set_curves(character, factors, 1), SINEW_ERROR_INVALID_ARGUMENT);
+  EXPECT(sinew_character_set_curves(character, NULL, 0), SINEW_ERROR_NULL_POINTER);
+  EXPECT(sinew_character_set_curves(character, factors, 0), SINEW_OK);
+
+  /* The same on a character with one mask and two curves. */
+  sinew_character_desc rich = desc;
+  rich.num_masks = 1;
+  rich.num_curves = 2;
+  size_t rich_bytes = 0;
+  EXPECT(sinew_character_required_bytes(&asset, &rich, &rich_bytes), SINEW_OK);
+  uint8_t *rich_memory = aligned_alloc(SINEW_CHARACTER_ALIGN, rich_bytes);
+  sinew_character *other = NULL;
+  EXPECT(sinew_character_init(rich_memory, rich_bytes, &asset, &rich, &other), SINEW_OK);
+  EXPECT(sinew_character_set_mask(other, 0, factors, joints + 1), SINEW_ERROR_INVALID_ARGUMENT);
+  factors[1] = NAN;
+  EXPECT(sinew_character_set_mask(other, 0, factors, joints), SINEW_ERROR_INVALID_ARGUMENT);
+  factors[1] = -0.5f;
+  EXPECT(sinew_character_set_mask(other, 0, factors, joints), SINEW_ERROR_INVALID_ARGUMENT);
+  factors[1] = 0.5f;
+  EXPECT(sinew_character_set_mask(other, 0, factors, joints), SINEW_OK);
+  EXPECT(sinew_character_set_layer_masks(other, 0, 1, SINEW_NO_MASK), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+  EXPECT(sinew_character_set_layer_masks(other, 0, 0, 0), SINEW_OK);
+  float curves[2] = {0.25f, INFINITY};
+  EXPECT(sinew_character_set_curves(other, curves, 2), SINEW_ERROR_INVALID_ARGUMENT);
+  curves[1] = 0.5f;
+  EXPECT(sinew_character_set_curves(other, curves, 2), SINEW_OK);
+  EXPECT(sinew_character_play(other, &asset, 0, 0, 0.0f, 1.0f, 1.0f), SINEW_OK);
+  EXPECT(sinew_character_fade_layer(other, 0, 0.5f, 0.25f), SINEW_OK);
+  EXPECT(sinew_character_update(other, &asset, 1.0f / 30.0f), SINEW_OK);
+  free(rich_memory);
+
   /* Outputs, and a character whose memory was overwritten. */
   const float *values = NULL;
   size_t matrices = 0;

@@ -115,7 +115,8 @@ pub fn rust_frames(blob: &[u8]) -> Result<String, sinew::Error> {
         out.push('\n');
     };
     let mut out = String::new();
-    let _ = writeln!(out, "abi 1000 joints {} clips {clips} skin {skin_joints}", skeleton.num_joints());
+    let abi = sinew_ffi::SINEW_ABI_VERSION;
+    let _ = writeln!(out, "abi {abi} joints {} clips {clips} skin {skin_joints}", skeleton.num_joints());
     for j in 0..skeleton.num_joints() {
         let _ = writeln!(out, "joint {j} {}", skeleton.name(j).unwrap_or(""));
     }
