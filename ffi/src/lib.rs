@@ -29,7 +29,7 @@ use sinew::math::{F4, Mat3x4, Mat4};
 use sinew::skeleton::MAX_JOINTS;
 use sinew::{Asset, Blend, Character, CharacterDesc, Error, GroupWalk, LayerDesc, LayerKind, Play, Rig, Scratch, Wrap};
 
-#[cfg(all(panic = "abort", not(test)))]
+#[cfg(all(feature = "panic-handler", panic = "abort", not(test)))]
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {
     unsafe extern "C" {
@@ -40,7 +40,7 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
 
 /// The precompiled `core` refers to the unwinder's personality routine, which a library that aborts on panic
 /// never calls; this definition satisfies the linker without the unwinder.
-#[cfg(all(panic = "abort", not(test)))]
+#[cfg(all(feature = "panic-handler", panic = "abort", not(test)))]
 #[unsafe(no_mangle)]
 extern "C" fn rust_eh_personality() {}
 

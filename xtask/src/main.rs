@@ -436,7 +436,7 @@ fn fuzz() -> Result<(), String> {
         return Err("cargo-fuzz not found; install with `cargo install cargo-fuzz` (and a nightly toolchain)".into());
     }
     let fuzz_dir = root().join("fuzz");
-    for target in ["asset_load", "bvh", "gltf"] {
+    for target in ["asset_load", "bvh", "gltf", "c_abi"] {
         // New inputs go to a scratch corpus; the checked-in one is read as seeds only.
         let scratch = root().join("target/fuzz-corpus").join(target);
         std::fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
