@@ -742,6 +742,22 @@ pub unsafe extern "C" fn sinew_character_update(
     result.err().unwrap_or(SINEW_OK)
 }
 
+/// The character at `character`, attached, and the `count` floats at `values`.
+///
+/// # Safety
+/// As `attach`; `values` is NULL or points to `count` readable floats.
+unsafe fn with_floats<'a>(
+    character: *mut sinew_character,
+    values: *const f32,
+    count: usize,
+) -> Result<(Character<'a>, &'a [f32]), sinew_status> {
+    if values.is_null() {
+        return Err(SINEW_ERROR_NULL_POINTER);
+    }
+    // SAFETY: the caller's contract: an attachable character and `count` readable floats.
+    unsafe { Ok((attach(character)?, core::slice::from_raw_parts(values, count))) }
+}
+
 /// Sets bone mask `mask`: `count` per-joint factors (one per skeleton joint, in joint order; finite and >= 0,
 /// and > 0 while a layer fades by the mask), for `sinew_play::mask` and `sinew_character_set_layer_masks`.
 ///
@@ -757,19 +773,14 @@ pub unsafe extern "C" fn sinew_character_set_mask(
     weights: *const f32,
     count: usize,
 ) -> sinew_status {
-    if weights.is_null() {
-        return SINEW_ERROR_NULL_POINTER;
-    }
     // SAFETY: the caller's contract.
-    let mut character = match unsafe { attach(character) } {
-        Ok(character) => character,
+    let (mut character, weights) = match unsafe { with_floats(character, weights, count) } {
+        Ok(both) => both,
         Err(status) => return status,
     };
     if count != character.num_joints() {
         return SINEW_ERROR_INVALID_ARGUMENT;
     }
-    // SAFETY: `count` readable floats by the caller's contract.
-    let weights = unsafe { core::slice::from_raw_parts(weights, count) };
     // SoA lane groups on the stack: a skeleton has at most `MAX_JOINTS` joints, so 4 KiB at most.
     let mut lanes = [F4::ZERO; MAX_JOINTS / 4];
     for (group, chunk) in lanes.iter_mut().zip(weights.chunks(4)) {
@@ -840,16 +851,11 @@ pub unsafe extern "C" fn sinew_character_set_curves(
     values: *const f32,
     count: usize,
 ) -> sinew_status {
-    if values.is_null() {
-        return SINEW_ERROR_NULL_POINTER;
-    }
     // SAFETY: the caller's contract.
-    let mut character = match unsafe { attach(character) } {
-        Ok(character) => character,
+    let (mut character, values) = match unsafe { with_floats(character, values, count) } {
+        Ok(both) => both,
         Err(status) => return status,
     };
-    // SAFETY: `count` readable floats by the caller's contract.
-    let values = unsafe { core::slice::from_raw_parts(values, count) };
     match character.curves_mut() {
         Ok(curves) if curves.len() == count && values.iter().all(|v| v.is_finite()) => {
             curves.copy_from_slice(values);
