@@ -39,7 +39,7 @@
 use crate::blending::{self, BlendLayer, BlendingJob, DEFAULT_THRESHOLD};
 use crate::control::{self, Control, Step, Wrap};
 use crate::error::{Index, Limit, check_len};
-use crate::inertialization::{InertializationJob, Inertializer, Settings, Shape, Target, Transition, VelocityMode};
+use crate::inertialization::{InertializationJob, Inertializer, Settings, Target, Transition, VelocityMode};
 use crate::local_to_model::{GroupWalk, LocalToModelJob};
 use crate::math::{F4, Mat3x4, Mat4, SoaTransform, Transform, Vec3, num_soa_joints};
 use crate::phase::{self, Footsteps, PhaseTable};
@@ -259,7 +259,7 @@ struct Header {
     num_controls: u32,
     num_masks: u32,
     num_curves: u32,
-    /// 0: none; else 1 + channel mode + 2 · velocity mode + 4 · shape.
+    /// 0: none; else 1 + [`Settings::code`].
     inertialization: u32,
     /// Byte offset of the last output pose in the block (the inertializer's history or the pose scratch).
     pose_offset: u32,
@@ -647,9 +647,7 @@ impl<'b> Character<'b> {
             num_controls: counts.controls as u32,
             num_masks: counts.masks as u32,
             num_curves: counts.curves as u32,
-            inertialization: desc
-                .inertialization
-                .map_or(0, |s| 1 + s.channel as u32 + 2 * s.velocity as u32 + 4 * s.shape as u32),
+            inertialization: desc.inertialization.map_or(0, |s| 1 + s.code()),
             pose_offset: layout.output as u32,
             external_scratch: u32::from(desc.scratch == Scratch::External),
             motion_slot: NONE,
@@ -1638,19 +1636,7 @@ fn read_layout(block: &[u8]) -> Result<(Counts, Layout), Error> {
     }
     let inertialization = match header.inertialization {
         0 => None,
-        1..=8 => {
-            let code = header.inertialization - 1;
-            Some(Settings {
-                channel: if code & 1 == 0 {
-                    crate::inertialization::ChannelMode::Projected
-                } else {
-                    crate::inertialization::ChannelMode::PerComponent
-                },
-                velocity: if code & 2 == 0 { VelocityMode::Absolute } else { VelocityMode::Relative },
-                shape: if code & 4 == 0 { Shape::Clamped } else { Shape::Continuous },
-            })
-        }
-        _ => return Err(Error::StateMismatch),
+        code => Some(Settings::from_code(code - 1).ok_or(Error::StateMismatch)?),
     };
     let desc = CharacterDesc {
         num_joints: header.num_joints as usize,

@@ -148,8 +148,8 @@ impl<L: Lanes> Quintic<L> {
     /// so `x0 >= 0` (by `v0`'s sign where `x0 = 0`), a curve moving toward 0 is shortened to `t1 <= -5 x0 / v0`,
     /// under which `α + β τ + γ τ²` stays `>= 0` on [0, 1] (at the limit it is `x0 (1 − τ)²`); one moving away
     /// has `β, γ > 0`. Its magnitude stays below `|x0| + 16/81 · max(0, v0) · t1` (mirrored `v0`; the velocity
-    /// term is `v0 t1 τ (1 + 3τ) (1 − τ)³`, largest at τ = 1/3): the most a
-    /// source moving away carries the offset before the curve turns back.
+    /// term is `v0 t1 τ (1 + 3τ) (1 − τ)³`, largest at τ = 1/3): the most a source moving away carries the
+    /// offset before the curve turns back.
     #[inline(always)]
     pub fn shaped(x0: L, v0: L, t1: L, shape: Shape) -> (Quintic<L>, L) {
         let zero = L::splat(0.0);
@@ -223,6 +223,23 @@ pub struct Settings {
     pub channel: ChannelMode,
     pub velocity: VelocityMode,
     pub shape: Shape,
+}
+
+impl Settings {
+    /// The settings as one number in `0..8` (channel mode, velocity mode and shape as bits), the form caller
+    /// memory keeps them in.
+    pub fn code(self) -> u32 {
+        self.channel as u32 + 2 * self.velocity as u32 + 4 * self.shape as u32
+    }
+
+    /// The settings of `code`, `None` outside `0..8`.
+    pub fn from_code(code: u32) -> Option<Settings> {
+        (code < 8).then_some(Settings {
+            channel: if code & 1 == 0 { ChannelMode::Projected } else { ChannelMode::PerComponent },
+            velocity: if code & 2 == 0 { VelocityMode::Absolute } else { VelocityMode::Relative },
+            shape: if code & 4 == 0 { Shape::Clamped } else { Shape::Continuous },
+        })
+    }
 }
 
 impl Default for Settings {
@@ -343,10 +360,8 @@ pub struct Inertializer<'a> {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
 struct State {
-    /// What the state was made for, checked by [`Inertializer::attach`].
-    channel: u32,
-    velocity: u32,
-    shape: u32,
+    /// What the state was made for ([`Settings::code`]), checked by [`Inertializer::attach`].
+    settings: u32,
     num_joints: u32,
     num_curves: u32,
     pending_scalar: f32,
@@ -387,9 +402,7 @@ impl<'a> Inertializer<'a> {
     ) -> Result<Inertializer<'a>, Error> {
         let mut inertializer = Inertializer::carve(arena, num_joints, num_curves, true)?;
         *inertializer.state = State {
-            channel: settings.channel as u32,
-            velocity: settings.velocity as u32,
-            shape: settings.shape as u32,
+            settings: settings.code(),
             num_joints: num_joints as u32,
             num_curves: num_curves as u32,
             ..State::zeroed()
@@ -408,14 +421,7 @@ impl<'a> Inertializer<'a> {
     pub fn attach(arena: &'a Arena<'_>, num_joints: usize, num_curves: usize) -> Result<Inertializer<'a>, Error> {
         let mut inertializer = Inertializer::carve(arena, num_joints, num_curves, false)?;
         let state = &mut *inertializer.state;
-        let settings = match (state.channel, state.velocity, state.shape) {
-            (c, v, s) if c <= 1 && v <= 1 && s <= 1 => Settings {
-                channel: if c == 0 { ChannelMode::Projected } else { ChannelMode::PerComponent },
-                velocity: if v == 0 { VelocityMode::Absolute } else { VelocityMode::Relative },
-                shape: if s == 0 { Shape::Clamped } else { Shape::Continuous },
-            },
-            _ => return Err(Error::StateMismatch),
-        };
+        let settings = Settings::from_code(state.settings).ok_or(Error::StateMismatch)?;
         if state.num_joints as usize != num_joints || state.num_curves as usize != num_curves || state.newest > 1 {
             return Err(Error::StateMismatch);
         }

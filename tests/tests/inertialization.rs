@@ -735,3 +735,21 @@ fn builds_agree_within_the_documented_bounds() {
         assert!(worst <= 4e-6, "{own} vs {name}: {worst:e}");
     }
 }
+
+#[test]
+fn settings_codes_round_trip_and_refuse_what_no_setting_has() {
+    let mut seen = [false; 8];
+    for channel in [ChannelMode::Projected, ChannelMode::PerComponent] {
+        for velocity in [VelocityMode::Absolute, VelocityMode::Relative] {
+            for shape in [Shape::Clamped, Shape::Continuous] {
+                let settings = Settings { channel, velocity, shape };
+                let code = settings.code();
+                assert!(code < 8 && !seen[code as usize], "{settings:?} -> {code}");
+                seen[code as usize] = true;
+                assert_eq!(Settings::from_code(code), Some(settings));
+            }
+        }
+    }
+    assert_eq!(Settings::from_code(8), None);
+    assert_eq!(Settings::from_code(u32::MAX), None);
+}
