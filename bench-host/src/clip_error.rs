@@ -8,6 +8,8 @@
 //! figure is the storage's error alone, not f32 rounding of the hierarchy.
 
 use crate::bake::{RawClip, RawSkeleton};
+use crate::root_motion::{dquat, dvec3};
+use glam::{DMat4, DQuat, DVec3};
 use sinew::math::{SoaTransform, Transform, unpack_soa};
 use sinew::{Arena, Asset, Playback, SamplingContext, SamplingJob};
 
@@ -27,82 +29,42 @@ pub struct ClipError {
     pub samples: usize,
 }
 
-/// An affine transform in f64: rows of a 3×4 matrix.
-type Affine = [[f64; 4]; 3];
-
-fn affine(t: &Trs) -> Affine {
-    let [x, y, z, w] = t.rotation;
-    let r = [
-        [1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - z * w), 2.0 * (x * z + y * w)],
-        [2.0 * (x * y + z * w), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z - x * w)],
-        [2.0 * (x * z - y * w), 2.0 * (y * z + x * w), 1.0 - 2.0 * (x * x + y * y)],
-    ];
-    std::array::from_fn(|row| {
-        [r[row][0] * t.scale[0], r[row][1] * t.scale[1], r[row][2] * t.scale[2], t.translation[row]]
-    })
-}
-
-fn compose(a: &Affine, b: &Affine) -> Affine {
-    std::array::from_fn(|row| {
-        std::array::from_fn(|col| {
-            let linear = (0..3).map(|k| a[row][k] * b[k][col]).sum::<f64>();
-            if col == 3 { linear + a[row][3] } else { linear }
-        })
-    })
-}
-
-fn apply(m: &Affine, p: [f64; 3]) -> [f64; 3] {
-    std::array::from_fn(|row| m[row][0] * p[0] + m[row][1] * p[1] + m[row][2] * p[2] + m[row][3])
-}
-
-/// A local transform in f64, rotation unit length.
+/// A local transform in f64.
 #[derive(Clone, Copy, Debug)]
 struct Trs {
-    translation: [f64; 3],
-    rotation: [f64; 4],
-    scale: [f64; 3],
+    translation: DVec3,
+    rotation: DQuat,
+    scale: DVec3,
 }
 
 impl Trs {
     fn of(t: &Transform) -> Trs {
-        let q = [t.rotation.x, t.rotation.y, t.rotation.z, t.rotation.w].map(f64::from);
-        let len = q.iter().map(|c| c * c).sum::<f64>().sqrt();
-        Trs {
-            translation: t.translation.to_array().map(f64::from),
-            rotation: if len > 0.0 { q.map(|c| c / len) } else { [0.0, 0.0, 0.0, 1.0] },
-            scale: t.scale.to_array().map(f64::from),
-        }
+        Trs { translation: dvec3(t.translation), rotation: dquat(t.rotation), scale: dvec3(t.scale) }
     }
 
     /// `a` towards `b` by `u`: translations and scales linearly, rotations by normalized lerp on the shorter
-    /// arc.
+    /// arc (glam's `DQuat::lerp`), as the runtime interpolates keys.
     fn lerp(a: &Trs, b: &Trs, u: f64) -> Trs {
-        let dot: f64 = (0..4).map(|k| a.rotation[k] * b.rotation[k]).sum();
-        let sign = if dot < 0.0 { -1.0 } else { 1.0 };
-        let q: [f64; 4] = std::array::from_fn(|k| a.rotation[k] + (sign * b.rotation[k] - a.rotation[k]) * u);
-        let len = q.iter().map(|c| c * c).sum::<f64>().sqrt();
-        let mix = |x: [f64; 3], y: [f64; 3]| std::array::from_fn(|k| x[k] + (y[k] - x[k]) * u);
         Trs {
-            translation: mix(a.translation, b.translation),
-            rotation: q.map(|c| c / len),
-            scale: mix(a.scale, b.scale),
+            translation: a.translation.lerp(b.translation, u),
+            rotation: a.rotation.lerp(b.rotation, u),
+            scale: a.scale.lerp(b.scale, u),
         }
     }
 }
 
 /// Each joint's virtual points in model space: the joint, then `distance` along its local x, y and z.
-fn virtual_points(parents: &[i16], local: &[Trs], distance: f64) -> Vec<[[f64; 3]; 4]> {
-    let mut model: Vec<Affine> = Vec::with_capacity(local.len());
+fn virtual_points(parents: &[i16], local: &[Trs], distance: f64) -> Vec<[DVec3; 4]> {
+    let mut model: Vec<DMat4> = Vec::with_capacity(local.len());
     for (j, t) in local.iter().enumerate() {
-        let m = affine(t);
-        let m = match usize::try_from(parents[j]) {
-            Ok(p) => compose(&model[p], &m),
+        let m = DMat4::from_scale_rotation_translation(t.scale, t.rotation, t.translation);
+        model.push(match usize::try_from(parents[j]) {
+            Ok(p) => model[p] * m,
             Err(_) => m,
-        };
-        model.push(m);
+        });
     }
-    let axes = [[0.0; 3], [distance, 0.0, 0.0], [0.0, distance, 0.0], [0.0, 0.0, distance]];
-    model.iter().map(|m| axes.map(|a| apply(m, a))).collect()
+    let axes = [DVec3::ZERO, DVec3::X * distance, DVec3::Y * distance, DVec3::Z * distance];
+    model.iter().map(|m| axes.map(|a| m.transform_point3(a))).collect()
 }
 
 /// The virtual-point error of clip `index` of `asset` (baked from `raw` on `skeleton`, the same joints),
@@ -156,8 +118,7 @@ pub fn clip_error(
             virtual_points(&skeleton.parents, &decoded, distance),
         );
         for (w, g) in want.iter().zip(&got) {
-            let gap = |a: [f64; 3], b: [f64; 3]| (0..3).map(|i| (a[i] - b[i]).powi(2)).sum::<f64>().sqrt();
-            errors.push((0..4).map(|p| gap(w[p], g[p])).fold(0.0, f64::max));
+            errors.push((0..4).map(|p| w[p].distance(g[p])).fold(0.0, f64::max));
         }
     }
     let samples = 2 * last + 1;

@@ -255,11 +255,13 @@ fn model_of(parents: &[i16], locals: &[Transform], joint: usize) -> (DVec3, DQua
     (translation, rotation)
 }
 
-fn dvec3(v: Vec3) -> DVec3 {
+/// `v` in f64.
+pub(crate) fn dvec3(v: Vec3) -> DVec3 {
     DVec3::new(v.x as f64, v.y as f64, v.z as f64)
 }
 
-fn dquat(q: Quat) -> DQuat {
+/// `q` in f64, normalized.
+pub(crate) fn dquat(q: Quat) -> DQuat {
     DQuat::from_xyzw(q.x as f64, q.y as f64, q.z as f64, q.w as f64).normalize()
 }
 
