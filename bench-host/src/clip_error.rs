@@ -95,10 +95,12 @@ pub fn clip_error(
     // Every frame, then every midpoint: half-frame steps.
     for step in 0..=2 * last {
         let (k, half) = (step / 2, step % 2 == 1);
-        let reference: Vec<Trs> = if half {
-            raw_frames[k].iter().zip(&raw_frames[k + 1]).map(|(a, b)| Trs::lerp(a, b, 0.5)).collect()
+        let midpoint: Vec<Trs>;
+        let reference = if half {
+            midpoint = raw_frames[k].iter().zip(&raw_frames[k + 1]).map(|(a, b)| Trs::lerp(a, b, 0.5)).collect();
+            &midpoint
         } else {
-            raw_frames[k].clone()
+            &raw_frames[k]
         };
         let time = (step as f64 / (2.0 * raw.sample_rate as f64)).min(clip.duration() as f64) as f32;
         SamplingJob {
@@ -114,7 +116,7 @@ pub fn clip_error(
         unpack_soa(&soa, &mut aos).map_err(|e| e.to_string())?;
         let decoded: Vec<Trs> = aos.iter().map(Trs::of).collect();
         let (want, got) = (
-            virtual_points(&skeleton.parents, &reference, distance),
+            virtual_points(&skeleton.parents, reference, distance),
             virtual_points(&skeleton.parents, &decoded, distance),
         );
         for (w, g) in want.iter().zip(&got) {
