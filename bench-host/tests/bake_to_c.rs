@@ -46,16 +46,19 @@ fn blobs_baked_by_sinew_bake_play_through_the_c_abi_as_through_rust() {
             ],
         ),
     ];
-    for blob in &blobs {
-        let printed = ffi_support::output_of(&example, &[blob]).unwrap_or_else(|e| panic!("{e}"));
-        let bytes = std::fs::read(blob).expect("the baked blob is readable");
-        let expected = ffi_support::rust_frames(&bytes).expect("the Rust API plays the blob");
-        assert!(printed == expected, "{}: the C ABI and the Rust API disagree", blob.display());
-        assert!(printed.lines().any(|l| l.starts_with("m 23:")), "{}: no last frame", blob.display());
-    }
+    let outputs: Vec<String> = blobs
+        .iter()
+        .map(|blob| {
+            let printed = ffi_support::output_of(&example, &[blob]).unwrap_or_else(|e| panic!("{e}"));
+            let bytes = std::fs::read(blob).expect("the baked blob is readable");
+            let expected = ffi_support::rust_frames(&bytes).expect("the Rust API plays the blob");
+            assert!(printed == expected, "{}: the C ABI and the Rust API disagree", blob.display());
+            assert!(printed.lines().any(|l| l.starts_with("m 23:")), "{}: no last frame", blob.display());
+            printed
+        })
+        .collect();
     // The glTF character is skinned: its palette lines carry 12 floats per skin joint.
-    let printed = ffi_support::output_of(&example, &[&blobs[0]]).unwrap_or_else(|e| panic!("{e}"));
-    let palette = printed.lines().find(|l| l.starts_with("p 0:")).expect("a palette line");
+    let palette = outputs[0].lines().find(|l| l.starts_with("p 0:")).expect("a palette line");
     assert!(palette.split_whitespace().count() > 2 + 12, "{palette}");
     let _ = std::fs::remove_dir_all(blobs[0].parent().expect("a temporary directory"));
 }

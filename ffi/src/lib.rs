@@ -143,6 +143,11 @@ fn status_of(error: Error) -> sinew_status {
     }
 }
 
+/// The status of a call's result: `SINEW_OK` or its error.
+fn status(result: Result<(), sinew_status>) -> sinew_status {
+    result.err().unwrap_or(SINEW_OK)
+}
+
 /// Required alignment of a blob passed to `sinew_asset_load`.
 pub const SINEW_BLOB_ALIGN: usize = 16;
 /// `sinew_asset`'s size in bytes (its alignment is 8): fixed within a major ABI version.
@@ -686,12 +691,11 @@ pub unsafe extern "C" fn sinew_character_play_slot(
     }
     // SAFETY: not NULL; readable by the caller's contract.
     let play = unsafe { play.read_unaligned() };
-    let result = (|| {
+    status((|| {
         // SAFETY: the caller's contract.
         let (asset, mut character) = unsafe { (stored(asset)?, attach(character)?) };
         character.play(&asset.asset, play.layer as usize, play.slot as usize, core_play(&play)?).map_err(status_of)
-    })();
-    result.err().unwrap_or(SINEW_OK)
+    })())
 }
 
 /// Switches the base layer to clip `clip` (slot 0, looping, from `time` at `speed`, full weight) with an
@@ -714,12 +718,11 @@ pub unsafe extern "C" fn sinew_character_transition(
 ) -> sinew_status {
     let play = Play { clip: clip as usize, time, speed, weight: 1.0, wrap: Wrap::Loop, mask: None };
     let blend = if duration == 0.0 { Blend::Cut } else { Blend::Inertialize(Transition { duration, profile: None }) };
-    let result = (|| {
+    status((|| {
         // SAFETY: the caller's contract.
         let (asset, mut character) = unsafe { (stored(asset)?, attach(character)?) };
         character.transition(&asset.asset, 0, play, blend).map_err(status_of)
-    })();
-    result.err().unwrap_or(SINEW_OK)
+    })())
 }
 
 /// Advances every clock by `dt` seconds and computes the frame: pose, model matrices and, for a skinned
@@ -733,13 +736,12 @@ pub unsafe extern "C" fn sinew_character_update(
     asset: *const sinew_asset,
     dt: f32,
 ) -> sinew_status {
-    let result = (|| {
+    status((|| {
         // SAFETY: the caller's contract.
         let (asset, mut character) = unsafe { (stored(asset)?, attach(character)?) };
         let rig = Rig::with_walk(&asset.asset, asset.asset.skin(), asset.walk).map_err(status_of)?;
         character.update(dt, &rig).map_err(status_of)
-    })();
-    result.err().unwrap_or(SINEW_OK)
+    })())
 }
 
 /// The character at `character`, attached, and the `count` floats at `values`.
@@ -789,7 +791,7 @@ pub unsafe extern "C" fn sinew_character_set_mask(
         *group = F4::from_array(four);
     }
     let groups = count.div_ceil(4);
-    character.set_mask(mask as usize, &lanes[..groups]).err().map_or(SINEW_OK, status_of)
+    status(character.set_mask(mask as usize, &lanes[..groups]).map_err(status_of))
 }
 
 /// Sets layer `layer`'s bone mask and fade profile (mask indices, or `SINEW_NO_MASK` for none).
@@ -808,12 +810,9 @@ pub unsafe extern "C" fn sinew_character_set_layer_masks(
 ) -> sinew_status {
     let index = |m: u32| (m != SINEW_NO_MASK).then_some(m as usize);
     // SAFETY: the caller's contract.
-    match unsafe { attach(character) } {
-        Ok(mut character) => {
-            character.set_layer_masks(layer as usize, index(mask), index(profile)).err().map_or(SINEW_OK, status_of)
-        }
-        Err(status) => status,
-    }
+    status(unsafe { attach(character) }.and_then(|mut character| {
+        character.set_layer_masks(layer as usize, index(mask), index(profile)).map_err(status_of)
+    }))
 }
 
 /// Fades layer `layer`'s weight to `target` (in [0, 1]) over `duration` seconds (times its profile per joint).
@@ -831,10 +830,10 @@ pub unsafe extern "C" fn sinew_character_fade_layer(
     duration: f32,
 ) -> sinew_status {
     // SAFETY: the caller's contract.
-    match unsafe { attach(character) } {
-        Ok(mut character) => character.fade_layer(layer as usize, target, duration).err().map_or(SINEW_OK, status_of),
-        Err(status) => status,
-    }
+    status(
+        unsafe { attach(character) }
+            .and_then(|mut c| c.fade_layer(layer as usize, target, duration).map_err(status_of)),
+    )
 }
 
 /// Sets the target values of the character's scalar curves (morph weights, IK weights) for the next update:
