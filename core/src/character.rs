@@ -434,13 +434,14 @@ impl Counts {
                 return Err(Error::Limit { what: Limit::LayerControls, value: 0, max: MAX_LAYER_CONTROLS });
             }
             limit(Limit::LayerControls, l.controls, MAX_LAYER_CONTROLS)?;
-            // The base blends into the output; an overlay blending several controls needs an output of its
-            // own; an additive needs the sample and its delta.
+            // The base blends into the output; an overlay blends into an output of its own (even one control
+            // needs both when it is masked or light enough for the rest pose to fill in); an additive needs the
+            // sample and its delta.
             samples = usize::max(
                 samples,
                 match l.kind {
                     LayerKind::Base => l.controls,
-                    LayerKind::Overlay => l.controls + usize::from(l.controls > 1),
+                    LayerKind::Overlay => l.controls + 1,
                     _ => 2,
                 },
             );
@@ -1429,8 +1430,8 @@ impl Frame<'_, '_> {
                     blending::add_in_place(out, &self.samples[g..2 * g], self.weights)?;
                 }
             } else {
-                // Several controls blend into the pose after their samples; one is sampled straight there.
-                let at = if active > 1 { layer.num_controls as usize } else { 0 };
+                // The controls blend into the pose after their samples (one unmasked is sampled straight there).
+                let at = layer.num_controls as usize;
                 self.blend(slots, before, at, None)?;
                 self.layer_weights(layer, 1.0, NONE);
                 blending::overlay_in_place(out, &self.samples[at * g..][..g], self.weights)?;

@@ -80,8 +80,16 @@ fn looped(start: f64, speed: f64, dt: f64, k: usize, duration: f64) -> f64 {
     (start + speed * dt * k as f64).rem_euclid(duration)
 }
 
-/// Runs the four-layer stack on `(skeleton, clips)` and compares every frame with the f64 reference.
-fn layer_stack_against_reference(skeleton: &RawSkeleton, clips: &[RawClip], overlay_joint: usize, tolerance: f64) {
+/// Runs the four-layer stack on `(skeleton, clips)` and compares every frame with the f64 reference. The
+/// overlay's one control plays at `overlay_weight`, under mask 0 when `overlay_masked`: below the blend
+/// threshold or masked, the rest pose fills its blend.
+fn layer_stack_against_reference(
+    skeleton: &RawSkeleton,
+    clips: &[RawClip],
+    overlay_joint: usize,
+    (overlay_weight, overlay_masked): (f32, bool),
+    tolerance: f64,
+) {
     let n = skeleton.parents.len();
     let blob = bake::bake(skeleton, clips, KeyFormat::F32).expect("bake");
     let asset = Asset::load(blob.bytes()).expect("load");
@@ -102,10 +110,11 @@ fn layer_stack_against_reference(skeleton: &RawSkeleton, clips: &[RawClip], over
     let profile: Vec<F4> = profile.iter().map(|p| *p + F4::ONE).collect();
     character.set_mask(1, &profile).unwrap();
 
+    let overlay_mask = overlay_masked.then_some(0);
     let plays = [
         (0, 0, Play { clip: 0, time: 0.1, speed: 1.0, weight: 0.6, wrap: Wrap::Loop, mask: None }),
         (0, 1, Play { clip: 1, time: 0.0, speed: 1.3, weight: 0.4, wrap: Wrap::Loop, mask: None }),
-        (1, 0, Play { clip: 2, time: 0.21, speed: 0.8, weight: 1.0, wrap: Wrap::Loop, mask: None }),
+        (1, 0, Play { clip: 2, time: 0.21, speed: 0.8, weight: overlay_weight, wrap: Wrap::Loop, mask: overlay_mask }),
         (2, 0, Play { clip: 3, time: 0.0, speed: 1.0, weight: 0.5, wrap: Wrap::Loop, mask: None }),
         (3, 0, Play { clip: 1, time: 0.3, speed: 0.7, weight: 0.25, wrap: Wrap::Loop, mask: None }),
     ];
@@ -133,6 +142,8 @@ fn layer_stack_against_reference(skeleton: &RawSkeleton, clips: &[RawClip], over
         let mut pose = oracle::blend(&rest, &[(&walk, 0.6, None), (&run, 0.4, None)], 0.1);
         // Overlay: per joint `mask · fade(elapsed / (0.3 · profile))`.
         let overlay = sample(2, t(2));
+        let overlay_mask64 = overlay_masked.then_some(&mask64[..]);
+        let overlay = oracle::blend(&rest, &[(&overlay, overlay_weight as f64, overlay_mask64)], 0.1);
         let elapsed = dt as f64 * k as f64;
         for j in 0..n {
             let w = mask64[j] * (elapsed / (0.3 * profile64[j])).min(1.0);
@@ -162,7 +173,10 @@ fn the_layer_stack_matches_the_f64_reference() {
     // Under Miri the 67-joint rig adds minutes and no code path the 5-joint one misses.
     for &n in if cfg!(miri) { &[1, 5][..] } else { &[1, 5, 67][..] } {
         let (skeleton, clips) = synthetic(n);
-        layer_stack_against_reference(&skeleton, &clips, n / 2, 2e-5);
+        // The overlay's control as is, below the blend threshold, and masked.
+        for overlay in [(1.0, false), (0.05, false), (0.7, true)] {
+            layer_stack_against_reference(&skeleton, &clips, n / 2, overlay, 2e-5);
+        }
     }
 }
 
@@ -172,7 +186,7 @@ fn the_layer_stack_matches_the_f64_reference_on_real_clips() {
     // Upper body from the first spine joint. Translations reach ~100 cm, and an additive's delta from the rest
     // pose cancels them in f32 (an ulp of 100 is 8e-6): small components carry that absolute error.
     let spine = skeleton.names.iter().position(|n| n.to_lowercase().contains("spine")).expect("a spine joint");
-    layer_stack_against_reference(&skeleton, &clips, spine, 1e-4);
+    layer_stack_against_reference(&skeleton, &clips, spine, (1.0, false), 1e-4);
 }
 
 /// A character on the synthetic asset, with its block.
