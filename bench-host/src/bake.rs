@@ -48,12 +48,15 @@ pub fn check_clip_shape(num_frames: f64, rate: f64, num_joints: usize) -> Result
 }
 
 /// How to store keys.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub enum KeyFormat {
     #[default]
     F32,
     /// 16 bits per translation/scale component, smallest-three rotations: 6 bytes per key.
     Quantized,
+    /// Segments with a bit rate per track chosen to keep virtual points within the error bound
+    /// (`crate::compress`).
+    Compressed(crate::compress::Precision),
 }
 
 /// A track is constant (or equal to the rest pose) when no component differs by more than this times
@@ -135,6 +138,7 @@ struct BakedClip {
     keys_f32: Vec<f32>,
     keys_u16: Vec<u16>,
     ranges: Vec<QuantRange>,
+    compressed: crate::compress::Compressed,
 }
 
 fn bake_clip(skeleton: &RawSkeleton, clip: &RawClip, format: KeyFormat) -> Result<BakedClip, String> {
@@ -152,6 +156,7 @@ fn bake_clip(skeleton: &RawSkeleton, clip: &RawClip, format: KeyFormat) -> Resul
         keys_f32: vec![],
         keys_u16: vec![],
         ranges: vec![],
+        compressed: Default::default(),
     };
     // animated[c] = joints whose channel c is animated.
     let mut animated: [Vec<u16>; 3] = Default::default();
@@ -172,6 +177,11 @@ fn bake_clip(skeleton: &RawSkeleton, clip: &RawClip, format: KeyFormat) -> Resul
         }
         baked.num_tracks[channel as usize] = animated[channel as usize].len() as u32;
         baked.track_joints.extend(&animated[channel as usize]);
+    }
+    if let KeyFormat::Compressed(precision) = format {
+        baked.compressed = crate::compress::compress(skeleton, clip, &animated, precision)
+            .map_err(|e| format!("clip `{}`: {e}", clip.name))?;
+        return Ok(baked);
     }
     if format == KeyFormat::Quantized {
         for channel in [Channel::Translation, Channel::Scale] {
@@ -208,6 +218,7 @@ fn bake_clip(skeleton: &RawSkeleton, clip: &RawClip, format: KeyFormat) -> Resul
                 (KeyFormat::Quantized, Channel::Rotation) => {
                     push_keys(&mut baked.keys_u16, joints, |j| encode_rotation(value(j)))
                 }
+                (KeyFormat::Compressed(_), _) => {}
                 (KeyFormat::Quantized, _) => {
                     for &joint in joints {
                         let v = value(joint as usize);
@@ -440,11 +451,14 @@ pub fn bake_with(
         let baked = bake_clip(skeleton, clip, format)?;
         let constants = w.section(&baked.constants);
         let track_joints = w.section(&baked.track_joints);
-        let (keys, encoding) = match format {
-            KeyFormat::F32 => (w.section(&baked.keys_f32), Encoding::F32),
-            KeyFormat::Quantized => (w.section(&baked.keys_u16), Encoding::Quantized),
+        let (keys, encoding, ranges) = match format {
+            KeyFormat::F32 => (w.section(&baked.keys_f32), Encoding::F32, w.section(&baked.ranges)),
+            KeyFormat::Quantized => (w.section(&baked.keys_u16), Encoding::Quantized, w.section(&baked.ranges)),
+            KeyFormat::Compressed(_) => {
+                let keys = w.section(&baked.compressed.data);
+                (keys, Encoding::Compressed, w.section(&baked.compressed.ranges))
+            }
         };
-        let ranges = w.section(&baked.ranges);
         let record = ClipRecord {
             name: clip_names[i],
             sample_rate: clip.sample_rate,

@@ -95,6 +95,7 @@ fn clip_bytes(clip: &sinew::Clip<'_>) -> ClipBytes {
     let (keys, ranges) = match clip.keys() {
         Keys::F32(k) => (size_of_val(k), 0),
         Keys::Quantized { keys, ranges } => (size_of_val(keys), size_of_val(ranges)),
+        Keys::Compressed(keys) => (keys.data.len(), size_of_val(keys.ranges)),
     };
     ClipBytes { keys, ranges, constants: size_of_val(clip.constants()), track_joints: size_of_val(clip.track_joints()) }
 }

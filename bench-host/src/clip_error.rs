@@ -31,14 +31,14 @@ pub struct ClipError {
 
 /// A local transform in f64.
 #[derive(Clone, Copy, Debug)]
-struct Trs {
-    translation: DVec3,
-    rotation: DQuat,
-    scale: DVec3,
+pub(crate) struct Trs {
+    pub translation: DVec3,
+    pub rotation: DQuat,
+    pub scale: DVec3,
 }
 
 impl Trs {
-    fn of(t: &Transform) -> Trs {
+    pub(crate) fn of(t: &Transform) -> Trs {
         Trs { translation: dvec3(t.translation), rotation: dquat(t.rotation), scale: dvec3(t.scale) }
     }
 
@@ -54,7 +54,7 @@ impl Trs {
 }
 
 /// Each joint's virtual points in model space: the joint, then `distance` along its local x, y and z.
-fn virtual_points(parents: &[i16], local: &[Trs], distance: f64) -> Vec<[DVec3; 4]> {
+pub(crate) fn virtual_points(parents: &[i16], local: &[Trs], distance: f64) -> Vec<[DVec3; 4]> {
     let mut model: Vec<DMat4> = Vec::with_capacity(local.len());
     for (j, t) in local.iter().enumerate() {
         let m = DMat4::from_scale_rotation_translation(t.scale, t.rotation, t.translation);

@@ -15,6 +15,7 @@ pub mod bench_support;
 pub mod blob;
 pub mod bvh;
 pub mod clip_error;
+pub mod compress;
 pub mod crowd;
 pub mod fuzz;
 pub mod gltf_import;

@@ -6,7 +6,8 @@
 //! ```text
 //! Header (128 B) | parents i16[J] | rest pose SoaTransform[ceil(J/4)] | joint names StrRef[J] or empty
 //!   | strings (UTF-8) | ClipRecord[C] (64 B each)
-//!   | for each clip: constants ConstantTrack[] | track joints u16[] | keys f32[] or u16[] | ranges QuantRange[]
+//!   | for each clip: constants ConstantTrack[] | track joints u16[] | keys f32[], u16[] or u8[]
+//!     | ranges QuantRange[] or TrackRange[]
 //!   | Annotations[C] | Marker[] | Range[] | skin joint remap u16[S] | skin inverse binds Mat3x4[S]
 //!   | PhaseRecord[C] or empty | phase values f32[]
 //! ```
@@ -26,7 +27,7 @@
 //! Errors: `BadMagic`, `UnsupportedVersion`, `Blob { section, problem }`, `BigEndianHost`, `Extent`, and
 //! whatever `Skeleton::new` and `Clip::new` reject. No panics and no allocation, whatever the bytes.
 
-use crate::clip::{Channel, Clip, ClipParts, ConstantTrack, Encoding, Keys, QuantRange};
+use crate::clip::{Channel, Clip, ClipParts, CompressedKeys, ConstantTrack, Encoding, Keys, QuantRange};
 use crate::math::{SoaTransform, num_soa_joints};
 use crate::skeleton::{JointNames, MAX_JOINTS, Skeleton, check_model_extent, rest_extents};
 use crate::{BlobProblem, Error, Section};
@@ -163,7 +164,7 @@ pub struct ClipRecord {
     pub constants: SectionRef,
     pub track_joints: SectionRef,
     pub keys: SectionRef,
-    /// `QuantRange`s; empty for `f32` clips.
+    /// `QuantRange`s (quantized) or `TrackRange`s (compressed); empty for `f32` clips.
     pub ranges: SectionRef,
 }
 
@@ -532,6 +533,11 @@ fn clip_parts<'a>(
             let keys: &[u16] = cursor.section(Section::Keys { clip }, record.keys, None)?;
             let ranges = cursor.section(Section::QuantRanges { clip }, record.ranges, Some(t + s))?;
             Keys::Quantized { keys, ranges }
+        }
+        e if e == Encoding::Compressed as u32 => {
+            let data: &[u8] = cursor.section(Section::Keys { clip }, record.keys, None)?;
+            let ranges = cursor.section(Section::QuantRanges { clip }, record.ranges, Some(t + r + s))?;
+            Keys::Compressed(CompressedKeys { data, ranges })
         }
         _ => return Err(Error::Blob { section: Section::Keys { clip }, problem: BlobProblem::Value { index: clip } }),
     };

@@ -18,10 +18,16 @@
 //!   one SoA operation ([`decode_rotations`]). Translation and scale keys are
 //!   `min + q * step` per component, with one [`QuantRange`] per animated translation and scale track.
 //!   Rotations are smallest-three: see [`decode_rotation`].
+//! - [`Keys::Compressed`]: segments of [`SEGMENT_FRAMES`] frames, each track with its own bit rate per segment
+//!   (0 to [`MAX_BITS`] bits per component, chosen at bake by an error-driven search) and its values range
+//!   reduced twice: to the clip's range of the track ([`TrackRange`], `f32`) and within it to the segment's
+//!   (`u8` 255ths, [`SegmentTrack`]). Rotations store three components per segment and rebuild the fourth;
+//!   which one is dropped is chosen per segment, so it is never near zero. Decoding a frame reads one
+//!   contiguous run of bits: O(1) random access like the other encodings.
 //!
 //! Time: frame `f` sits at `f / sample_rate` seconds; the clip lasts `(num_frames - 1) / sample_rate`.
 //!
-//! Precision: `f32` keys come back exactly. Quantized translation and scale are within `step / 2` per
+//! Precision: `f32` keys come back exactly. Compressed keys are within what the baker's search allowed. Quantized translation and scale are within `step / 2` per
 //! component; quantized rotations store three components within 2.2e-5 (half a 15-bit step over ±1/√2),
 //! which bounds the rotation angle error by `ROTATION_ANGLE_ERROR` = 1.5e-4 rad (0.15 mm at 1 m).
 //!
@@ -97,6 +103,131 @@ pub struct QuantRange {
     pub step: [f32; 3],
 }
 
+/// The clip-wide range of one animated track of a compressed clip: component `c` lies in
+/// `min[c] ..= min[c] + extent[c]`. Translation and scale use `x, y, z`; rotations all four quaternion
+/// components (a segment keeps three of them, see [`SegmentTrack`]).
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+#[repr(C)]
+pub struct TrackRange {
+    pub min: [f32; 4],
+    pub extent: [f32; 4],
+}
+
+/// Frames per segment of a compressed clip (the last segment may hold fewer).
+pub const SEGMENT_FRAMES: usize = 16;
+/// Most bits per stored component of a compressed clip.
+pub const MAX_BITS: u32 = 24;
+/// Bytes a segment stores per track before its frames: the format byte, then three range minima and three
+/// range extents (`u8`, in 255ths of the clip range).
+pub const SEGMENT_TRACK_BYTES: usize = 7;
+/// Bytes after a compressed clip's last bit that a decoder may read (it loads 8 bytes per component).
+pub const COMPRESSED_SLACK: usize = 8;
+
+/// One track's storage in one segment of a compressed clip, as the segment's bytes hold it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SegmentTrack {
+    /// Bits per component, `0 ..= MAX_BITS` (0: the segment range's minimum, no bits stored).
+    pub bits: u32,
+    /// Rotations: the quaternion component the segment does not store (rebuilt non-negative, as
+    /// `sqrt(1 − the other three squared)`); 0 for translation and scale.
+    pub dropped: usize,
+    /// Per stored component: the segment range's minimum and extent in 255ths of the clip range.
+    pub range_min: [u8; 3],
+    pub range_extent: [u8; 3],
+}
+
+impl SegmentTrack {
+    /// The format byte: bits in the low five, the dropped component in the next two.
+    pub fn format(&self) -> u8 {
+        (self.bits | (self.dropped as u32) << 5) as u8
+    }
+
+    /// The track's seven bytes in a segment.
+    pub fn to_bytes(&self) -> [u8; SEGMENT_TRACK_BYTES] {
+        let (m, e) = (self.range_min, self.range_extent);
+        [self.format(), m[0], m[1], m[2], e[0], e[1], e[2]]
+    }
+
+    /// Reads track `track` of a segment's track table; `None` for a bad format byte (too many bits, a dropped
+    /// component on a translation or scale track, the top bit set) or a range past the clip range.
+    #[inline]
+    pub fn read(table: &[u8], track: usize, rotation: bool) -> Option<SegmentTrack> {
+        let b = table.get(SEGMENT_TRACK_BYTES * track..SEGMENT_TRACK_BYTES * (track + 1))?;
+        let (bits, dropped) = (u32::from(b[0] & 31), usize::from(b[0] >> 5));
+        let (range_min, range_extent) = ([b[1], b[2], b[3]], [b[4], b[5], b[6]]);
+        let fits = range_min.iter().zip(&range_extent).all(|(&m, &e)| u32::from(m) + u32::from(e) <= 255);
+        let dropped_ok = if rotation { dropped < 4 } else { dropped == 0 };
+        (bits <= MAX_BITS && dropped_ok && fits).then_some(SegmentTrack { bits, dropped, range_min, range_extent })
+    }
+
+    /// Component `c`'s decoding as `value = level · scale + offset` for a `bits`-bit `level`, given the clip
+    /// range's `min` and `extent` for that component. The encoder quantizes against these same numbers.
+    #[inline(always)]
+    pub fn scale_offset(&self, c: usize, min: f32, extent: f32) -> (f32, f32) {
+        const INV_255: f32 = 1.0 / 255.0;
+        let levels = ((1u32 << self.bits) - 1).max(1) as f32;
+        let segment_extent = extent * (f32::from(self.range_extent[c]) * INV_255);
+        let offset = min + extent * (f32::from(self.range_min[c]) * INV_255);
+        (segment_extent / levels, offset)
+    }
+
+    /// The track's value from its three stored `levels` and clip `range`: `(x, y, z, 0)` for translation and
+    /// scale, the quaternion `(x, y, z, w)` for a rotation (its dropped component rebuilt non-negative). The
+    /// decoder and the encoder's search both call this, so the baker measures what sampling returns.
+    #[inline(always)]
+    pub fn decode(&self, range: &TrackRange, levels: [u32; 3], rotation: bool) -> [f32; 4] {
+        let stored: [f32; 3] = core::array::from_fn(|c| {
+            let component = if rotation { c + usize::from(c >= self.dropped) } else { c };
+            let (scale, offset) = self.scale_offset(c, range.min[component], range.extent[component]);
+            let v = levels[c] as f32 * scale + offset;
+            // Zero rather than a value small enough to make interpolation compute with denormals.
+            if v.abs() < MIN_KEY_MAGNITUDE { 0.0 } else { v }
+        });
+        if !rotation {
+            return [stored[0], stored[1], stored[2], 0.0];
+        }
+        let rest = stored[0] * stored[0] + stored[1] * stored[1] + stored[2] * stored[2];
+        let rebuilt = crate::math::sqrt((1.0 - rest).max(0.0));
+        core::array::from_fn(|i| match i.cmp(&self.dropped) {
+            core::cmp::Ordering::Less => stored[i],
+            core::cmp::Ordering::Equal => rebuilt,
+            core::cmp::Ordering::Greater => stored[i - 1],
+        })
+    }
+}
+
+/// A compressed clip's storage (see the module docs): `data` starts with one `(offset, frame bits)` pair of
+/// little-endian `u32` per segment; segment `s`'s bytes at `offset` hold [`SEGMENT_TRACK_BYTES`] per animated
+/// track (translation, rotation, scale order), then its frames' bits, frame after frame, each frame the
+/// tracks' components in that order, least significant bit first.
+#[derive(Clone, Copy, Debug)]
+pub struct CompressedKeys<'a> {
+    pub data: &'a [u8],
+    /// One per animated track, in track order.
+    pub ranges: &'a [TrackRange],
+}
+
+impl CompressedKeys<'_> {
+    /// Segment `s`'s `(byte offset, bits per frame)`, if the table has it.
+    #[inline]
+    pub fn segment(&self, s: usize) -> Option<(usize, usize)> {
+        let word = |i: usize| {
+            let b = self.data.get(4 * i..4 * i + 4)?;
+            Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+        };
+        Some((word(2 * s)?, word(2 * s + 1)?))
+    }
+}
+
+/// Reads `bits` (≤ [`MAX_BITS`]) bits at bit `at` of `data`, least significant first. The caller guarantees
+/// 8 readable bytes from `at / 8`.
+#[inline(always)]
+pub fn read_bits(data: &[u8], at: usize, bits: u32) -> u32 {
+    let b = &data[at / 8..at / 8 + 8];
+    let word = u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+    ((word >> (at % 8)) & ((1u64 << bits) - 1)) as u32
+}
+
 /// Key storage of a clip's animated tracks, frame by frame (see the module docs).
 #[derive(Clone, Copy, Debug)]
 pub enum Keys<'a> {
@@ -106,6 +237,7 @@ pub enum Keys<'a> {
         /// One per animated translation track, then one per animated scale track.
         ranges: &'a [QuantRange],
     },
+    Compressed(CompressedKeys<'a>),
 }
 
 /// Storage encoding tag, as written in asset blobs.
@@ -114,6 +246,7 @@ pub enum Keys<'a> {
 pub enum Encoding {
     F32 = 0,
     Quantized = 1,
+    Compressed = 2,
 }
 
 /// Bound on the rotation angle between a unit quaternion and its smallest-three round trip, in radians.
@@ -360,9 +493,14 @@ impl<'a> Clip<'a> {
         let stored = match keys {
             Keys::F32(values) => values.len(),
             Keys::Quantized { keys, .. } => keys.len(),
+            Keys::Compressed(keys) => {
+                check_compressed(num_frames, num_tracks, keys)?;
+                return Ok(clip);
+            }
         };
         crate::error::check_len(Buffer::ClipKeys, frame_len.saturating_mul(num_frames), stored)?;
         match keys {
+            Keys::Compressed(_) => {}
             Keys::F32(values) => {
                 for (f, frame) in values.chunks_exact(frame_len.max(1)).enumerate() {
                     for (i, v) in frame.iter().enumerate() {
@@ -458,16 +596,18 @@ impl<'a> Clip<'a> {
         match self.keys {
             Keys::F32(_) => Encoding::F32,
             Keys::Quantized { .. } => Encoding::Quantized,
+            Keys::Compressed(_) => Encoding::Compressed,
         }
     }
 
-    /// Stored elements (`f32` or `u16`) per frame.
+    /// Stored elements (`f32` or `u16`) per frame; 0 for compressed clips, whose frames vary in bits.
     #[inline]
     pub fn frame_len(&self) -> usize {
         let [t, r, s] = self.num_tracks;
         match self.keys {
             Keys::F32(_) => 3 * t + 4 * r + 3 * s,
             Keys::Quantized { .. } => 3 * (t + r + s),
+            Keys::Compressed(_) => 0,
         }
     }
 
@@ -505,6 +645,20 @@ impl<'a> Clip<'a> {
                 }
             }
             Keys::F32(_) => {}
+            Keys::Compressed(keys) => {
+                let first = match channel {
+                    Channel::Translation => 0,
+                    Channel::Rotation => {
+                        joints.iter().for_each(|&j| extent[j as usize] = 1.0);
+                        return Ok(());
+                    }
+                    Channel::Scale => self.num_tracks[0] + self.num_tracks[1],
+                };
+                for (&joint, r) in joints.iter().zip(&keys.ranges[first..]) {
+                    let top = |c: usize| r.min[c].abs().max((r.min[c] + r.extent[c]).abs());
+                    extent[joint as usize] = top(0).max(top(1)).max(top(2));
+                }
+            }
             Keys::Quantized { ranges, .. } => {
                 let first = match channel {
                     Channel::Translation => 0,
@@ -528,9 +682,54 @@ impl<'a> Clip<'a> {
         let keys = match self.keys {
             Keys::F32(k) => core::mem::size_of_val(k),
             Keys::Quantized { keys, ranges } => core::mem::size_of_val(keys) + core::mem::size_of_val(ranges),
+            Keys::Compressed(keys) => keys.data.len() + core::mem::size_of_val(keys.ranges),
         };
         keys + core::mem::size_of_val(self.constants) + core::mem::size_of_val(self.track_joints)
     }
+}
+
+/// Checks a compressed clip's ranges and segments: every range finite with non-negative extents (rotation
+/// ranges within `[-1, 1]`), and every segment's offset, track table, bit count and bits inside `data` with
+/// [`COMPRESSED_SLACK`] bytes to spare. O(segments × tracks), no allocation.
+fn check_compressed(num_frames: usize, num_tracks: [usize; 3], keys: CompressedKeys<'_>) -> Result<(), Error> {
+    let [t, r, _] = num_tracks;
+    let tracks: usize = num_tracks.iter().sum();
+    let is_rotation = |k: usize| (t..t + r).contains(&k);
+    crate::error::check_len(Buffer::QuantRanges, tracks, keys.ranges.len())?;
+    for (index, range) in keys.ranges.iter().enumerate() {
+        let n = if is_rotation(index) { 4 } else { 3 };
+        check_values(Buffer::QuantRanges, index, &range.min[..n])?;
+        check_values(Buffer::QuantRanges, index, &range.extent[..n])?;
+        for (&min, &extent) in range.min[..n].iter().zip(&range.extent[..n]) {
+            if extent < 0.0 {
+                return Err(Error::Subnormal { buffer: Buffer::QuantRanges, index });
+            }
+            if !(min + extent).is_finite() {
+                return Err(Error::NonFinite { buffer: Buffer::QuantRanges, index });
+            }
+            if is_rotation(index) && (min < -1.0 || min + extent > 1.0) {
+                return Err(Error::RotationLength { buffer: Buffer::QuantRanges, index });
+            }
+        }
+    }
+    for segment in 0..num_frames.div_ceil(SEGMENT_FRAMES) {
+        let bad = |track| Error::CompressedSegment { segment, track };
+        let (offset, frame_bits) = keys.segment(segment).ok_or(bad(None))?;
+        let table_end = offset.checked_add(SEGMENT_TRACK_BYTES * tracks).ok_or(bad(None))?;
+        let table = keys.data.get(offset..table_end).ok_or(bad(None))?;
+        let mut bits = 0;
+        for track in 0..tracks {
+            bits += 3 * SegmentTrack::read(table, track, is_rotation(track)).ok_or(bad(Some(track)))?.bits as usize;
+        }
+        let frames = SEGMENT_FRAMES.min(num_frames - segment * SEGMENT_FRAMES);
+        let end = (frames.checked_mul(frame_bits).ok_or(bad(None))?.div_ceil(8))
+            .checked_add(table_end + COMPRESSED_SLACK)
+            .ok_or(bad(None))?;
+        if bits != frame_bits || end > keys.data.len() {
+            return Err(bad(None));
+        }
+    }
+    Ok(())
 }
 
 /// `Err` for a non-finite value, or a non-zero value below `MIN_KEY_MAGNITUDE`, in `values`.

@@ -40,7 +40,7 @@ pub enum Buffer {
     TrackJoints,
     /// A clip's keys (index: the stored element).
     ClipKeys,
-    /// A quantized clip's translation/scale ranges.
+    /// A quantized clip's translation/scale ranges, or a compressed clip's track ranges.
     QuantRanges,
     /// The joint count a clip was made for (compared with the skeleton's).
     ClipJoints,
@@ -117,6 +117,9 @@ pub enum Error {
     /// A stored value in `buffer` is non-zero but below `limits::MIN_KEY_MAGNITUDE` (or a negative
     /// quantization step): it would make sampling compute with denormals.
     Subnormal { buffer: Buffer, index: usize },
+    /// Segment `segment` of a compressed clip is inconsistent: its offset, bit count or bits lie outside the
+    /// clip's data, or (`track`) a track's format byte or segment range is invalid.
+    CompressedSegment { segment: usize, track: Option<usize> },
     /// An asset blob does not start with `asset::MAGIC`.
     BadMagic,
     /// An asset blob's format version is not the one this build reads.
@@ -331,6 +334,12 @@ impl fmt::Display for Error {
             }
             Error::Subnormal { buffer, index } => {
                 write!(f, "{buffer:?} value at {index} is tiny but not zero (or a negative step)")
+            }
+            Error::CompressedSegment { segment, track: None } => {
+                write!(f, "compressed clip segment {segment}: offset or bits outside the clip's data")
+            }
+            Error::CompressedSegment { segment, track: Some(track) } => {
+                write!(f, "compressed clip segment {segment}, track {track}: invalid bit rate or range")
             }
             Error::BadMagic => write!(f, "not a sinew asset blob (bad magic)"),
             Error::UnsupportedVersion { found, supported } => {

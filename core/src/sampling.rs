@@ -19,7 +19,10 @@
 //!
 //! Errors: see [`SamplingJob::validate`]. The context is the caller's; it survives an `Err` unchanged.
 
-use crate::clip::{Channel, Clip, Keys, decode_rotation, decode_rotations, track_runs};
+use crate::clip::{
+    Channel, Clip, CompressedKeys, Keys, SEGMENT_FRAMES, SEGMENT_TRACK_BYTES, SegmentTrack, decode_rotation,
+    decode_rotations, read_bits, track_runs,
+};
 use crate::math::{F4, SoaQuat, SoaTransform, SoaVec3};
 use crate::{Arena, Buffer, Error, Skeleton};
 
@@ -91,6 +94,7 @@ impl<'a> SamplingContext<'a> {
         let keys = match clip.keys() {
             Keys::F32(k) => (k.as_ptr() as usize, k.len()),
             Keys::Quantized { keys, .. } => (keys.as_ptr() as usize, keys.len()),
+            Keys::Compressed(keys) => (keys.data.as_ptr() as usize, keys.data.len()),
         };
         let constants = (clip.constants().as_ptr() as usize, clip.constants().len());
         let binding = Binding { keys, constants, rest_pose: rest_pose.as_ptr() as usize };
@@ -170,6 +174,43 @@ fn decode_tracks(clip: &Clip<'_>, frame: u32, pose: &mut [SoaTransform], tracks:
                 }
             }
             scatter_quantized_rotations(pose, joints(Channel::Rotation), r);
+        }
+        Keys::Compressed(keys) => decode_compressed(clip, keys, frame as usize, pose, tracks),
+    }
+}
+
+/// [`decode_tracks`] for a compressed clip: the frame's segment, then each track's three components from one
+/// run of bits (a rotation's dropped component rebuilt).
+fn decode_compressed(
+    clip: &Clip<'_>,
+    keys: CompressedKeys<'_>,
+    frame: usize,
+    pose: &mut [SoaTransform],
+    tracks: [usize; 3],
+) {
+    // `Clip::new` checked every segment, its track table and its bits against the data.
+    let Some((offset, frame_bits)) = keys.segment(frame / SEGMENT_FRAMES) else { return };
+    let total: usize = clip.num_tracks().iter().sum();
+    let table = &keys.data[offset..offset + SEGMENT_TRACK_BYTES * total];
+    let mut at = (offset + table.len()) * 8 + frame % SEGMENT_FRAMES * frame_bits;
+    let floats: &mut [f32] = bytemuck::cast_slice_mut(pose);
+    let mut track = 0;
+    for channel in Channel::ALL {
+        let rotation = channel == Channel::Rotation;
+        for (k, &joint) in clip.animated_joints(channel).iter().enumerate() {
+            let (Some(format), Some(range)) = (SegmentTrack::read(table, track, rotation), keys.ranges.get(track))
+            else {
+                return;
+            };
+            track += 1;
+            if k >= tracks[channel as usize] {
+                at += 3 * format.bits as usize;
+                continue;
+            }
+            let levels = core::array::from_fn(|c| read_bits(keys.data, at + c * format.bits as usize, format.bits));
+            at += 3 * format.bits as usize;
+            let value = format.decode(range, levels, rotation);
+            write_lanes(floats, joint, channel, &value[..channel.f32_components()]);
         }
     }
 }

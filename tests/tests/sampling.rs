@@ -5,6 +5,7 @@ use sinew::clip::{Channel, ClipParts, ConstantTrack, Keys, QuantRange, decode_ro
 use sinew::math::{Quat, SoaTransform, Transform, unpack_soa};
 use sinew::{Arena, Asset, Buffer, Clip, Error, Playback, SamplingContext, SamplingJob};
 use sinew_bench_host::bake::{self, AlignedBlob, KeyFormat, RawClip, RawSkeleton};
+use sinew_bench_host::compress::Precision;
 use sinew_tests::{JOINT_COUNTS, Rng, random_clip};
 
 /// Per-component tolerance of f32 sampling against the f64 reference (relative to max(1, |value|)).
@@ -559,7 +560,8 @@ fn track_extents_bound_every_stored_value() {
     for &n in JOINT_COUNTS {
         let mut rng = Rng::new(0xE47 + n as u64);
         let (skeleton, raw) = random_clip(&mut rng, n, 6);
-        for format in [KeyFormat::F32, KeyFormat::Quantized] {
+        let compressed = KeyFormat::Compressed(Precision { max_error: 1e-3, distance: 0.1 });
+        for format in [KeyFormat::F32, KeyFormat::Quantized, compressed] {
             let blob = bake::bake(&skeleton, std::slice::from_ref(&raw), format).expect("bake");
             let asset = Asset::load(blob.bytes()).expect("load");
             let clip = asset.clip(0).expect("clip");
@@ -589,6 +591,10 @@ fn track_extents_bound_every_stored_value() {
                         KeyFormat::F32 => extent[joint] == raw_max,
                         KeyFormat::Quantized => {
                             extent[joint] >= raw_max * (1.0 - 1e-6) && extent[joint] <= raw_max * 1.01 + 1e-3
+                        }
+                        // The clip range, rounded to cover the largest value.
+                        KeyFormat::Compressed(_) => {
+                            extent[joint] >= raw_max && extent[joint] <= raw_max * (1.0 + 1e-6) + 1e-6
                         }
                     };
                     assert!(ok, "{n} joints {format:?} {channel:?} joint {joint}: {} vs raw {raw_max}", extent[joint]);

@@ -1,0 +1,337 @@
+//! The compressed clip encoder: per segment and track, the fewest bits that keep every virtual point within
+//! the error bound (the format is `sinew::clip::CompressedKeys`).
+//!
+//! The search, per segment of `SEGMENT_FRAMES` frames:
+//! 1. Each rotation track drops the quaternion component whose smallest magnitude over the segment is largest
+//!    (never near zero, so rebuilding it loses little), each frame's sign chosen to make it positive.
+//! 2. Each track starts at the fewest bits whose own error, measured at its reach (the virtual-point distance
+//!    plus the farthest descendant in the rest pose), stays within half the bound.
+//! 3. Then the whole hierarchy is composed in f64 at every frame of the segment: while a virtual point is
+//!    farther than the bound from its raw position, the track on that joint's chain contributing most there
+//!    gets one more bit.
+//!
+//! Values decode through `SegmentTrack::decode`, the runtime's own function, so the search measures what
+//! sampling returns. The caller checks the whole clip afterwards (frames and midpoints, through `SamplingJob`).
+
+use crate::bake::{RawClip, RawSkeleton};
+use crate::clip_error::{Trs, virtual_points};
+use glam::{DQuat, DVec3};
+use sinew::clip::{COMPRESSED_SLACK, Channel, MAX_BITS, MIN_KEY_MAGNITUDE, SEGMENT_FRAMES, SegmentTrack, TrackRange};
+
+/// What the search must keep: the largest distance between a raw and a decoded virtual point, and the
+/// points' distance from their joint, both in file units.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Precision {
+    pub max_error: f64,
+    pub distance: f64,
+}
+
+/// A compressed clip's two sections.
+#[derive(Clone, Debug, Default)]
+pub struct Compressed {
+    pub data: Vec<u8>,
+    pub ranges: Vec<TrackRange>,
+}
+
+/// One animated track's values per frame (`w = 0` for translation and scale).
+struct Track {
+    channel: Channel,
+    joint: usize,
+    values: Vec<[f32; 4]>,
+}
+
+fn value_of(t: &sinew::math::Transform, channel: Channel) -> [f32; 4] {
+    match channel {
+        Channel::Translation => [t.translation.x, t.translation.y, t.translation.z, 0.0],
+        Channel::Rotation => {
+            let q = [t.rotation.x, t.rotation.y, t.rotation.z, t.rotation.w];
+            let len = q.iter().map(|v| v * v).sum::<f32>().sqrt();
+            q.map(|v| v / len)
+        }
+        Channel::Scale => [t.scale.x, t.scale.y, t.scale.z, 0.0],
+    }
+}
+
+/// Compresses the animated tracks `animated[channel]` (joints ascending, as the clip lists them) of `clip`.
+///
+/// Errors: a bound or distance that is not finite and positive (distance: non-negative).
+pub fn compress(
+    skeleton: &RawSkeleton,
+    clip: &RawClip,
+    animated: &[Vec<u16>; 3],
+    precision: Precision,
+) -> Result<Compressed, String> {
+    let Precision { max_error, distance } = precision;
+    if !(max_error.is_finite() && max_error > 0.0) {
+        return Err(format!("the error bound must be finite and > 0, not {max_error}"));
+    }
+    if !(distance.is_finite() && distance >= 0.0) {
+        return Err(format!("the virtual-point distance must be finite and >= 0, not {distance}"));
+    }
+    let frames = clip.frames.len();
+    let mut tracks: Vec<Track> = Vec::new();
+    for channel in Channel::ALL {
+        for &joint in &animated[channel as usize] {
+            let joint = joint as usize;
+            let values = clip.frames.iter().map(|f| value_of(&f[joint], channel)).collect();
+            tracks.push(Track { channel, joint, values });
+        }
+    }
+    let segments = frames.div_ceil(SEGMENT_FRAMES);
+    // Step 1: the dropped component per rotation track and segment, and the signs that make it positive.
+    let mut dropped = vec![vec![0usize; tracks.len()]; segments];
+    for (k, track) in tracks.iter_mut().enumerate() {
+        if track.channel != Channel::Rotation {
+            continue;
+        }
+        for (s, chosen) in dropped.iter_mut().enumerate() {
+            let span = &mut track.values[s * SEGMENT_FRAMES..((s + 1) * SEGMENT_FRAMES).min(frames)];
+            let smallest = |i: usize| span.iter().map(|q| q[i].abs()).fold(f32::INFINITY, f32::min);
+            let best = (0..4).max_by(|&a, &b| smallest(a).total_cmp(&smallest(b))).unwrap_or(0);
+            chosen[k] = best;
+            for q in span.iter_mut() {
+                if q[best] < 0.0 {
+                    *q = q.map(|v| -v);
+                }
+            }
+        }
+    }
+    let ranges: Vec<TrackRange> = tracks.iter().map(track_range).collect();
+
+    let reach = reaches(skeleton, distance);
+    let mut data = vec![0u8; 8 * segments];
+    for s in 0..segments {
+        let span = s * SEGMENT_FRAMES..((s + 1) * SEGMENT_FRAMES).min(frames);
+        let formats = search(skeleton, clip, &tracks, &ranges, &dropped[s], span.clone(), &reach, precision);
+        let frame_bits: usize = formats.iter().map(|f| 3 * f.bits as usize).sum();
+        let offset = data.len();
+        data[8 * s..8 * s + 4].copy_from_slice(&(offset as u32).to_le_bytes());
+        data[8 * s + 4..8 * s + 8].copy_from_slice(&(frame_bits as u32).to_le_bytes());
+        for f in &formats {
+            data.extend_from_slice(&f.to_bytes());
+        }
+        let mut bits = BitWriter::default();
+        for f in span {
+            for ((track, format), range) in tracks.iter().zip(&formats).zip(&ranges) {
+                for level in levels(format, range, track, f) {
+                    bits.push(level, format.bits);
+                }
+            }
+        }
+        data.extend_from_slice(&bits.bytes);
+    }
+    data.extend_from_slice(&[0; COMPRESSED_SLACK]);
+    u32::try_from(data.len()).map_err(|_| format!("clip `{}`: compressed data exceeds 4 GiB", clip.name))?;
+    Ok(Compressed { data, ranges })
+}
+
+/// The clip-wide range of each stored component (rotations: all four, within [-1, 1]).
+fn track_range(track: &Track) -> TrackRange {
+    let n = if track.channel == Channel::Rotation { 4 } else { 3 };
+    let mut range = TrackRange { min: [0.0; 4], extent: [0.0; 4] };
+    for c in 0..n {
+        let (lo, hi) = track.values.iter().fold((f32::MAX, f32::MIN), |(lo, hi), v| (lo.min(v[c]), hi.max(v[c])));
+        let lo = if lo.abs() < MIN_KEY_MAGNITUDE { 0.0 } else { lo };
+        // Rounded up so that `min + extent` covers the largest value.
+        let mut extent = hi - lo;
+        while lo + extent < hi {
+            extent = extent.next_up();
+        }
+        if extent < MIN_KEY_MAGNITUDE {
+            extent = 0.0;
+        }
+        if n == 4 {
+            extent = extent.min(1.0 - lo);
+        }
+        range.min[c] = lo;
+        range.extent[c] = extent;
+    }
+    range
+}
+
+/// The `bits`-bit levels of `track`'s stored components at frame `f`: nearest to the value under the
+/// segment's range, clamped to the levels there are.
+fn levels(format: &SegmentTrack, range: &TrackRange, track: &Track, f: usize) -> [u32; 3] {
+    let rotation = track.channel == Channel::Rotation;
+    let most = ((1u64 << format.bits) - 1) as f64;
+    std::array::from_fn(|c| {
+        let component = if rotation { c + usize::from(c >= format.dropped) } else { c };
+        let (scale, offset) = format.scale_offset(c, range.min[component], range.extent[component]);
+        if scale == 0.0 {
+            return 0;
+        }
+        let level = ((track.values[f][component] as f64 - offset as f64) / scale as f64).round();
+        level.clamp(0.0, most) as u32
+    })
+}
+
+/// The segment's range of each stored component, in 255ths of the clip range: the minimum rounded down and the
+/// maximum rounded up.
+fn segment_format(range: &TrackRange, track: &Track, dropped: usize, span: std::ops::Range<usize>) -> SegmentTrack {
+    let rotation = track.channel == Channel::Rotation;
+    let mut format = SegmentTrack { bits: 0, dropped: 0, range_min: [0; 3], range_extent: [0; 3] };
+    if rotation {
+        format.dropped = dropped;
+    }
+    for c in 0..3 {
+        let component = if rotation { c + usize::from(c >= dropped) } else { c };
+        let (min, extent) = (range.min[component] as f64, range.extent[component] as f64);
+        if extent == 0.0 {
+            continue;
+        }
+        let values = track.values[span.clone()].iter().map(|v| (v[component] as f64 - min) / extent);
+        let (lo, hi) = values.fold((f64::MAX, f64::MIN), |(lo, hi), v| (lo.min(v), hi.max(v)));
+        let lo = (lo * 255.0).floor().clamp(0.0, 255.0);
+        let hi = (hi * 255.0).ceil().clamp(lo, 255.0);
+        format.range_min[c] = lo as u8;
+        format.range_extent[c] = (hi - lo) as u8;
+    }
+    format
+}
+
+/// Each joint's reach: the virtual-point distance plus its farthest descendant's distance in the rest pose.
+fn reaches(skeleton: &RawSkeleton, distance: f64) -> Vec<f64> {
+    let rest: Vec<Trs> = skeleton.rest.iter().map(Trs::of).collect();
+    let position: Vec<DVec3> = virtual_points(&skeleton.parents, &rest, 0.0).iter().map(|p| p[0]).collect();
+    let mut reach = vec![distance; position.len()];
+    for j in 0..position.len() {
+        let mut a = j;
+        while let Ok(p) = usize::try_from(skeleton.parents[a]) {
+            reach[p] = reach[p].max(distance + position[j].distance(position[p]));
+            a = p;
+        }
+    }
+    reach
+}
+
+/// A track's decoded value in place of the raw one.
+fn with_value(t: &mut Trs, channel: Channel, v: [f32; 4]) {
+    let v = v.map(f64::from);
+    match channel {
+        Channel::Translation => t.translation = DVec3::new(v[0], v[1], v[2]),
+        Channel::Rotation => t.rotation = DQuat::from_xyzw(v[0], v[1], v[2], v[3]).normalize(),
+        Channel::Scale => t.scale = DVec3::new(v[0], v[1], v[2]),
+    }
+}
+
+/// The formats of one segment's tracks: steps 2 and 3 of the module docs.
+#[allow(clippy::too_many_arguments)]
+fn search(
+    skeleton: &RawSkeleton,
+    clip: &RawClip,
+    tracks: &[Track],
+    ranges: &[TrackRange],
+    dropped: &[usize],
+    span: std::ops::Range<usize>,
+    reach: &[f64],
+    precision: Precision,
+) -> Vec<SegmentTrack> {
+    let decode = |format: &SegmentTrack, k: usize, f: usize| {
+        let rotation = tracks[k].channel == Channel::Rotation;
+        format.decode(&ranges[k], levels(format, &ranges[k], &tracks[k], f), rotation)
+    };
+    // The error one track alone makes at frame `f`, at distance `at` from its joint.
+    let local_error = |k: usize, value: [f32; 4], f: usize, at: f64| -> f64 {
+        let raw = tracks[k].values[f];
+        match tracks[k].channel {
+            Channel::Rotation => {
+                let q = |v: [f32; 4]| DQuat::from_xyzw(v[0] as f64, v[1] as f64, v[2] as f64, v[3] as f64).normalize();
+                let dot = q(raw).dot(q(value)).abs().min(1.0);
+                2.0 * dot.acos() * at
+            }
+            Channel::Translation => (0..3).map(|c| (raw[c] as f64 - value[c] as f64).abs()).fold(0.0, f64::max),
+            Channel::Scale => (0..3).map(|c| (raw[c] as f64 - value[c] as f64).abs()).fold(0.0, f64::max) * at,
+        }
+    };
+    let mut formats: Vec<SegmentTrack> = Vec::with_capacity(tracks.len());
+    for (k, track) in tracks.iter().enumerate() {
+        let mut format = segment_format(&ranges[k], track, dropped[k], span.clone());
+        while format.bits < MAX_BITS
+            && span
+                .clone()
+                .any(|f| local_error(k, decode(&format, k, f), f, reach[track.joint]) > precision.max_error / 2.0)
+        {
+            format.bits += 1;
+        }
+        formats.push(format);
+    }
+
+    // Step 3: the hierarchy at every frame of the segment.
+    let n = skeleton.parents.len();
+    let raw: Vec<Vec<Trs>> = span.clone().map(|f| clip.frames[f].iter().map(Trs::of).collect()).collect();
+    let raw_points: Vec<Vec<[DVec3; 4]>> =
+        raw.iter().map(|local| virtual_points(&skeleton.parents, local, precision.distance)).collect();
+    let mut track_of = vec![[None::<usize>; 3]; n];
+    for (k, t) in tracks.iter().enumerate() {
+        track_of[t.joint][t.channel as usize] = Some(k);
+    }
+    loop {
+        let mut worst = (0.0f64, 0usize, 0usize, Vec::new());
+        for (i, f) in span.clone().enumerate() {
+            let mut local = raw[i].clone();
+            for (k, t) in tracks.iter().enumerate() {
+                with_value(&mut local[t.joint], t.channel, decode(&formats[k], k, f));
+            }
+            let points = virtual_points(&skeleton.parents, &local, precision.distance);
+            for (j, got) in points.iter().enumerate() {
+                let e = got.iter().zip(&raw_points[i][j]).map(|(a, b)| a.distance(*b)).fold(0.0, f64::max);
+                if e > worst.0 {
+                    worst = (e, j, f, points.iter().map(|p| p[0]).collect());
+                }
+            }
+        }
+        let (error, joint, f, position): (f64, usize, usize, Vec<DVec3>) = worst;
+        if error <= precision.max_error * BOUND_MARGIN {
+            return formats;
+        }
+        // The chain's track with the largest error at the worst joint's farthest point.
+        let target = position[joint];
+        let mut best: Option<(f64, usize)> = None;
+        let mut a = joint;
+        loop {
+            let at = target.distance(position[a]) + precision.distance;
+            for k in track_of[a].iter().flatten().copied() {
+                if formats[k].bits < MAX_BITS {
+                    let e = local_error(k, decode(&formats[k], k, f), f, at);
+                    if best.is_none_or(|(b, _)| e > b) {
+                        best = Some((e, k));
+                    }
+                }
+            }
+            match usize::try_from(skeleton.parents[a]) {
+                Ok(p) => a = p,
+                Err(_) => break,
+            }
+        }
+        match best {
+            Some((_, k)) => formats[k].bits += 1,
+            // Every track on the chain is at its most bits: the bound cannot be met; the caller reports it.
+            None => return formats,
+        }
+    }
+}
+
+/// The search's target as a share of the bound: midpoints between frames (checked by the caller, not here)
+/// interpolate the frames' errors and may sit a little above both.
+const BOUND_MARGIN: f64 = 0.95;
+
+/// Bits appended least significant first.
+#[derive(Default)]
+struct BitWriter {
+    bytes: Vec<u8>,
+    bit: usize,
+}
+
+impl BitWriter {
+    fn push(&mut self, value: u32, bits: u32) {
+        for i in 0..bits {
+            if self.bit.is_multiple_of(8) {
+                self.bytes.push(0);
+            }
+            if let (true, Some(byte)) = (value >> i & 1 == 1, self.bytes.last_mut()) {
+                *byte |= 1 << (self.bit % 8);
+            }
+            self.bit += 1;
+        }
+    }
+}
