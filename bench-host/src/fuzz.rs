@@ -119,10 +119,17 @@ fn exercise_phases(asset: &Asset<'_>) -> Result<(), String> {
     Ok(())
 }
 
-/// Bakes importer output in both key formats; whatever bakes and loads must pass [`exercise`] (panics
+/// Every key format: compressed to a millimetre at 3 cm (file units of the importers' and the rig's metres).
+const FORMATS: [KeyFormat; 3] = [
+    KeyFormat::F32,
+    KeyFormat::Quantized,
+    KeyFormat::Compressed(crate::compress::Precision { max_error: 1e-3, distance: 0.03 }),
+];
+
+/// Bakes importer output in every key format; whatever bakes and loads must pass [`exercise`] (panics
 /// otherwise, which is what a fuzz target reports).
 pub fn bake_and_exercise(skeleton: &RawSkeleton, clips: &[RawClip]) {
-    for format in [KeyFormat::F32, KeyFormat::Quantized] {
+    for format in FORMATS {
         let Ok(blob) = crate::bake::bake(skeleton, clips, format) else { continue };
         if let Ok(asset) = Asset::load(blob.bytes()) {
             exercise(&asset).unwrap_or_else(|e| panic!("{format:?} bake: {e}"));
@@ -205,14 +212,14 @@ const EDGE_VALUES: [u32; 14] = [
     0x3F80_0000, // 1.0
 ];
 
-/// Runs `count` mutations of valid blobs (a procedural rig's clips, `f32` and quantized keys) from `seed`:
+/// Runs `count` mutations of valid blobs (a procedural rig's clips, in every key format) from `seed`:
 /// first every truncation of each, then bit flips, edge values written at aligned offsets, random byte runs
 /// and section-length nudges, each loaded and, when it loads, exercised. Stops at the first find.
 pub fn mutate_blobs(seed: u64, count: u64) -> Result<MutationReport, String> {
     let rig = crate::rig::Rig::humanoid(67);
     let clips = [rig.clip(31, 30.0), rig.clip(7, 24.0)];
     let extras = phased_extras(&rig, &clips);
-    let originals: Vec<AlignedBlob> = [KeyFormat::F32, KeyFormat::Quantized]
+    let originals: Vec<AlignedBlob> = FORMATS
         .iter()
         .map(|&format| crate::bake::bake_with(&rig.raw_skeleton(), &clips, format, &extras))
         .collect::<Result<_, _>>()?;
