@@ -117,17 +117,17 @@ pub struct TrackRange {
 pub const SEGMENT_FRAMES: usize = 16;
 /// Most bits per stored component of a compressed clip.
 pub const MAX_BITS: u32 = 24;
-/// Bytes a segment stores per track before its frames: the format byte, then three range minima and three
-/// range extents (`u8`, in 255ths of the clip range).
-pub const SEGMENT_TRACK_BYTES: usize = 7;
+/// Bytes a segment stores per track before its frames: three format bytes (one per stored component), then
+/// three range minima and three range extents (`u8`, in 255ths of the clip range).
+pub const SEGMENT_TRACK_BYTES: usize = 9;
 /// Bytes after a compressed clip's last bit that a decoder may read (it loads 8 bytes per component).
 pub const COMPRESSED_SLACK: usize = 8;
 
 /// One track's storage in one segment of a compressed clip, as the segment's bytes hold it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SegmentTrack {
-    /// Bits per component, `0 ..= MAX_BITS` (0: the segment range's minimum, no bits stored).
-    pub bits: u32,
+    /// Bits of each stored component, `0 ..= MAX_BITS` (0: the segment range's minimum, no bits stored).
+    pub bits: [u32; 3],
     /// Rotations: the quaternion component the segment does not store (rebuilt non-negative, as
     /// `sqrt(1 − the other three squared)`); 0 for translation and scale.
     pub dropped: usize,
@@ -137,27 +137,40 @@ pub struct SegmentTrack {
 }
 
 impl SegmentTrack {
-    /// The format byte: bits in the low five, the dropped component in the next two.
-    pub fn format(&self) -> u8 {
-        (self.bits | (self.dropped as u32) << 5) as u8
-    }
-
-    /// The track's seven bytes in a segment.
+    /// The track's bytes in a segment: each component's bits in the low five bits of its format byte, the
+    /// dropped component's index in the top bits of the first two, then the ranges.
     pub fn to_bytes(&self) -> [u8; SEGMENT_TRACK_BYTES] {
-        let (m, e) = (self.range_min, self.range_extent);
-        [self.format(), m[0], m[1], m[2], e[0], e[1], e[2]]
+        let (m, e, d) = (self.range_min, self.range_extent, self.dropped as u32);
+        let format = |c: usize, top: u32| (self.bits[c] | top << 7) as u8;
+        [format(0, d & 1), format(1, d >> 1), format(2, 0), m[0], m[1], m[2], e[0], e[1], e[2]]
     }
 
     /// Reads track `track` of a segment's track table; `None` for a bad format byte (too many bits, a dropped
-    /// component on a translation or scale track, the top bit set) or a range past the clip range.
+    /// component on a translation or scale track, a reserved bit set) or a range past the clip range.
     #[inline]
     pub fn read(table: &[u8], track: usize, rotation: bool) -> Option<SegmentTrack> {
         let b = table.get(SEGMENT_TRACK_BYTES * track..SEGMENT_TRACK_BYTES * (track + 1))?;
-        let (bits, dropped) = (u32::from(b[0] & 31), usize::from(b[0] >> 5));
-        let (range_min, range_extent) = ([b[1], b[2], b[3]], [b[4], b[5], b[6]]);
+        let bits = [0, 1, 2].map(|c| u32::from(b[c] & 0x1f));
+        let dropped = usize::from(b[0] >> 7) | usize::from(b[1] >> 7) << 1;
+        let (range_min, range_extent) = ([b[3], b[4], b[5]], [b[6], b[7], b[8]]);
         let fits = range_min.iter().zip(&range_extent).all(|(&m, &e)| u32::from(m) + u32::from(e) <= 255);
-        let dropped_ok = if rotation { dropped < 4 } else { dropped == 0 };
-        (bits <= MAX_BITS && dropped_ok && fits).then_some(SegmentTrack { bits, dropped, range_min, range_extent })
+        let reserved = (b[0] | b[1]) & 0x60 != 0 || b[2] & 0xe0 != 0;
+        let dropped_ok = rotation || dropped == 0;
+        let bits_ok = bits.iter().all(|&n| n <= MAX_BITS);
+        (bits_ok && dropped_ok && fits && !reserved).then_some(SegmentTrack { bits, dropped, range_min, range_extent })
+    }
+
+    /// Bits of one frame of this track.
+    #[inline(always)]
+    pub fn frame_bits(&self) -> u32 {
+        self.bits[0] + self.bits[1] + self.bits[2]
+    }
+
+    /// The track component (index into `TrackRange`, and into the quaternion for a rotation) that stored
+    /// component `c` holds.
+    #[inline(always)]
+    pub fn component(&self, c: usize, rotation: bool) -> usize {
+        if rotation { c + usize::from(c >= self.dropped) } else { c }
     }
 
     /// Component `c`'s decoding as `value = level · scale + offset` for a `bits`-bit `level`, given the clip
@@ -165,7 +178,7 @@ impl SegmentTrack {
     #[inline(always)]
     pub fn scale_offset(&self, c: usize, min: f32, extent: f32) -> (f32, f32) {
         const INV_255: f32 = 1.0 / 255.0;
-        let levels = ((1u32 << self.bits) - 1).max(1) as f32;
+        let levels = ((1u32 << self.bits[c]) - 1).max(1) as f32;
         let segment_extent = extent * (f32::from(self.range_extent[c]) * INV_255);
         let offset = min + extent * (f32::from(self.range_min[c]) * INV_255);
         (segment_extent / levels, offset)
@@ -177,7 +190,7 @@ impl SegmentTrack {
     #[inline(always)]
     pub fn decode(&self, range: &TrackRange, levels: [u32; 3], rotation: bool) -> [f32; 4] {
         let stored: [f32; 3] = core::array::from_fn(|c| {
-            let component = if rotation { c + usize::from(c >= self.dropped) } else { c };
+            let component = self.component(c, rotation);
             let (scale, offset) = self.scale_offset(c, range.min[component], range.extent[component]);
             let v = levels[c] as f32 * scale + offset;
             // Zero rather than a value small enough to make interpolation compute with denormals.
@@ -719,7 +732,7 @@ fn check_compressed(num_frames: usize, num_tracks: [usize; 3], keys: CompressedK
         let table = keys.data.get(offset..table_end).ok_or(bad(None))?;
         let mut bits = 0;
         for track in 0..tracks {
-            bits += 3 * SegmentTrack::read(table, track, is_rotation(track)).ok_or(bad(Some(track)))?.bits as usize;
+            bits += SegmentTrack::read(table, track, is_rotation(track)).ok_or(bad(Some(track)))?.frame_bits() as usize;
         }
         let frames = SEGMENT_FRAMES.min(num_frames - segment * SEGMENT_FRAMES);
         let end = (frames.checked_mul(frame_bits).ok_or(bad(None))?.div_ceil(8))

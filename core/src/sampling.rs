@@ -204,11 +204,16 @@ fn decode_compressed(
             };
             track += 1;
             if k >= tracks[channel as usize] {
-                at += 3 * format.bits as usize;
+                at += format.frame_bits() as usize;
                 continue;
             }
-            let levels = core::array::from_fn(|c| read_bits(keys.data, at + c * format.bits as usize, format.bits));
-            at += 3 * format.bits as usize;
+            let [b0, b1, b2] = format.bits.map(|b| b as usize);
+            let levels = [
+                read_bits(keys.data, at, format.bits[0]),
+                read_bits(keys.data, at + b0, format.bits[1]),
+                read_bits(keys.data, at + b0 + b1, format.bits[2]),
+            ];
+            at += b0 + b1 + b2;
             let value = format.decode(range, levels, rotation);
             write_lanes(floats, joint, channel, &value[..channel.f32_components()]);
         }

@@ -561,7 +561,9 @@ fn track_extents_bound_every_stored_value() {
         let mut rng = Rng::new(0xE47 + n as u64);
         let (skeleton, raw) = random_clip(&mut rng, n, 6);
         let compressed = KeyFormat::Compressed(Precision { max_error: 1e-3, distance: 0.1 });
-        for format in [KeyFormat::F32, KeyFormat::Quantized, compressed] {
+        // Under Miri the compression search (host code) on the larger rigs adds minutes and no core path.
+        let formats = if cfg!(miri) && n > 5 { 2 } else { 3 };
+        for format in [KeyFormat::F32, KeyFormat::Quantized, compressed].into_iter().take(formats) {
             let blob = bake::bake(&skeleton, std::slice::from_ref(&raw), format).expect("bake");
             let asset = Asset::load(blob.bytes()).expect("load");
             let clip = asset.clip(0).expect("clip");
