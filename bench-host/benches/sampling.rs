@@ -1,11 +1,14 @@
-//! Sampling: sinew (f32 and quantized keys; playback, random seek, and interpolation alone) vs the naive AoS
+//! Sampling: sinew (f32, quantized and compressed keys; playback, random seek, and interpolation alone) vs the naive AoS
 //! glam sampler, per rig size. One character, one sample per iteration; throughput counts joints.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use sinew::math::SoaTransform;
 use sinew::{Arena, Asset, Playback, SamplingContext, SamplingJob};
+use sinew_bench_host::annotate::figure_height;
 use sinew_bench_host::bake::{self, KeyFormat};
 use sinew_bench_host::bench_support::BENCH_JOINTS;
+use sinew_bench_host::clip_error::units_per_cm;
+use sinew_bench_host::compress::Precision;
 use sinew_bench_host::naive::{self, AosClip, AosPose};
 use sinew_bench_host::rig::Rig;
 use std::hint::black_box;
@@ -27,8 +30,15 @@ fn sampling(c: &mut Criterion) {
         let seeks: Vec<f32> =
             (0..1024u32).map(|i| (i.wrapping_mul(2_654_435_761) % 10_000) as f32 * duration / 1e4).collect();
         group.throughput(Throughput::Elements(n as u64));
-        for format in [KeyFormat::F32, KeyFormat::Quantized] {
-            let label = if format == KeyFormat::F32 { "f32" } else { "quantized" };
+        // Compressed as `sinew-bake bake --compress` does by default: 0.05 cm at 3 cm on a 1.7 m figure.
+        let per_cm = units_per_cm(figure_height(&rig.raw_skeleton()) as f64);
+        let compressed = KeyFormat::Compressed(Precision { max_error: 0.05 * per_cm, distance: 3.0 * per_cm });
+        for format in [KeyFormat::F32, KeyFormat::Quantized, compressed] {
+            let label = match format {
+                KeyFormat::F32 => "f32",
+                KeyFormat::Quantized => "quantized",
+                KeyFormat::Compressed(_) => "compressed",
+            };
             let blob = bake::bake(&rig.raw_skeleton(), std::slice::from_ref(&raw), format).expect("bake");
             let asset = Asset::load(blob.bytes()).expect("load");
             let clip = asset.clip(0).expect("clip");

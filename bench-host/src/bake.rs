@@ -23,6 +23,39 @@ pub struct RawClip {
     pub frames: Vec<Vec<Transform>>,
 }
 
+impl RawClip {
+    /// The clip resampled to `rate` Hz over the same duration (its last frame at the last whole step): between
+    /// frames, translations and scales interpolate linearly and rotations by normalized lerp on the shorter arc,
+    /// in f64, as sampling does.
+    ///
+    /// Errors: a rate outside the runtime's range, a clip without frames or too long at that rate.
+    pub fn resampled(&self, rate: f32) -> Result<RawClip, String> {
+        use crate::clip_error::Trs;
+        let duration = (self.frames.len().max(1) - 1) as f64 / self.sample_rate as f64;
+        let count = (duration * rate as f64 + 1e-9).floor() + 1.0;
+        let joints = self.frames.first().map_or(0, Vec::len);
+        check_clip_shape(count, rate as f64, joints)?;
+        if self.frames.is_empty() {
+            return Err(format!("clip `{}` has no frames", self.name));
+        }
+        let last = self.frames.len() - 1;
+        let frames = (0..count as usize)
+            .map(|k| {
+                let x = (k as f64 / rate as f64 * self.sample_rate as f64).min(last as f64);
+                let f0 = (x.floor() as usize).min(last.saturating_sub(1));
+                let f1 = (f0 + 1).min(last);
+                let u = x - f0 as f64;
+                self.frames[f0]
+                    .iter()
+                    .zip(&self.frames[f1])
+                    .map(|(a, b)| Trs::lerp(&Trs::of(a), &Trs::of(b), u).to_transform())
+                    .collect()
+            })
+            .collect();
+        Ok(RawClip { name: self.name.clone(), sample_rate: rate, frames })
+    }
+}
+
 /// Most joint-frames (frames × joints) an importer builds in memory for one clip: 2^22 transforms (160 MiB;
 /// 31 joints for 19 minutes at 120 Hz).
 /// The runtime's own limits (`sinew::clip::MAX_DURATION`, the sample-rate range) come first.

@@ -42,9 +42,17 @@ impl Trs {
         Trs { translation: dvec3(t.translation), rotation: dquat(t.rotation), scale: dvec3(t.scale) }
     }
 
+    /// Back to `f32`.
+    pub(crate) fn to_transform(self) -> Transform {
+        let v = |v: DVec3| sinew::math::Vec3::new(v.x as f32, v.y as f32, v.z as f32);
+        let q = self.rotation;
+        let rotation = sinew::math::Quat::new(q.x as f32, q.y as f32, q.z as f32, q.w as f32);
+        Transform { translation: v(self.translation), rotation, scale: v(self.scale) }
+    }
+
     /// `a` towards `b` by `u`: translations and scales linearly, rotations by normalized lerp on the shorter
     /// arc (glam's `DQuat::lerp`), as the runtime interpolates keys.
-    fn lerp(a: &Trs, b: &Trs, u: f64) -> Trs {
+    pub(crate) fn lerp(a: &Trs, b: &Trs, u: f64) -> Trs {
         Trs {
             translation: a.translation.lerp(b.translation, u),
             rotation: a.rotation.lerp(b.rotation, u),

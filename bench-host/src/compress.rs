@@ -103,6 +103,10 @@ pub fn compress(
         }
     }
     let ranges: Vec<TrackRange> = tracks.iter().map(track_range).collect();
+    if let Some(k) = ranges.iter().position(|r| r.min.iter().zip(&r.extent).any(|(m, e)| !(m + e).is_finite())) {
+        let (joint, channel) = (tracks[k].joint, tracks[k].channel);
+        return Err(format!("joint {joint} {channel:?}: its values' range exceeds what f32 holds"));
+    }
 
     let reach = reaches(skeleton, distance);
     let mut data = vec![0u8; 8 * segments];

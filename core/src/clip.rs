@@ -123,6 +123,17 @@ pub const SEGMENT_TRACK_BYTES: usize = 9;
 /// Bytes after a compressed clip's last bit that a decoder may read (it loads 8 bytes per component).
 pub const COMPRESSED_SLACK: usize = 8;
 
+/// `1 / (2^b − 1)` for `b` bits (1 for no bits, whose only level is 0), so decoding multiplies.
+const INV_LEVELS: [f32; 32] = {
+    let mut table = [1.0f32; 32];
+    let mut b = 1;
+    while b < 32 {
+        table[b] = 1.0 / ((1u64 << b) - 1) as f32;
+        b += 1;
+    }
+    table
+};
+
 /// One track's storage in one segment of a compressed clip, as the segment's bytes hold it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SegmentTrack {
@@ -150,14 +161,24 @@ impl SegmentTrack {
     #[inline]
     pub fn read(table: &[u8], track: usize, rotation: bool) -> Option<SegmentTrack> {
         let b = table.get(SEGMENT_TRACK_BYTES * track..SEGMENT_TRACK_BYTES * (track + 1))?;
-        let bits = [0, 1, 2].map(|c| u32::from(b[c] & 0x1f));
-        let dropped = usize::from(b[0] >> 7) | usize::from(b[1] >> 7) << 1;
-        let (range_min, range_extent) = ([b[3], b[4], b[5]], [b[6], b[7], b[8]]);
-        let fits = range_min.iter().zip(&range_extent).all(|(&m, &e)| u32::from(m) + u32::from(e) <= 255);
+        let format = SegmentTrack::parse(b.try_into().ok()?);
+        let fits = format.range_min.iter().zip(&format.range_extent).all(|(&m, &e)| u32::from(m) + u32::from(e) <= 255);
         let reserved = (b[0] | b[1]) & 0x60 != 0 || b[2] & 0xe0 != 0;
-        let dropped_ok = rotation || dropped == 0;
-        let bits_ok = bits.iter().all(|&n| n <= MAX_BITS);
-        (bits_ok && dropped_ok && fits && !reserved).then_some(SegmentTrack { bits, dropped, range_min, range_extent })
+        let dropped_ok = rotation || format.dropped == 0;
+        let bits_ok = b[..3].iter().all(|&n| u32::from(n & 0x1f) <= MAX_BITS);
+        (bits_ok && dropped_ok && fits && !reserved).then_some(format)
+    }
+
+    /// The track's bytes without checks, for decoding a table [`SegmentTrack::read`] accepted before (bits
+    /// above `MAX_BITS` come out masked to five bits, so decoding stays in bounds whatever the bytes).
+    #[inline(always)]
+    pub fn parse(b: &[u8; SEGMENT_TRACK_BYTES]) -> SegmentTrack {
+        SegmentTrack {
+            bits: [0, 1, 2].map(|c| u32::from(b[c] & 0x1f).min(MAX_BITS)),
+            dropped: usize::from(b[0] >> 7) | usize::from(b[1] >> 7) << 1,
+            range_min: [b[3], b[4], b[5]],
+            range_extent: [b[6], b[7], b[8]],
+        }
     }
 
     /// Bits of one frame of this track.
@@ -178,10 +199,9 @@ impl SegmentTrack {
     #[inline(always)]
     pub fn scale_offset(&self, c: usize, min: f32, extent: f32) -> (f32, f32) {
         const INV_255: f32 = 1.0 / 255.0;
-        let levels = ((1u32 << self.bits[c]) - 1).max(1) as f32;
         let segment_extent = extent * (f32::from(self.range_extent[c]) * INV_255);
         let offset = min + extent * (f32::from(self.range_min[c]) * INV_255);
-        (segment_extent / levels, offset)
+        (segment_extent * INV_LEVELS[self.bits[c] as usize & 31], offset)
     }
 
     /// The track's value from its three stored `levels` and clip `range`: `(x, y, z, 0)` for translation and

@@ -191,31 +191,27 @@ fn decode_compressed(
     // `Clip::new` checked every segment, its track table and its bits against the data.
     let Some((offset, frame_bits)) = keys.segment(frame / SEGMENT_FRAMES) else { return };
     let total: usize = clip.num_tracks().iter().sum();
-    let table = &keys.data[offset..offset + SEGMENT_TRACK_BYTES * total];
+    let Some(table) = keys.data.get(offset..offset + SEGMENT_TRACK_BYTES * total) else { return };
     let mut at = (offset + table.len()) * 8 + frame % SEGMENT_FRAMES * frame_bits;
     let floats: &mut [f32] = bytemuck::cast_slice_mut(pose);
-    let mut track = 0;
+    let mut formats = table.chunks_exact(SEGMENT_TRACK_BYTES).zip(keys.ranges);
     for channel in Channel::ALL {
         let rotation = channel == Channel::Rotation;
-        for (k, &joint) in clip.animated_joints(channel).iter().enumerate() {
-            let (Some(format), Some(range)) = (SegmentTrack::read(table, track, rotation), keys.ranges.get(track))
-            else {
-                return;
-            };
-            track += 1;
-            if k >= tracks[channel as usize] {
-                at += format.frame_bits() as usize;
-                continue;
-            }
+        let joints = clip.animated_joints(channel);
+        for (k, (&joint, (bytes, range))) in joints.iter().zip(formats.by_ref()).enumerate() {
+            let Ok(bytes) = bytes.try_into() else { return };
+            let format = SegmentTrack::parse(bytes);
             let [b0, b1, b2] = format.bits.map(|b| b as usize);
-            let levels = [
-                read_bits(keys.data, at, format.bits[0]),
-                read_bits(keys.data, at + b0, format.bits[1]),
-                read_bits(keys.data, at + b0 + b1, format.bits[2]),
-            ];
+            if k < tracks[channel as usize] {
+                let levels = [
+                    read_bits(keys.data, at, format.bits[0]),
+                    read_bits(keys.data, at + b0, format.bits[1]),
+                    read_bits(keys.data, at + b0 + b1, format.bits[2]),
+                ];
+                let value = format.decode(range, levels, rotation);
+                write_lanes(floats, joint, channel, &value[..channel.f32_components()]);
+            }
             at += b0 + b1 + b2;
-            let value = format.decode(range, levels, rotation);
-            write_lanes(floats, joint, channel, &value[..channel.f32_components()]);
         }
     }
 }

@@ -1,32 +1,310 @@
-//! Compressed clips (`sinew::clip::CompressedKeys`, `sinew_bench_host::compress`): on the shared clips at their
-//! native rate and resampled to 30 Hz, the virtual-point error measured through `SamplingJob` stays within the
-//! requested bound at every frame and midpoint; seeking and playing agree bit for bit.
+//! Compressed clips (`sinew::clip::CompressedKeys`, `sinew_bench_host::compress`): on every shared clip at its
+//! native rate and resampled to 30 Hz, the virtual-point error measured through `SamplingJob` against the f64
+//! composition of the imported clip stays within the requested bound at every frame and midpoint; seeking and
+//! playing agree bit for bit; bad bounds, out-of-range values and damaged sections are errors.
 
-use sinew::Asset;
-use sinew_bench_host::bake::{self, KeyFormat};
+use sinew::clip::{ClipParts, CompressedKeys, Keys, SEGMENT_TRACK_BYTES, TrackRange};
+use sinew::math::SoaTransform;
+use sinew::{Arena, Asset, Buffer, Clip, Error, Playback, SamplingContext, SamplingJob};
+use sinew_bench_host::annotate::figure_height;
+use sinew_bench_host::bake::{self, KeyFormat, RawClip, RawSkeleton};
 use sinew_bench_host::clip_error::{clip_error, units_per_cm};
 use sinew_bench_host::compress::Precision;
+use sinew_bench_host::rig::Rig;
+
+/// 0.05 cm at virtual points 3 cm from each joint, on the figure scaled to 1.7 m.
+fn precision(skeleton: &RawSkeleton) -> Precision {
+    let per_cm = units_per_cm(figure_height(skeleton) as f64);
+    Precision { max_error: 0.05 * per_cm, distance: 3.0 * per_cm }
+}
+
+/// Every BVH and glTF file of the shared data: (file, skeleton, clips).
+fn shared_clips(dir: &std::path::Path) -> Vec<(String, RawSkeleton, Vec<RawClip>)> {
+    let mut out = Vec::new();
+    for sub in ["bvh/bandai", "bvh/cmu", "bvh/makehuman", "gltf"] {
+        let mut files: Vec<_> = std::fs::read_dir(dir.join(sub)).expect("shared data folder").flatten().collect();
+        files.sort_by_key(|f| f.path());
+        for file in files {
+            let path = file.path();
+            let name = format!("{sub}/{}", file.file_name().to_string_lossy());
+            match path.extension().and_then(|e| e.to_str()) {
+                Some("bvh") => {
+                    let (skeleton, clips) = sinew_bench_host::bvh::load_raw_files(&[path]).expect("import");
+                    out.push((name, skeleton, clips));
+                }
+                Some("glb") | Some("gltf") => {
+                    let asset = sinew_bench_host::gltf_import::load_with(&path, None).expect("import");
+                    if !asset.clips.is_empty() {
+                        out.push((name, asset.skeleton, asset.clips));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}
 
 #[test]
-fn shared_clips_stay_within_the_bound() {
-    let Some(dir) = sinew_tests::shared_data("shared_clips_stay_within_the_bound") else { return };
-    for file in ["bvh/bandai/dataset-1_walk_normal_001.bvh", "bvh/cmu/01_01.bvh"] {
-        let (skeleton, clips) = sinew_bench_host::bvh::load_raw_files(&[dir.join(file)]).expect("import");
-        let per_cm = units_per_cm(sinew_bench_host::annotate::figure_height(&skeleton) as f64);
-        let precision = Precision { max_error: 0.05 * per_cm, distance: 3.0 * per_cm };
-        let start = std::time::Instant::now();
-        let blob = bake::bake(&skeleton, &clips, KeyFormat::Compressed(precision)).expect("bake");
-        let seconds = start.elapsed().as_secs_f64();
-        let asset = Asset::load(blob.bytes()).expect("load");
-        let error = clip_error(&skeleton, &clips[0], &asset, 0, precision.distance).expect("measured");
-        let clip = asset.clip(0).unwrap();
-        let raw = 40 * skeleton.parents.len() * clips[0].frames.len();
-        let ratio = raw as f64 / clip.data_bytes() as f64;
-        eprintln!(
-            "{file}: max {:.4} cm, p99 {:.4} cm, ratio {ratio:.1}:1, baked in {seconds:.1} s",
-            error.max / per_cm,
-            error.p99 / per_cm
-        );
-        assert!(error.max <= precision.max_error, "{file}: {} cm", error.max / per_cm);
+fn every_shared_clip_stays_within_the_bound_at_its_rate_and_at_30_hz() {
+    let Some(dir) = sinew_tests::shared_data("every_shared_clip_stays_within_the_bound") else { return };
+    let (mut raw_total, mut stored_total) = (0usize, 0usize);
+    for (file, skeleton, clips) in shared_clips(&dir) {
+        let precision = precision(&skeleton);
+        for resample in [None, Some(30.0f32)] {
+            let clips: Vec<RawClip> = match resample {
+                None => clips.clone(),
+                Some(rate) => clips.iter().map(|c| c.resampled(rate).expect("resample")).collect(),
+            };
+            let blob = bake::bake(&skeleton, &clips, KeyFormat::Compressed(precision)).expect("bake");
+            let asset = Asset::load(blob.bytes()).expect("load");
+            for (index, raw) in clips.iter().enumerate() {
+                let error = clip_error(&skeleton, raw, &asset, index, precision.distance).expect("measured");
+                let stored = asset.clip(index).expect("clip").data_bytes();
+                let raw_bytes = 40 * skeleton.parents.len() * raw.frames.len();
+                raw_total += raw_bytes;
+                stored_total += stored;
+                let per_cm = precision.max_error / 0.05;
+                eprintln!(
+                    "{file} `{}` at {:.0} Hz ({}): max {:.4} cm, p99 {:.4} cm, {:.1}:1",
+                    raw.name,
+                    raw.sample_rate,
+                    if resample.is_some() { "resampled" } else { "native" },
+                    error.max / per_cm,
+                    error.p99 / per_cm,
+                    raw_bytes as f64 / stored as f64
+                );
+                assert!(
+                    error.max <= precision.max_error,
+                    "{file} `{}` at {} Hz: {} cm",
+                    raw.name,
+                    raw.sample_rate,
+                    error.max / per_cm
+                );
+            }
+        }
     }
+    eprintln!("all shared clips: {:.1}:1", raw_total as f64 / stored_total as f64);
+}
+
+/// The procedural humanoid's clip, compressed at 0.05 cm.
+fn humanoid_blob(frames: usize) -> (RawSkeleton, RawClip, bake::AlignedBlob) {
+    let rig = Rig::humanoid(67);
+    let (skeleton, raw) = (rig.raw_skeleton(), rig.clip(frames, 30.0));
+    let blob =
+        bake::bake(&skeleton, std::slice::from_ref(&raw), KeyFormat::Compressed(precision(&skeleton))).expect("bake");
+    (skeleton, raw, blob)
+}
+
+#[test]
+fn the_humanoid_stays_within_the_bound() {
+    let (skeleton, raw, blob) = humanoid_blob(61);
+    let asset = Asset::load(blob.bytes()).expect("load");
+    let precision = precision(&skeleton);
+    let error = clip_error(&skeleton, &raw, &asset, 0, precision.distance).expect("measured");
+    assert!(error.max <= precision.max_error, "{} > {}", error.max, precision.max_error);
+    assert!(error.max > precision.max_error / 100.0, "the bound is used, not wasted: {}", error.max);
+}
+
+#[test]
+fn seeking_and_playing_agree_bit_for_bit() {
+    let (_, _, blob) = humanoid_blob(61);
+    let asset = Asset::load(blob.bytes()).expect("load");
+    let (skeleton, clip) = (asset.skeleton(), asset.clip(0).expect("clip"));
+    let n = skeleton.num_joints();
+    let mut memory = [vec![0u8; SamplingContext::required_bytes(n)], vec![0u8; SamplingContext::required_bytes(n)]];
+    let [a, b] = &mut memory;
+    let (arena_play, arena_seek) = (Arena::new(a), Arena::new(b));
+    let mut playing = SamplingContext::new(&arena_play, n).expect("context");
+    let mut seeking = SamplingContext::new(&arena_seek, n).expect("context");
+    let mut out = [vec![SoaTransform::IDENTITY; skeleton.num_soa_joints()], vec![]];
+    out[1] = out[0].clone();
+    let steps = 2 * 61 + 7;
+    for k in 0..steps {
+        let time = k as f32 / 61.0;
+        let [play, seek] = &mut out;
+        SamplingJob { skeleton, clip: &clip, time, playback: Playback::Loop, context: &mut playing, output: play }
+            .run()
+            .expect("play");
+        // A seek from far away: the cache holds other frames.
+        let far = (time + clip.duration() / 2.0) % clip.duration();
+        for t in [far, time] {
+            SamplingJob {
+                skeleton,
+                clip: &clip,
+                time: t,
+                playback: Playback::Loop,
+                context: &mut seeking,
+                output: seek,
+            }
+            .run()
+            .expect("seek");
+        }
+        assert_eq!(bytemuck::cast_slice::<_, u32>(play), bytemuck::cast_slice::<_, u32>(seek), "time {time}");
+    }
+}
+
+#[test]
+fn bad_bounds_and_out_of_range_values_are_errors() {
+    let rig = Rig::humanoid(5);
+    let (skeleton, raw) = (rig.raw_skeleton(), rig.clip(8, 30.0));
+    for max_error in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+        let format = KeyFormat::Compressed(Precision { max_error, distance: 0.03 });
+        let err = bake::bake(&skeleton, std::slice::from_ref(&raw), format).expect_err("a bad bound");
+        assert!(err.contains("bound"), "{err}");
+    }
+    for distance in [-1.0, f64::NAN] {
+        let format = KeyFormat::Compressed(Precision { max_error: 1e-3, distance });
+        assert!(bake::bake(&skeleton, std::slice::from_ref(&raw), format).is_err());
+    }
+    // A translation from -3e38 to 3e38: its range does not fit in f32.
+    let mut huge = raw.clone();
+    huge.frames[0][1].translation.x = -3e38;
+    huge.frames[1][1].translation.x = 3e38;
+    let format = KeyFormat::Compressed(Precision { max_error: 1e-3, distance: 0.03 });
+    let err = bake::bake(&skeleton, std::slice::from_ref(&huge), format).expect_err("out of range");
+    assert!(err.contains("range"), "{err}");
+}
+
+/// `Clip::new`'s error for the humanoid's compressed clip after `edit(data, ranges)` on a copy.
+fn damaged(edit: impl Fn(&mut Vec<u8>, &mut Vec<TrackRange>)) -> Option<Error> {
+    let (_, _, blob) = humanoid_blob(40);
+    let asset = Asset::load(blob.bytes()).expect("load");
+    let clip = asset.clip(0).expect("clip");
+    let Keys::Compressed(keys) = clip.keys() else { panic!("compressed keys") };
+    let (mut data, mut ranges) = (keys.data.to_vec(), keys.ranges.to_vec());
+    edit(&mut data, &mut ranges);
+    let parts = ClipParts {
+        num_joints: clip.num_joints(),
+        sample_rate: clip.sample_rate(),
+        num_frames: clip.num_frames(),
+        constants: clip.constants(),
+        track_joints: clip.track_joints(),
+        num_tracks: clip.num_tracks(),
+        keys: Keys::Compressed(CompressedKeys { data: &data, ranges: &ranges }),
+    };
+    Clip::new(parts).err()
+}
+
+fn word(data: &[u8], i: usize) -> u32 {
+    u32::from_le_bytes(data[4 * i..4 * i + 4].try_into().unwrap())
+}
+
+fn set_word(data: &mut [u8], i: usize, v: u32) {
+    data[4 * i..4 * i + 4].copy_from_slice(&v.to_le_bytes());
+}
+
+#[test]
+fn damaged_compressed_sections_are_errors() {
+    let segment = |segment, track| Error::CompressedSegment { segment, track };
+    // Segments: 40 frames are three; the last one's bits run out, an offset or a bit count is wrong.
+    assert_eq!(damaged(|d, _| d.truncate(d.len() - 1)), Some(segment(2, None)));
+    assert_eq!(damaged(|d, _| set_word(d, 2, u32::MAX)), Some(segment(1, None)));
+    assert_eq!(
+        damaged(|d, _| {
+            let bits = word(d, 1);
+            set_word(d, 1, bits + 1)
+        }),
+        Some(segment(0, None))
+    );
+    assert_eq!(damaged(|d, _| d.truncate(20)), Some(segment(0, None)));
+    // Track formats: 25 bits, a reserved bit, a dropped component on a translation, a range past 255.
+    let track0 = |d: &Vec<u8>| word(d, 0) as usize;
+    assert_eq!(
+        damaged(|d, _| {
+            let at = track0(d);
+            d[at] = 25
+        }),
+        Some(segment(0, Some(0)))
+    );
+    assert_eq!(
+        damaged(|d, _| {
+            let at = track0(d) + 2;
+            d[at] |= 0x40
+        }),
+        Some(segment(0, Some(0)))
+    );
+    assert_eq!(
+        damaged(|d, _| {
+            let at = track0(d);
+            d[at] |= 0x80
+        }),
+        Some(segment(0, Some(0)))
+    );
+    let past_255 = |d: &mut Vec<u8>, _: &mut Vec<TrackRange>| {
+        let at = track0(d) + SEGMENT_TRACK_BYTES + 3;
+        (d[at], d[at + 3]) = (200, 100);
+    };
+    assert_eq!(damaged(past_255), Some(segment(0, Some(1))));
+    // Ranges: a NaN, a negative extent, a rotation range outside [-1, 1], one range too few.
+    let index = 1;
+    assert_eq!(
+        damaged(|_, r| r[index].min[0] = f32::NAN),
+        Some(Error::NonFinite { buffer: Buffer::QuantRanges, index })
+    );
+    assert_eq!(
+        damaged(|_, r| r[index].extent[1] = -1.0),
+        Some(Error::Subnormal { buffer: Buffer::QuantRanges, index })
+    );
+    assert_eq!(
+        damaged(|_, r| r[index].min[2] = -1.5),
+        Some(Error::RotationLength { buffer: Buffer::QuantRanges, index })
+    );
+    let short = damaged(|_, r| {
+        r.pop();
+    });
+    assert!(matches!(short, Some(Error::BufferLength { buffer: Buffer::QuantRanges, .. })), "{short:?}");
+}
+
+#[test]
+fn every_truncation_and_byte_flip_is_an_error_or_samples() {
+    let (_, _, blob) = humanoid_blob(40);
+    let asset = Asset::load(blob.bytes()).expect("load");
+    let clip = asset.clip(0).expect("clip");
+    let Keys::Compressed(keys) = clip.keys() else { panic!("compressed keys") };
+    let skeleton = asset.skeleton();
+    let n = skeleton.num_joints();
+    let mut memory = vec![0u8; SamplingContext::required_bytes(n)];
+    let mut output = vec![SoaTransform::IDENTITY; skeleton.num_soa_joints()];
+    let mut try_data = |data: &[u8]| {
+        let parts = ClipParts {
+            num_joints: n,
+            sample_rate: clip.sample_rate(),
+            num_frames: clip.num_frames(),
+            constants: clip.constants(),
+            track_joints: clip.track_joints(),
+            num_tracks: clip.num_tracks(),
+            keys: Keys::Compressed(CompressedKeys { data, ranges: keys.ranges }),
+        };
+        let Ok(damaged) = Clip::new(parts) else { return false };
+        let arena = Arena::new(&mut memory);
+        let mut context = SamplingContext::new(&arena, n).expect("context");
+        for k in 0..8 {
+            let time = k as f32 * damaged.duration() / 7.0;
+            let mut job = SamplingJob {
+                skeleton,
+                clip: &damaged,
+                time,
+                playback: Playback::Clamp,
+                context: &mut context,
+                output: &mut output,
+            };
+            job.run().expect("a clip that validates samples");
+            assert!(bytemuck::cast_slice::<_, f32>(&output).iter().all(|v| v.is_finite()));
+        }
+        true
+    };
+    for len in 0..keys.data.len() {
+        assert!(!try_data(&keys.data[..len]), "truncated to {len} bytes and accepted");
+    }
+    let (mut accepted, mut data) = (0, keys.data.to_vec());
+    for i in 0..data.len() {
+        for bit in [0, 3, 7] {
+            data[i] ^= 1 << bit;
+            accepted += usize::from(try_data(&data));
+            data[i] ^= 1 << bit;
+        }
+    }
+    // Flips in the bits themselves decode to other values; flips in the tables mostly fail validation.
+    assert!(accepted > 0 && accepted < 3 * data.len(), "{accepted} of {} flips accepted", 3 * data.len());
 }
