@@ -170,15 +170,21 @@ impl SegmentTrack {
     }
 
     /// The track's bytes without checks, for decoding a table [`SegmentTrack::read`] accepted before (bits
-    /// above `MAX_BITS` come out masked to five bits, so decoding stays in bounds whatever the bytes).
+    /// come out masked to five, so shifts and loads stay in bounds whatever the bytes).
     #[inline(always)]
     pub fn parse(b: &[u8; SEGMENT_TRACK_BYTES]) -> SegmentTrack {
         SegmentTrack {
-            bits: [0, 1, 2].map(|c| u32::from(b[c] & 0x1f).min(MAX_BITS)),
+            bits: [0, 1, 2].map(|c| u32::from(b[c] & 0x1f)),
             dropped: usize::from(b[0] >> 7) | usize::from(b[1] >> 7) << 1,
             range_min: [b[3], b[4], b[5]],
             range_extent: [b[6], b[7], b[8]],
         }
+    }
+
+    /// `1 / (2^bits − 1)`, the step of one level in a unit range (1 for no bits, whose only level is 0).
+    #[inline(always)]
+    pub fn inverse_levels(bits: u32) -> f32 {
+        INV_LEVELS[bits as usize & 31]
     }
 
     /// Bits of one frame of this track.
@@ -201,7 +207,7 @@ impl SegmentTrack {
         const INV_255: f32 = 1.0 / 255.0;
         let segment_extent = extent * (f32::from(self.range_extent[c]) * INV_255);
         let offset = min + extent * (f32::from(self.range_min[c]) * INV_255);
-        (segment_extent * INV_LEVELS[self.bits[c] as usize & 31], offset)
+        (segment_extent * SegmentTrack::inverse_levels(self.bits[c]), offset)
     }
 
     /// The track's value from its three stored `levels` and clip `range`: `(x, y, z, 0)` for translation and
@@ -216,16 +222,31 @@ impl SegmentTrack {
             // Zero rather than a value small enough to make interpolation compute with denormals.
             if v.abs() < MIN_KEY_MAGNITUDE { 0.0 } else { v }
         });
+        let [a, b, c] = stored;
         if !rotation {
-            return [stored[0], stored[1], stored[2], 0.0];
+            return [a, b, c, 0.0];
         }
-        let rest = stored[0] * stored[0] + stored[1] * stored[1] + stored[2] * stored[2];
-        let rebuilt = crate::math::sqrt((1.0 - rest).max(0.0));
-        core::array::from_fn(|i| match i.cmp(&self.dropped) {
-            core::cmp::Ordering::Less => stored[i],
-            core::cmp::Ordering::Equal => rebuilt,
-            core::cmp::Ordering::Greater => stored[i - 1],
-        })
+        let rebuilt = crate::math::sqrt((1.0 - (a * a + b * b + c * c)).max(0.0));
+        // The rebuilt component goes in at `dropped`, the stored ones around it in order (selects, no branches).
+        let d = self.dropped;
+        [
+            if d == 0 { rebuilt } else { a },
+            if d == 0 {
+                a
+            } else if d == 1 {
+                rebuilt
+            } else {
+                b
+            },
+            if d == 3 {
+                c
+            } else if d == 2 {
+                rebuilt
+            } else {
+                b
+            },
+            if d == 3 { rebuilt } else { c },
+        ]
     }
 }
 

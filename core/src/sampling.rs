@@ -180,7 +180,7 @@ fn decode_tracks(clip: &Clip<'_>, frame: u32, pose: &mut [SoaTransform], tracks:
 }
 
 /// [`decode_tracks`] for a compressed clip: the frame's segment, then each track's three components from one
-/// run of bits (a rotation's dropped component rebuilt).
+/// run of bits (a rotation's dropped component rebuilt), through `SegmentTrack::decode` as the baker measured.
 fn decode_compressed(
     clip: &Clip<'_>,
     keys: CompressedKeys<'_>,
@@ -188,32 +188,56 @@ fn decode_compressed(
     pose: &mut [SoaTransform],
     tracks: [usize; 3],
 ) {
-    // `Clip::new` checked every segment, its track table and its bits against the data.
+    // `Clip::new` checked every segment, its track table, and its bits with `COMPRESSED_SLACK` bytes to spare,
+    // so the lookups below succeed; they return early rather than panic all the same.
     let Some((offset, frame_bits)) = keys.segment(frame / SEGMENT_FRAMES) else { return };
     let total: usize = clip.num_tracks().iter().sum();
     let Some(table) = keys.data.get(offset..offset + SEGMENT_TRACK_BYTES * total) else { return };
     let mut at = (offset + table.len()) * 8 + frame % SEGMENT_FRAMES * frame_bits;
     let floats: &mut [f32] = bytemuck::cast_slice_mut(pose);
-    let mut formats = table.chunks_exact(SEGMENT_TRACK_BYTES).zip(keys.ranges);
+    let mut entries = table.chunks_exact(SEGMENT_TRACK_BYTES).zip(keys.ranges);
     for channel in Channel::ALL {
         let rotation = channel == Channel::Rotation;
         let joints = clip.animated_joints(channel);
-        for (k, (&joint, (bytes, range))) in joints.iter().zip(formats.by_ref()).enumerate() {
-            let Ok(bytes) = bytes.try_into() else { return };
-            let format = SegmentTrack::parse(bytes);
-            let [b0, b1, b2] = format.bits.map(|b| b as usize);
+        for (k, (&joint, (entry, range))) in joints.iter().zip(entries.by_ref()).enumerate() {
+            let Ok(entry) = entry.try_into() else { return };
+            let format = SegmentTrack::parse(entry);
+            let [b0, b1, b2] = format.bits;
+            let width = (b0 + b1 + b2) as usize;
             if k < tracks[channel as usize] {
-                let levels = [
-                    read_bits(keys.data, at, format.bits[0]),
-                    read_bits(keys.data, at + b0, format.bits[1]),
-                    read_bits(keys.data, at + b0 + b1, format.bits[2]),
-                ];
+                // One load holds all three components unless they straddle its end (at most 72 bits + 7).
+                let Some(word) = load_word(keys.data, at / 8) else { return };
+                let shift = (at % 8) as u32;
+                let levels = if shift as usize + width <= 64 {
+                    let field = |from: u32, bits: u32| ((word >> (shift + from)) & ((1u64 << bits) - 1)) as u32;
+                    [field(0, b0), field(b0, b1), field(b0 + b1, b2)]
+                } else {
+                    let b0 = b0 as usize;
+                    [
+                        read_bits(keys.data, at, format.bits[0]),
+                        read_bits(keys.data, at + b0, b1),
+                        read_bits(keys.data, at + b0 + b1 as usize, b2),
+                    ]
+                };
                 let value = format.decode(range, levels, rotation);
-                write_lanes(floats, joint, channel, &value[..channel.f32_components()]);
+                // One bounds check for the joint's four component rows.
+                let base = (joint as usize >> 2) * 40 + (joint as usize & 3) + channel.soa_offset();
+                let Some(rows) = floats.get_mut(base..base + 4 * channel.f32_components() - 3) else { return };
+                (rows[0], rows[4], rows[8]) = (value[0], value[1], value[2]);
+                if rotation {
+                    rows[12] = value[3];
+                }
             }
-            at += b0 + b1 + b2;
+            at += width;
         }
     }
+}
+
+/// The eight bytes of `data` from `byte`, little-endian.
+#[inline(always)]
+fn load_word(data: &[u8], byte: usize) -> Option<u64> {
+    let bytes: [u8; 8] = data.get(byte..byte.checked_add(8)?)?.try_into().ok()?;
+    Some(u64::from_le_bytes(bytes))
 }
 
 /// The first lane group (joints 0–3) of `clip` at `time`, without a context: the motion root's sample.
