@@ -42,6 +42,10 @@ impl Trs {
         Trs { translation: dvec3(t.translation), rotation: dquat(t.rotation), scale: dvec3(t.scale) }
     }
 
+    pub(crate) fn matrix(&self) -> DMat4 {
+        DMat4::from_scale_rotation_translation(self.scale, self.rotation, self.translation)
+    }
+
     /// Back to `f32`.
     pub(crate) fn to_transform(self) -> Transform {
         let v = |v: DVec3| sinew::math::Vec3::new(v.x as f32, v.y as f32, v.z as f32);
@@ -61,16 +65,22 @@ impl Trs {
     }
 }
 
-/// Each joint's virtual points in model space: the joint, then `distance` along its local x, y and z.
-pub(crate) fn virtual_points(parents: &[i16], local: &[Trs], distance: f64) -> Vec<[DVec3; 4]> {
+/// Model matrices from local transforms (parents before children).
+pub(crate) fn compose(parents: &[i16], local: &[Trs]) -> Vec<DMat4> {
     let mut model: Vec<DMat4> = Vec::with_capacity(local.len());
     for (j, t) in local.iter().enumerate() {
-        let m = DMat4::from_scale_rotation_translation(t.scale, t.rotation, t.translation);
+        let m = t.matrix();
         model.push(match usize::try_from(parents[j]) {
             Ok(p) => model[p] * m,
             Err(_) => m,
         });
     }
+    model
+}
+
+/// Each joint's virtual points in model space: the joint, then `distance` along its local x, y and z.
+pub(crate) fn virtual_points(parents: &[i16], local: &[Trs], distance: f64) -> Vec<[DVec3; 4]> {
+    let model = compose(parents, local);
     let axes = [DVec3::ZERO, DVec3::X * distance, DVec3::Y * distance, DVec3::Z * distance];
     model.iter().map(|m| axes.map(|a| m.transform_point3(a))).collect()
 }

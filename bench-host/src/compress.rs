@@ -20,7 +20,7 @@
 //! sampling returns. The caller checks the whole clip afterwards (frames and midpoints, through `SamplingJob`).
 
 use crate::bake::{RawClip, RawSkeleton};
-use crate::clip_error::{Trs, virtual_points};
+use crate::clip_error::{Trs, compose, virtual_points};
 use glam::{DMat4, DQuat, DVec3};
 use sinew::clip::{COMPRESSED_SLACK, Channel, MAX_BITS, MIN_KEY_MAGNITUDE, SEGMENT_FRAMES, SegmentTrack, TrackRange};
 
@@ -385,7 +385,7 @@ impl<'a> SegmentState<'a> {
             let mut errors = Vec::with_capacity(subtree.len());
             for (s, &j) in subtree.iter().enumerate() {
                 let l = if j == joint { &local } else { &self.local[i][j] };
-                let m = DMat4::from_scale_rotation_translation(l.scale, l.rotation, l.translation);
+                let m = l.matrix();
                 let parent = usize::try_from(self.parents[j]).ok();
                 // A parent inside the subtree comes earlier in it; outside, it is unchanged.
                 model[s] = match parent {
@@ -431,18 +431,6 @@ impl<'a> SegmentState<'a> {
         }
         worst
     }
-}
-
-fn compose(parents: &[i16], local: &[Trs]) -> Vec<DMat4> {
-    let mut model: Vec<DMat4> = Vec::with_capacity(local.len());
-    for (j, l) in local.iter().enumerate() {
-        let m = DMat4::from_scale_rotation_translation(l.scale, l.rotation, l.translation);
-        model.push(match usize::try_from(parents[j]) {
-            Ok(p) => model[p] * m,
-            Err(_) => m,
-        });
-    }
-    model
 }
 
 /// The search's target as a share of the bound: midpoints between frames (checked by the caller, not here)
