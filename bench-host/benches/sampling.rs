@@ -4,10 +4,8 @@
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use sinew::math::SoaTransform;
 use sinew::{Arena, Asset, Playback, SamplingContext, SamplingJob};
-use sinew_bench_host::annotate::figure_height;
 use sinew_bench_host::bake::{self, KeyFormat};
 use sinew_bench_host::bench_support::BENCH_JOINTS;
-use sinew_bench_host::clip_error::units_per_cm;
 use sinew_bench_host::compress::Precision;
 use sinew_bench_host::naive::{self, AosClip, AosPose};
 use sinew_bench_host::rig::Rig;
@@ -31,8 +29,7 @@ fn sampling(c: &mut Criterion) {
             (0..1024u32).map(|i| (i.wrapping_mul(2_654_435_761) % 10_000) as f32 * duration / 1e4).collect();
         group.throughput(Throughput::Elements(n as u64));
         // Compressed as `sinew-bake bake --compress` does by default: 0.05 cm at 3 cm on a 1.7 m figure.
-        let per_cm = units_per_cm(figure_height(&rig.raw_skeleton()) as f64);
-        let compressed = KeyFormat::Compressed(Precision { max_error: 0.05 * per_cm, distance: 3.0 * per_cm });
+        let compressed = KeyFormat::Compressed(Precision::on_figure(&rig.raw_skeleton(), 0.05, 3.0));
         for format in [KeyFormat::F32, KeyFormat::Quantized, compressed] {
             let label = match format {
                 KeyFormat::F32 => "f32",

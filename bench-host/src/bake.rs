@@ -87,7 +87,7 @@ pub enum KeyFormat {
     F32,
     /// 16 bits per translation/scale component, smallest-three rotations: 6 bytes per key.
     Quantized,
-    /// Segments with a bit rate per track chosen to keep virtual points within the error bound
+    /// Segments with a bit rate per component chosen to keep virtual points within the error bound
     /// (`crate::compress`).
     Compressed(crate::compress::Precision),
 }
@@ -127,7 +127,7 @@ impl AlignedBlob {
 const _: () = assert!(std::mem::align_of::<u128>() >= ALIGN);
 
 /// The four components of one channel of a transform (`w = 0` for translation and scale).
-fn channel_value(t: &Transform, channel: Channel) -> [f32; 4] {
+pub(crate) fn channel_value(t: &Transform, channel: Channel) -> [f32; 4] {
     match channel {
         Channel::Translation => [t.translation.x, t.translation.y, t.translation.z, 0.0],
         Channel::Rotation => [t.rotation.x, t.rotation.y, t.rotation.z, t.rotation.w],
@@ -142,7 +142,7 @@ fn close(a: [f32; 4], b: [f32; 4], channel: Channel) -> bool {
     within(1.0) || (channel == Channel::Rotation && within(-1.0))
 }
 
-fn flush(v: f32) -> f32 {
+pub(crate) fn flush(v: f32) -> f32 {
     if v.abs() < MIN_KEY_MAGNITUDE { 0.0 } else { v }
 }
 
@@ -251,6 +251,7 @@ fn bake_clip(skeleton: &RawSkeleton, clip: &RawClip, format: KeyFormat) -> Resul
                 (KeyFormat::Quantized, Channel::Rotation) => {
                     push_keys(&mut baked.keys_u16, joints, |j| encode_rotation(value(j)))
                 }
+                // Compressed clips returned above, with their keys from `compress`.
                 (KeyFormat::Compressed(_), _) => {}
                 (KeyFormat::Quantized, _) => {
                     for &joint in joints {

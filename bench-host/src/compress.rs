@@ -32,6 +32,15 @@ pub struct Precision {
     pub distance: f64,
 }
 
+impl Precision {
+    /// `max_error_cm` at virtual points `distance_cm` from each joint, centimetres on `skeleton`'s figure scaled
+    /// to 1.7 m (as `clip_error` reports).
+    pub fn on_figure(skeleton: &RawSkeleton, max_error_cm: f64, distance_cm: f64) -> Precision {
+        let per_cm = crate::clip_error::units_per_cm(crate::annotate::figure_height(skeleton) as f64);
+        Precision { max_error: max_error_cm * per_cm, distance: distance_cm * per_cm }
+    }
+}
+
 /// A compressed clip's two sections.
 #[derive(Clone, Debug, Default)]
 pub struct Compressed {
@@ -46,16 +55,15 @@ struct Track {
     values: Vec<[f32; 4]>,
 }
 
+/// A track's value at one frame: `bake`'s, rotations normalized (the dropped component is rebuilt for a unit
+/// quaternion).
 fn value_of(t: &sinew::math::Transform, channel: Channel) -> [f32; 4] {
-    match channel {
-        Channel::Translation => [t.translation.x, t.translation.y, t.translation.z, 0.0],
-        Channel::Rotation => {
-            let q = [t.rotation.x, t.rotation.y, t.rotation.z, t.rotation.w];
-            let len = q.iter().map(|v| v * v).sum::<f32>().sqrt();
-            q.map(|v| v / len)
-        }
-        Channel::Scale => [t.scale.x, t.scale.y, t.scale.z, 0.0],
+    let v = crate::bake::channel_value(t, channel);
+    if channel != Channel::Rotation {
+        return v;
     }
+    let len = v.iter().map(|c| c * c).sum::<f32>().sqrt();
+    v.map(|c| c / len)
 }
 
 /// Compresses the animated tracks `animated[channel]` (joints ascending, as the clip lists them) of `clip`.
@@ -108,11 +116,13 @@ pub fn compress(
         return Err(format!("joint {joint} {channel:?}: its values' range exceeds what f32 holds"));
     }
 
-    let reach = reaches(skeleton, distance);
+    let subtree = subtrees(&skeleton.parents);
+    let reach = reaches(skeleton, &subtree, distance);
+    let hierarchy = Hierarchy { skeleton, subtree: &subtree, reach: &reach };
     let mut data = vec![0u8; 8 * segments];
     for s in 0..segments {
         let span = s * SEGMENT_FRAMES..((s + 1) * SEGMENT_FRAMES).min(frames);
-        let formats = search(skeleton, clip, &tracks, &ranges, &dropped[s], span.clone(), &reach, precision);
+        let formats = search(&hierarchy, clip, &tracks, &ranges, &dropped[s], span.clone(), precision);
         let frame_bits: usize = formats.iter().map(|f| f.frame_bits() as usize).sum();
         let offset = data.len();
         data[8 * s..8 * s + 4].copy_from_slice(&(offset as u32).to_le_bytes());
@@ -141,7 +151,7 @@ fn track_range(track: &Track) -> TrackRange {
     let mut range = TrackRange { min: [0.0; 4], extent: [0.0; 4] };
     for c in 0..n {
         let (lo, hi) = track.values.iter().fold((f32::MAX, f32::MIN), |(lo, hi), v| (lo.min(v[c]), hi.max(v[c])));
-        let lo = if lo.abs() < MIN_KEY_MAGNITUDE { 0.0 } else { lo };
+        let lo = crate::bake::flush(lo);
         // Rounded up so that `min + extent` covers the largest value.
         let mut extent = hi - lo;
         while lo + extent < hi {
@@ -184,7 +194,7 @@ fn segment_format(range: &TrackRange, track: &Track, dropped: usize, span: std::
         format.dropped = dropped;
     }
     for c in 0..3 {
-        let component = if rotation { c + usize::from(c >= dropped) } else { c };
+        let component = format.component(c, rotation);
         let (min, extent) = (range.min[component] as f64, range.extent[component] as f64);
         if extent == 0.0 {
             continue;
@@ -199,19 +209,25 @@ fn segment_format(range: &TrackRange, track: &Track, dropped: usize, span: std::
     format
 }
 
-/// Each joint's reach: the virtual-point distance plus its farthest descendant's distance in the rest pose.
-fn reaches(skeleton: &RawSkeleton, distance: f64) -> Vec<f64> {
-    let rest: Vec<Trs> = skeleton.rest.iter().map(Trs::of).collect();
-    let position: Vec<DVec3> = virtual_points(&skeleton.parents, &rest, 0.0).iter().map(|p| p[0]).collect();
-    let mut reach = vec![distance; position.len()];
-    for j in 0..position.len() {
+/// Each joint's subtree (itself first), in joint order.
+fn subtrees(parents: &[i16]) -> Vec<Vec<usize>> {
+    let mut subtree: Vec<Vec<usize>> = (0..parents.len()).map(|j| vec![j]).collect();
+    for j in 0..parents.len() {
         let mut a = j;
-        while let Ok(p) = usize::try_from(skeleton.parents[a]) {
-            reach[p] = reach[p].max(distance + position[j].distance(position[p]));
+        while let Ok(p) = usize::try_from(parents[a]) {
+            subtree[p].push(j);
             a = p;
         }
     }
-    reach
+    subtree
+}
+
+/// Each joint's reach: the virtual-point distance plus its farthest descendant's distance in the rest pose.
+fn reaches(skeleton: &RawSkeleton, subtree: &[Vec<usize>], distance: f64) -> Vec<f64> {
+    let rest: Vec<Trs> = skeleton.rest.iter().map(Trs::of).collect();
+    let position: Vec<DVec3> = virtual_points(&skeleton.parents, &rest, 0.0).iter().map(|p| p[0]).collect();
+    let farthest = |j: usize| subtree[j].iter().map(|&d| position[d].distance(position[j])).fold(0.0, f64::max);
+    (0..position.len()).map(|j| distance + farthest(j)).collect()
 }
 
 /// A track's decoded value in place of the raw one.
@@ -224,18 +240,24 @@ fn with_value(t: &mut Trs, channel: Channel, v: [f32; 4]) {
     }
 }
 
-/// The formats of one segment's tracks: steps 2 and 3 of the module docs.
-#[allow(clippy::too_many_arguments)]
+/// What every segment's search shares: the skeleton, each joint's subtree and reach.
+struct Hierarchy<'a> {
+    skeleton: &'a RawSkeleton,
+    subtree: &'a [Vec<usize>],
+    reach: &'a [f64],
+}
+
+/// The formats of one segment's tracks: steps 2 to 4 of the module docs.
 fn search(
-    skeleton: &RawSkeleton,
+    hierarchy: &Hierarchy<'_>,
     clip: &RawClip,
     tracks: &[Track],
     ranges: &[TrackRange],
     dropped: &[usize],
     span: std::ops::Range<usize>,
-    reach: &[f64],
     precision: Precision,
 ) -> Vec<SegmentTrack> {
+    let Hierarchy { skeleton, subtree, reach } = *hierarchy;
     let decode = |format: &SegmentTrack, k: usize, f: usize| {
         let rotation = tracks[k].channel == Channel::Rotation;
         format.decode(&ranges[k], levels(format, &ranges[k], &tracks[k], f), rotation)
@@ -270,7 +292,7 @@ fn search(
     let decoded = |formats: &[SegmentTrack], k: usize| -> Vec<[f32; 4]> {
         span.clone().map(|f| decode(&formats[k], k, f)).collect()
     };
-    let mut state = SegmentState::new(skeleton, clip, span.clone(), precision.distance);
+    let mut state = SegmentState::new(&skeleton.parents, subtree, clip, span.clone(), precision.distance);
     for (k, t) in tracks.iter().enumerate() {
         state.set(t.joint, t.channel, &decoded(&formats, k), None);
     }
@@ -344,7 +366,7 @@ fn search(
 struct SegmentState<'a> {
     parents: &'a [i16],
     /// Each joint's subtree (itself first), in joint order.
-    subtree: Vec<Vec<usize>>,
+    subtree: &'a [Vec<usize>],
     axes: [DVec3; 4],
     raw_points: Vec<Vec<[DVec3; 4]>>,
     local: Vec<Vec<Trs>>,
@@ -353,21 +375,17 @@ struct SegmentState<'a> {
 }
 
 impl<'a> SegmentState<'a> {
-    fn new(skeleton: &'a RawSkeleton, clip: &RawClip, span: std::ops::Range<usize>, distance: f64) -> Self {
-        let parents = &skeleton.parents[..];
-        let n = parents.len();
-        let mut subtree: Vec<Vec<usize>> = (0..n).map(|j| vec![j]).collect();
-        for j in 0..n {
-            let mut a = j;
-            while let Ok(p) = usize::try_from(parents[a]) {
-                subtree[p].push(j);
-                a = p;
-            }
-        }
+    fn new(
+        parents: &'a [i16],
+        subtree: &'a [Vec<usize>],
+        clip: &RawClip,
+        span: std::ops::Range<usize>,
+        distance: f64,
+    ) -> Self {
         let local: Vec<Vec<Trs>> = span.map(|f| clip.frames[f].iter().map(Trs::of).collect()).collect();
         let raw_points = local.iter().map(|l| virtual_points(parents, l, distance)).collect();
         let model = local.iter().map(|l| compose(parents, l)).collect();
-        let error = vec![vec![0.0; n]; local.len()];
+        let error = vec![vec![0.0; parents.len()]; local.len()];
         let axes = [DVec3::ZERO, DVec3::X, DVec3::Y, DVec3::Z].map(|a| a * distance);
         SegmentState { parents, subtree, axes, raw_points, local, model, error }
     }

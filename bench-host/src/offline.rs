@@ -165,9 +165,7 @@ pub fn bake(args: &BakeArgs) -> Result<String, String> {
         if !(args.max_error.is_finite() && args.max_error > 0.0) {
             return Err(format!("--max-error {}: give a positive number of centimetres", args.max_error));
         }
-        let per_cm = crate::clip_error::units_per_cm(annotate::figure_height(&skeleton) as f64);
-        let (max_error, distance) = (args.max_error * per_cm, args.error_distance * per_cm);
-        KeyFormat::Compressed(crate::compress::Precision { max_error, distance })
+        KeyFormat::Compressed(crate::compress::Precision::on_figure(&skeleton, args.max_error, args.error_distance))
     } else {
         key_format(args.quantize)
     };

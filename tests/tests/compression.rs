@@ -14,8 +14,7 @@ use sinew_bench_host::rig::Rig;
 
 /// 0.05 cm at virtual points 3 cm from each joint, on the figure scaled to 1.7 m.
 fn precision(skeleton: &RawSkeleton) -> Precision {
-    let per_cm = units_per_cm(figure_height(skeleton) as f64);
-    Precision { max_error: 0.05 * per_cm, distance: 3.0 * per_cm }
+    Precision::on_figure(skeleton, 0.05, 3.0)
 }
 
 /// Every BVH and glTF file of the shared data: (file, skeleton, clips).
@@ -64,7 +63,7 @@ fn every_shared_clip_stays_within_the_bound_at_its_rate_and_at_30_hz() {
                 let raw_bytes = 40 * skeleton.parents.len() * raw.frames.len();
                 raw_total += raw_bytes;
                 stored_total += stored;
-                let per_cm = precision.max_error / 0.05;
+                let per_cm = units_per_cm(figure_height(&skeleton) as f64);
                 eprintln!(
                     "{file} `{}` at {:.0} Hz ({}): max {:.4} cm, p99 {:.4} cm, {:.1}:1",
                     raw.name,
