@@ -273,13 +273,18 @@ impl CompressedKeys<'_> {
     }
 }
 
-/// Reads `bits` (≤ [`MAX_BITS`]) bits at bit `at` of `data`, least significant first. The caller guarantees
-/// 8 readable bytes from `at / 8`.
+/// The eight bytes of `data` from `byte`, little-endian; `None` past the end.
 #[inline(always)]
-pub fn read_bits(data: &[u8], at: usize, bits: u32) -> u32 {
-    let b = &data[at / 8..at / 8 + 8];
-    let word = u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
-    ((word >> (at % 8)) & ((1u64 << bits) - 1)) as u32
+pub fn load_word(data: &[u8], byte: usize) -> Option<u64> {
+    let bytes: [u8; 8] = data.get(byte..byte.checked_add(8)?)?.try_into().ok()?;
+    Some(u64::from_le_bytes(bytes))
+}
+
+/// Reads `bits` (≤ [`MAX_BITS`]) bits at bit `at` of `data`, least significant first; `None` unless 8 bytes
+/// are readable from `at / 8` (a validated clip keeps [`COMPRESSED_SLACK`] of them after its last bit).
+#[inline(always)]
+pub fn read_bits(data: &[u8], at: usize, bits: u32) -> Option<u32> {
+    Some(((load_word(data, at / 8)? >> (at % 8)) & ((1u64 << bits) - 1)) as u32)
 }
 
 /// Key storage of a clip's animated tracks, frame by frame (see the module docs).

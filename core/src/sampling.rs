@@ -21,7 +21,7 @@
 
 use crate::clip::{
     Channel, Clip, CompressedKeys, Keys, SEGMENT_FRAMES, SEGMENT_TRACK_BYTES, SegmentTrack, decode_rotation,
-    decode_rotations, read_bits, track_runs,
+    decode_rotations, load_word, read_bits, track_runs,
 };
 use crate::math::{F4, SoaQuat, SoaTransform, SoaVec3};
 use crate::{Arena, Buffer, Error, Skeleton};
@@ -212,12 +212,12 @@ fn decode_compressed(
                     let field = |from: u32, bits: u32| ((word >> (shift + from)) & ((1u64 << bits) - 1)) as u32;
                     [field(0, b0), field(b0, b1), field(b0 + b1, b2)]
                 } else {
-                    let b0 = b0 as usize;
-                    [
-                        read_bits(keys.data, at, format.bits[0]),
-                        read_bits(keys.data, at + b0, b1),
-                        read_bits(keys.data, at + b0 + b1 as usize, b2),
-                    ]
+                    let (b0, b1) = (b0 as usize, b1 as usize);
+                    let fields = [(at, format.bits[0]), (at + b0, format.bits[1]), (at + b0 + b1, b2)];
+                    let [Some(l0), Some(l1), Some(l2)] = fields.map(|(at, bits)| read_bits(keys.data, at, bits)) else {
+                        return;
+                    };
+                    [l0, l1, l2]
                 };
                 let value = format.decode(range, levels, rotation);
                 // One bounds check for the joint's four component rows.
@@ -231,13 +231,6 @@ fn decode_compressed(
             at += width;
         }
     }
-}
-
-/// The eight bytes of `data` from `byte`, little-endian.
-#[inline(always)]
-fn load_word(data: &[u8], byte: usize) -> Option<u64> {
-    let bytes: [u8; 8] = data.get(byte..byte.checked_add(8)?)?.try_into().ok()?;
-    Some(u64::from_le_bytes(bytes))
 }
 
 /// The first lane group (joints 0–3) of `clip` at `time`, without a context: the motion root's sample.

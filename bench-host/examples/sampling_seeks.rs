@@ -1,0 +1,59 @@
+//! `cargo run --release -p sinew-bench-host --example sampling_seeks -- [quantized|compressed]`: 20 000 random
+//! seeks into the procedural 67-joint humanoid's clip (61 frames at 30 Hz; compressed at 0.05 cm), the workload
+//! whose instruction counts `docs/performance-log.md` quotes (run it under `valgrind --tool=callgrind` and read
+//! `decode_tracks`' inclusive count: two decodes per seek).
+
+use sinew::math::SoaTransform;
+use sinew::{Arena, Asset, Playback, SamplingContext, SamplingJob};
+use sinew_bench_host::bake::{self, KeyFormat};
+use sinew_bench_host::compress::Precision;
+
+fn main() -> std::process::ExitCode {
+    let rig = sinew_bench_host::rig::Rig::humanoid(67);
+    let skeleton = rig.raw_skeleton();
+    let format = match std::env::args().nth(1).as_deref() {
+        Some("quantized") => KeyFormat::Quantized,
+        None | Some("compressed") => KeyFormat::Compressed(Precision::on_figure(&skeleton, 0.05, 3.0)),
+        Some(other) => {
+            eprintln!("error: {other}: give `quantized` or `compressed`");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let raw = rig.clip(61, 30.0);
+    let result = (|| -> Result<f32, String> {
+        let blob = bake::bake(&skeleton, std::slice::from_ref(&raw), format)?;
+        let asset = Asset::load(blob.bytes()).map_err(|e| e.to_string())?;
+        let clip = asset.clip(0).ok_or("no clip")?;
+        let n = asset.skeleton().num_joints();
+        let mut memory = vec![0u8; SamplingContext::required_bytes(n)];
+        let arena = Arena::new(&mut memory);
+        let mut context = SamplingContext::new(&arena, n).map_err(|e| e.to_string())?;
+        let mut output = vec![SoaTransform::IDENTITY; asset.skeleton().num_soa_joints()];
+        for i in 0..20_000u32 {
+            // The sampling bench's seek sequence: far apart, so each seek decodes two frames.
+            let time = (i.wrapping_mul(2_654_435_761) % 10_000) as f32 * clip.duration() / 1e4;
+            let (skeleton, time) = (asset.skeleton(), std::hint::black_box(time));
+            SamplingJob {
+                skeleton,
+                clip: &clip,
+                time,
+                playback: Playback::Loop,
+                context: &mut context,
+                output: &mut output,
+            }
+            .run()
+            .map_err(|e| e.to_string())?;
+        }
+        Ok(output[0].rotation.x.lane::<0>())
+    })();
+    match result {
+        Ok(v) => {
+            println!("done ({v})");
+            std::process::ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
