@@ -549,18 +549,12 @@ impl<'a> Clip<'a> {
 
         let clip = Clip::from_validated(parts);
         let frame_len = clip.frame_len();
-        let stored = match keys {
-            Keys::F32(values) => values.len(),
-            Keys::Quantized { keys, .. } => keys.len(),
-            Keys::Compressed(keys) => {
-                check_compressed(num_frames, num_tracks, keys)?;
-                return Ok(clip);
-            }
-        };
-        crate::error::check_len(Buffer::ClipKeys, frame_len.saturating_mul(num_frames), stored)?;
+        let frames_len = frame_len.saturating_mul(num_frames);
         match keys {
-            Keys::Compressed(_) => {}
+            // Compressed frames vary in bits: the segments are checked instead of a key count.
+            Keys::Compressed(keys) => check_compressed(num_frames, num_tracks, keys)?,
             Keys::F32(values) => {
+                crate::error::check_len(Buffer::ClipKeys, frames_len, values.len())?;
                 for (f, frame) in values.chunks_exact(frame_len.max(1)).enumerate() {
                     for (i, v) in frame.iter().enumerate() {
                         check_values(Buffer::ClipKeys, f * frame_len + i, core::slice::from_ref(v))?;
@@ -574,7 +568,8 @@ impl<'a> Clip<'a> {
                     }
                 }
             }
-            Keys::Quantized { ranges, .. } => {
+            Keys::Quantized { keys, ranges } => {
+                crate::error::check_len(Buffer::ClipKeys, frames_len, keys.len())?;
                 crate::error::check_len(Buffer::QuantRanges, num_tracks[0] + num_tracks[2], ranges.len())?;
                 for (index, r) in ranges.iter().enumerate() {
                     check_values(Buffer::QuantRanges, index, &r.min)?;
