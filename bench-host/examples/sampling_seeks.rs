@@ -1,7 +1,8 @@
-//! `cargo run --release -p sinew-bench-host --example sampling_seeks -- [quantized|compressed]`: 20 000 random
-//! seeks into the procedural 67-joint humanoid's clip (61 frames at 30 Hz; compressed at 0.05 cm), the workload
-//! whose instruction counts `docs/performance-log.md` quotes (run it under `valgrind --tool=callgrind` and read
-//! `decode_tracks`' inclusive count: two decodes per seek).
+//! `cargo run --release -p sinew-bench-host --example sampling_seeks -- [quantized|compressed] [seek|playback]`:
+//! 20 000 samples of the procedural 67-joint humanoid's clip (61 frames at 30 Hz; compressed at 0.05 cm), the
+//! workload whose instruction counts `docs/performance-log.md` quotes (run it under `valgrind --tool=callgrind`
+//! and read `decode_tracks`' inclusive count). `seek` (the default) jumps far each time, so each sample decodes
+//! two frames; `playback` steps 1/60 s as the sampling bench does, so every other sample decodes one.
 
 use sinew::math::SoaTransform;
 use sinew::{Arena, Asset, Playback, SamplingContext, SamplingJob};
@@ -19,6 +20,14 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
+    let playback = match std::env::args().nth(2).as_deref() {
+        None | Some("seek") => false,
+        Some("playback") => true,
+        Some(other) => {
+            eprintln!("error: {other}: give `seek` or `playback`");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
     let raw = rig.clip(61, 30.0);
     let result = (|| -> Result<f32, String> {
         let blob = bake::bake(&skeleton, std::slice::from_ref(&raw), format)?;
@@ -30,8 +39,12 @@ fn main() -> std::process::ExitCode {
         let mut context = SamplingContext::new(&arena, n).map_err(|e| e.to_string())?;
         let mut output = vec![SoaTransform::IDENTITY; asset.skeleton().num_soa_joints()];
         for i in 0..20_000u32 {
-            // The sampling bench's seek sequence: far apart, so each seek decodes two frames.
-            let time = (i.wrapping_mul(2_654_435_761) % 10_000) as f32 * clip.duration() / 1e4;
+            // The sampling bench's sequences: seeks far apart, or playback at 60 Hz.
+            let time = if playback {
+                (i as f32 / 60.0) % clip.duration()
+            } else {
+                (i.wrapping_mul(2_654_435_761) % 10_000) as f32 * clip.duration() / 1e4
+            };
             let (skeleton, time) = (asset.skeleton(), std::hint::black_box(time));
             SamplingJob {
                 skeleton,

@@ -173,10 +173,11 @@ fn track_range(track: &Track) -> TrackRange {
 /// segment's range, clamped to the levels there are.
 fn levels(format: &SegmentTrack, range: &TrackRange, track: &Track, f: usize) -> [u32; 3] {
     let rotation = track.channel == Channel::Rotation;
+    let decoder = format.decoder(range, rotation, 0);
     std::array::from_fn(|c| {
         let most = ((1u64 << format.bits[c]) - 1) as f64;
         let component = format.component(c, rotation);
-        let (scale, offset) = format.scale_offset(c, range.min[component], range.extent[component]);
+        let (scale, offset) = (decoder.scale[c], decoder.offset[c]);
         if scale == 0.0 {
             return 0;
         }

@@ -39,6 +39,7 @@ use crate::limits::MIN_ROTATION_LENGTH_SQ;
 pub use crate::limits::{
     MAX_DURATION, MAX_JOINTS, MAX_ROTATION_LENGTH_SQ, MAX_SAMPLE_RATE, MIN_KEY_MAGNITUDE, MIN_SAMPLE_RATE,
 };
+use crate::math::F4;
 use crate::{Buffer, Error};
 use bytemuck::{Pod, Zeroable};
 
@@ -200,35 +201,99 @@ impl SegmentTrack {
         if rotation { c + usize::from(c >= self.dropped) } else { c }
     }
 
-    /// Component `c`'s decoding as `value = level · scale + offset` for a `bits`-bit `level`, given the clip
-    /// range's `min` and `extent` for that component. The encoder quantizes against these same numbers.
-    #[inline(always)]
-    pub fn scale_offset(&self, c: usize, min: f32, extent: f32) -> (f32, f32) {
-        const INV_255: f32 = 1.0 / 255.0;
-        let segment_extent = extent * (f32::from(self.range_extent[c]) * INV_255);
-        let offset = min + extent * (f32::from(self.range_min[c]) * INV_255);
-        (segment_extent * SegmentTrack::inverse_levels(self.bits[c]), offset)
-    }
-
     /// The track's value from its three stored `levels` and clip `range`: `(x, y, z, 0)` for translation and
     /// scale, the quaternion `(x, y, z, w)` for a rotation (its dropped component rebuilt non-negative). The
-    /// decoder and the encoder's search both call this, so the baker measures what sampling returns.
+    /// decoder and the encoder's search both go through [`TrackDecoder::decode`], so the baker measures what
+    /// sampling returns.
     #[inline(always)]
     pub fn decode(&self, range: &TrackRange, levels: [u32; 3], rotation: bool) -> [f32; 4] {
-        let stored: [f32; 3] = core::array::from_fn(|c| {
-            let component = self.component(c, rotation);
-            let (scale, offset) = self.scale_offset(c, range.min[component], range.extent[component]);
-            let v = levels[c] as f32 * scale + offset;
-            // Zero rather than a value small enough to make interpolation compute with denormals.
-            if v.abs() < MIN_KEY_MAGNITUDE { 0.0 } else { v }
-        });
-        let [a, b, c] = stored;
-        if !rotation {
+        self.decoder(range, rotation, 0).decode(levels)
+    }
+
+    /// The track's decoding within its segment, its fields starting at bit `first_bit` of each frame: stored
+    /// component `c` decodes as `level × scale[c] + offset[c]`, where, with the clip range's `min` and `extent`
+    /// of the component it holds, `offset = min + extent × (range_min[c] / 255)` and `scale = extent ×
+    /// (range_extent[c] / 255) / (2^bits − 1)` (the division a multiply by [`SegmentTrack::inverse_levels`]).
+    /// The encoder quantizes against these same numbers.
+    #[inline(always)]
+    pub fn decoder(&self, range: &TrackRange, rotation: bool, first_bit: u32) -> TrackDecoder {
+        const INV_255: f32 = 1.0 / 255.0;
+        let [c0, c1, c2] = [0, 1, 2].map(|c| self.component(c, rotation) & 3);
+        let min = F4::new(range.min[c0], range.min[c1], range.min[c2], 0.0);
+        let extent = F4::new(range.extent[c0], range.extent[c1], range.extent[c2], 0.0);
+        let [m0, m1, m2] = self.range_min.map(u32::from);
+        let [e0, e1, e2] = self.range_extent.map(u32::from);
+        let [i0, i1, i2] = self.bits.map(SegmentTrack::inverse_levels);
+        let segment_extent = extent * (F4::from_levels([e0, e1, e2, 0]) * F4::splat(INV_255));
+        let offset = min + extent * (F4::from_levels([m0, m1, m2, 0]) * F4::splat(INV_255));
+        let scale = segment_extent * F4::new(i0, i1, i2, 1.0);
+        let ([s0, s1, s2, _], [o0, o1, o2, _]) = (scale.to_array(), offset.to_array());
+        TrackDecoder {
+            scale: [s0, s1, s2],
+            offset: [o0, o1, o2],
+            first_bit,
+            bits: self.bits.map(|b| b as u8),
+            dropped: if rotation { self.dropped as u8 } else { TrackDecoder::NOT_ROTATION },
+        }
+    }
+}
+
+/// One track's decoding within one segment of a compressed clip, worked out once from its [`SegmentTrack`] and
+/// [`TrackRange`]: a frame's decode is then one load, three field extractions and three multiply-adds (and
+/// for a rotation, the dropped component's square root). A [`crate::SamplingContext`] keeps one per track for
+/// the segment it decoded last, so playback works the ranges out once per segment instead of once per frame.
+///
+/// Layout: 32 bytes, `repr(C)`. Precision: component `c` is `level × scale[c] + offset[c]` in `f32`, values
+/// below `MIN_KEY_MAGNITUDE` flushed to zero; exactly what the baker measured.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+#[repr(C)]
+pub struct TrackDecoder {
+    pub scale: [f32; 3],
+    pub offset: [f32; 3],
+    /// Where the track's fields start within a frame's bits.
+    pub first_bit: u32,
+    /// Bits of each stored component, `0 ..= MAX_BITS`.
+    pub bits: [u8; 3],
+    /// The rotation's dropped quaternion component, or [`TrackDecoder::NOT_ROTATION`].
+    pub dropped: u8,
+}
+
+impl TrackDecoder {
+    /// `dropped` of a translation or scale track.
+    pub const NOT_ROTATION: u8 = 4;
+
+    /// The three stored levels of the frame whose bits start at bit `frame_start` of `data`; `None` when fewer
+    /// than [`COMPRESSED_SLACK`] bytes follow them.
+    #[inline(always)]
+    pub fn levels(&self, data: &[u8], frame_start: usize) -> Option<[u32; 3]> {
+        let at = frame_start + self.first_bit as usize;
+        let [b0, b1, b2] = self.bits.map(|b| u32::from(b) & 0x1f);
+        // One load holds all three fields unless they straddle its end (at most 72 bits after a 7-bit shift).
+        let word = load_word(data, at / 8)?;
+        let shift = (at % 8) as u32;
+        if shift + b0 + b1 + b2 <= 64 {
+            let field = |from: u32, bits: u32| ((word >> (shift + from)) & ((1u64 << bits) - 1)) as u32;
+            return Some([field(0, b0), field(b0, b1), field(b0 + b1, b2)]);
+        }
+        let (w0, w1) = (b0 as usize, b1 as usize);
+        Some([read_bits(data, at, b0)?, read_bits(data, at + w0, b1)?, read_bits(data, at + w0 + w1, b2)?])
+    }
+
+    /// The track's value from its three stored `levels`: `(x, y, z, 0)` for translation and scale, the
+    /// quaternion `(x, y, z, w)` for a rotation, its dropped component rebuilt non-negative.
+    #[inline(always)]
+    pub fn decode(&self, levels: [u32; 3]) -> [f32; 4] {
+        let [l0, l1, l2] = levels;
+        let scale = F4::new(self.scale[0], self.scale[1], self.scale[2], 0.0);
+        let offset = F4::new(self.offset[0], self.offset[1], self.offset[2], 0.0);
+        let v = F4::from_levels([l0, l1, l2, 0]) * scale + offset;
+        // Zero rather than a value small enough to make interpolation compute with denormals.
+        let [a, b, c, _] = v.zero_where(v.abs().cmp_lt(F4::splat(MIN_KEY_MAGNITUDE))).to_array();
+        let d = self.dropped;
+        if d == TrackDecoder::NOT_ROTATION {
             return [a, b, c, 0.0];
         }
         let rebuilt = crate::math::sqrt((1.0 - (a * a + b * b + c * c)).max(0.0));
-        // The rebuilt component goes in at `dropped`, the stored ones around it in order (selects, no branches).
-        let d = self.dropped;
         [
             if d == 0 { rebuilt } else { a },
             if d == 0 {

@@ -20,8 +20,8 @@
 //! Errors: see [`SamplingJob::validate`]. The context is the caller's; it survives an `Err` unchanged.
 
 use crate::clip::{
-    Channel, Clip, CompressedKeys, Keys, SEGMENT_FRAMES, SEGMENT_TRACK_BYTES, SegmentTrack, decode_rotation,
-    decode_rotations, load_word, read_bits, track_runs,
+    Channel, Clip, CompressedKeys, Keys, SEGMENT_FRAMES, SEGMENT_TRACK_BYTES, SegmentTrack, TrackDecoder,
+    decode_rotation, decode_rotations, track_runs,
 };
 use crate::math::{F4, SoaQuat, SoaTransform, SoaVec3};
 use crate::{Arena, Buffer, Error, Skeleton};
@@ -40,28 +40,43 @@ pub enum Playback {
 /// key, so no interpolation weight is ever subnormal. The error is below a millionth of a frame.
 pub const MIN_FRACTION: f32 = 1.0 / 1_048_576.0;
 
-/// Which clip a context holds frames of: the addresses of its key data and of the rest pose used.
+/// Which clip a context holds frames of: the addresses of its key data, ranges and constants, and of the rest
+/// pose used.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Binding {
     keys: (usize, usize),
+    ranges: (usize, usize),
     constants: (usize, usize),
     rest_pose: usize,
 }
 
-/// Two cached, decoded frames of one clip (caller memory).
+/// The track decoders of the compressed segment decoded last (see [`TrackDecoder`]).
+#[derive(Debug)]
+struct SegmentCache<'a> {
+    /// One per decoded track, channel after channel.
+    decoders: &'a mut [TrackDecoder],
+    /// The segment they decode, the bit where its frames start, and its bits per frame.
+    held: Option<(usize, usize, usize)>,
+}
+
+/// Two cached, decoded frames of one clip, and for a compressed clip the decoders of the segment decoded last
+/// (caller memory).
 #[derive(Debug)]
 pub struct SamplingContext<'a> {
     slots: [&'a mut [SoaTransform]; 2],
     /// Frame held by each slot, if any.
     frames: [Option<u32>; 2],
+    segment: SegmentCache<'a>,
     binding: Option<Binding>,
     decoded_frames: u64,
 }
 
 impl<'a> SamplingContext<'a> {
-    /// Bytes an arena needs for a context of a `num_joints` skeleton (two SoA poses).
+    /// Bytes an arena needs for a context of a `num_joints` skeleton: two SoA poses (80 bytes a joint) and a
+    /// [`TrackDecoder`] per possible track (96 bytes a joint).
     pub const fn required_bytes(num_joints: usize) -> usize {
         2 * Arena::required_bytes::<SoaTransform>(crate::math::num_soa_joints(num_joints))
+            + Arena::required_bytes::<TrackDecoder>(3 * num_joints)
     }
 
     /// Carves a context for a `num_joints` skeleton out of `arena`.
@@ -75,7 +90,8 @@ impl<'a> SamplingContext<'a> {
         // Binding a clip fills both slots before they are read, so they need no zeroing.
         let a = arena.carve::<SoaTransform>(n)?;
         let b = arena.carve::<SoaTransform>(n)?;
-        Ok(SamplingContext { slots: [a, b], frames: [None; 2], binding: None, decoded_frames: 0 })
+        let segment = SegmentCache { decoders: arena.carve::<TrackDecoder>(3 * num_joints)?, held: None };
+        Ok(SamplingContext { slots: [a, b], frames: [None; 2], segment, binding: None, decoded_frames: 0 })
     }
 
     /// Forgets the cached frames; the next sample rebinds. Needed only when a clip's memory is rewritten in
@@ -83,6 +99,7 @@ impl<'a> SamplingContext<'a> {
     pub fn invalidate(&mut self) {
         self.binding = None;
         self.frames = [None; 2];
+        self.segment.held = None;
     }
 
     /// Frames decoded since the context was made: a measure of the cache working.
@@ -91,13 +108,18 @@ impl<'a> SamplingContext<'a> {
     }
 
     fn bind(&mut self, clip: &Clip<'_>, rest_pose: &[SoaTransform]) {
-        let keys = match clip.keys() {
-            Keys::F32(k) => (k.as_ptr() as usize, k.len()),
-            Keys::Quantized { keys, .. } => (keys.as_ptr() as usize, keys.len()),
-            Keys::Compressed(keys) => (keys.data.as_ptr() as usize, keys.data.len()),
+        let span = |address: *const u8, len: usize| (address as usize, len);
+        let (keys, ranges) = match clip.keys() {
+            Keys::F32(k) => (span(k.as_ptr().cast(), k.len()), (0, 0)),
+            Keys::Quantized { keys, ranges } => {
+                (span(keys.as_ptr().cast(), keys.len()), span(ranges.as_ptr().cast(), ranges.len()))
+            }
+            Keys::Compressed(keys) => {
+                (span(keys.data.as_ptr(), keys.data.len()), span(keys.ranges.as_ptr().cast(), keys.ranges.len()))
+            }
         };
-        let constants = (clip.constants().as_ptr() as usize, clip.constants().len());
-        let binding = Binding { keys, constants, rest_pose: rest_pose.as_ptr() as usize };
+        let constants = span(clip.constants().as_ptr().cast(), clip.constants().len());
+        let binding = Binding { keys, ranges, constants, rest_pose: rest_pose.as_ptr() as usize };
         if self.binding == Some(binding) {
             return;
         }
@@ -112,6 +134,7 @@ impl<'a> SamplingContext<'a> {
             }
         }
         self.frames = [None; 2];
+        self.segment.held = None;
         self.binding = Some(binding);
     }
 
@@ -139,15 +162,22 @@ impl<'a> SamplingContext<'a> {
     }
 
     fn decode(&mut self, clip: &Clip<'_>, frame: u32, slot: usize) {
-        decode_tracks(clip, frame, self.slots[slot], clip.num_tracks());
+        decode_tracks(clip, frame, self.slots[slot], clip.num_tracks(), &mut self.segment);
         self.frames[slot] = Some(frame);
         self.decoded_frames += 1;
     }
 }
 
 /// Decodes the first `tracks[c]` animated tracks of each channel `c` of frame `frame` into `pose` (every track:
-/// a whole frame; the tracks of joints 0–3: the first lane group).
-fn decode_tracks(clip: &Clip<'_>, frame: u32, pose: &mut [SoaTransform], tracks: [usize; 3]) {
+/// a whole frame; the tracks of joints 0–3: the first lane group). A compressed clip's segment decoders come
+/// from `segment` when it holds the frame's segment for these tracks, and are worked out into it otherwise.
+fn decode_tracks(
+    clip: &Clip<'_>,
+    frame: u32,
+    pose: &mut [SoaTransform],
+    tracks: [usize; 3],
+    segment: &mut SegmentCache<'_>,
+) {
     let frame_len = clip.frame_len();
     let start = frame as usize * frame_len;
     let [nt, nr, _] = clip.num_tracks();
@@ -175,62 +205,78 @@ fn decode_tracks(clip: &Clip<'_>, frame: u32, pose: &mut [SoaTransform], tracks:
             }
             scatter_quantized_rotations(pose, joints(Channel::Rotation), r);
         }
-        Keys::Compressed(keys) => decode_compressed(clip, keys, frame as usize, pose, tracks),
+        Keys::Compressed(keys) => decode_compressed(clip, keys, frame as usize, pose, tracks, segment),
     }
 }
 
-/// [`decode_tracks`] for a compressed clip: the frame's segment, then each track's three components from one
-/// run of bits (a rotation's dropped component rebuilt), through `SegmentTrack::decode` as the baker measured.
+/// [`decode_tracks`] for a compressed clip: the frame's segment decoders (worked out when the cache holds
+/// another segment), then each track's three components from one run of bits.
 fn decode_compressed(
     clip: &Clip<'_>,
     keys: CompressedKeys<'_>,
     frame: usize,
     pose: &mut [SoaTransform],
     tracks: [usize; 3],
+    cache: &mut SegmentCache<'_>,
 ) {
     // `Clip::new` checked every segment, its track table, and its bits with `COMPRESSED_SLACK` bytes to spare,
     // so the lookups below succeed; they return early rather than panic all the same.
-    let Some((offset, frame_bits)) = keys.segment(frame / SEGMENT_FRAMES) else { return };
-    let total: usize = clip.num_tracks().iter().sum();
-    let Some(table) = keys.data.get(offset..offset + SEGMENT_TRACK_BYTES * total) else { return };
-    let mut at = (offset + table.len()) * 8 + frame % SEGMENT_FRAMES * frame_bits;
+    let segment = frame / SEGMENT_FRAMES;
+    let (frames_start, frame_bits) = match cache.held {
+        Some((held, start, bits)) if held == segment => (start, bits),
+        _ => {
+            cache.held = segment_decoders(clip, keys, segment, tracks, cache.decoders);
+            let Some((_, start, bits)) = cache.held else { return };
+            (start, bits)
+        }
+    };
+    let frame_start = frames_start + frame % SEGMENT_FRAMES * frame_bits;
     let floats: &mut [f32] = bytemuck::cast_slice_mut(pose);
-    let mut entries = table.chunks_exact(SEGMENT_TRACK_BYTES).zip(keys.ranges);
+    let mut decoders = cache.decoders.iter();
     for channel in Channel::ALL {
-        let rotation = channel == Channel::Rotation;
-        let joints = clip.animated_joints(channel);
-        for (k, (&joint, (entry, range))) in joints.iter().zip(entries.by_ref()).enumerate() {
-            let Ok(entry) = entry.try_into() else { return };
-            let format = SegmentTrack::parse(entry);
-            let [b0, b1, b2] = format.bits;
-            let width = (b0 + b1 + b2) as usize;
-            if k < tracks[channel as usize] {
-                // One load holds all three components unless they straddle its end (at most 72 bits + 7).
-                let Some(word) = load_word(keys.data, at / 8) else { return };
-                let shift = (at % 8) as u32;
-                let levels = if shift as usize + width <= 64 {
-                    let field = |from: u32, bits: u32| ((word >> (shift + from)) & ((1u64 << bits) - 1)) as u32;
-                    [field(0, b0), field(b0, b1), field(b0 + b1, b2)]
-                } else {
-                    let (b0, b1) = (b0 as usize, b1 as usize);
-                    let fields = [(at, format.bits[0]), (at + b0, format.bits[1]), (at + b0 + b1, b2)];
-                    let [Some(l0), Some(l1), Some(l2)] = fields.map(|(at, bits)| read_bits(keys.data, at, bits)) else {
-                        return;
-                    };
-                    [l0, l1, l2]
-                };
-                let value = format.decode(range, levels, rotation);
-                // One bounds check for the joint's four component rows.
-                let base = (joint as usize >> 2) * 40 + (joint as usize & 3) + channel.soa_offset();
-                let Some(rows) = floats.get_mut(base..base + 4 * channel.f32_components() - 3) else { return };
-                (rows[0], rows[4], rows[8]) = (value[0], value[1], value[2]);
-                if rotation {
-                    rows[12] = value[3];
-                }
+        for (&joint, decoder) in clip.animated_joints(channel)[..tracks[channel as usize]].iter().zip(decoders.by_ref())
+        {
+            let Some(levels) = decoder.levels(keys.data, frame_start) else { return };
+            let value = decoder.decode(levels);
+            // One bounds check for the joint's four component rows.
+            let base = (joint as usize >> 2) * 40 + (joint as usize & 3) + channel.soa_offset();
+            let Some(rows) = floats.get_mut(base..base + 4 * channel.f32_components() - 3) else { return };
+            (rows[0], rows[4], rows[8]) = (value[0], value[1], value[2]);
+            if channel == Channel::Rotation {
+                rows[12] = value[3];
             }
-            at += width;
         }
     }
+}
+
+/// Works out the decoders of segment `segment`'s first `tracks[c]` tracks of each channel `c` into
+/// `decoders`; returns the segment, the bit where its frames start and its bits per frame, or `None` when its
+/// table cannot be read or `decoders` is too short.
+fn segment_decoders(
+    clip: &Clip<'_>,
+    keys: CompressedKeys<'_>,
+    segment: usize,
+    tracks: [usize; 3],
+    decoders: &mut [TrackDecoder],
+) -> Option<(usize, usize, usize)> {
+    let (offset, frame_bits) = keys.segment(segment)?;
+    let num_tracks = clip.num_tracks();
+    let total: usize = num_tracks.iter().sum();
+    let table = keys.data.get(offset..offset + SEGMENT_TRACK_BYTES * total)?;
+    let mut entries = table.chunks_exact(SEGMENT_TRACK_BYTES).zip(keys.ranges);
+    let mut slots = decoders.iter_mut();
+    let mut first_bit = 0u32;
+    for channel in Channel::ALL {
+        let rotation = channel == Channel::Rotation;
+        for (k, (entry, range)) in entries.by_ref().take(num_tracks[channel as usize]).enumerate() {
+            let format = SegmentTrack::parse(entry.try_into().ok()?);
+            if k < tracks[channel as usize] {
+                *slots.next()? = format.decoder(range, rotation, first_bit);
+            }
+            first_bit += format.frame_bits();
+        }
+    }
+    Some((segment, (offset + table.len()) * 8, frame_bits))
 }
 
 /// The first lane group (joints 0–3) of `clip` at `time`, without a context: the motion root's sample.
@@ -253,8 +299,11 @@ pub fn sample_first_group(clip: &Clip<'_>, rest: &SoaTransform, time: f32, playb
             }
         }
     }
+    // The group has at most four tracks per channel.
+    let mut decoders = [TrackDecoder::default(); 12];
+    let mut segment = SegmentCache { decoders: &mut decoders, held: None };
     for (frame, f) in frames.iter_mut().zip([f0, f1]) {
-        decode_tracks(clip, f, core::slice::from_mut(frame), tracks);
+        decode_tracks(clip, f, core::slice::from_mut(frame), tracks, &mut segment);
     }
     interpolate(&frames[0], &frames[1], F4::splat(fraction))
 }

@@ -374,39 +374,44 @@ fn the_cache_decodes_each_frame_once_in_playback_and_two_on_a_seek() {
 
 #[test]
 fn results_do_not_depend_on_what_was_sampled_before() {
-    let mut rng = Rng::new(9);
-    let (skeleton, clip) = random_clip(&mut rng, 67, 20);
-    let (_, other) = random_clip(&mut Rng::new(10), 67, 5);
-    // Two clips of one skeleton in one blob.
-    let blob = bake::bake(&skeleton, &[clip, other], KeyFormat::F32).expect("bake");
-    let asset = Asset::load(blob.bytes()).expect("load");
-    let mut sampler = Sampler::new(67);
-    let arena = Arena::new(&mut sampler.memory);
-    let mut warm = SamplingContext::new(&arena, 67).expect("context");
-    let clip_b = asset.clip(1).expect("clip 1");
-    let rounds = if cfg!(miri) { 8 } else { 50 };
-    for i in 0..rounds {
-        let time = rng.range(-0.5, 1.0);
-        if i % 7 == 0 {
-            // Interleave the other clip so the context must rebind.
-            let mut out = vec![SoaTransform::IDENTITY; asset.skeleton().num_soa_joints()];
-            let job = SamplingJob {
-                skeleton: asset.skeleton(),
-                clip: &clip_b,
-                time,
-                playback: Playback::Loop,
-                context: &mut warm,
-                output: &mut out,
-            };
-            let mut job = job;
-            job.run().expect("sample b");
+    // Every encoding: a context caches decoded frames, and for compressed clips the decoders of a segment too
+    // (the first clip spans two segments; the other is a different clip of one segment).
+    let compressed = KeyFormat::Compressed(Precision { max_error: 1e-3, distance: 0.1 });
+    for format in [KeyFormat::F32, KeyFormat::Quantized, compressed] {
+        let mut rng = Rng::new(9);
+        let (skeleton, clip) = random_clip(&mut rng, 67, 20);
+        let (_, other) = random_clip(&mut Rng::new(10), 67, 5);
+        // Two clips of one skeleton in one blob.
+        let blob = bake::bake(&skeleton, &[clip, other], format).expect("bake");
+        let asset = Asset::load(blob.bytes()).expect("load");
+        let mut sampler = Sampler::new(67);
+        let arena = Arena::new(&mut sampler.memory);
+        let mut warm = SamplingContext::new(&arena, 67).expect("context");
+        let clip_b = asset.clip(1).expect("clip 1");
+        let rounds = if cfg!(miri) { 8 } else { 50 };
+        for i in 0..rounds {
+            let time = rng.range(-0.5, 1.0);
+            if i % 7 == 0 {
+                // Interleave the other clip so the context must rebind.
+                let mut out = vec![SoaTransform::IDENTITY; asset.skeleton().num_soa_joints()];
+                let job = SamplingJob {
+                    skeleton: asset.skeleton(),
+                    clip: &clip_b,
+                    time,
+                    playback: Playback::Loop,
+                    context: &mut warm,
+                    output: &mut out,
+                };
+                let mut job = job;
+                job.run().expect("sample b");
+            }
+            let mut fresh_memory = vec![0u8; SamplingContext::required_bytes(67)];
+            let fresh_arena = Arena::new(&mut fresh_memory);
+            let mut fresh = SamplingContext::new(&fresh_arena, 67).expect("context");
+            let a = sample(&asset, &mut warm, time, Playback::Loop);
+            let b = sample(&asset, &mut fresh, time, Playback::Loop);
+            assert_eq!(a, b, "{format:?}, t = {time}");
         }
-        let mut fresh_memory = vec![0u8; SamplingContext::required_bytes(67)];
-        let fresh_arena = Arena::new(&mut fresh_memory);
-        let mut fresh = SamplingContext::new(&fresh_arena, 67).expect("context");
-        let a = sample(&asset, &mut warm, time, Playback::Loop);
-        let b = sample(&asset, &mut fresh, time, Playback::Loop);
-        assert_eq!(a, b, "t = {time}");
     }
 }
 

@@ -46,6 +46,12 @@ impl F4 {
     pub fn to_array(self) -> [f32; 4] {
         self.0
     }
+    /// Whole numbers below 2^24 as `f32`, exactly: one vector conversion, which (unlike four scalar ones)
+    /// does not wait on the register's previous contents.
+    #[inline(always)]
+    pub fn from_levels(levels: [u32; 4]) -> F4 {
+        F4(levels.map(|l| l as f32))
+    }
     #[inline(always)]
     pub fn splat(v: f32) -> F4 {
         F4([v; 4])

@@ -22,6 +22,12 @@ impl F4 {
     pub fn to_array(self) -> [f32; 4] {
         self.0.to_array()
     }
+    /// Whole numbers below 2^24 as `f32`, exactly: one vector conversion, which (unlike four scalar ones)
+    /// does not wait on the register's previous contents.
+    #[inline(always)]
+    pub fn from_levels(levels: [u32; 4]) -> F4 {
+        F4(wide::i32x4::new(levels.map(|l| l as i32)).round_float())
+    }
     #[inline(always)]
     pub fn splat(v: f32) -> F4 {
         F4(f32x4::splat(v))
