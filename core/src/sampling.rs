@@ -231,22 +231,48 @@ fn decode_compressed(
         }
     };
     let frame_start = frames_start + frame % SEGMENT_FRAMES * frame_bits;
-    let floats: &mut [f32] = bytemuck::cast_slice_mut(pose);
-    let mut decoders = cache.decoders.iter();
+    let mut first = 0;
     for channel in Channel::ALL {
-        for (&joint, decoder) in clip.animated_joints(channel)[..tracks[channel as usize]].iter().zip(decoders.by_ref())
-        {
-            let Some(levels) = decoder.levels(keys.data, frame_start) else { return };
-            let value = decoder.decode(levels);
-            // One bounds check for the joint's four component rows.
-            let base = (joint as usize >> 2) * 40 + (joint as usize & 3) + channel.soa_offset();
-            let Some(rows) = floats.get_mut(base..base + 4 * channel.f32_components() - 3) else { return };
-            (rows[0], rows[4], rows[8]) = (value[0], value[1], value[2]);
-            if channel == Channel::Rotation {
-                rows[12] = value[3];
+        let joints = &clip.animated_joints(channel)[..tracks[channel as usize]];
+        let Some(decoders) = cache.decoders.get(first..first + joints.len()) else { return };
+        first += joints.len();
+        for (k, run) in track_runs(joints) {
+            let (joints, decoders) = (&joints[k..k + run], &decoders[k..k + run]);
+            if channel == Channel::Rotation && run >= 4 {
+                // Whole lane groups of rotations: four tracks' arithmetic as SoA, stored as whole rows.
+                let groups = pose.get_mut(joints[0] as usize / 4..).unwrap_or_default();
+                for (group, quad) in groups.iter_mut().zip(decoders.chunks_exact(4)) {
+                    let Ok(quad) = quad.try_into() else { return };
+                    let Some(levels) = read_levels(quad, keys.data, frame_start) else { return };
+                    group.rotation = TrackDecoder::decode_rotations(quad, levels);
+                }
+                continue;
+            }
+            let floats: &mut [f32] = bytemuck::cast_slice_mut(pose);
+            for (&joint, decoder) in joints.iter().zip(decoders) {
+                let Some(levels) = decoder.levels(keys.data, frame_start) else { return };
+                let value = decoder.decode(levels);
+                // One bounds check for the joint's four component rows.
+                let base = (joint as usize >> 2) * 40 + (joint as usize & 3) + channel.soa_offset();
+                let Some(rows) = floats.get_mut(base..base + 4 * channel.f32_components() - 3) else { return };
+                (rows[0], rows[4], rows[8]) = (value[0], value[1], value[2]);
+                if channel == Channel::Rotation {
+                    rows[12] = value[3];
+                }
             }
         }
     }
+}
+
+/// The stored levels of four tracks' frame whose bits start at `frame_start`.
+#[inline(always)]
+fn read_levels(quad: &[TrackDecoder; 4], data: &[u8], frame_start: usize) -> Option<[[u32; 3]; 4]> {
+    Some([
+        quad[0].levels(data, frame_start)?,
+        quad[1].levels(data, frame_start)?,
+        quad[2].levels(data, frame_start)?,
+        quad[3].levels(data, frame_start)?,
+    ])
 }
 
 /// Works out the decoders of segment `segment`'s first `tracks[c]` tracks of each channel `c` into

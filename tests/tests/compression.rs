@@ -3,7 +3,9 @@
 //! composition of the imported clip stays within the requested bound at every frame and midpoint; seeking and
 //! playing agree bit for bit; bad bounds, out-of-range values and damaged sections are errors.
 
-use sinew::clip::{ClipParts, CompressedKeys, Keys, SEGMENT_TRACK_BYTES, TrackRange};
+use sinew::clip::{
+    ClipParts, CompressedKeys, Keys, MAX_BITS, SEGMENT_TRACK_BYTES, SegmentTrack, TrackDecoder, TrackRange,
+};
 use sinew::math::SoaTransform;
 use sinew::{Arena, Asset, Buffer, Clip, Error, Playback, SamplingContext, SamplingJob};
 use sinew_bench_host::annotate::figure_height;
@@ -11,6 +13,7 @@ use sinew_bench_host::bake::{self, KeyFormat, RawClip, RawSkeleton};
 use sinew_bench_host::clip_error::{clip_error, units_per_cm};
 use sinew_bench_host::compress::Precision;
 use sinew_bench_host::rig::Rig;
+use sinew_tests::Rng;
 
 /// 0.05 cm at virtual points 3 cm from each joint, on the figure scaled to 1.7 m.
 fn precision(skeleton: &RawSkeleton) -> Precision {
@@ -306,4 +309,43 @@ fn every_truncation_and_byte_flip_is_an_error_or_samples() {
     }
     // Flips in the bits themselves decode to other values; flips in the tables mostly fail validation.
     assert!(accepted > 0 && accepted < 3 * data.len(), "{accepted} of {} flips accepted", 3 * data.len());
+}
+
+#[test]
+fn four_rotation_tracks_decode_as_each_one_alone() {
+    // The sampler decodes whole lane groups of rotations as SoA; the baker measures each track alone. They
+    // must agree bit for bit, whatever the dropped components, ranges, bits and levels (tiny values flushed
+    // to zero, squared sums past 1 included).
+    let mut rng = Rng::new(29);
+    for _ in 0..if cfg!(miri) { 50 } else { 20_000 } {
+        let quad: [TrackDecoder; 4] = std::array::from_fn(|_| {
+            let format = SegmentTrack {
+                bits: [0; 3].map(|_| rng.below(MAX_BITS as usize + 1) as u32),
+                dropped: rng.below(4),
+                range_min: [0; 3].map(|_| rng.below(128) as u8),
+                range_extent: [0; 3].map(|_| rng.below(128) as u8),
+            };
+            let lo = |rng: &mut Rng| if rng.below(8) == 0 { -1e-30 } else { rng.range(-1.0, 0.0) };
+            let range = TrackRange {
+                min: [0; 4].map(|_| lo(&mut rng)),
+                extent: [0; 4].map(|_| if rng.below(8) == 0 { 1e-29 } else { rng.range(0.0, 1.0) }),
+            };
+            format.decoder(&range, true, 0)
+        });
+        let levels: [[u32; 3]; 4] =
+            std::array::from_fn(|j| std::array::from_fn(|c| (rng.next_u64() & ((1u64 << quad[j].bits[c]) - 1)) as u32));
+        let soa = TrackDecoder::decode_rotations(&quad, levels);
+        let lanes = [soa.x, soa.y, soa.z, soa.w].map(|row| row.to_array());
+        for j in 0..4 {
+            let alone = quad[j].decode(levels[j]);
+            let together = [lanes[0][j], lanes[1][j], lanes[2][j], lanes[3][j]];
+            assert_eq!(
+                alone.map(f32::to_bits),
+                together.map(f32::to_bits),
+                "track {j}: {:?}, {:?}",
+                quad[j],
+                levels[j]
+            );
+        }
+    }
 }
