@@ -39,9 +39,15 @@ fn sampling(c: &mut Criterion) {
             let blob = bake::bake(&rig.raw_skeleton(), std::slice::from_ref(&raw), format).expect("bake");
             let asset = Asset::load(blob.bytes()).expect("load");
             let clip = asset.clip(0).expect("clip");
-            let mut memory = vec![0u8; SamplingContext::required_bytes(n)];
+            // Compressed clips play through a context that keeps a segment's decoders.
+            let tracks = clip.num_tracks().iter().sum();
+            let mut memory = vec![0u8; SamplingContext::required_bytes_with_decoders(n, tracks)];
             let arena = Arena::new(&mut memory);
-            let mut context = SamplingContext::new(&arena, n).expect("context");
+            let mut context = match format {
+                KeyFormat::Compressed(_) => SamplingContext::with_decoders(&arena, n, tracks),
+                _ => SamplingContext::new(&arena, n),
+            }
+            .expect("context");
             let mut output = vec![SoaTransform::IDENTITY; skeleton.num_soa_joints()];
             let sample = |context: &mut SamplingContext<'_>, output: &mut [SoaTransform], time: f32| {
                 SamplingJob { skeleton: &skeleton, clip: &clip, time, playback: Playback::Loop, context, output }

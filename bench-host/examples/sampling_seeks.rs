@@ -34,9 +34,10 @@ fn main() -> std::process::ExitCode {
         let asset = Asset::load(blob.bytes()).map_err(|e| e.to_string())?;
         let clip = asset.clip(0).ok_or("no clip")?;
         let n = asset.skeleton().num_joints();
-        let mut memory = vec![0u8; SamplingContext::required_bytes(n)];
+        let tracks = clip.num_tracks().iter().sum();
+        let mut memory = vec![0u8; SamplingContext::required_bytes_with_decoders(n, tracks)];
         let arena = Arena::new(&mut memory);
-        let mut context = SamplingContext::new(&arena, n).map_err(|e| e.to_string())?;
+        let mut context = SamplingContext::with_decoders(&arena, n, tracks).map_err(|e| e.to_string())?;
         let mut output = vec![SoaTransform::IDENTITY; asset.skeleton().num_soa_joints()];
         for i in 0..20_000u32 {
             // The sampling bench's sequences: seeks far apart, or playback at 60 Hz.

@@ -20,7 +20,7 @@
 //! Errors: see [`SamplingJob::validate`]. The context is the caller's; it survives an `Err` unchanged.
 
 use crate::clip::{
-    Channel, Clip, CompressedKeys, Keys, SEGMENT_FRAMES, SEGMENT_TRACK_BYTES, SegmentTrack, TrackDecoder,
+    Channel, Clip, CompressedKeys, Keys, SEGMENT_FRAMES, SEGMENT_TRACK_BYTES, SegmentTrack, TrackDecoder, TrackRange,
     decode_rotation, decode_rotations, track_runs,
 };
 use crate::math::{F4, SoaQuat, SoaTransform, SoaVec3};
@@ -53,14 +53,14 @@ struct Binding {
 /// The track decoders of the compressed segment decoded last (see [`TrackDecoder`]).
 #[derive(Debug)]
 struct SegmentCache<'a> {
-    /// One per decoded track, channel after channel.
+    /// One per decoded track, channel after channel; empty for a context made without decoders.
     decoders: &'a mut [TrackDecoder],
-    /// The segment they decode, the bit where its frames start, and its bits per frame.
-    held: Option<(usize, usize, usize)>,
+    /// The segment they decode, if any.
+    held: Option<usize>,
 }
 
-/// Two cached, decoded frames of one clip, and for a compressed clip the decoders of the segment decoded last
-/// (caller memory).
+/// Two cached, decoded frames of one clip, and optionally the track decoders of the compressed segment decoded
+/// last (caller memory).
 #[derive(Debug)]
 pub struct SamplingContext<'a> {
     slots: [&'a mut [SoaTransform]; 2],
@@ -72,17 +72,36 @@ pub struct SamplingContext<'a> {
 }
 
 impl<'a> SamplingContext<'a> {
-    /// Bytes an arena needs for a context of a `num_joints` skeleton: two SoA poses (80 bytes a joint) and a
-    /// [`TrackDecoder`] per possible track (96 bytes a joint).
+    /// Bytes an arena needs for a context of a `num_joints` skeleton: two SoA poses (80 bytes a joint).
     pub const fn required_bytes(num_joints: usize) -> usize {
         2 * Arena::required_bytes::<SoaTransform>(crate::math::num_soa_joints(num_joints))
-            + Arena::required_bytes::<TrackDecoder>(3 * num_joints)
     }
 
-    /// Carves a context for a `num_joints` skeleton out of `arena`.
+    /// Bytes an arena needs for [`SamplingContext::with_decoders`]: [`SamplingContext::required_bytes`] and a
+    /// 32-byte [`TrackDecoder`] per track.
+    pub const fn required_bytes_with_decoders(num_joints: usize, max_tracks: usize) -> usize {
+        SamplingContext::required_bytes(num_joints) + Arena::required_bytes::<TrackDecoder>(max_tracks)
+    }
+
+    /// Carves a context for a `num_joints` skeleton out of `arena`. Compressed clips sample through it too, but
+    /// work out each track's decoder every frame: for playing them, see [`SamplingContext::with_decoders`].
     ///
     /// Errors: `JointCount` unless `1 <= num_joints <= MAX_JOINTS`; `ArenaExhausted`.
     pub fn new(arena: &'a Arena<'_>, num_joints: usize) -> Result<SamplingContext<'a>, Error> {
+        SamplingContext::with_decoders(arena, num_joints, 0)
+    }
+
+    /// [`SamplingContext::new`], keeping the decoders of the compressed segment it decoded last for clips of up
+    /// to `max_tracks` animated tracks (`clip.num_tracks()` summed; at most `3 × num_joints`), so playing a
+    /// compressed clip works them out once per segment of 16 frames instead of every frame. A clip with more
+    /// tracks samples as through `new`.
+    ///
+    /// Errors: `JointCount` unless `1 <= num_joints <= MAX_JOINTS`; `ArenaExhausted`.
+    pub fn with_decoders(
+        arena: &'a Arena<'_>,
+        num_joints: usize,
+        max_tracks: usize,
+    ) -> Result<SamplingContext<'a>, Error> {
         if num_joints == 0 || num_joints > crate::skeleton::MAX_JOINTS {
             return Err(Error::JointCount { count: num_joints, max: crate::skeleton::MAX_JOINTS });
         }
@@ -90,7 +109,8 @@ impl<'a> SamplingContext<'a> {
         // Binding a clip fills both slots before they are read, so they need no zeroing.
         let a = arena.carve::<SoaTransform>(n)?;
         let b = arena.carve::<SoaTransform>(n)?;
-        let segment = SegmentCache { decoders: arena.carve::<TrackDecoder>(3 * num_joints)?, held: None };
+        let decoders = arena.carve::<TrackDecoder>(max_tracks.min(3 * num_joints))?;
+        let segment = SegmentCache { decoders, held: None };
         Ok(SamplingContext { slots: [a, b], frames: [None; 2], segment, binding: None, decoded_frames: 0 })
     }
 
@@ -162,7 +182,7 @@ impl<'a> SamplingContext<'a> {
     }
 
     fn decode(&mut self, clip: &Clip<'_>, frame: u32, slot: usize) {
-        decode_tracks(clip, frame, self.slots[slot], clip.num_tracks(), &mut self.segment);
+        decode_tracks(clip, frame, self.slots[slot], clip.num_tracks(), Some(&mut self.segment));
         self.frames[slot] = Some(frame);
         self.decoded_frames += 1;
     }
@@ -170,13 +190,14 @@ impl<'a> SamplingContext<'a> {
 
 /// Decodes the first `tracks[c]` animated tracks of each channel `c` of frame `frame` into `pose` (every track:
 /// a whole frame; the tracks of joints 0–3: the first lane group). A compressed clip's segment decoders come
-/// from `segment` when it holds the frame's segment for these tracks, and are worked out into it otherwise.
+/// from `segment` when it holds them, are worked out into it when it has room, and are worked out track by
+/// track otherwise.
 fn decode_tracks(
     clip: &Clip<'_>,
     frame: u32,
     pose: &mut [SoaTransform],
     tracks: [usize; 3],
-    segment: &mut SegmentCache<'_>,
+    segment: Option<&mut SegmentCache<'_>>,
 ) {
     let frame_len = clip.frame_len();
     let start = frame as usize * frame_len;
@@ -209,47 +230,66 @@ fn decode_tracks(
     }
 }
 
-/// [`decode_tracks`] for a compressed clip: the frame's segment decoders (worked out when the cache holds
-/// another segment), then each track's three components from one run of bits.
+/// [`decode_tracks`] for a compressed clip: each track's three components from one run of bits, four rotation
+/// tracks of a lane group at a time, with the segment's decoders from `cache` (worked out into it first when it
+/// holds another segment) or, without room there, from the segment's table.
 fn decode_compressed(
     clip: &Clip<'_>,
     keys: CompressedKeys<'_>,
     frame: usize,
     pose: &mut [SoaTransform],
     tracks: [usize; 3],
-    cache: &mut SegmentCache<'_>,
+    cache: Option<&mut SegmentCache<'_>>,
 ) {
     // `Clip::new` checked every segment, its track table, and its bits with `COMPRESSED_SLACK` bytes to spare,
     // so the lookups below succeed; they return early rather than panic all the same.
     let segment = frame / SEGMENT_FRAMES;
-    let (frames_start, frame_bits) = match cache.held {
-        Some((held, start, bits)) if held == segment => (start, bits),
-        _ => {
-            cache.held = segment_decoders(clip, keys, segment, tracks, cache.decoders);
-            let Some((_, start, bits)) = cache.held else { return };
-            (start, bits)
-        }
+    let Some((offset, frame_bits)) = keys.segment(segment) else { return };
+    let num_tracks = clip.num_tracks();
+    let Some(table) = keys.data.get(offset..offset + SEGMENT_TRACK_BYTES * num_tracks.iter().sum::<usize>()) else {
+        return;
     };
-    let frame_start = frames_start + frame % SEGMENT_FRAMES * frame_bits;
-    let mut first = 0;
+    let frame_start = (offset + table.len()) * 8 + frame % SEGMENT_FRAMES * frame_bits;
+    let from_table =
+        || Decoders::Table { entries: table.chunks_exact(SEGMENT_TRACK_BYTES).zip(keys.ranges), first_bit: 0 };
+    let mut decoders = match cache {
+        Some(cache) if cache.decoders.len() >= tracks.iter().sum() => {
+            if cache.held != Some(segment) {
+                cache.held = None;
+                let mut source = from_table();
+                let mut slots = cache.decoders.iter_mut();
+                for channel in Channel::ALL {
+                    for _ in 0..tracks[channel as usize] {
+                        let (Some(slot), Some(decoder)) = (slots.next(), source.next(channel)) else { return };
+                        *slot = decoder;
+                    }
+                    source.skip(channel, num_tracks[channel as usize] - tracks[channel as usize]);
+                }
+                cache.held = Some(segment);
+            }
+            Decoders::Kept(cache.decoders.iter())
+        }
+        _ => from_table(),
+    };
     for channel in Channel::ALL {
         let joints = &clip.animated_joints(channel)[..tracks[channel as usize]];
-        let Some(decoders) = cache.decoders.get(first..first + joints.len()) else { return };
-        first += joints.len();
         for (k, run) in track_runs(joints) {
-            let (joints, decoders) = (&joints[k..k + run], &decoders[k..k + run]);
+            let joints = &joints[k..k + run];
             if channel == Channel::Rotation && run >= 4 {
                 // Whole lane groups of rotations: four tracks' arithmetic as SoA, stored as whole rows.
                 let groups = pose.get_mut(joints[0] as usize / 4..).unwrap_or_default();
-                for (group, quad) in groups.iter_mut().zip(decoders.chunks_exact(4)) {
-                    let Ok(quad) = quad.try_into() else { return };
-                    let Some(levels) = read_levels(quad, keys.data, frame_start) else { return };
-                    group.rotation = TrackDecoder::decode_rotations(quad, levels);
+                for group in groups.iter_mut().take(run / 4) {
+                    let quad = [(); 4].map(|_| decoders.next(channel));
+                    let [Some(d0), Some(d1), Some(d2), Some(d3)] = quad else { return };
+                    let quad = [d0, d1, d2, d3];
+                    let Some(levels) = read_levels(&quad, keys.data, frame_start) else { return };
+                    group.rotation = TrackDecoder::decode_rotations(&quad, levels);
                 }
                 continue;
             }
             let floats: &mut [f32] = bytemuck::cast_slice_mut(pose);
-            for (&joint, decoder) in joints.iter().zip(decoders) {
+            for &joint in joints {
+                let Some(decoder) = decoders.next(channel) else { return };
                 let Some(levels) = decoder.levels(keys.data, frame_start) else { return };
                 let value = decoder.decode(levels);
                 // One bounds check for the joint's four component rows.
@@ -261,6 +301,7 @@ fn decode_compressed(
                 }
             }
         }
+        decoders.skip(channel, num_tracks[channel as usize] - tracks[channel as usize]);
     }
 }
 
@@ -275,34 +316,40 @@ fn read_levels(quad: &[TrackDecoder; 4], data: &[u8], frame_start: usize) -> Opt
     ])
 }
 
-/// Works out the decoders of segment `segment`'s first `tracks[c]` tracks of each channel `c` into
-/// `decoders`; returns the segment, the bit where its frames start and its bits per frame, or `None` when its
-/// table cannot be read or `decoders` is too short.
-fn segment_decoders(
-    clip: &Clip<'_>,
-    keys: CompressedKeys<'_>,
-    segment: usize,
-    tracks: [usize; 3],
-    decoders: &mut [TrackDecoder],
-) -> Option<(usize, usize, usize)> {
-    let (offset, frame_bits) = keys.segment(segment)?;
-    let num_tracks = clip.num_tracks();
-    let total: usize = num_tracks.iter().sum();
-    let table = keys.data.get(offset..offset + SEGMENT_TRACK_BYTES * total)?;
-    let mut entries = table.chunks_exact(SEGMENT_TRACK_BYTES).zip(keys.ranges);
-    let mut slots = decoders.iter_mut();
-    let mut first_bit = 0u32;
-    for channel in Channel::ALL {
-        let rotation = channel == Channel::Rotation;
-        for (k, (entry, range)) in entries.by_ref().take(num_tracks[channel as usize]).enumerate() {
-            let format = SegmentTrack::parse(entry.try_into().ok()?);
-            if k < tracks[channel as usize] {
-                *slots.next()? = format.decoder(range, rotation, first_bit);
+/// The decoders of a segment's tracks in track order: ones a context kept (only the tracks decoded), or ones
+/// worked out from the segment's table entries, each with its track's clip range (every track).
+enum Decoders<'d> {
+    Kept(core::slice::Iter<'d, TrackDecoder>),
+    Table {
+        entries: core::iter::Zip<core::slice::ChunksExact<'d, u8>, core::slice::Iter<'d, TrackRange>>,
+        first_bit: u32,
+    },
+}
+
+impl Decoders<'_> {
+    /// The next track's decoder; it is a `channel` track.
+    #[inline(always)]
+    fn next(&mut self, channel: Channel) -> Option<TrackDecoder> {
+        match self {
+            Decoders::Kept(kept) => kept.next().copied(),
+            Decoders::Table { entries, first_bit } => {
+                let (entry, range) = entries.next()?;
+                let format = SegmentTrack::parse(entry.try_into().ok()?);
+                let decoder = format.decoder(range, channel == Channel::Rotation, *first_bit);
+                *first_bit += format.frame_bits();
+                Some(decoder)
             }
-            first_bit += format.frame_bits();
         }
     }
-    Some((segment, (offset + table.len()) * 8, frame_bits))
+
+    /// Passes over `count` tracks of `channel` that are not decoded (kept decoders hold none).
+    fn skip(&mut self, channel: Channel, count: usize) {
+        if let Decoders::Table { .. } = self {
+            for _ in 0..count {
+                self.next(channel);
+            }
+        }
+    }
 }
 
 /// The first lane group (joints 0–3) of `clip` at `time`, without a context: the motion root's sample.
@@ -325,11 +372,8 @@ pub fn sample_first_group(clip: &Clip<'_>, rest: &SoaTransform, time: f32, playb
             }
         }
     }
-    // The group has at most four tracks per channel.
-    let mut decoders = [TrackDecoder::default(); 12];
-    let mut segment = SegmentCache { decoders: &mut decoders, held: None };
     for (frame, f) in frames.iter_mut().zip([f0, f1]) {
-        decode_tracks(clip, f, core::slice::from_mut(frame), tracks, &mut segment);
+        decode_tracks(clip, f, core::slice::from_mut(frame), tracks, None);
     }
     interpolate(&frames[0], &frames[1], F4::splat(fraction))
 }

@@ -388,9 +388,11 @@ fn results_do_not_depend_on_what_was_sampled_before() {
         // Two clips of one skeleton in one blob.
         let blob = bake::bake(&skeleton, &[clip, other], format).expect("bake");
         let asset = Asset::load(blob.bytes()).expect("load");
-        let mut sampler = Sampler::new(67);
-        let arena = Arena::new(&mut sampler.memory);
-        let mut warm = SamplingContext::new(&arena, 67).expect("context");
+        // Warm contexts: one keeping a compressed segment's decoders, one with too little room for them.
+        let mut memory = vec![0u8; 2 * SamplingContext::required_bytes_with_decoders(67, 3 * 67)];
+        let arena = Arena::new(&mut memory);
+        let mut warm = SamplingContext::with_decoders(&arena, 67, 3 * 67).expect("context");
+        let mut cramped = SamplingContext::with_decoders(&arena, 67, 1).expect("context");
         let clip_b = asset.clip(1).expect("clip 1");
         let rounds = if cfg!(miri) { 8 } else { 50 };
         for i in 0..rounds {
@@ -408,13 +410,17 @@ fn results_do_not_depend_on_what_was_sampled_before() {
                 };
                 let mut job = job;
                 job.run().expect("sample b");
+                job.context = &mut cramped;
+                job.run().expect("sample b");
             }
             let mut fresh_memory = vec![0u8; SamplingContext::required_bytes(67)];
             let fresh_arena = Arena::new(&mut fresh_memory);
             let mut fresh = SamplingContext::new(&fresh_arena, 67).expect("context");
             let a = sample(&asset, &mut warm, time, Playback::Loop);
             let b = sample(&asset, &mut fresh, time, Playback::Loop);
+            let c = sample(&asset, &mut cramped, time, Playback::Loop);
             assert_eq!(a, b, "{format:?}, t = {time}");
+            assert_eq!(c, b, "{format:?}, t = {time}");
         }
     }
 }
