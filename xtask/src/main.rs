@@ -23,9 +23,9 @@ const STEPS: &[Step] = &[
     ("clippy", "clippy -D warnings: SIMD, scalar and x86-64-v3 builds", clippy),
     ("test", "cargo test --workspace (SIMD lanes, host CPU baseline)", test),
     ("test-scalar", "the test suite on the scalar reference build", test_scalar),
-    ("build-v3", "x86-64-v3 (AVX2+FMA) release build and tests, own target dir", build_v3),
+    ("build-v3", "x86-64-v3 (AVX2+FMA) tests, optimized (`ci` profile), own target dir", build_v3),
     ("build-nostd", "no_std builds of sinew for aarch64-unknown-none (NEON) and x86_64-unknown-none", build_nostd),
-    ("test-aarch64", "the tests for aarch64-unknown-linux-gnu under qemu-user", test_aarch64),
+    ("test-aarch64", "the tests for aarch64-unknown-linux-gnu under qemu-user, optimized (`ci` profile)", test_aarch64),
     ("budgets", "profiler stages against budgets.toml: pinned timings and callgrind instruction counts", budgets_step),
     (
         "miri",
@@ -244,19 +244,27 @@ fn host_has(feature: &str) -> bool {
 }
 
 fn build_v3() -> Result<(), String> {
-    let mut build =
-        cargo_with(&["build", "--workspace", "--all-targets", "--release", "--target-dir", "target/x86-64-v3"]);
-    build.env("RUSTFLAGS", "-C target-cpu=x86-64-v3");
-    run(build)?;
+    // The clippy step already compiles every target in this build; here the tests run, in the `ci` profile.
+    let mut tests = cargo_with(&[
+        "test",
+        "--profile",
+        "ci",
+        "-p",
+        "sinew",
+        "-p",
+        "sinew-tests",
+        "--target-dir",
+        "target/x86-64-v3",
+    ]);
+    tests.env("RUSTFLAGS", "-C target-cpu=x86-64-v3");
     if host_has("avx2") && host_has("fma") {
-        let mut tests =
-            cargo_with(&["test", "--release", "-p", "sinew", "-p", "sinew-tests", "--target-dir", "target/x86-64-v3"]);
-        tests.env("RUSTFLAGS", "-C target-cpu=x86-64-v3");
         run(tests)
     } else if IN_CI.load(std::sync::atomic::Ordering::Relaxed) {
         Err("host CPU lacks AVX2/FMA: the x86-64-v3 tests cannot run, so `ci` cannot pass here".into())
     } else {
-        eprintln!("    host CPU lacks AVX2/FMA: x86-64-v3 built, tests not run");
+        tests.arg("--no-run");
+        run(tests)?;
+        eprintln!("    host CPU lacks AVX2/FMA: x86-64-v3 tests built, not run");
         Ok(())
     }
 }
@@ -315,6 +323,8 @@ fn test_aarch64() -> Result<(), String> {
     require_tool("qemu-aarch64", "qemu-user")?;
     let mut c = cargo_with(&[
         "test",
+        "--profile",
+        "ci",
         "-p",
         "sinew",
         "-p",
@@ -374,44 +384,46 @@ fn ffi_aarch64() -> Result<(), String> {
 
 /// Miri checks the `unsafe` in the arena and the kernels' borrows. It cannot run inline asm or most SIMD
 /// intrinsics, so it runs the scalar build; the lane-precision sweep (pure arithmetic) is left out for time.
+/// Miri interprets one test binary on one thread, so the binaries are split in two halves of about equal time,
+/// each run by its own `cargo miri` in its own target directory, side by side.
 fn miri() -> Result<(), String> {
     let probe = Command::new("cargo").args(["+nightly", "miri", "--version"]).output();
     if !probe.is_ok_and(|o| o.status.success()) {
         return Err("Miri not found; install with `rustup toolchain install nightly --component miri rust-src`".into());
     }
-    // `+nightly` is understood by the rustup proxy on PATH, not by the toolchain's own cargo in $CARGO.
-    let mut c = Command::new("cargo");
-    c.current_dir(root()).env_remove("RUSTFLAGS").env_remove("RUSTUP_TOOLCHAIN");
-    c.args([
-        "+nightly",
-        "miri",
-        "test",
-        "-p",
-        "sinew-tests",
-        "--features",
-        "sinew/scalar",
-        "--target-dir",
-        "target/miri",
-    ]);
-    for test in [
-        "arena",
-        "skeleton",
-        "math",
-        "lane",
-        "local_to_model",
-        "skinning",
-        "sampling",
-        "asset",
-        "blending",
-        "vertex_skinning",
-        "inertialization",
-        "transition",
-        "control",
-        "character",
-    ] {
-        c.args(["--test", test]);
+    const HALVES: [&[&str]; 2] = [
+        &["character", "arena", "skeleton", "lane", "skinning", "control", "transition", "local_to_model"],
+        &["sampling", "asset", "math", "blending", "inertialization", "vertex_skinning"],
+    ];
+    let mut children = vec![];
+    for (half, tests) in HALVES.iter().enumerate() {
+        // `+nightly` is understood by the rustup proxy on PATH, not by the toolchain's own cargo in $CARGO.
+        let mut c = Command::new("cargo");
+        c.current_dir(root()).env_remove("RUSTFLAGS").env_remove("RUSTUP_TOOLCHAIN");
+        let target_dir = format!("target/miri-{half}");
+        c.args(["+nightly", "miri", "test", "-p", "sinew-tests", "--features", "sinew/scalar", "--target-dir"]);
+        c.arg(&target_dir);
+        for test in *tests {
+            c.args(["--test", test]);
+        }
+        // Each half's output goes to a log, shown whole when the half ends, so the two do not interleave.
+        let log = root().join(format!("{target_dir}.log"));
+        let file = std::fs::File::create(&log).map_err(|e| format!("{}: {e}", log.display()))?;
+        let err = file.try_clone().map_err(|e| format!("{}: {e}", log.display()))?;
+        c.stdout(file).stderr(err);
+        eprintln!("    $ {c:?} > {}", log.display());
+        let child = c.spawn().map_err(|e| format!("could not start cargo miri: {e}"))?;
+        children.push((child, log));
     }
-    run(c)
+    let mut failed = vec![];
+    for (mut child, log) in children {
+        let status = child.wait().map_err(|e| format!("cargo miri: {e}"))?;
+        eprintln!("{}", std::fs::read_to_string(&log).unwrap_or_default());
+        if !status.success() {
+            failed.push(format!("{} ({status})", log.display()));
+        }
+    }
+    if failed.is_empty() { Ok(()) } else { Err(format!("Miri failed: {}", failed.join(", "))) }
 }
 
 /// Blob mutations from a fixed seed, as many as `MUTATIONS`.
