@@ -78,9 +78,11 @@ impl<'a> SamplingContext<'a> {
     }
 
     /// Bytes an arena needs for [`SamplingContext::with_decoders`]: [`SamplingContext::required_bytes`] and a
-    /// 32-byte [`TrackDecoder`] per track.
+    /// 32-byte [`TrackDecoder`] per track, the tracks clamped to `3 × num_joints` as `with_decoders` clamps them.
     pub const fn required_bytes_with_decoders(num_joints: usize, max_tracks: usize) -> usize {
-        SamplingContext::required_bytes(num_joints) + Arena::required_bytes::<TrackDecoder>(max_tracks)
+        let most = num_joints.saturating_mul(3);
+        let tracks = if max_tracks < most { max_tracks } else { most };
+        SamplingContext::required_bytes(num_joints) + Arena::required_bytes::<TrackDecoder>(tracks)
     }
 
     /// Carves a context for a `num_joints` skeleton out of `arena`. Compressed clips sample through it too, but

@@ -6,9 +6,10 @@ pub mod oracle;
 use sinew::math::{Mat3x4, Quat, SoaTransform, Transform, Vec3, num_soa_joints, pack_soa};
 
 /// Joint counts every reference test runs: single joint, partial/whole/overflowing lane groups, a real rig
-/// size, and the maximum. Under Miri (which checks memory safety, interpreted and ~1000x slower) the maximum is
-/// left out; ordinary runs cover it.
-pub const JOINT_COUNTS: &[usize] = if cfg!(miri) { &[1, 3, 4, 5, 67] } else { &[1, 3, 4, 5, 67, 1024] };
+/// size, and the maximum. Under Miri (which checks memory safety, interpreted with soft floats and ~1000x
+/// slower) a rig of four lane groups, the last partial, stands in for the real and the largest ones; ordinary
+/// runs cover those.
+pub const JOINT_COUNTS: &[usize] = if cfg!(miri) { &[1, 3, 4, 5, 13] } else { &[1, 3, 4, 5, 67, 1024] };
 
 /// SplitMix64: tiny, seeded, identical on every platform (so failures reproduce under qemu too).
 #[derive(Clone, Debug)]
