@@ -18,7 +18,7 @@ fn soa_of(qs: [Quat; 4]) -> SoaQuat {
 #[test]
 fn quat_mul_matches_oracle_aos_and_soa() {
     let mut rng = Rng::new(10);
-    for _ in 0..500 {
+    for _ in 0..sinew_tests::cases(500) {
         let a = [rng.quat(), rng.quat(), rng.quat(), rng.quat()];
         let b = [rng.quat(), rng.quat(), rng.quat(), rng.quat()];
         let soa = soa_of(a) * soa_of(b);
@@ -39,7 +39,7 @@ fn quat_mul_matches_oracle_aos_and_soa() {
 #[test]
 fn rotate_matches_oracle_and_conjugate_undoes_it() {
     let mut rng = Rng::new(11);
-    for _ in 0..500 {
+    for _ in 0..sinew_tests::cases(500) {
         let q = rng.quat();
         let v = rng.vec3(-3.0, 3.0);
         let want = oracle::rotate(q, [v.x as f64, v.y as f64, v.z as f64]);
@@ -59,7 +59,7 @@ fn rotate_matches_oracle_and_conjugate_undoes_it() {
 #[test]
 fn soa_normalize_gives_unit_length() {
     let mut rng = Rng::new(12);
-    for _ in 0..1000 {
+    for _ in 0..sinew_tests::cases(1000) {
         let scale = rng.range(1e-3, 1e3);
         let q = rng.quat();
         let s = SoaQuat::splat(Quat::new(q.x * scale, q.y * scale, q.z * scale, q.w * scale)).normalize();
@@ -71,7 +71,7 @@ fn soa_normalize_gives_unit_length() {
 #[test]
 fn nlerp_endpoints_and_shortest_arc() {
     let mut rng = Rng::new(13);
-    for _ in 0..500 {
+    for _ in 0..sinew_tests::cases(500) {
         let a = rng.quat();
         let b = rng.quat();
         let (sa, sb) = (SoaQuat::splat(a), SoaQuat::splat(b));
@@ -92,7 +92,7 @@ fn nlerp_endpoints_and_shortest_arc() {
 #[test]
 fn transform_to_mat4_matches_oracle() {
     let mut rng = Rng::new(14);
-    for t in random_pose(&mut rng, 500) {
+    for t in random_pose(&mut rng, sinew_tests::cases(500)) {
         let want = oracle::trs(&t);
         let got: [f32; 16] = bytemuck::cast(t.to_mat4());
         assert!(sinew_tests::max_abs_diff(&got, &want) < UNIT_TOLERANCE * 4.0);

@@ -392,8 +392,8 @@ fn miri() -> Result<(), String> {
         return Err("Miri not found; install with `rustup toolchain install nightly --component miri rust-src`".into());
     }
     const HALVES: [&[&str]; 2] = [
-        &["character", "arena", "skeleton", "lane", "skinning", "control", "transition", "local_to_model"],
-        &["sampling", "asset", "math", "blending", "inertialization", "vertex_skinning"],
+        &["character", "inertialization", "math", "arena", "skeleton", "lane", "skinning", "control", "transition"],
+        &["sampling", "asset", "local_to_model", "blending", "vertex_skinning"],
     ];
     let mut children = vec![];
     for (half, tests) in HALVES.iter().enumerate() {
