@@ -16,13 +16,15 @@
 //! per component gave 10.9 and 18.3 : 1 instead of 12.2 and 21.2; without step 4, 10.6 and 17.5; segments of
 //! 8, 12 or 32 frames within 5 % of 16; starting step 2 at a quarter, half or four times the bound within 4 %.
 //!
-//! Values decode through `SegmentTrack::decode`, the runtime's own function, so the search measures what
+//! Values decode through `TrackDecoder::decode`, the runtime's own function, so the search measures what
 //! sampling returns. The caller checks the whole clip afterwards (frames and midpoints, through `SamplingJob`).
 
 use crate::bake::{RawClip, RawSkeleton};
 use crate::clip_error::{Trs, compose, virtual_points};
 use glam::{DMat4, DQuat, DVec3};
-use sinew::clip::{COMPRESSED_SLACK, Channel, MAX_BITS, MIN_KEY_MAGNITUDE, SEGMENT_FRAMES, SegmentTrack, TrackRange};
+use sinew::clip::{
+    COMPRESSED_SLACK, Channel, MAX_BITS, MIN_KEY_MAGNITUDE, SEGMENT_FRAMES, SegmentTrack, TrackDecoder, TrackRange,
+};
 
 /// What the search must keep: the largest distance between a raw and a decoded virtual point, and the
 /// points' distance from their joint, both in file units.
@@ -130,10 +132,13 @@ pub fn compress(
         for f in &formats {
             data.extend_from_slice(&f.to_bytes());
         }
+        let decoders: Vec<TrackDecoder> = (formats.iter().zip(&ranges).zip(&tracks))
+            .map(|((format, range), track)| format.decoder(range, track.channel == Channel::Rotation, 0))
+            .collect();
         let mut bits = BitWriter::default();
         for f in span {
-            for ((track, format), range) in tracks.iter().zip(&formats).zip(&ranges) {
-                for (level, width) in levels(format, range, track, f).into_iter().zip(format.bits) {
+            for ((track, format), decoder) in tracks.iter().zip(&formats).zip(&decoders) {
+                for (level, width) in levels(format, decoder, track, f).into_iter().zip(format.bits) {
                     bits.push(level, width);
                 }
             }
@@ -170,10 +175,9 @@ fn track_range(track: &Track) -> TrackRange {
 }
 
 /// The `bits`-bit levels of `track`'s stored components at frame `f`: nearest to the value under the
-/// segment's range, clamped to the levels there are.
-fn levels(format: &SegmentTrack, range: &TrackRange, track: &Track, f: usize) -> [u32; 3] {
+/// segment's range (`decoder`, the format's), clamped to the levels there are.
+fn levels(format: &SegmentTrack, decoder: &TrackDecoder, track: &Track, f: usize) -> [u32; 3] {
     let rotation = track.channel == Channel::Rotation;
-    let decoder = format.decoder(range, rotation, 0);
     std::array::from_fn(|c| {
         let most = ((1u64 << format.bits[c]) - 1) as f64;
         let component = format.component(c, rotation);
@@ -259,9 +263,11 @@ fn search(
     precision: Precision,
 ) -> Vec<SegmentTrack> {
     let Hierarchy { skeleton, subtree, reach } = *hierarchy;
+    // What sampling returns for track `k` at frame `f` under `format`: quantized and decoded against one
+    // decoder, the sampler's.
     let decode = |format: &SegmentTrack, k: usize, f: usize| {
-        let rotation = tracks[k].channel == Channel::Rotation;
-        format.decode(&ranges[k], levels(format, &ranges[k], &tracks[k], f), rotation)
+        let decoder = format.decoder(&ranges[k], tracks[k].channel == Channel::Rotation, 0);
+        decoder.decode(levels(format, &decoder, &tracks[k], f))
     };
     // The error one track alone makes at frame `f`, at distance `at` from its joint.
     let local_error = |k: usize, value: [f32; 4], f: usize, at: f64| -> f64 {

@@ -201,20 +201,12 @@ impl SegmentTrack {
         if rotation { c + usize::from(c >= self.dropped) } else { c }
     }
 
-    /// The track's value from its three stored `levels` and clip `range`: `(x, y, z, 0)` for translation and
-    /// scale, the quaternion `(x, y, z, w)` for a rotation (its dropped component rebuilt non-negative). The
-    /// decoder and the encoder's search both go through [`TrackDecoder::decode`], so the baker measures what
-    /// sampling returns.
-    #[inline(always)]
-    pub fn decode(&self, range: &TrackRange, levels: [u32; 3], rotation: bool) -> [f32; 4] {
-        self.decoder(range, rotation, 0).decode(levels)
-    }
-
     /// The track's decoding within its segment, its fields starting at bit `first_bit` of each frame: stored
     /// component `c` decodes as `level × scale[c] + offset[c]`, where, with the clip range's `min` and `extent`
     /// of the component it holds, `offset = min + extent × (range_min[c] / 255)` and `scale = extent ×
     /// (range_extent[c] / 255) / (2^bits − 1)` (the division a multiply by [`SegmentTrack::inverse_levels`]).
-    /// The encoder quantizes against these same numbers.
+    /// The encoder quantizes against these same numbers and measures its error through the same
+    /// [`TrackDecoder::decode`], so the baker measures what sampling returns.
     #[inline(always)]
     pub fn decoder(&self, range: &TrackRange, rotation: bool, first_bit: u32) -> TrackDecoder {
         const INV_255: f32 = 1.0 / 255.0;
