@@ -177,25 +177,35 @@ fn peer_palette() -> Vec<glam::Mat4> {
         .collect()
 }
 
-fn vertex_skinning_peer_mesh(c: &mut Criterion) {
-    let mut group = c.benchmark_group("vertex_skinning_peer_mesh");
-    group.throughput(Throughput::Elements(VERTICES as u64));
+/// The peer harness's palette as glam and as sinew matrices, and its layout: positions, then normals, two packed
+/// arrays in one buffer.
+fn peer_setup() -> (Vec<glam::Mat4>, Vec<Mat4>, VertexLayout) {
     let glam_palette = peer_palette();
-    let palette: Vec<Mat4> = glam_palette.iter().map(|m| Mat4 { cols: m.to_cols_array_2d() }).collect();
-    // Positions, then normals: two packed arrays in one buffer.
+    let palette = glam_palette.iter().map(|m| Mat4 { cols: m.to_cols_array_2d() }).collect();
     let split = VertexLayout {
         position: Attribute::new(0, VEC3_BYTES),
         normal: Some(Attribute::new(VERTICES * VEC3_BYTES, VEC3_BYTES)),
         tangent: None,
     };
+    (glam_palette, palette, split)
+}
+
+/// `mesh` in the peer's layout, and the two layouts benched on it (name, layout, with normals).
+fn peer_input(mesh: &Mesh, split: VertexLayout) -> (Vec<u8>, [(&'static str, VertexLayout, bool); 2]) {
+    let input =
+        mesh.positions.iter().chain(&mesh.normals).flat_map(|v| v.to_array()).flat_map(f32::to_ne_bytes).collect();
+    (input, [("positions", VertexLayout { normal: None, ..split }, false), ("positions_normals", split, true)])
+}
+
+fn vertex_skinning_peer_mesh(c: &mut Criterion) {
+    let mut group = c.benchmark_group("vertex_skinning_peer_mesh");
+    group.throughput(Throughput::Elements(VERTICES as u64));
+    let (glam_palette, palette, split) = peer_setup();
     for count in [1, 2, 4] {
         let mesh = Mesh::new(count, palette.len(), Binding::Uniform);
-        let input: Vec<u8> =
-            mesh.positions.iter().chain(&mesh.normals).flat_map(|v| v.to_array()).flat_map(f32::to_ne_bytes).collect();
+        let (input, layouts) = peer_input(&mesh, split);
         let influences = Influences::new(count, &mesh.joints, &mesh.weights).expect("valid");
-        for (name, layout, normals) in
-            [("positions", VertexLayout { normal: None, ..split }, false), ("positions_normals", split, true)]
-        {
+        for (name, layout, normals) in layouts {
             let case = Case {
                 palette: &palette,
                 glam_palette: &glam_palette,
@@ -399,13 +409,7 @@ mod wide {
 fn vertex_skinning_soa_probe(c: &mut Criterion) {
     let mut group = c.benchmark_group("vertex_skinning_soa_probe");
     group.throughput(Throughput::Elements(VERTICES as u64));
-    let glam_palette = peer_palette();
-    let palette: Vec<Mat4> = glam_palette.iter().map(|m| Mat4 { cols: m.to_cols_array_2d() }).collect();
-    let split = VertexLayout {
-        position: Attribute::new(0, VEC3_BYTES),
-        normal: Some(Attribute::new(VERTICES * VEC3_BYTES, VEC3_BYTES)),
-        tangent: None,
-    };
+    let (glam_palette, palette, split) = peer_setup();
     fn case<const K: usize>(
         group: &mut BenchmarkGroup<WallTime>,
         palette: &[Mat4],
@@ -413,13 +417,10 @@ fn vertex_skinning_soa_probe(c: &mut Criterion) {
         split: VertexLayout,
     ) {
         let mesh = Mesh::new(K, palette.len(), Binding::Uniform);
-        let input: Vec<u8> =
-            mesh.positions.iter().chain(&mesh.normals).flat_map(|v| v.to_array()).flat_map(f32::to_ne_bytes).collect();
+        let (input, layouts) = peer_input(&mesh, split);
         let influences = Influences::new(K, &mesh.joints, &mesh.weights).expect("valid");
         let blocks = prepare::<K>(&mesh);
-        for (name, layout, normals) in
-            [("positions", VertexLayout { normal: None, ..split }, false), ("positions_normals", split, true)]
-        {
+        for (name, layout, normals) in layouts {
             let case = Case { palette, glam_palette, mesh: &mesh, influences: &influences, input: &input, layout };
             case.bench_sinew(group, BenchmarkId::new(format!("sinew_{name}"), K), NormalMode::Rigid);
             // The probe must compute what the job does before it is timed.

@@ -243,19 +243,14 @@ fn host_has(feature: &str) -> bool {
     })
 }
 
+/// `cargo test` of the core and the test suites in the `ci` profile (optimized, checks on), in `target_dir`.
+fn optimized_tests(target_dir: &str) -> Command {
+    cargo_with(&["test", "--profile", "ci", "-p", "sinew", "-p", "sinew-tests", "--target-dir", target_dir])
+}
+
 fn build_v3() -> Result<(), String> {
-    // The clippy step already compiles every target in this build; here the tests run, in the `ci` profile.
-    let mut tests = cargo_with(&[
-        "test",
-        "--profile",
-        "ci",
-        "-p",
-        "sinew",
-        "-p",
-        "sinew-tests",
-        "--target-dir",
-        "target/x86-64-v3",
-    ]);
+    // The clippy step already compiles every target in this build; here the tests run.
+    let mut tests = optimized_tests("target/x86-64-v3");
     tests.env("RUSTFLAGS", "-C target-cpu=x86-64-v3");
     if host_has("avx2") && host_has("fma") {
         run(tests)
@@ -321,20 +316,9 @@ fn test_aarch64() -> Result<(), String> {
     require_targets(&[AARCH64_LINUX])?;
     require_tool("aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu libc6-dev-arm64-cross")?;
     require_tool("qemu-aarch64", "qemu-user")?;
-    let mut c = cargo_with(&[
-        "test",
-        "--profile",
-        "ci",
-        "-p",
-        "sinew",
-        "-p",
-        "sinew-tests",
-        "--target",
-        AARCH64_LINUX,
-        "--target-dir",
-        "target/aarch64",
-    ]);
-    c.env("CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER", "aarch64-linux-gnu-gcc")
+    let mut c = optimized_tests("target/aarch64");
+    c.args(["--target", AARCH64_LINUX])
+        .env("CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER", "aarch64-linux-gnu-gcc")
         .env("CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER", "qemu-aarch64 -L /usr/aarch64-linux-gnu");
     run(c)?;
     ffi_aarch64()
