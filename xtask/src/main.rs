@@ -379,7 +379,15 @@ fn miri() -> Result<(), String> {
         &["character", "inertialization", "math", "arena", "skeleton", "lane", "skinning", "control", "transition"],
         &["sampling", "asset", "local_to_model", "blending", "vertex_skinning"],
     ];
-    let mut children = vec![];
+    let mut children: Vec<(std::process::Child, PathBuf)> = vec![];
+    // A half that cannot start stops the one already running, so nothing is left behind.
+    let stop = |children: Vec<(std::process::Child, PathBuf)>, e: String| {
+        for (mut child, _) in children {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        Err(e)
+    };
     for (half, tests) in HALVES.iter().enumerate() {
         // `+nightly` is understood by the rustup proxy on PATH, not by the toolchain's own cargo in $CARGO.
         let mut c = Command::new("cargo");
@@ -392,19 +400,26 @@ fn miri() -> Result<(), String> {
         }
         // Each half's output goes to a log, shown whole when the half ends, so the two do not interleave.
         let log = root().join(format!("{target_dir}.log"));
-        let file = std::fs::File::create(&log).map_err(|e| format!("{}: {e}", log.display()))?;
-        let err = file.try_clone().map_err(|e| format!("{}: {e}", log.display()))?;
-        c.stdout(file).stderr(err);
+        let files = std::fs::File::create(&log).and_then(|file| Ok((file.try_clone()?, file)));
+        let (out, err) = match files {
+            Ok(files) => files,
+            Err(e) => return stop(children, format!("{}: {e}", log.display())),
+        };
+        c.stdout(out).stderr(err);
         eprintln!("    $ {c:?} > {}", log.display());
-        let child = c.spawn().map_err(|e| format!("could not start cargo miri: {e}"))?;
-        children.push((child, log));
+        match c.spawn() {
+            Ok(child) => children.push((child, log)),
+            Err(e) => return stop(children, format!("could not start cargo miri: {e}")),
+        }
     }
     let mut failed = vec![];
     for (mut child, log) in children {
-        let status = child.wait().map_err(|e| format!("cargo miri: {e}"))?;
+        let status = child.wait();
         eprintln!("{}", std::fs::read_to_string(&log).unwrap_or_default());
-        if !status.success() {
-            failed.push(format!("{} ({status})", log.display()));
+        match status {
+            Ok(status) if status.success() => {}
+            Ok(status) => failed.push(format!("{} ({status})", log.display())),
+            Err(e) => failed.push(format!("{} ({e})", log.display())),
         }
     }
     if failed.is_empty() { Ok(()) } else { Err(format!("Miri failed: {}", failed.join(", "))) }
