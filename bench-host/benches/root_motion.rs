@@ -46,7 +46,9 @@ fn warp(c: &mut Criterion) {
                 time = (time + DT) % duration;
                 let (clip, context) = (&clips[0], &mut contexts[0]);
                 let output = &mut *samples[0];
-                SamplingJob { skeleton, clip, time, playback: Playback::Loop, context, output }.run().expect("sample");
+                SamplingJob { skeleton, clip, time, playback: Playback::Loop, context, output, curves: &mut [] }
+                    .run()
+                    .expect("sample");
                 let root = root_motion::root_at(clip, &rest, time);
                 black_box(point.apply(root, time))
             })
@@ -58,7 +60,9 @@ fn warp(c: &mut Criterion) {
                     time = (time + DT) % duration;
                     for ((clip, context), output) in clips.iter().zip(&mut contexts).zip(&mut samples).take(count) {
                         let playback = Playback::Loop;
-                        SamplingJob { skeleton, clip, time, playback, context, output }.run().expect("sample");
+                        SamplingJob { skeleton, clip, time, playback, context, output, curves: &mut [] }
+                            .run()
+                            .expect("sample");
                     }
                     let weight = 1.0 / count as f32;
                     // A fixed array, as an engine keeps it: no allocation in the loop.

@@ -50,9 +50,17 @@ fn sampling(c: &mut Criterion) {
             .expect("context");
             let mut output = vec![SoaTransform::IDENTITY; skeleton.num_soa_joints()];
             let sample = |context: &mut SamplingContext<'_>, output: &mut [SoaTransform], time: f32| {
-                SamplingJob { skeleton: &skeleton, clip: &clip, time, playback: Playback::Loop, context, output }
-                    .run()
-                    .expect("valid clip")
+                SamplingJob {
+                    skeleton: &skeleton,
+                    clip: &clip,
+                    time,
+                    playback: Playback::Loop,
+                    context,
+                    output,
+                    curves: &mut [],
+                }
+                .run()
+                .expect("valid clip")
             };
             let mut time = 0.0f32;
             group.bench_function(BenchmarkId::new(format!("sinew_playback_{label}"), n), |b| {
@@ -88,5 +96,93 @@ fn sampling(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, sampling);
+/// Curves per clip in the curve group, and their precision when compressed (values swing within ±1).
+const CURVES: usize = 64;
+const CURVE_PRECISION: f32 = 1e-3;
+
+/// Scalar curve tracks: 64 curves on a one-joint skeleton (so the pose costs next to nothing; `sinew_pose_only`
+/// measures it), `f32` and compressed, playback and seek, against a naive loop over one `Vec<f32>` per curve.
+fn sampling_curves(c: &mut Criterion) {
+    use sinew_bench_host::bake::{Extras, RawAnnotations, RawClip, RawCurve, RawSkeleton};
+    let mut group = c.benchmark_group("sampling_curves");
+    group.throughput(Throughput::Elements(CURVES as u64));
+    let rest = sinew::math::Transform::IDENTITY;
+    let skeleton = RawSkeleton { names: vec!["root".into()], parents: vec![-1], rest: vec![rest] };
+    let clip = RawClip { name: "curves".into(), sample_rate: RATE, frames: vec![vec![rest]; FRAMES] };
+    // Each curve a sum of two sines of its own frequencies, as blend-shape weights move.
+    let values: Vec<Vec<f32>> = (0..CURVES)
+        .map(|k| {
+            let (a, b) = (0.7 + 0.13 * k as f32, 2.3 + 0.29 * k as f32);
+            (0..FRAMES).map(|f| 0.6 * (a * f as f32 / RATE).sin() + 0.4 * (b * f as f32 / RATE).cos()).collect()
+        })
+        .collect();
+    let curves = values
+        .iter()
+        .enumerate()
+        .map(|(k, v)| RawCurve::from_frames(&format!("c{k}"), Some(CURVE_PRECISION), RATE, v))
+        .collect();
+    let extras = Extras { annotations: vec![RawAnnotations { curves, ..Default::default() }], ..Default::default() };
+    let duration = (FRAMES - 1) as f32 / RATE;
+    let seeks: Vec<f32> =
+        (0..1024u32).map(|i| (i.wrapping_mul(2_654_435_761) % 10_000) as f32 * duration / 1e4).collect();
+    let compressed = KeyFormat::Compressed(Precision { max_error: 1e-3, distance: 0.03 });
+    for (label, format) in [("f32", KeyFormat::F32), ("compressed", compressed)] {
+        let blob = bake::bake_with(&skeleton, std::slice::from_ref(&clip), format, &extras).expect("bake");
+        let asset = Asset::load(blob.bytes()).expect("load");
+        let (skeleton, clip) = (asset.skeleton(), asset.clip(0).expect("clip"));
+        let mut memory = vec![0u8; SamplingContext::required_bytes(1)];
+        let arena = Arena::new(&mut memory);
+        let mut context = SamplingContext::new(&arena, 1).expect("context");
+        let mut output = [SoaTransform::IDENTITY];
+        let mut out = vec![0.0f32; CURVES];
+        let mut sample = |time: f32, curves: &mut [f32]| {
+            let (context, output) = (&mut context, &mut output[..]);
+            SamplingJob { skeleton, clip: &clip, time, playback: Playback::Loop, context, output, curves }
+                .run()
+                .expect("valid clip")
+        };
+        let mut time = 0.0f32;
+        group.bench_function(BenchmarkId::new(format!("sinew_playback_{label}"), CURVES), |b| {
+            b.iter(|| {
+                time += GAME_DT;
+                sample(black_box(time), &mut out);
+                black_box(&out);
+            })
+        });
+        let mut i = 0usize;
+        group.bench_function(BenchmarkId::new(format!("sinew_seek_{label}"), CURVES), |b| {
+            b.iter(|| {
+                i = (i + 1) % seeks.len();
+                sample(black_box(seeks[i]), &mut out);
+                black_box(&out);
+            })
+        });
+        if label == "f32" {
+            group.bench_function(BenchmarkId::new("sinew_pose_only", CURVES), |b| {
+                b.iter(|| {
+                    time += GAME_DT;
+                    sample(black_box(time), &mut []);
+                })
+            });
+        }
+    }
+    // The naive baseline: the frame pair from the time, then a lerp per curve, each curve its own `Vec`.
+    let mut out = vec![0.0f32; CURVES];
+    let mut time = 0.0f32;
+    group.bench_function(BenchmarkId::new("naive_playback", CURVES), |b| {
+        b.iter(|| {
+            time += GAME_DT;
+            let x = black_box(time) * RATE % (FRAMES - 1) as f32;
+            let f0 = (x as usize).min(FRAMES - 2);
+            let t = x - f0 as f32;
+            for (o, v) in out.iter_mut().zip(&values) {
+                *o = v[f0] + (v[f0 + 1] - v[f0]) * t;
+            }
+            black_box(&out);
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, sampling, sampling_curves);
 criterion_main!(benches);

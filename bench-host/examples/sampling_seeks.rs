@@ -54,6 +54,7 @@ fn main() -> std::process::ExitCode {
                 playback: Playback::Loop,
                 context: &mut context,
                 output: &mut output,
+                curves: &mut [],
             }
             .run()
             .map_err(|e| e.to_string())?;

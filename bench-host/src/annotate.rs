@@ -9,6 +9,15 @@
 //!                        "ranges":  [{ "name": "warp", "start": 0.1, "end": 0.6 }] } } }
 //! ```
 //!
+//! A clip may also carry scalar curve tracks (`"curves"`: `name`, `precision` in the curve's units, needed with
+//! `--compress`, and Hermite `keys` of `time`, `value` and an optional `slope` per second), baked to one value
+//! per frame (`bake::RawCurve`):
+//!
+//! ```json
+//! { "clips": { "walk": { "curves": [{ "name": "blink", "precision": 0.001,
+//!                                     "keys": [{ "time": 0, "value": 0 }, { "time": 0.3, "value": 1 }] }] } } }
+//! ```
+//!
 //! A clip may also say whether phase matching may enter or leave it at a matched time (`bake --phase`; both by
 //! default): `"phase_match": { "in": true, "out": false }`.
 //!

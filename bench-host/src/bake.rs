@@ -2,7 +2,8 @@
 //! (`sinew::asset`), with per-track elision and optional quantization.
 
 use sinew::asset::{
-    ALIGN, Annotations, ClipRecord, HEADER_LEN, Header, MAGIC, Marker, PhaseRecord, Range, SectionRef, StrRef, VERSION,
+    ALIGN, Annotations, ClipRecord, CurveRecord, HEADER_LEN, Header, MAGIC, Marker, PhaseRecord, Range, SectionRef,
+    StrRef, VERSION,
 };
 use sinew::clip::{Channel, ConstantTrack, Encoding, MIN_KEY_MAGNITUDE, QuantRange, encode_rotation};
 use sinew::math::{SoaTransform, Transform, num_soa_joints, pack_soa};
@@ -316,6 +317,78 @@ pub struct RawAnnotations {
     /// Whether phase matching may enter (`in`) or leave (`out`) the clip at a matched time; both by default.
     #[serde(default)]
     pub phase_match: Option<RawPhaseMatch>,
+    /// Scalar curve tracks, stored one value per frame of the clip.
+    #[serde(default)]
+    pub curves: Vec<RawCurve>,
+}
+
+/// A scalar curve track of a clip (blend-shape weight, IK weight, speed): a Hermite curve through authored keys
+/// (`sinew::curve`), baked to its value at each frame of the clip.
+#[derive(Clone, Debug, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawCurve {
+    pub name: String,
+    /// The most a compressed value may differ from the baked one, in the curve's units; needed to compress.
+    #[serde(default)]
+    pub precision: Option<f32>,
+    pub keys: Vec<RawCurveKey>,
+}
+
+/// A key of a [`RawCurve`]: time (seconds), value, slope (value units per second, 0 by default).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawCurveKey {
+    pub time: f32,
+    pub value: f32,
+    #[serde(default)]
+    pub slope: f32,
+}
+
+impl RawCurve {
+    /// A curve that takes `values[f]` at frame `f` of a clip at `sample_rate` Hz (a key at every frame).
+    pub fn from_frames(name: &str, precision: Option<f32>, sample_rate: f32, values: &[f32]) -> RawCurve {
+        let keys = values
+            .iter()
+            .enumerate()
+            .map(|(f, &value)| RawCurveKey { time: f as f32 / sample_rate, value, slope: 0.0 })
+            .collect();
+        RawCurve { name: name.into(), precision, keys }
+    }
+
+    /// The curve's value at each frame of `clip` (frame `f` at `f / sample_rate` seconds), zero for values
+    /// below `MIN_KEY_MAGNITUDE`. One key holds its value throughout.
+    ///
+    /// Errors: no keys, a key with a NaN or infinite field, times not strictly increasing, a value past what
+    /// `f32` holds at some frame, a precision that is not finite and positive.
+    pub fn frame_values(&self, clip: &RawClip) -> Result<Vec<f32>, String> {
+        let at = |e: &str| format!("clip {}: curve {:?}: {e}", clip.name, self.name);
+        if let Some(p) = self.precision.filter(|p| !(p.is_finite() && *p > 0.0)) {
+            return Err(at(&format!("precision {p}: give a finite number > 0")));
+        }
+        let keys: Vec<sinew::curve::CurveKey> =
+            self.keys.iter().map(|k| sinew::curve::CurveKey { time: k.time, value: k.value, slope: k.slope }).collect();
+        let value: Box<dyn Fn(f32) -> f32> = match keys.as_slice() {
+            [] => return Err(at("no keys")),
+            [one] if one.time.is_finite() && one.value.is_finite() && one.slope.is_finite() => {
+                let v = one.value;
+                Box::new(move |_| v)
+            }
+            _ => {
+                let curve = sinew::curve::Curve::new(&keys)
+                    .map_err(|e| at(&format!("{e} (keys need finite fields and increasing times)")))?;
+                Box::new(move |t| curve.value(t))
+            }
+        };
+        (0..clip.frames.len())
+            .map(|f| {
+                let v = value(f as f32 / clip.sample_rate);
+                if !v.is_finite() {
+                    return Err(at(&format!("its value at frame {f} is not finite")));
+                }
+                Ok(flush(v))
+            })
+            .collect()
+    }
 }
 
 /// A clip's phase-matching flags (Just Cause 3: a transition clip may match on blend in only, or out only, so
@@ -366,6 +439,56 @@ pub struct RawPhase {
     pub feet: [u16; 2],
     /// `MATCH_IN | MATCH_OUT` bits.
     pub flags: u32,
+}
+
+/// One clip's curves as stored: names, and `f32` values frame by frame or compressed.
+struct BakedCurves {
+    names: Vec<String>,
+    encoding: Encoding,
+    values: Vec<f32>,
+    compressed: crate::compress::Compressed,
+}
+
+/// The clips' curves (none when no clip has any): `f32`, or compressed against each curve's precision when the
+/// joints are.
+fn bake_curves(
+    clips: &[RawClip],
+    annotations: &[RawAnnotations],
+    format: KeyFormat,
+) -> Result<Vec<BakedCurves>, String> {
+    if annotations.iter().all(|a| a.curves.is_empty()) {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::with_capacity(clips.len());
+    for (clip, a) in clips.iter().zip(annotations) {
+        if a.curves.len() > sinew::clip::MAX_CLIP_CURVES {
+            return Err(format!(
+                "clip {}: {} curves; a clip may have at most {}",
+                clip.name,
+                a.curves.len(),
+                sinew::clip::MAX_CLIP_CURVES
+            ));
+        }
+        let values: Vec<Vec<f32>> = a.curves.iter().map(|c| c.frame_values(clip)).collect::<Result<_, _>>()?;
+        let names = a.curves.iter().map(|c| c.name.clone()).collect();
+        let mut baked =
+            BakedCurves { names, encoding: Encoding::F32, values: Vec::new(), compressed: Default::default() };
+        if let (KeyFormat::Compressed(_), false) = (format, a.curves.is_empty()) {
+            let mut precision = Vec::with_capacity(a.curves.len());
+            for c in &a.curves {
+                let p = c.precision.ok_or_else(|| {
+                    format!("clip {}: curve {:?} needs a precision to be compressed", clip.name, c.name)
+                })?;
+                precision.push(p);
+            }
+            baked.compressed = crate::compress::compress_curves(&clip.name, &values, &precision)?;
+            baked.encoding = Encoding::Compressed;
+        } else {
+            baked.values = (0..clip.frames.len()).flat_map(|f| values.iter().map(move |v| v[f])).collect();
+        }
+        out.push(baked);
+    }
+    Ok(out)
 }
 
 /// Writes a blob holding `skeleton` and `clips`. Errors name what does not fit the format.
@@ -465,6 +588,9 @@ pub fn bake_with(
         phase_values.extend_from_slice(&p.forward);
         phase_values.extend_from_slice(&p.inverse);
     }
+    let curves = bake_curves(clips, &extras.annotations, format)?;
+    let curve_names: Vec<Vec<StrRef>> =
+        curves.iter().map(|c| c.names.iter().map(|name| add_string(name)).collect()).collect();
     let skin = extras.skin.clone().unwrap_or_default();
     if skin.remap.len() != skin.inverse_bind.len() {
         return Err(format!(
@@ -513,6 +639,20 @@ pub fn bake_with(
     let skin_inverse_bind = w.section(&skin.inverse_bind);
     let phases = w.section(&phase_records);
     let phase_values = w.section(&phase_values);
+    let curve_records_ref = w.section(&vec![CurveRecord::default(); curves.len()]);
+    for (i, (baked, names)) in curves.iter().zip(&curve_names).enumerate() {
+        let record = CurveRecord {
+            num_curves: names.len() as u32,
+            encoding: baked.encoding as u32,
+            names: w.section(names),
+            keys: match baked.encoding {
+                Encoding::Compressed => w.section(&baked.compressed.data),
+                _ => w.section(&baked.values),
+            },
+            ranges: w.section(&baked.compressed.ranges),
+        };
+        w.put(curve_records_ref.offset as usize + std::mem::size_of::<CurveRecord>() * i, &record);
+    }
     let header = Header {
         magic: MAGIC,
         version: VERSION,
@@ -531,7 +671,7 @@ pub fn bake_with(
         skin_inverse_bind,
         phases,
         phase_values,
-        reserved: [0; 2],
+        curves: curve_records_ref,
     };
     w.put(0, &header);
     Ok(AlignedBlob::from_bytes(&w.bytes))

@@ -79,6 +79,14 @@ pub fn inspect_json(blob: &AlignedBlob) -> Result<serde_json::Value, String> {
                     "track_joints": bytes.track_joints,
                     "total": clip.data_bytes(),
                 },
+                "curves": {
+                    "names": asset.curve_names(c).collect::<Vec<_>>(),
+                    "encoding": match clip.curves().keys {
+                        sinew::clip::CurveKeys::F32(_) => "F32",
+                        sinew::clip::CurveKeys::Compressed(_) => "Compressed",
+                    },
+                    "bytes": clip.curve_bytes(),
+                },
             })
         })
         .collect();
@@ -138,6 +146,17 @@ pub fn inspect_text(blob: &AlignedBlob) -> Result<String, String> {
             b["track_joints"],
             b["total"],
         );
+        let curves = &clip["curves"];
+        let names: Vec<&str> = curves["names"].as_array().into_iter().flatten().filter_map(|n| n.as_str()).collect();
+        if !names.is_empty() {
+            let _ = writeln!(
+                out,
+                "    curves ({} keys, {} bytes): {}",
+                curves["encoding"].as_str().unwrap_or(""),
+                curves["bytes"],
+                names.join(", ")
+            );
+        }
         let phase = &clip["phase"];
         if !phase.is_null() {
             let _ = writeln!(
@@ -185,6 +204,7 @@ pub fn raw(blob: &AlignedBlob, clip: usize) -> Result<(RawSkeleton, RawClip), St
                 playback: Playback::Clamp,
                 context: &mut context,
                 output: &mut local,
+                curves: &mut [],
             };
             let mut job = job;
             job.run().map_err(|e| e.to_string())?;
@@ -241,6 +261,9 @@ pub fn summary(blob: &AlignedBlob) -> Result<String, String> {
         let (markers, ranges) = (asset.markers(i).len(), asset.ranges(i).len());
         if markers + ranges > 0 {
             let _ = write!(out, "; {}, {}", count(markers, "marker"), count(ranges, "range"));
+        }
+        if clip.num_curves() > 0 {
+            let _ = write!(out, "; {} ({} bytes)", count(clip.num_curves(), "curve"), clip.curve_bytes());
         }
     }
     if let Some(skin) = asset.skin() {

@@ -128,6 +128,7 @@ pub fn clip_error(
             playback: Playback::Clamp,
             context: &mut context,
             output: &mut soa,
+            curves: &mut [],
         }
         .run()
         .map_err(|e| e.to_string())?;

@@ -23,7 +23,7 @@ use crate::bake::{RawClip, RawSkeleton};
 use crate::clip_error::{Trs, compose, virtual_points};
 use glam::{DMat4, DQuat, DVec3};
 use sinew::clip::{
-    COMPRESSED_SLACK, Channel, MAX_BITS, MIN_KEY_MAGNITUDE, SEGMENT_FRAMES, SegmentTrack, TrackDecoder, TrackRange,
+    COMPRESSED_SLACK, Channel, CurveDecoder, MAX_BITS, MIN_KEY_MAGNITUDE, SEGMENT_FRAMES, SegmentTrack, TrackDecoder, TrackRange,
 };
 
 /// What the search must keep: the largest distance between a raw and a decoded virtual point, and the
@@ -122,31 +122,108 @@ pub fn compress(
     let reach = reaches(skeleton, &subtree, distance);
     let hierarchy = Hierarchy { skeleton, subtree: &subtree, reach: &reach };
     let mut data = vec![0u8; 8 * segments];
+    for (s, dropped) in dropped.iter().enumerate() {
+        let span = s * SEGMENT_FRAMES..((s + 1) * SEGMENT_FRAMES).min(frames);
+        let formats = search(&hierarchy, clip, &tracks, &ranges, dropped, span.clone(), precision);
+        write_segment(&mut data, s, span, &tracks, &ranges, &formats);
+    }
+    finish(data, ranges, &clip.name)
+}
+
+/// Compresses a clip's scalar curves (`values[k]`: curve `k`'s value at each frame) as one-component tracks
+/// (`sinew::clip::CurveKeys`): per segment, each curve gets the fewest bits that keep its decoded value within
+/// `precision[k]` of `values[k]` at every frame (so between frames too, sampling interpolating linearly).
+///
+/// Errors: a precision that is not finite and positive, curves of different lengths, a curve whose range
+/// exceeds what `f32` holds, or one whose precision is finer than `MAX_BITS` bits resolve over its range.
+pub fn compress_curves(clip: &str, values: &[Vec<f32>], precision: &[f32]) -> Result<Compressed, String> {
+    let frames = values.first().map_or(0, Vec::len);
+    if values.len() != precision.len() || values.iter().any(|v| v.len() != frames) {
+        return Err(format!("clip `{clip}`: curves and precisions of different counts or lengths"));
+    }
+    if let Some(p) = precision.iter().find(|p| !(p.is_finite() && **p > 0.0)) {
+        return Err(format!("clip `{clip}`: a curve precision must be finite and > 0, not {p}"));
+    }
+    let tracks: Vec<Track> = values
+        .iter()
+        .map(|v| Track {
+            channel: Channel::Translation,
+            joint: 0,
+            values: v.iter().map(|&x| [x, 0.0, 0.0, 0.0]).collect(),
+        })
+        .collect();
+    let ranges: Vec<TrackRange> = tracks.iter().map(track_range).collect();
+    if let Some(k) = ranges.iter().position(|r| !(r.min[0] + r.extent[0]).is_finite()) {
+        return Err(format!("clip `{clip}`: curve {k}: its values' range exceeds what f32 holds"));
+    }
+    let segments = frames.div_ceil(SEGMENT_FRAMES);
+    let mut data = vec![0u8; 8 * segments];
     for s in 0..segments {
         let span = s * SEGMENT_FRAMES..((s + 1) * SEGMENT_FRAMES).min(frames);
-        let formats = search(&hierarchy, clip, &tracks, &ranges, &dropped[s], span.clone(), precision);
-        let frame_bits: usize = formats.iter().map(|f| f.frame_bits() as usize).sum();
-        let offset = data.len();
-        data[8 * s..8 * s + 4].copy_from_slice(&(offset as u32).to_le_bytes());
-        data[8 * s + 4..8 * s + 8].copy_from_slice(&(frame_bits as u32).to_le_bytes());
-        for f in &formats {
-            data.extend_from_slice(&f.to_bytes());
-        }
-        let decoders: Vec<TrackDecoder> = (formats.iter().zip(&ranges).zip(&tracks))
-            .map(|((format, range), track)| format.decoder(range, track.channel == Channel::Rotation, 0))
-            .collect();
-        let mut bits = BitWriter::default();
-        for f in span {
-            for ((track, format), decoder) in tracks.iter().zip(&formats).zip(&decoders) {
-                for (level, width) in levels(format, decoder, track, f).into_iter().zip(format.bits) {
-                    bits.push(level, width);
+        let mut formats = Vec::with_capacity(tracks.len());
+        for (k, (track, range)) in tracks.iter().zip(&ranges).enumerate() {
+            let mut format = segment_format(range, track, 0, span.clone());
+            loop {
+                // Quantized as the track it is stored as, measured through the runtime's curve decode.
+                let decoder = format.decoder(range, false, 0);
+                let curve = CurveDecoder::new(&format.to_bytes(), range, 0);
+                let error = |f: usize| {
+                    let decoded = curve.decode(levels(&format, &decoder, track, f)[0]);
+                    (f64::from(decoded) - f64::from(track.values[f][0])).abs()
+                };
+                if span.clone().all(|f| error(f) <= f64::from(precision[k])) {
+                    break;
                 }
+                if format.bits[0] == MAX_BITS {
+                    return Err(format!(
+                        "clip `{clip}`: curve {k}: precision {} is finer than {MAX_BITS} bits resolve over its range",
+                        precision[k]
+                    ));
+                }
+                format.bits[0] += 1;
+            }
+            formats.push(format);
+        }
+        write_segment(&mut data, s, span, &tracks, &ranges, &formats);
+    }
+    finish(data, ranges, clip)
+}
+
+/// Appends segment `s` (frames `span`) to `data`: its `(offset, frame bits)` entry in the table at the start,
+/// its track table, then its frames' bits under `formats`, one per track.
+fn write_segment(
+    data: &mut Vec<u8>,
+    s: usize,
+    span: std::ops::Range<usize>,
+    tracks: &[Track],
+    ranges: &[TrackRange],
+    formats: &[SegmentTrack],
+) {
+    let frame_bits: usize = formats.iter().map(|f| f.frame_bits() as usize).sum();
+    let offset = data.len();
+    data[8 * s..8 * s + 4].copy_from_slice(&(offset as u32).to_le_bytes());
+    data[8 * s + 4..8 * s + 8].copy_from_slice(&(frame_bits as u32).to_le_bytes());
+    for f in formats {
+        data.extend_from_slice(&f.to_bytes());
+    }
+    let decoders: Vec<TrackDecoder> = (formats.iter().zip(ranges).zip(tracks))
+        .map(|((format, range), track)| format.decoder(range, track.channel == Channel::Rotation, 0))
+        .collect();
+    let mut bits = BitWriter::default();
+    for f in span {
+        for ((track, format), decoder) in tracks.iter().zip(formats).zip(&decoders) {
+            for (level, width) in levels(format, decoder, track, f).into_iter().zip(format.bits) {
+                bits.push(level, width);
             }
         }
-        data.extend_from_slice(&bits.bytes);
     }
+    data.extend_from_slice(&bits.bytes);
+}
+
+/// The compressed sections, the decoder's slack appended; an error past the blob's 4 GiB offsets.
+fn finish(mut data: Vec<u8>, ranges: Vec<TrackRange>, clip: &str) -> Result<Compressed, String> {
     data.extend_from_slice(&[0; COMPRESSED_SLACK]);
-    u32::try_from(data.len()).map_err(|_| format!("clip `{}`: compressed data exceeds 4 GiB", clip.name))?;
+    u32::try_from(data.len()).map_err(|_| format!("clip `{clip}`: compressed data exceeds 4 GiB"))?;
     Ok(Compressed { data, ranges })
 }
 

@@ -438,7 +438,7 @@ impl Kernels<'_> {
         let mut sample = |clip: usize, time: f32, output: &mut [SoaTransform]| {
             let clip = self.asset.clip(clip).ok_or(sinew::Error::StateMismatch)?;
             let (skeleton, playback) = (self.skeleton, Playback::Clamp);
-            SamplingJob { skeleton, clip: &clip, time, playback, context: &mut *context, output }.run()
+            SamplingJob { skeleton, clip: &clip, time, playback, context: &mut *context, output, curves: &mut [] }.run()
         };
         sample(base.0, t, s0)?;
         sample(base.1, t, s1)?;

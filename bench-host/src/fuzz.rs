@@ -24,11 +24,26 @@ pub fn exercise(asset: &Asset<'_>) -> Result<(), String> {
     for c in 0..asset.num_clips() {
         let clip = asset.clip(c).ok_or(format!("clip {c} of {} is missing after load", asset.num_clips()))?;
         let duration = clip.duration();
+        let mut curves = vec![0.0f32; clip.num_curves()];
+        if asset.curve_names(c).count() != clip.num_curves() {
+            return Err(format!("clip {c}: {} curves but other names", clip.num_curves()));
+        }
         for time in [-1.0, 0.0, 0.37 * duration, duration, duration + 0.5, f32::MAX] {
             for playback in [Playback::Clamp, Playback::Loop] {
-                SamplingJob { skeleton, clip: &clip, time, playback, context: &mut context, output: &mut local }
-                    .run()
-                    .map_err(|e| format!("clip {c} at {time} s: sampling a loaded clip failed: {e}"))?;
+                SamplingJob {
+                    skeleton,
+                    clip: &clip,
+                    time,
+                    playback,
+                    context: &mut context,
+                    output: &mut local,
+                    curves: &mut curves,
+                }
+                .run()
+                .map_err(|e| format!("clip {c} at {time} s: sampling a loaded clip failed: {e}"))?;
+                if let Some(k) = curves.iter().position(|v| !v.is_finite()) {
+                    return Err(format!("clip {c} at {time} s: curve {k} is not finite"));
+                }
                 LocalToModelJob { skeleton, walk: None, local: &local, root: None, model: &mut model }
                     .run()
                     .map_err(|e| format!("clip {c} at {time} s: local-to-model failed: {e}"))?;
@@ -137,8 +152,8 @@ pub fn bake_and_exercise(skeleton: &RawSkeleton, clips: &[RawClip]) {
     }
 }
 
-/// Footsteps and a phase table for each clip (1.5 strides, steps alternating every half stride on joints 1
-/// and 2), so mutations reach the phase sections and the footstep markers.
+/// Footsteps, two curves and a phase table for each clip (1.5 strides, steps alternating every half stride on
+/// joints 1 and 2), so mutations reach the phase and curve sections and the footstep markers.
 pub fn phased_extras(rig: &crate::rig::Rig, clips: &[RawClip]) -> crate::bake::Extras {
     use crate::bake::{RawAnnotations, RawMarker, RawPhase};
     let mut extras = crate::bake::Extras::default();
@@ -155,7 +170,12 @@ pub fn phased_extras(rig: &crate::rig::Rig, clips: &[RawClip]) -> crate::bake::E
                 value: 0.0,
             })
             .collect();
-        extras.annotations.push(RawAnnotations { markers, ..Default::default() });
+        let wave: Vec<f32> = (0..frames).map(|k| (k as f32 * 0.7).sin() * 3.0).collect();
+        let curves = vec![
+            crate::bake::RawCurve::from_frames("weight", Some(1e-3), clip.sample_rate, &forward),
+            crate::bake::RawCurve::from_frames("wave", Some(1e-2), clip.sample_rate, &wave),
+        ];
+        extras.annotations.push(RawAnnotations { markers, curves, ..Default::default() });
         let flags = sinew::asset::MATCH_IN | sinew::asset::MATCH_OUT;
         extras.phases.push(Some(RawPhase {
             forward,

@@ -35,8 +35,10 @@ pub struct BakeArgs {
     /// duration, instead of the rate chosen from its keys.
     #[arg(long, requires = "gltf")]
     pub rate: Option<f64>,
-    /// Clip annotations (markers and ranges) from a JSON sidecar: `{"clips": {"<clip>": {"markers": [{"name",
-    /// "time", "value"}], "ranges": [{"name", "start", "end", "value"}]}}}`.
+    /// Clip annotations (markers, ranges and curves) from a JSON sidecar: `{"clips": {"<clip>": {"markers":
+    /// [{"name", "time", "value"}], "ranges": [{"name", "start", "end", "value"}], "curves": [{"name",
+    /// "precision", "keys": [{"time", "value", "slope"}]}]}}}`. Curves are baked to one value per frame; with
+    /// `--compress` each is compressed within its `precision` (in its own units).
     #[arg(long)]
     pub markers: Option<std::path::PathBuf>,
     /// Detect foot plants from the motion: a `plant:<foot>` range and a `footstep:<foot>` marker per plant.

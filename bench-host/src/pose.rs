@@ -25,9 +25,17 @@ fn sampled_pose(asset: &Asset<'_>, clip: usize, time: f32) -> Result<(Vec<SoaTra
     let arena = Arena::new(&mut memory);
     let mut context = SamplingContext::new(&arena, n).map_err(|e| e.to_string())?;
     let mut local = vec![SoaTransform::IDENTITY; skeleton.num_soa_joints()];
-    SamplingJob { skeleton, clip: &clip, time, playback: Playback::Clamp, context: &mut context, output: &mut local }
-        .run()
-        .map_err(|e| e.to_string())?;
+    SamplingJob {
+        skeleton,
+        clip: &clip,
+        time,
+        playback: Playback::Clamp,
+        context: &mut context,
+        output: &mut local,
+        curves: &mut [],
+    }
+    .run()
+    .map_err(|e| e.to_string())?;
     let mut model = vec![Mat4::IDENTITY; n];
     LocalToModelJob { skeleton, walk: None, local: &local, root: None, model: &mut model }
         .run()

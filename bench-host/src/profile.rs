@@ -262,7 +262,7 @@ pub fn profile_workload(
                 let time = character_time(c, frame, duration);
                 let playback = Playback::Loop;
                 let (context, output) = (&mut ch.context, &mut *ch.local);
-                record(SamplingJob { skeleton, clip: &clip, time, playback, context, output }.run());
+                record(SamplingJob { skeleton, clip: &clip, time, playback, context, output, curves: &mut [] }.run());
             }
         })
     });
@@ -287,7 +287,18 @@ pub fn profile_workload(
             for (c, ch) in crowd.iter_mut().enumerate() {
                 let (context, output) = (&mut ch.source_context, &mut *ch.source_local);
                 let time = source_time(c, frame);
-                record(SamplingJob { skeleton, clip: &clip, time, playback: Playback::Loop, context, output }.run());
+                record(
+                    SamplingJob {
+                        skeleton,
+                        clip: &clip,
+                        time,
+                        playback: Playback::Loop,
+                        context,
+                        output,
+                        curves: &mut [],
+                    }
+                    .run(),
+                );
             }
         })
     });
@@ -333,7 +344,10 @@ pub fn profile_workload(
         let time = character_time(0, frame, duration);
         let start = Instant::now();
         let (context, output) = (&mut ch.context, &mut *ch.local);
-        record(SamplingJob { skeleton, clip: &clip, time, playback: Playback::Loop, context, output }.run());
+        record(
+            SamplingJob { skeleton, clip: &clip, time, playback: Playback::Loop, context, output, curves: &mut [] }
+                .run(),
+        );
         let sampled = Instant::now();
         record(LocalToModelJob { skeleton, walk, local: ch.local, root: None, model: ch.model }.run());
         let modelled = Instant::now();
@@ -374,7 +388,10 @@ pub fn profile_workload(
                             let (context, output) = (&mut ch.context, &mut *ch.local);
                             let playback = Playback::Loop;
                             result = result
-                                .and(SamplingJob { skeleton, clip, time, playback, context, output }.run())
+                                .and(
+                                    SamplingJob { skeleton, clip, time, playback, context, output, curves: &mut [] }
+                                        .run(),
+                                )
                                 .and(
                                     LocalToModelJob { skeleton, walk, local: ch.local, root: None, model: ch.model }
                                         .run(),

@@ -221,6 +221,7 @@ impl<'a> Sampler<'a> {
             playback: Playback::Clamp,
             context: &mut context,
             output: out,
+            curves: &mut [],
         }
         .run()
         .map_err(|e| e.to_string())

@@ -198,8 +198,42 @@ fn bake_takes_marker_sidecars_and_detects_plants() {
         String::from_utf8_lossy(&ok.stdout)
     );
 
+    // Curves: baked per frame, compressed within their precision with the joints.
+    let curves = write(
+        &dir,
+        "curves.json",
+        r#"{"clips":{"motion":{"curves":[{"name":"blink","precision":0.001,"keys":[{"time":0,"value":0},{"time":0.6,"value":1,"slope":0.5}]},{"name":"speed","precision":0.01,"keys":[{"time":0,"value":3}]}]}}}"#,
+    );
+    for extra in [&[][..], &["--compress"][..]] {
+        let args = [&["bake", "--bvh", &file, "--out", &out, "--markers", &curves][..], extra].concat();
+        let ok = sinew_bench(&args);
+        assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+        assert!(String::from_utf8_lossy(&ok.stdout).contains("2 curves"), "{}", String::from_utf8_lossy(&ok.stdout));
+        let inspected = sinew_bench(&["inspect", "--blob", &out, "--json"]);
+        let json: serde_json::Value = serde_json::from_slice(&inspected.stdout).expect("inspect --json");
+        assert_eq!(json["clips"][0]["curves"]["names"], serde_json::json!(["blink", "speed"]));
+        let encoding = if extra.is_empty() { "F32" } else { "Compressed" };
+        assert_eq!(json["clips"][0]["curves"]["encoding"], encoding);
+    }
+    let no_precision = write(
+        &dir,
+        "no_precision.json",
+        r#"{"clips":{"motion":{"curves":[{"name":"c","keys":[{"time":0,"value":1}]}]}}}"#,
+    );
+    assert_error(
+        &sinew_bench(&["bake", "--bvh", &file, "--out", &out, "--markers", &no_precision, "--compress"]),
+        &["needs a precision"],
+    );
+
     let cases = [
         (r#"{"clips":{"walk":{}}}"#, "no clip named \"walk\""),
+        (r#"{"clips":{"motion":{"curves":[{"name":"c","keys":[]}]}}}"#, "no keys"),
+        (r#"{"clips":{"motion":{"curves":[{"name":"c","keys":[{"time":0,"value":1,"weight":2}]}]}}}"#, "unknown field"),
+        (r#"{"clips":{"motion":{"curves":[{"name":"c","precision":-1,"keys":[{"time":0,"value":1}]}]}}}"#, "precision"),
+        (
+            r#"{"clips":{"motion":{"curves":[{"name":"c","keys":[{"time":1,"value":1},{"time":0,"value":1}]}]}}}"#,
+            "increasing",
+        ),
         (r#"{"clips":{"motion":{"markerz":[]}}}"#, "unknown field"),
         (r#"{"clips":{"motion":{"markers":[{"name":"x","time":7}]}}}"#, "outside"),
         (r#"{"clips":{"motion":{"ranges":[{"name":"x","start":0.5,"end":0.1}]}}}"#, "start <= end"),

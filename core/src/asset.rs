@@ -27,7 +27,9 @@
 //! Errors: `BadMagic`, `UnsupportedVersion`, `Blob { section, problem }`, `BigEndianHost`, `Extent`, and
 //! whatever `Skeleton::new` and `Clip::new` reject. No panics and no allocation, whatever the bytes.
 
-use crate::clip::{Channel, Clip, ClipParts, CompressedKeys, ConstantTrack, Encoding, Keys, QuantRange};
+use crate::clip::{
+    Channel, Clip, ClipParts, CompressedKeys, ConstantTrack, CurveKeys, Curves, Encoding, Keys, QuantRange, TrackRange,
+};
 use crate::math::{SoaTransform, num_soa_joints};
 use crate::skeleton::{JointNames, MAX_JOINTS, Skeleton, check_model_extent, rest_extents};
 use crate::{BlobProblem, Error, Section};
@@ -35,8 +37,11 @@ use bytemuck::{Pod, Zeroable};
 
 /// First eight bytes of every blob.
 pub const MAGIC: [u8; 8] = *b"SINEWANM";
-/// The format version this build reads and writes.
-pub const VERSION: u32 = 3;
+/// The format version this build writes. It also reads version 3, the same layout before curve tracks (its
+/// `curves` field was reserved, zero).
+pub const VERSION: u32 = 4;
+/// The oldest format version this build reads.
+pub const OLDEST_VERSION: u32 = 3;
 /// Bytes of the header.
 pub const HEADER_LEN: usize = 128;
 /// Required alignment of the blob and of each section.
@@ -79,8 +84,8 @@ pub struct Header {
     pub phases: SectionRef,
     /// The `f32` values the phase records index.
     pub phase_values: SectionRef,
-    /// Zero.
-    pub reserved: [u32; 2],
+    /// Empty, or one [`CurveRecord`] per clip (version 4; zero in version 3).
+    pub curves: SectionRef,
 }
 
 /// Where one clip's annotations sit in the marker and range tables.
@@ -150,6 +155,23 @@ pub const MATCH_IN: u32 = 1;
 /// [`PhaseRecord::flags`]: leaving the clip, its phase chooses the target's entry time.
 pub const MATCH_OUT: u32 = 2;
 
+/// One clip's scalar curve tracks (32 bytes): how many, how stored, and three sections of the blob, which
+/// follow the curve records in clip order (a clip without curves has every field zero).
+///
+/// Layout: `names` is one [`StrRef`] per curve; `keys` is `f32[num_curves × num_frames]` (encoding 0) or the
+/// compressed bytes (encoding 2, see [`crate::clip::CurveKeys`]); `ranges` is one [`TrackRange`] per curve when
+/// compressed, else empty.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+#[repr(C)]
+pub struct CurveRecord {
+    pub num_curves: u32,
+    /// `Encoding as u32`: `F32` or `Compressed`.
+    pub encoding: u32,
+    pub names: SectionRef,
+    pub keys: SectionRef,
+    pub ranges: SectionRef,
+}
+
 /// One clip's description (64 bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 #[repr(C)]
@@ -169,7 +191,7 @@ pub struct ClipRecord {
 }
 
 const _: () = assert!(core::mem::size_of::<Header>() == HEADER_LEN && core::mem::size_of::<ClipRecord>() == 64);
-const _: () = assert!(core::mem::size_of::<PhaseRecord>() == 32);
+const _: () = assert!(core::mem::size_of::<PhaseRecord>() == 32 && core::mem::size_of::<CurveRecord>() == 32);
 const _: () = assert!(core::mem::size_of::<ConstantTrack>() == 20 && core::mem::size_of::<QuantRange>() == 24);
 
 /// A loaded blob: a validated skeleton and clips, all borrowing the bytes.
@@ -185,6 +207,7 @@ pub struct Asset<'a> {
     skin: Option<crate::Skin<'a>>,
     phases: &'a [PhaseRecord],
     phase_values: &'a [f32],
+    curve_records: &'a [CurveRecord],
 }
 
 impl<'a> Asset<'a> {
@@ -210,7 +233,7 @@ impl<'a> Asset<'a> {
             return Err(misaligned);
         }
         let header: &Header = bytemuck::try_from_bytes(header_bytes).map_err(|_| misaligned)?;
-        if header.version != VERSION {
+        if !(OLDEST_VERSION..=VERSION).contains(&header.version) {
             return Err(Error::UnsupportedVersion { found: header.version, supported: VERSION });
         }
         if header.total_len as usize != blob.len() {
@@ -224,8 +247,8 @@ impl<'a> Asset<'a> {
             return Err(Error::JointCount { count: num_joints, max: MAX_JOINTS });
         }
 
-        if let Some(index) = header.reserved.iter().position(|&r| r != 0) {
-            return Err(Error::Blob { section: Section::Header, problem: BlobProblem::Value { index } });
+        if header.version < 4 && header.curves != SectionRef::default() {
+            return Err(Error::Blob { section: Section::Header, problem: BlobProblem::Value { index: 0 } });
         }
         let mut cursor = Cursor { blob, end: HEADER_LEN as u64 };
         let parents: &[i16] = cursor.section(Section::Parents, header.parents, Some(num_joints as u64))?;
@@ -286,7 +309,44 @@ impl<'a> Asset<'a> {
         let phases: &[PhaseRecord] = cursor.section(Section::Phases, header.phases, None)?;
         let phase_values: &[f32] = cursor.section(Section::PhaseValues, header.phase_values, None)?;
         check_phases(records, num_joints, phases, phase_values)?;
-        Ok(Asset { skeleton, strings, records, blob, annotations, markers, ranges, skin, phases, phase_values })
+        let curve_records: &[CurveRecord] = match header.version {
+            3 => &[],
+            _ => cursor.section(Section::CurveRecords, header.curves, None)?,
+        };
+        if !curve_records.is_empty() && curve_records.len() != records.len() {
+            return Err(Error::Blob {
+                section: Section::CurveRecords,
+                problem: BlobProblem::Size {
+                    len: core::mem::size_of_val(curve_records) as u64,
+                    expected: (records.len() * core::mem::size_of::<CurveRecord>()) as u64,
+                },
+            });
+        }
+        for (clip, (record, curves)) in records.iter().zip(curve_records).enumerate() {
+            let (names, parts) = curve_parts(&mut cursor, clip, curves)?;
+            for (index, name) in names.iter().enumerate() {
+                str_at(strings, *name).ok_or(Error::Blob {
+                    section: Section::CurveNames { clip },
+                    problem: BlobProblem::Value { index },
+                })?;
+            }
+            // The joint tracks were checked above; only the curves are new here.
+            let _ = Clip::from_validated(clip_parts(&mut Cursor { blob, end: 0 }, num_joints, clip, record)?)
+                .with_curves(parts)?;
+        }
+        Ok(Asset {
+            skeleton,
+            strings,
+            records,
+            blob,
+            annotations,
+            markers,
+            ranges,
+            skin,
+            phases,
+            phase_values,
+            curve_records,
+        })
     }
 
     /// The skin baked with the skeleton, if any.
@@ -338,7 +398,25 @@ impl<'a> Asset<'a> {
         // The section cursor only checks order; any start position works for a validated blob.
         let mut cursor = Cursor { blob: self.blob, end: 0 };
         let parts = clip_parts(&mut cursor, self.skeleton.num_joints(), index, record).ok()?;
-        Some(Clip::from_validated(parts))
+        let clip = Clip::from_validated(parts);
+        match self.curve_records.get(index) {
+            Some(curves) => Some(clip.with_validated_curves(curve_parts(&mut cursor, index, curves).ok()?.1)),
+            None => Some(clip),
+        }
+    }
+
+    /// Clip `index`'s curve names, in curve order (empty for a clip without curves or an index out of range).
+    pub fn curve_names(&self, index: usize) -> impl Iterator<Item = &'a str> + 'a {
+        let record = self.curve_records.get(index).copied().unwrap_or_default();
+        let names: &'a [StrRef] =
+            curve_parts(&mut Cursor { blob: self.blob, end: 0 }, index, &record).map_or(&[], |(names, _)| names);
+        let strings = self.strings;
+        names.iter().map(move |r| str_at(strings, *r).unwrap_or_default())
+    }
+
+    /// The index of clip `clip`'s first curve called `name`.
+    pub fn find_curve(&self, clip: usize, name: &str) -> Option<usize> {
+        self.curve_names(clip).position(|n| n == name)
     }
 
     /// Duration of clip `index` in seconds (as [`Clip::duration`]), without building the clip's view.
@@ -510,6 +588,36 @@ impl<'a> Cursor<'a> {
         // Cannot fail: the blob is aligned, the offset is a multiple of 16 and the length of size_of::<T>().
         bytemuck::try_cast_slice(bytes).map_err(|_| err(BlobProblem::Misaligned { offset }))
     }
+}
+
+/// A clip's curve names and curves from its curve record (sections checked; values are `Clip::with_curves`'
+/// job).
+fn curve_parts<'a>(
+    cursor: &mut Cursor<'a>,
+    clip: usize,
+    record: &CurveRecord,
+) -> Result<(&'a [StrRef], Curves<'a>), Error> {
+    let count = u64::from(record.num_curves);
+    let names: &[StrRef] = cursor.section(Section::CurveNames { clip }, record.names, Some(count))?;
+    let keys = match record.encoding {
+        e if e == Encoding::F32 as u32 => {
+            let values: &[f32] = cursor.section(Section::CurveKeys { clip }, record.keys, None)?;
+            cursor.section::<TrackRange>(Section::CurveRanges { clip }, record.ranges, Some(0))?;
+            CurveKeys::F32(values)
+        }
+        e if e == Encoding::Compressed as u32 => {
+            let data: &[u8] = cursor.section(Section::CurveKeys { clip }, record.keys, None)?;
+            let ranges = cursor.section(Section::CurveRanges { clip }, record.ranges, Some(count))?;
+            CurveKeys::Compressed(CompressedKeys { data, ranges })
+        }
+        _ => {
+            return Err(Error::Blob {
+                section: Section::CurveKeys { clip },
+                problem: BlobProblem::Value { index: clip },
+            });
+        }
+    };
+    Ok((names, Curves { count: record.num_curves as usize, keys }))
 }
 
 /// A clip's arrays from its record (sections checked; values are `Clip::new`'s job).

@@ -1523,6 +1523,7 @@ fn sample_into(
         playback: Playback::Clamp,
         context,
         output: out,
+        curves: &mut [],
     }
     .run()
 }

@@ -25,6 +25,11 @@
 //!   which one is dropped is chosen per segment, so it is never near zero. Decoding a frame reads one
 //!   contiguous run of bits: O(1) random access like the other encodings.
 //!
+//! **Curves.** A clip may also carry scalar curve tracks (blend-shape weights, IK weights, speed curves), one
+//! value per frame each, sampled by the same job at the same times ([`Curves`]): `f32` values frame by frame,
+//! or the compressed format above with each curve a one-component track whose bits were chosen against the
+//! curve's own precision (an absolute bound in its units).
+//!
 //! Time: frame `f` sits at `f / sample_rate` seconds; the clip lasts `(num_frames - 1) / sample_rate`.
 //!
 //! Precision: `f32` keys come back exactly. Compressed keys are within what the baker's search allowed. Quantized translation and scale are within `step / 2` per
@@ -37,7 +42,8 @@
 
 use crate::limits::MIN_ROTATION_LENGTH_SQ;
 pub use crate::limits::{
-    MAX_DURATION, MAX_JOINTS, MAX_ROTATION_LENGTH_SQ, MAX_SAMPLE_RATE, MIN_KEY_MAGNITUDE, MIN_SAMPLE_RATE,
+    MAX_CLIP_CURVES, MAX_DURATION, MAX_JOINTS, MAX_ROTATION_LENGTH_SQ, MAX_SAMPLE_RATE, MIN_KEY_MAGNITUDE,
+    MIN_SAMPLE_RATE,
 };
 use crate::math::F4;
 use crate::{Buffer, Error};
@@ -336,6 +342,47 @@ impl TrackDecoder {
     }
 }
 
+/// One scalar curve's decoding within one segment of compressed curves (see [`CurveKeys`]): a level decodes
+/// as `level × scale + offset`, values below `MIN_KEY_MAGNITUDE` flushed to zero. The numbers are component `x`
+/// of [`SegmentTrack::decoder`]'s, worked out in scalar with the same operations in the same order, so a curve
+/// decodes bit for bit as a one-component track does; the baker measures its error through this same type.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CurveDecoder {
+    pub scale: f32,
+    pub offset: f32,
+    /// Where the curve's field starts within a frame's bits.
+    pub first_bit: u32,
+    pub bits: u32,
+}
+
+impl CurveDecoder {
+    /// The decoder of the curve whose segment table entry is `entry` (as [`SegmentTrack::parse`] reads it;
+    /// bits masked to five) and clip range `range`, its field at `first_bit` of each frame.
+    #[inline(always)]
+    pub fn new(entry: &[u8; SEGMENT_TRACK_BYTES], range: &TrackRange, first_bit: u32) -> CurveDecoder {
+        const INV_255: f32 = 1.0 / 255.0;
+        let bits = u32::from(entry[0] & 0x1f);
+        let (min, extent) = (range.min[0], range.extent[0]);
+        let segment_extent = extent * (f32::from(entry[6]) * INV_255);
+        let offset = min + extent * (f32::from(entry[3]) * INV_255);
+        CurveDecoder { scale: segment_extent * SegmentTrack::inverse_levels(bits), offset, first_bit, bits }
+    }
+
+    /// The value at the frame whose bits start at bit `frame_start` of `data`; `None` when fewer than
+    /// [`COMPRESSED_SLACK`] bytes follow its field.
+    #[inline(always)]
+    pub fn value(&self, data: &[u8], frame_start: usize) -> Option<f32> {
+        Some(self.decode(read_bits(data, frame_start + self.first_bit as usize, self.bits)?))
+    }
+
+    /// The value of a stored `level`.
+    #[inline(always)]
+    pub fn decode(&self, level: u32) -> f32 {
+        let v = level as f32 * self.scale + self.offset;
+        if v.abs() < MIN_KEY_MAGNITUDE { 0.0 } else { v }
+    }
+}
+
 /// A compressed clip's storage (see the module docs): `data` starts with one `(offset, frame bits)` pair of
 /// little-endian `u32` per segment; segment `s`'s bytes at `offset` hold [`SEGMENT_TRACK_BYTES`] per animated
 /// track (translation, rotation, scale order), then its frames' bits, frame after frame, each frame the
@@ -523,6 +570,60 @@ fn whole_groups(joints: &[u16], k: usize) -> usize {
     known
 }
 
+/// Storage of a clip's scalar curve tracks.
+///
+/// Layout:
+/// - [`CurveKeys::F32`]: frame by frame, each frame every curve's value in curve order (`count × num_frames`
+///   values);
+/// - [`CurveKeys::Compressed`]: [`CompressedKeys`] laid out as for a clip whose animated tracks are `count`
+///   translation tracks: each curve is component `x` of one track (its `y` and `z` take no bits), its
+///   [`TrackRange`] the clip's range of the curve, its bits per segment chosen by the baker against the
+///   curve's precision.
+///
+/// Precision: `f32` values come back exactly; compressed ones within the precision the baker was given.
+#[derive(Clone, Copy, Debug)]
+pub enum CurveKeys<'a> {
+    F32(&'a [f32]),
+    Compressed(CompressedKeys<'a>),
+}
+
+/// A clip's scalar curve tracks: how many, and their values.
+#[derive(Clone, Copy, Debug)]
+pub struct Curves<'a> {
+    /// `0 ..= MAX_CLIP_CURVES`.
+    pub count: usize,
+    pub keys: CurveKeys<'a>,
+}
+
+impl Curves<'_> {
+    /// No curves.
+    pub const NONE: Curves<'static> = Curves { count: 0, keys: CurveKeys::F32(&[]) };
+
+    /// Errors: `Limit` (`ClipCurves`) past [`MAX_CLIP_CURVES`]; for `f32` values, `BufferLength` (`CurveKeys`)
+    /// unless `count × num_frames` of them, `NonFinite` / `Subnormal` for a bad value; compressed, what a
+    /// compressed clip's keys are checked for (`QuantRanges` naming a curve's range, `CompressedSegment`
+    /// naming a curve as its track).
+    fn check(&self, num_frames: usize) -> Result<(), Error> {
+        if self.count > MAX_CLIP_CURVES {
+            return Err(Error::Limit {
+                what: crate::error::Limit::ClipCurves,
+                value: self.count,
+                max: MAX_CLIP_CURVES,
+            });
+        }
+        match self.keys {
+            CurveKeys::F32(values) => {
+                crate::error::check_len(Buffer::CurveKeys, self.count.saturating_mul(num_frames), values.len())?;
+                for (index, v) in values.iter().enumerate() {
+                    check_values(Buffer::CurveKeys, index, core::slice::from_ref(v))?;
+                }
+                Ok(())
+            }
+            CurveKeys::Compressed(keys) => check_compressed(num_frames, [self.count, 0, 0], keys),
+        }
+    }
+}
+
 /// A validated clip borrowing its arrays.
 #[derive(Clone, Copy, Debug)]
 pub struct Clip<'a> {
@@ -533,6 +634,7 @@ pub struct Clip<'a> {
     track_joints: &'a [u16],
     num_tracks: [usize; 3],
     keys: Keys<'a>,
+    curves: Curves<'a>,
 }
 
 /// The parts of a clip, before validation.
@@ -676,7 +778,34 @@ impl<'a> Clip<'a> {
     /// Wraps parts that `new` accepted before (the asset loader validates once, at load).
     pub(crate) fn from_validated(parts: ClipParts<'a>) -> Clip<'a> {
         let ClipParts { num_joints, sample_rate, num_frames, constants, track_joints, num_tracks, keys } = parts;
-        Clip { num_joints, sample_rate, num_frames, constants, track_joints, num_tracks, keys }
+        let curves = Curves::NONE;
+        Clip { num_joints, sample_rate, num_frames, constants, track_joints, num_tracks, keys, curves }
+    }
+
+    /// The clip carrying `curves` (in place of any it had), one value per frame each.
+    ///
+    /// Errors: see [`Curves`]' checks: too many curves, a value count other than `count × num_frames`, a bad
+    /// value, an inconsistent compressed segment.
+    pub fn with_curves(self, curves: Curves<'a>) -> Result<Clip<'a>, Error> {
+        curves.check(self.num_frames)?;
+        Ok(self.with_validated_curves(curves))
+    }
+
+    /// [`Clip::with_curves`] for curves checked before (the asset loader checks once, at load).
+    pub(crate) fn with_validated_curves(self, curves: Curves<'a>) -> Clip<'a> {
+        Clip { curves, ..self }
+    }
+
+    /// The clip's scalar curve tracks.
+    #[inline]
+    pub fn curves(&self) -> Curves<'a> {
+        self.curves
+    }
+
+    /// How many scalar curve tracks the clip carries.
+    #[inline]
+    pub fn num_curves(&self) -> usize {
+        self.curves.count
     }
 
     /// Joints of the skeleton this clip animates.
@@ -825,6 +954,15 @@ impl<'a> Clip<'a> {
             Keys::Compressed(keys) => keys.data.len() + core::mem::size_of_val(keys.ranges),
         };
         keys + core::mem::size_of_val(self.constants) + core::mem::size_of_val(self.track_joints)
+    }
+
+    /// Bytes of the scalar curve tracks' values (and ranges, compressed); not counted by
+    /// [`Clip::data_bytes`].
+    pub fn curve_bytes(&self) -> usize {
+        match self.curves.keys {
+            CurveKeys::F32(values) => core::mem::size_of_val(values),
+            CurveKeys::Compressed(keys) => keys.data.len() + core::mem::size_of_val(keys.ranges),
+        }
     }
 }
 

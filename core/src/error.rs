@@ -66,8 +66,10 @@ pub enum Buffer {
     InfluenceWeights,
     /// Per-joint duration factors of a transition, SoA.
     DurationProfile,
-    /// Scalar curves given to or produced by the inertializer.
+    /// Scalar curve values given to or produced by a stage (sampling's curve output, the inertializer).
     Curves,
+    /// A clip's scalar curve tracks (index: the stored value, or for compressed curves the curve).
+    CurveKeys,
 }
 
 /// What was wrong. Indices are joint indices (skeleton order) unless the variant says otherwise.
@@ -217,6 +219,8 @@ pub enum Limit {
     Controls,
     Masks,
     Curves,
+    /// Scalar curve tracks of one clip.
+    ClipCurves,
 }
 
 /// What an out-of-range index indexes.
@@ -240,11 +244,21 @@ pub enum Section {
     JointNames,
     Strings,
     ClipRecords,
-    ClipName { clip: usize },
-    Constants { clip: usize },
-    TrackJoints { clip: usize },
-    Keys { clip: usize },
-    QuantRanges { clip: usize },
+    ClipName {
+        clip: usize,
+    },
+    Constants {
+        clip: usize,
+    },
+    TrackJoints {
+        clip: usize,
+    },
+    Keys {
+        clip: usize,
+    },
+    QuantRanges {
+        clip: usize,
+    },
     Annotations,
     Markers,
     Ranges,
@@ -252,6 +266,17 @@ pub enum Section {
     SkinInverseBinds,
     Phases,
     PhaseValues,
+    /// The per-clip curve records (format version 4).
+    CurveRecords,
+    CurveNames {
+        clip: usize,
+    },
+    CurveKeys {
+        clip: usize,
+    },
+    CurveRanges {
+        clip: usize,
+    },
 }
 
 /// What is wrong with a blob section.

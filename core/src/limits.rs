@@ -44,5 +44,7 @@ pub const MAX_LAYER_CONTROLS: usize = 16;
 pub const MAX_CONTROLS: usize = 64;
 /// Most bone masks a character stores.
 pub const MAX_MASKS: usize = 32;
+/// Most scalar curve tracks a clip carries (`clip::Curves`).
+pub const MAX_CLIP_CURVES: usize = 1024;
 /// Most scalar curves a character inertializes.
 pub const MAX_CURVES: usize = 256;

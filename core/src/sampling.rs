@@ -17,11 +17,15 @@
 //! Denormals: stored values are zero or at least `MIN_KEY_MAGNITUDE` and the interpolation fraction is zero
 //! or at least `MIN_FRACTION`, so every intermediate stays a normal number.
 //!
+//! Curves: the clip's scalar curve tracks sample at the same frames and fraction, `a + (b − a) × t` per curve
+//! (the lerp of translations), each frame's values read or decoded directly: a curve is one value, so the
+//! context caches none.
+//!
 //! Errors: see [`SamplingJob::validate`]. The context is the caller's; it survives an `Err` unchanged.
 
 use crate::clip::{
-    Channel, Clip, CompressedKeys, Keys, SEGMENT_FRAMES, SEGMENT_TRACK_BYTES, SegmentTrack, TrackDecoder, TrackRange,
-    decode_rotation, decode_rotations, track_runs,
+    Channel, Clip, CompressedKeys, CurveDecoder, CurveKeys, Curves, Keys, SEGMENT_FRAMES, SEGMENT_TRACK_BYTES, SegmentTrack,
+    TrackDecoder, TrackRange, decode_rotation, decode_rotations, track_runs,
 };
 use crate::math::{F4, SoaQuat, SoaTransform, SoaVec3};
 use crate::{Arena, Buffer, Error, Skeleton};
@@ -446,18 +450,28 @@ pub struct SamplingJob<'j, 'a> {
     pub context: &'j mut SamplingContext<'a>,
     /// `skeleton.num_soa_joints()` lane groups.
     pub output: &'j mut [SoaTransform],
+    /// The clip's first `curves.len()` scalar curves at `time` (at most `clip.num_curves()`; empty for none).
+    pub curves: &'j mut [f32],
 }
 
 impl SamplingJob<'_, '_> {
     /// O(1) checks.
     ///
     /// Errors: `BufferLength` (`SoaPose` for the output, `SamplingContext` for a context sized for another
-    /// skeleton, `ClipJoints` when the clip animates a different joint count), `NonFinite` (`SampleTime`).
+    /// skeleton, `ClipJoints` when the clip animates a different joint count, `Curves` for more curves asked
+    /// than the clip has), `NonFinite` (`SampleTime`).
     pub fn validate(&self) -> Result<(), Error> {
         let n = self.skeleton.num_soa_joints();
         crate::error::check_len(Buffer::ClipJoints, self.skeleton.num_joints(), self.clip.num_joints())?;
         crate::error::check_len(Buffer::SoaPose, n, self.output.len())?;
         crate::error::check_len(Buffer::SamplingContext, n, self.context.slots[0].len())?;
+        if self.curves.len() > self.clip.num_curves() {
+            return Err(Error::BufferLength {
+                buffer: Buffer::Curves,
+                expected: self.clip.num_curves(),
+                actual: self.curves.len(),
+            });
+        }
         if !self.time.is_finite() {
             return Err(Error::NonFinite { buffer: Buffer::SampleTime, index: 0 });
         }
@@ -476,7 +490,70 @@ impl SamplingJob<'_, '_> {
         for ((out, a), b) in self.output.iter_mut().zip(a).zip(b) {
             *out = interpolate(a, b, t);
         }
+        sample_curves(&clip.curves(), [f0, f1], fraction, self.curves);
         Ok(())
+    }
+}
+
+/// The first `out.len()` of `curves` between frames `f0` and `f1`, `fraction` of the way.
+fn sample_curves(curves: &Curves<'_>, [f0, f1]: [u32; 2], fraction: f32, out: &mut [f32]) {
+    if out.is_empty() {
+        return;
+    }
+    // The frame after is read only when it shows, so a value at a frame's time is that frame's, exactly.
+    let lerp = |a: f32, b: f32| (b - a) * fraction + a;
+    match curves.keys {
+        CurveKeys::F32(values) => {
+            let frame = |f: u32| values.get(f as usize * curves.count..).and_then(|v| v.get(..out.len()));
+            // `Clip::with_curves` checked the value count; nothing is written rather than panic all the same.
+            let (Some(a), Some(b)) = (frame(f0), frame(f1)) else { return };
+            if fraction == 0.0 {
+                out.copy_from_slice(a);
+                return;
+            }
+            for ((o, &a), &b) in out.iter_mut().zip(a).zip(b) {
+                *o = lerp(a, b);
+            }
+        }
+        CurveKeys::Compressed(keys) => {
+            let (s0, s1) = (f0 as usize / SEGMENT_FRAMES, f1 as usize / SEGMENT_FRAMES);
+            if fraction == 0.0 {
+                decode_curves(keys, curves.count, [f0, f0], out.len(), |k, a, _| out[k] = a);
+            } else if s0 == s1 {
+                decode_curves(keys, curves.count, [f0, f1], out.len(), |k, a, b| out[k] = lerp(a, b));
+            } else {
+                // Once a segment, the two frames lie in two segments, with two tables.
+                decode_curves(keys, curves.count, [f0, f0], out.len(), |k, a, _| out[k] = a);
+                decode_curves(keys, curves.count, [f1, f1], out.len(), |k, b, _| out[k] = lerp(out[k], b));
+            }
+        }
+    }
+}
+
+/// Hands each of the first `wanted` curves' values at `frames` (two frames of one segment, or one twice) to
+/// `put(curve, value at frames[0], value at frames[1])`: one [`CurveDecoder`] per curve from the segment's
+/// table, its field read at each frame.
+#[inline(always)]
+fn decode_curves(
+    keys: CompressedKeys<'_>,
+    count: usize,
+    frames: [u32; 2],
+    wanted: usize,
+    mut put: impl FnMut(usize, f32, f32),
+) {
+    // `Clip::with_curves` checked the segment, its table and bits; a failed lookup stops rather than panics.
+    let [f0, f1] = frames.map(|f| f as usize);
+    let Some((offset, frame_bits)) = keys.segment(f0 / SEGMENT_FRAMES) else { return };
+    let Some(table) = keys.data.get(offset..offset + SEGMENT_TRACK_BYTES * count) else { return };
+    let bits_start = (offset + table.len()) * 8;
+    let [start0, start1] = [f0, f1].map(|f| bits_start + f % SEGMENT_FRAMES * frame_bits);
+    let mut first_bit = 0;
+    for (curve, (entry, range)) in table.chunks_exact(SEGMENT_TRACK_BYTES).zip(keys.ranges).take(wanted).enumerate() {
+        let Ok(entry) = entry.try_into() else { return };
+        let decoder = CurveDecoder::new(entry, range, first_bit);
+        first_bit += SegmentTrack::parse(entry).frame_bits();
+        let (Some(a), Some(b)) = (decoder.value(keys.data, start0), decoder.value(keys.data, start1)) else { return };
+        put(curve, a, b);
     }
 }
 

@@ -150,6 +150,35 @@ pub fn shared_data(test: &str) -> Option<std::path::PathBuf> {
     dir
 }
 
+/// Every BVH and glTF file of the shared data: (file, skeleton, clips).
+pub fn shared_clips(
+    dir: &std::path::Path,
+) -> Vec<(String, sinew_bench_host::bake::RawSkeleton, Vec<sinew_bench_host::bake::RawClip>)> {
+    let mut out = Vec::new();
+    for sub in ["bvh/bandai", "bvh/cmu", "bvh/makehuman", "gltf"] {
+        let mut files: Vec<_> = std::fs::read_dir(dir.join(sub)).expect("shared data folder").flatten().collect();
+        files.sort_by_key(|f| f.path());
+        for file in files {
+            let path = file.path();
+            let name = format!("{sub}/{}", file.file_name().to_string_lossy());
+            match path.extension().and_then(|e| e.to_str()) {
+                Some("bvh") => {
+                    let (skeleton, clips) = sinew_bench_host::bvh::load_raw_files(&[path]).expect("import");
+                    out.push((name, skeleton, clips));
+                }
+                Some("glb") | Some("gltf") => {
+                    let asset = sinew_bench_host::gltf_import::load_with(&path, None).expect("import");
+                    if !asset.clips.is_empty() {
+                        out.push((name, asset.skeleton, asset.clips));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
 /// Every file with extension `ext` under `dir`, sorted.
 pub fn files_with_extension(dir: &std::path::Path, ext: &str) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();

@@ -57,6 +57,14 @@ fn header_errors() {
     let mut b = good.clone();
     header(&mut b).version = 99;
     assert_eq!(load_err(&b), Error::UnsupportedVersion { found: 99, supported: VERSION });
+    header(&mut b).version = 2;
+    assert_eq!(load_err(&b), Error::UnsupportedVersion { found: 2, supported: VERSION });
+    // Version 3 is version 4 without curves: its `curves` field was reserved, zero.
+    let mut b = good.clone();
+    header(&mut b).version = 3;
+    header(&mut b).curves = Default::default();
+    let asset = sinew::Asset::load(b.bytes()).expect("a version 3 blob loads");
+    assert_eq!(asset.clip(0).map(|c| c.num_curves()), Some(0));
     let mut b = good.clone();
     header(&mut b).total_len += 16;
     let len = good.bytes().len() as u64;
@@ -421,9 +429,9 @@ fn annotation_and_skin_errors() {
             Error::Blob { section: Section::Annotations, problem: BlobProblem::Size { len: 5, expected: 4 } },
         ),
         (
-            "reserved bytes",
-            Box::new(|b| header(b).reserved[1] = 1),
-            Error::Blob { section: Section::Header, problem: BlobProblem::Value { index: 1 } },
+            "a curve section in a version 3 blob (reserved there)",
+            Box::new(|b| header(b).version = 3),
+            Error::Blob { section: Section::Header, problem: BlobProblem::Value { index: 0 } },
         ),
         (
             "skin joint out of range",

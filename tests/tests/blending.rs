@@ -353,7 +353,7 @@ fn blending_two_real_clips_matches_the_f64_reference() {
                 let clip = asset.clip(c).expect("clip");
                 let mut soa = vec![SoaTransform::IDENTITY; skeleton.num_soa_joints()];
                 let (context, output) = (&mut context, &mut soa[..]);
-                SamplingJob { skeleton, clip: &clip, time, playback: Playback::Loop, context, output }
+                SamplingJob { skeleton, clip: &clip, time, playback: Playback::Loop, context, output, curves: &mut [] }
                     .run()
                     .expect("sample");
                 let mut aos = vec![Transform::IDENTITY; n];

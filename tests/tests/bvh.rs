@@ -92,9 +92,17 @@ fn for_each_frame(
     let mut model = vec![sinew::math::Mat4::IDENTITY; n];
     for &f in frames {
         let time = f as f32 / rate;
-        SamplingJob { skeleton, clip: &clip, time, playback: Playback::Clamp, context: &mut context, output: &mut soa }
-            .run()
-            .expect("sample");
+        SamplingJob {
+            skeleton,
+            clip: &clip,
+            time,
+            playback: Playback::Clamp,
+            context: &mut context,
+            output: &mut soa,
+            curves: &mut [],
+        }
+        .run()
+        .expect("sample");
         unpack_soa(&soa, &mut local).expect("unpack");
         sinew::LocalToModelJob { skeleton, walk: None, local: &soa, root: None, model: &mut model }.run().expect("l2m");
         check(f, &local, &model);

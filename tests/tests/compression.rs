@@ -20,38 +20,11 @@ fn precision(skeleton: &RawSkeleton) -> Precision {
     Precision::on_figure(skeleton, 0.05, 3.0)
 }
 
-/// Every BVH and glTF file of the shared data: (file, skeleton, clips).
-fn shared_clips(dir: &std::path::Path) -> Vec<(String, RawSkeleton, Vec<RawClip>)> {
-    let mut out = Vec::new();
-    for sub in ["bvh/bandai", "bvh/cmu", "bvh/makehuman", "gltf"] {
-        let mut files: Vec<_> = std::fs::read_dir(dir.join(sub)).expect("shared data folder").flatten().collect();
-        files.sort_by_key(|f| f.path());
-        for file in files {
-            let path = file.path();
-            let name = format!("{sub}/{}", file.file_name().to_string_lossy());
-            match path.extension().and_then(|e| e.to_str()) {
-                Some("bvh") => {
-                    let (skeleton, clips) = sinew_bench_host::bvh::load_raw_files(&[path]).expect("import");
-                    out.push((name, skeleton, clips));
-                }
-                Some("glb") | Some("gltf") => {
-                    let asset = sinew_bench_host::gltf_import::load_with(&path, None).expect("import");
-                    if !asset.clips.is_empty() {
-                        out.push((name, asset.skeleton, asset.clips));
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    out
-}
-
 #[test]
 fn every_shared_clip_stays_within_the_bound_at_its_rate_and_at_30_hz() {
     let Some(dir) = sinew_tests::shared_data("every_shared_clip_stays_within_the_bound") else { return };
     let (mut raw_total, mut stored_total) = (0usize, 0usize);
-    for (file, skeleton, clips) in shared_clips(&dir) {
+    for (file, skeleton, clips) in sinew_tests::shared_clips(&dir) {
         let precision = precision(&skeleton);
         for resample in [None, Some(30.0f32)] {
             let clips: Vec<RawClip> = match resample {
@@ -125,9 +98,17 @@ fn seeking_and_playing_agree_bit_for_bit() {
     for k in 0..steps {
         let time = k as f32 / 61.0;
         let [play, seek] = &mut out;
-        SamplingJob { skeleton, clip: &clip, time, playback: Playback::Loop, context: &mut playing, output: play }
-            .run()
-            .expect("play");
+        SamplingJob {
+            skeleton,
+            clip: &clip,
+            time,
+            playback: Playback::Loop,
+            context: &mut playing,
+            output: play,
+            curves: &mut [],
+        }
+        .run()
+        .expect("play");
         // A seek from far away: the cache holds other frames.
         let far = (time + clip.duration() / 2.0) % clip.duration();
         for t in [far, time] {
@@ -138,6 +119,7 @@ fn seeking_and_playing_agree_bit_for_bit() {
                 playback: Playback::Loop,
                 context: &mut seeking,
                 output: seek,
+                curves: &mut [],
             }
             .run()
             .expect("seek");
@@ -290,6 +272,7 @@ fn every_truncation_and_byte_flip_is_an_error_or_samples() {
                 playback: Playback::Clamp,
                 context: &mut context,
                 output: &mut output,
+                curves: &mut [],
             };
             job.run().expect("a clip that validates samples");
             assert!(bytemuck::cast_slice::<_, f32>(&output).iter().all(|v| v.is_finite()));

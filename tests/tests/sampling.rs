@@ -181,7 +181,9 @@ fn sample(asset: &Asset<'_>, context: &mut SamplingContext<'_>, time: f32, playb
     let skeleton = asset.skeleton();
     let clip = asset.clip(0).expect("clip 0");
     let mut soa = vec![SoaTransform::IDENTITY; skeleton.num_soa_joints()];
-    SamplingJob { skeleton, clip: &clip, time, playback, context, output: &mut soa }.run().expect("sample");
+    SamplingJob { skeleton, clip: &clip, time, playback, context, output: &mut soa, curves: &mut [] }
+        .run()
+        .expect("sample");
     let mut aos = vec![Transform::IDENTITY; skeleton.num_joints()];
     unpack_soa(&soa, &mut aos).expect("unpack");
     aos
@@ -409,6 +411,7 @@ fn results_do_not_depend_on_what_was_sampled_before() {
                     playback: Playback::Loop,
                     context: &mut warm,
                     output: &mut out,
+                    curves: &mut [],
                 };
                 let mut job = job;
                 job.run().expect("sample b");
@@ -521,7 +524,7 @@ fn sampling_job_errors() {
     let mut out = vec![SoaTransform::IDENTITY; 2];
     let skeleton = asset.skeleton();
     let run = |context: &mut SamplingContext<'_>, output: &mut [SoaTransform], time: f32| {
-        SamplingJob { skeleton, clip: &clip, time, playback: Playback::Loop, context, output }.run()
+        SamplingJob { skeleton, clip: &clip, time, playback: Playback::Loop, context, output, curves: &mut [] }.run()
     };
     assert_eq!(run(&mut context, &mut out, 0.0), Ok(()));
     assert_eq!(
@@ -547,6 +550,7 @@ fn sampling_job_errors() {
         playback: Playback::Loop,
         context: &mut context,
         output: &mut out,
+        curves: &mut [],
     };
     assert_eq!(job.validate(), Err(Error::BufferLength { buffer: Buffer::ClipJoints, expected: 5, actual: 3 }));
     // Context construction.

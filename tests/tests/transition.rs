@@ -122,9 +122,17 @@ fn interruption_storm_stays_bounded() {
     let context_arena = Arena::new(&mut context_memory);
     let mut context = SamplingContext::new(&context_arena, n).unwrap();
     let mut sample = |time: f32, out: &mut [SoaTransform]| {
-        SamplingJob { skeleton, clip: &clip, time, playback: Playback::Loop, context: &mut context, output: out }
-            .run()
-            .unwrap()
+        SamplingJob {
+            skeleton,
+            clip: &clip,
+            time,
+            playback: Playback::Loop,
+            context: &mut context,
+            output: out,
+            curves: &mut [],
+        }
+        .run()
+        .unwrap()
     };
     let mut memory = vec![0u8; Inertializer::required_bytes(n, 0)];
     let arena = Arena::new(&mut memory);
