@@ -72,6 +72,7 @@ fn desc<'a>(num_joints: usize, layers: &'a [LayerDesc]) -> CharacterDesc<'a> {
         num_curves: 0,
         inertialization: Some(Settings::default()),
         scratch: Scratch::InBlock,
+        sampling: sinew::Sampling::Shared,
     }
 }
 
@@ -197,5 +198,46 @@ fn post_process(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, character, silent_layers, motion_only, post_process);
+/// A two-control base blend (weights 0.6 and 0.4, 30 Hz clips at 60 Hz updates) per key format: the controls
+/// sampling through one shared context (each update a seek per control) against each through its own context
+/// kept in the block (`Sampling::PerControl`), in the same run. No inertializer, no skin: the sampling shows.
+fn sampling_caches(c: &mut Criterion) {
+    use sinew::Sampling;
+    use sinew_bench_host::compress::Precision;
+    let mut group = c.benchmark_group("character_sampling");
+    for &n in &BENCH_JOINTS {
+        let workload = Workload::humanoid(n);
+        let rig_clip = |frames, offset: usize| {
+            let mut clip = sinew_bench_host::rig::Rig::humanoid(n).clip(frames + offset, 30.0);
+            clip.frames.drain(..offset);
+            clip
+        };
+        let clips = [rig_clip(61, 0), rig_clip(61, 17)];
+        let compressed = KeyFormat::Compressed(Precision::on_figure(&workload.skeleton, 0.05, 3.0));
+        let base = [LayerDesc { kind: LayerKind::Base, controls: 2 }];
+        group.throughput(Throughput::Elements(n as u64));
+        for (label, format) in [("quantized", KeyFormat::Quantized), ("compressed", compressed)] {
+            let raw = sinew_bench_host::rig::Rig::humanoid(n).raw_skeleton();
+            let blob = bake::bake(&raw, &clips, format).expect("bake");
+            let asset = Asset::load(blob.bytes()).expect("load");
+            let rig = Rig::new(&asset, None).expect("rig");
+            for (mode, sampling) in
+                [("shared", Sampling::Shared), ("per_control", Sampling::PerControl { max_tracks: 3 * n })]
+            {
+                let desc = CharacterDesc { inertialization: None, sampling, ..desc(n, &base) };
+                let bytes = Character::required_bytes(&desc).expect("size");
+                let mut block = vec![Chunk::ZERO; Chunk::count(bytes)];
+                let mut character = Character::new(Chunk::bytes_mut(&mut block), &desc).expect("character");
+                character.play(&asset, 0, 0, Play { weight: 0.6, ..Play::looping(0) }).expect("play");
+                character.play(&asset, 0, 1, Play { weight: 0.4, ..Play::looping(1) }).expect("play");
+                group.bench_function(BenchmarkId::new(format!("{label}_{mode}"), n), |b| {
+                    b.iter(|| character.update_unskinned(1.0 / 60.0, &rig, None).expect("update"))
+                });
+            }
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, character, silent_layers, motion_only, post_process, sampling_caches);
 criterion_main!(benches);

@@ -72,6 +72,7 @@ fn phase(c: &mut Criterion) {
         num_curves: 0,
         inertialization: None,
         scratch: sinew::Scratch::InBlock,
+        sampling: sinew::Sampling::Shared,
     };
     let mut block = vec![Chunk([0; 64]); Character::required_bytes(&desc).expect("bytes").div_ceil(64)];
     let mut character = Character::new(Chunk::bytes_mut(&mut block), &desc).expect("character");

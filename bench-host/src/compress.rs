@@ -23,7 +23,8 @@ use crate::bake::{RawClip, RawSkeleton};
 use crate::clip_error::{Trs, compose, virtual_points};
 use glam::{DMat4, DQuat, DVec3};
 use sinew::clip::{
-    COMPRESSED_SLACK, Channel, CurveDecoder, MAX_BITS, MIN_KEY_MAGNITUDE, SEGMENT_FRAMES, SegmentTrack, TrackDecoder, TrackRange,
+    COMPRESSED_SLACK, Channel, CurveDecoder, MAX_BITS, MIN_KEY_MAGNITUDE, SEGMENT_FRAMES, SegmentTrack, TrackDecoder,
+    TrackRange,
 };
 
 /// What the search must keep: the largest distance between a raw and a decoded virtual point, and the

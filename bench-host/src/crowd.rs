@@ -77,6 +77,7 @@ pub fn desc(num_joints: usize, num_skin_joints: usize) -> CharacterDesc<'static>
         inertialization: Some(Settings::default()),
         // One scratch for the whole crowd (one thread), as an engine keeps one per worker thread.
         scratch: Scratch::External,
+        sampling: sinew::Sampling::Shared,
     }
 }
 

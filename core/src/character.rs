@@ -44,7 +44,7 @@ use crate::local_to_model::{GroupWalk, LocalToModelJob};
 use crate::math::{F4, Mat3x4, Mat4, SoaTransform, Transform, Vec3, num_soa_joints};
 use crate::phase::{self, Footsteps, PhaseTable};
 use crate::root_motion::{self, RootMotion};
-use crate::sampling::{Playback, SamplingContext, SamplingJob};
+use crate::sampling::{ContextState, Playback, SamplingContext, SamplingJob};
 use crate::skinning::{Palette, SkinningJob};
 use crate::{Arena, Asset, Buffer, Error, Skeleton, Skin};
 use bytemuck::{Pod, Zeroable};
@@ -76,7 +76,7 @@ impl Chunk {
 }
 
 const MAGIC: u32 = u32::from_le_bytes(*b"SNWC");
-const VERSION: u32 = 2;
+const VERSION: u32 = 3;
 /// An empty control slot or an absent mask.
 const NONE: u32 = u32::MAX;
 
@@ -201,9 +201,23 @@ pub struct CharacterDesc<'a> {
     pub inertialization: Option<Settings>,
     /// Where the per-frame scratch lives.
     pub scratch: Scratch,
+    /// How the controls sample their clips.
+    pub sampling: Sampling,
 }
 
-/// How [`Character::transition`] enters the new control.
+/// How a character's controls sample their clips.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Sampling {
+    /// One sampling context in the per-frame scratch serves every control, so each update decodes two frames
+    /// per playing control (a seek). Costs no block memory.
+    #[default]
+    Shared,
+    /// A sampling context per control slot, kept in the block across updates: playing forward decodes each
+    /// frame of a clip once, and a compressed clip of up to `max_tracks` animated tracks keeps its segment's
+    /// decoders ([`SamplingContext::with_decoders`]). Costs [`SamplingContext::required_bytes_with_decoders`]
+    /// (`num_joints`, `max_tracks`) and 80 bytes per control slot (`max_tracks` clamped to `3 × num_joints`).
+    PerControl { max_tracks: usize },
+}
 #[derive(Clone, Copy, Debug)]
 pub enum Blend<'a> {
     /// The other base controls stop at once; nothing smooths the switch.
@@ -268,6 +282,8 @@ struct Header {
     updates: u32,
     /// 1 when the scratch is external.
     external_scratch: u32,
+    /// 0: [`Sampling::Shared`]; else 1 + `max_tracks` of [`Sampling::PerControl`].
+    sampling: u32,
     decoded_frames: [u32; 2],
     /// What the last update moved the character by (identity without a motion root).
     root_motion: RootMotion,
@@ -368,6 +384,9 @@ struct Layout {
     output: usize,
     model: usize,
     palette: usize,
+    /// One sampling cache per control slot, `cache_stride` bytes each (none with shared sampling).
+    caches: usize,
+    cache_stride: usize,
     /// The per-frame scratch, when it lives in the block.
     scratch: Option<usize>,
     end: usize,
@@ -408,6 +427,8 @@ struct Counts {
     curves: usize,
     inertialization: Option<Settings>,
     scratch: Scratch,
+    /// Tracks each control's own sampling context keeps decoders for, or `None`: one shared context.
+    cache_tracks: Option<usize>,
     /// Scratch poses the largest layer needs.
     samples: usize,
 }
@@ -460,7 +481,19 @@ impl Counts {
             curves: desc.num_curves,
             inertialization: desc.inertialization,
             scratch: desc.scratch,
+            cache_tracks: match desc.sampling {
+                Sampling::Shared => None,
+                Sampling::PerControl { max_tracks } => Some(max_tracks.min(3 * desc.num_joints)),
+            },
             samples,
+        })
+    }
+
+    /// Bytes of one control's sampling cache: its context's state, then the context's memory.
+    fn cache_stride(&self) -> usize {
+        let context = |tracks| SamplingContext::required_bytes_with_decoders(self.joints, tracks);
+        self.cache_tracks.map_or(0, |tracks| {
+            size_of::<ContextState>().next_multiple_of(BLOCK_ALIGN) + context(tracks).next_multiple_of(BLOCK_ALIGN)
         })
     }
 
@@ -479,10 +512,26 @@ impl Counts {
         // The model matrices double as the previous target's pose on relative-velocity request frames.
         let model = section(usize::max(self.joints * size_of::<Mat4>(), pose));
         let palette = section(self.skin_joints * size_of::<Mat3x4>());
+        let cache_stride = self.cache_stride();
+        let caches = section(self.controls * cache_stride);
         let frame = self.scratch_layout();
         let scratch = (self.scratch == Scratch::InBlock).then(|| section(frame.end));
         let end = sections.end();
-        Layout { layers, controls, masks, curves, inertializer, output, model, palette, scratch, end, frame }
+        Layout {
+            layers,
+            controls,
+            masks,
+            curves,
+            inertializer,
+            output,
+            model,
+            palette,
+            caches,
+            cache_stride,
+            scratch,
+            end,
+            frame,
+        }
     }
 
     fn scratch_layout(&self) -> ScratchLayout {
@@ -490,7 +539,9 @@ impl Counts {
         let pose = g * size_of::<SoaTransform>();
         let mut sections = Sections { at: 0 };
         let mut section = |bytes| sections.next(bytes);
-        let slots = section(SamplingContext::required_bytes(self.joints));
+        // Controls with contexts of their own need no shared one.
+        let shared = self.cache_tracks.map_or(SamplingContext::required_bytes(self.joints), |_| 0);
+        let slots = section(shared);
         let samples = section(self.samples * pose);
         let target = section(if self.inertialization.is_some() { pose } else { 0 });
         let weights = section(g * size_of::<F4>());
@@ -527,6 +578,7 @@ struct Parts<'b> {
     output: &'b mut [SoaTransform],
     model: &'b mut [u8],
     palette: &'b mut [Mat3x4],
+    caches: &'b mut [u8],
     scratch: Option<&'b mut [u8]>,
 }
 
@@ -579,6 +631,7 @@ impl Layout {
             output: view(next(self.output, if counts.inertialization.is_some() { 0 } else { pose })?)?,
             model: next(self.model, self.palette - self.model)?,
             palette: view(next(self.palette, counts.skin_joints * size_of::<Mat3x4>())?)?,
+            caches: next(self.caches, counts.controls * self.cache_stride)?,
             scratch: match self.scratch {
                 Some(start) => Some(next(start, self.frame.end)?),
                 None => None,
@@ -651,6 +704,7 @@ impl<'b> Character<'b> {
             inertialization: desc.inertialization.map_or(0, |s| 1 + s.code()),
             pose_offset: layout.output as u32,
             external_scratch: u32::from(desc.scratch == Scratch::External),
+            sampling: counts.cache_tracks.map_or(0, |tracks| 1 + tracks as u32),
             motion_slot: NONE,
             ..Header::zeroed()
         };
@@ -663,6 +717,8 @@ impl<'b> Character<'b> {
         parts.masks.fill(F4::ONE);
         parts.curves.fill(0.0);
         parts.output.fill(SoaTransform::IDENTITY);
+        // Zeroed states hold nothing; the contexts' memory is filled when a clip binds.
+        parts.caches.fill(0);
         if let Some(settings) = desc.inertialization {
             Inertializer::new(&Arena::new(parts.inertializer), counts.joints, counts.curves, settings)?;
         }
@@ -1153,6 +1209,7 @@ impl<'b> Character<'b> {
                     palette: parts.palette,
                     curves,
                     previous_curves,
+                    caches: parts.caches,
                 },
             ),
             None => match counts.inertialization {
@@ -1318,6 +1375,8 @@ struct Outputs<'o> {
     palette: &'o mut [Mat3x4],
     curves: &'o [f32],
     previous_curves: &'o [f32],
+    /// The controls' own sampling caches (empty with shared sampling).
+    caches: &'o mut [u8],
 }
 
 /// Evaluates the stack, inertializes, and writes the model matrices and palette; returns the address of the
@@ -1333,9 +1392,16 @@ fn produce(
 ) -> Result<(usize, u64), Error> {
     let g = num_soa_joints(counts.joints);
     let slots_arena = Arena::new(scratch.slots);
+    let contexts = match counts.cache_tracks {
+        None => Contexts::Shared(SamplingContext::new(&slots_arena, counts.joints)?),
+        Some(tracks) => {
+            let stride = counts.cache_stride();
+            Contexts::PerControl { caches: &mut *out.caches, stride, joints: counts.joints, tracks, decoded: 0 }
+        }
+    };
     let mut frame = Frame {
         asset: rig.asset,
-        context: SamplingContext::new(&slots_arena, counts.joints)?,
+        contexts,
         samples: scratch.samples,
         weights: scratch.weights,
         masks: out.masks,
@@ -1379,13 +1445,62 @@ fn produce(
     if let (Some(skin), true) = (rig.skin, palette && counts.skin_joints > 0) {
         SkinningJob { skin, model, palette: Palette::Rows(out.palette) }.run()?;
     }
-    Ok((output, frame.context.decoded_frames()))
+    Ok((output, frame.contexts.decoded_frames()))
+}
+
+/// Where the controls' samples are decoded: one context for all, or each control slot's own, resumed from its
+/// cache in the block for the sample and suspended into it after.
+enum Contexts<'f> {
+    Shared(SamplingContext<'f>),
+    PerControl {
+        caches: &'f mut [u8],
+        stride: usize,
+        joints: usize,
+        tracks: usize,
+        /// Frames decoded this update.
+        decoded: u64,
+    },
+}
+
+impl Contexts<'_> {
+    /// Samples `control` (in slot `slot`) into `out`.
+    fn sample(
+        &mut self,
+        asset: &Asset<'_>,
+        slot: usize,
+        control: &Control,
+        out: &mut [SoaTransform],
+    ) -> Result<(), Error> {
+        match self {
+            Contexts::Shared(context) => sample_into(asset, context, control, out),
+            Contexts::PerControl { caches, stride, joints, tracks, decoded } => {
+                let cache = caches.get_mut(slot * *stride..(slot + 1) * *stride).ok_or(Error::StateMismatch)?;
+                let (state, memory) = cache.split_at_mut(size_of::<ContextState>().next_multiple_of(BLOCK_ALIGN));
+                let state: &mut ContextState = bytemuck::try_from_bytes_mut(&mut state[..size_of::<ContextState>()])
+                    .map_err(|_| Error::StateMismatch)?;
+                let arena = Arena::new(memory);
+                let mut context = SamplingContext::resume(&arena, *joints, *tracks, state)?;
+                let before = context.decoded_frames();
+                let sampled = sample_into(asset, &mut context, control, out);
+                *decoded += context.decoded_frames().wrapping_sub(before);
+                *state = context.suspend();
+                sampled
+            }
+        }
+    }
+
+    fn decoded_frames(&self) -> u64 {
+        match self {
+            Contexts::Shared(context) => context.decoded_frames(),
+            Contexts::PerControl { decoded, .. } => *decoded,
+        }
+    }
 }
 
 /// What evaluating the layer stack borrows.
 struct Frame<'f, 'a> {
     asset: &'f Asset<'a>,
-    context: SamplingContext<'f>,
+    contexts: Contexts<'f>,
     /// Scratch poses, `Layout::num_samples` of them.
     samples: &'f mut [SoaTransform],
     /// Per-joint weights of the layer being applied.
@@ -1412,8 +1527,9 @@ impl Frame<'_, '_> {
         for (l, layer) in layers.iter().enumerate() {
             let slots = &controls[layer.first_control as usize..(layer.first_control + layer.num_controls) as usize];
             let kind = LayerKind::from_u32(layer.kind).ok_or(Error::StateMismatch)?;
+            let first = layer.first_control as usize;
             if l == 0 {
-                self.blend(slots, before, self.samples.len(), Some(&mut *out))?;
+                self.blend(first, slots, before, self.samples.len(), Some(&mut *out))?;
                 continue;
             }
             let active = slots.iter().filter_map(|s| s.playing(before)).count();
@@ -1421,9 +1537,10 @@ impl Frame<'_, '_> {
                 continue;
             }
             if kind.is_additive() {
-                for (control, mask) in slots.iter().filter_map(|s| s.playing(before)) {
+                for (i, (control, mask)) in slots.iter().enumerate().filter_map(|(i, s)| Some((i, s.playing(before)?)))
+                {
                     let (sample, delta) = self.samples.split_at_mut(g);
-                    sample_into(self.asset, &mut self.context, &control, sample)?;
+                    self.contexts.sample(self.asset, first + i, &control, sample)?;
                     blending::additive_delta(rest, sample, &mut delta[..g])?;
                     // The control's weight and mask on top of the layer's per-joint weights.
                     self.layer_weights(layer, control.weight(), mask);
@@ -1432,7 +1549,7 @@ impl Frame<'_, '_> {
             } else {
                 // The controls blend into the pose after their samples (one unmasked is sampled straight there).
                 let at = layer.num_controls as usize;
-                self.blend(slots, before, at, None)?;
+                self.blend(first, slots, before, at, None)?;
                 self.layer_weights(layer, 1.0, NONE);
                 blending::overlay_in_place(out, &self.samples[at * g..][..g], self.weights)?;
             }
@@ -1468,11 +1585,12 @@ impl Frame<'_, '_> {
         }
     }
 
-    /// The normalized blend of the active controls in `slots` into `out`, or into scratch pose `at` when `out`
-    /// is `None`; the controls are sampled into the scratch poses before `at`. The rest pose when none is
-    /// active.
+    /// The normalized blend of the active controls in `slots` (slot `first` onward) into `out`, or into scratch
+    /// pose `at` when `out` is `None`; the controls are sampled into the scratch poses before `at`. The rest
+    /// pose when none is active.
     fn blend(
         &mut self,
+        first: usize,
         slots: &[Slot],
         before: bool,
         at: usize,
@@ -1485,20 +1603,20 @@ impl Frame<'_, '_> {
             Some(out) => out,
             None => tail.get_mut(..g).ok_or(Error::StateMismatch)?,
         };
-        let active = slots.iter().filter_map(|s| s.playing(before));
-        let Some((first, first_mask)) = active.clone().next() else {
+        let active = slots.iter().enumerate().filter_map(|(i, s)| Some((first + i, s.playing(before)?)));
+        let Some((only_slot, (only, only_mask))) = active.clone().next() else {
             out.copy_from_slice(skeleton.rest_pose());
             return Ok(());
         };
         // One unmasked control with weight enough to need no rest pose: its pose as sampled.
-        if active.clone().count() == 1 && first_mask == NONE && first.weight() >= DEFAULT_THRESHOLD {
-            return sample_into(self.asset, &mut self.context, &first, out);
+        if active.clone().count() == 1 && only_mask == NONE && only.weight() >= DEFAULT_THRESHOLD {
+            return self.contexts.sample(self.asset, only_slot, &only, out);
         }
-        for (k, (control, _)) in active.clone().enumerate() {
-            sample_into(self.asset, &mut self.context, &control, &mut inputs[k * g..][..g])?;
+        for (k, (slot, (control, _))) in active.clone().enumerate() {
+            self.contexts.sample(self.asset, slot, &control, &mut inputs[k * g..][..g])?;
         }
         let mut layers = heapless::Vec::<BlendLayer<'_>, { blending::MAX_LAYERS }>::new();
-        for (k, (control, mask)) in active.enumerate() {
+        for (k, (_, (control, mask))) in active.enumerate() {
             let joint_weights = (mask != NONE).then(|| &self.masks[mask as usize * g..][..g]);
             let layer = BlendLayer { pose: &inputs[k * g..][..g], weight: control.weight(), joint_weights };
             layers.push(layer).map_err(|_| Error::StateMismatch)?;
@@ -1652,10 +1770,15 @@ fn read_layout(block: &[u8]) -> Result<(Counts, Layout), Error> {
             1 => Scratch::External,
             _ => return Err(Error::StateMismatch),
         },
+        sampling: match header.sampling {
+            0 => Sampling::Shared,
+            n => Sampling::PerControl { max_tracks: n as usize - 1 },
+        },
     };
     let counts = Counts::new(&desc).map_err(|_| Error::StateMismatch)?;
     let base_controls = descs[0].controls as u32;
-    if counts.controls != header.num_controls as usize
+    if counts.cache_tracks.map_or(0, |tracks| 1 + tracks as u32) != header.sampling
+        || counts.controls != header.num_controls as usize
         || (header.motion_slot != NONE && header.motion_slot >= base_controls)
     {
         return Err(Error::StateMismatch);

@@ -29,7 +29,7 @@
 //! ```
 //! use sinew::inertialization::{Settings, Transition};
 //! use sinew::character::Chunk;
-//! use sinew::{Asset, Blend, Character, CharacterDesc, LayerDesc, LayerKind, Play, Rig, Scratch};
+//! use sinew::{Asset, Blend, Character, CharacterDesc, LayerDesc, LayerKind, Play, Rig, Sampling, Scratch};
 //!
 //! // The blob must sit at a 16-byte aligned address.
 //! #[repr(C, align(16))]
@@ -50,6 +50,7 @@
 //!     num_curves: 0,
 //!     inertialization: Some(Settings::default()),
 //!     scratch: Scratch::InBlock,
+//!     sampling: Sampling::Shared,
 //! };
 //! // The character's whole state: one block of 64-byte chunks (here on the stack; a pool slot, an ECS
 //! // column or a `Vec` do as well, and the block may be moved or copied between frames).
@@ -120,7 +121,9 @@ pub mod vertex_skinning;
 pub use arena::{Arena, Checkpoint};
 pub use asset::Asset;
 pub use blending::{BlendLayer, BlendingJob};
-pub use character::{Blend, Character, CharacterDesc, Chunk, LayerDesc, LayerKind, Play, PoseEdit, Rig, Scratch};
+pub use character::{
+    Blend, Character, CharacterDesc, Chunk, LayerDesc, LayerKind, Play, PoseEdit, Rig, Sampling, Scratch,
+};
 pub use clip::Clip;
 pub use control::{Control, Fade, Step, Wrap};
 pub use error::{BlobProblem, Buffer, Error, Section};

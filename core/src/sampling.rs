@@ -24,11 +24,12 @@
 //! Errors: see [`SamplingJob::validate`]. The context is the caller's; it survives an `Err` unchanged.
 
 use crate::clip::{
-    Channel, Clip, CompressedKeys, CurveDecoder, CurveKeys, Curves, Keys, SEGMENT_FRAMES, SEGMENT_TRACK_BYTES, SegmentTrack,
-    TrackDecoder, TrackRange, decode_rotation, decode_rotations, track_runs,
+    Channel, Clip, CompressedKeys, CurveDecoder, CurveKeys, Curves, Keys, SEGMENT_FRAMES, SEGMENT_TRACK_BYTES,
+    SegmentTrack, TrackDecoder, TrackRange, decode_rotation, decode_rotations, track_runs,
 };
 use crate::math::{F4, SoaQuat, SoaTransform, SoaVec3};
 use crate::{Arena, Buffer, Error, Skeleton};
+use bytemuck::{Pod, Zeroable};
 
 /// How time outside `[0, duration]` maps onto the clip.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,6 +53,38 @@ struct Binding {
     ranges: (usize, usize),
     constants: (usize, usize),
     rest_pose: usize,
+}
+
+impl Binding {
+    fn to_words(self) -> [u64; 7] {
+        let (k, r, c) = (self.keys, self.ranges, self.constants);
+        [k.0, k.1, r.0, r.1, c.0, c.1, self.rest_pose].map(|w| w as u64)
+    }
+
+    fn from_words(w: [u64; 7]) -> Binding {
+        let w = w.map(|w| w as usize);
+        Binding { keys: (w[0], w[1]), ranges: (w[2], w[3]), constants: (w[4], w[5]), rest_pose: w[6] }
+    }
+}
+
+/// A [`SamplingContext`]'s state apart from its memory, as plain data: [`SamplingContext::suspend`] takes it
+/// out and [`SamplingContext::resume`] picks up from it over the same memory, so a context can live in memory
+/// that moves between uses (a character's block). All zeros is a context that holds nothing.
+///
+/// Layout: 80 bytes, `repr(C)`. The clip whose frames it holds is named by the addresses and lengths of its data
+/// (as a live context names it), so a clip rewritten in place at the same address needs
+/// [`SamplingContext::invalidate`] before it is sampled again.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct ContextState {
+    /// The frame each slot holds, plus one (0: none).
+    frames: [u32; 2],
+    /// The compressed segment whose decoders are kept, plus one (0: none).
+    held: u32,
+    /// 1 when `binding` names a clip.
+    bound: u32,
+    binding: [u64; 7],
+    decoded_frames: u64,
 }
 
 /// The track decoders of the compressed segment decoded last (see [`TrackDecoder`]).
@@ -118,6 +151,39 @@ impl<'a> SamplingContext<'a> {
         let decoders = arena.carve::<TrackDecoder>(max_tracks.min(3 * num_joints))?;
         let segment = SegmentCache { decoders, held: None };
         Ok(SamplingContext { slots: [a, b], frames: [None; 2], segment, binding: None, decoded_frames: 0 })
+    }
+
+    /// [`SamplingContext::with_decoders`] over memory an earlier context of the same `num_joints` and
+    /// `max_tracks` used, carved from an arena over the same bytes (or a copy of them at the same alignment),
+    /// holding what it held when `state` was taken from it by [`SamplingContext::suspend`].
+    ///
+    /// Errors: as `with_decoders`. A `state` that does not belong to the memory gives wrong poses until the
+    /// clip changes, never undefined behaviour: the slots are plain data and every decode is bounds-checked.
+    pub fn resume(
+        arena: &'a Arena<'_>,
+        num_joints: usize,
+        max_tracks: usize,
+        state: &ContextState,
+    ) -> Result<SamplingContext<'a>, Error> {
+        let mut context = SamplingContext::with_decoders(arena, num_joints, max_tracks)?;
+        context.frames = state.frames.map(|f| f.checked_sub(1));
+        let held = state.held.checked_sub(1).map(|s| s as usize);
+        context.segment.held = held.filter(|_| !context.segment.decoders.is_empty());
+        context.binding = (state.bound == 1).then(|| Binding::from_words(state.binding));
+        context.decoded_frames = state.decoded_frames;
+        Ok(context)
+    }
+
+    /// The context's state, for [`SamplingContext::resume`].
+    pub fn suspend(&self) -> ContextState {
+        let plus_one = |v: Option<u32>| v.map_or(0, |v| v.saturating_add(1));
+        ContextState {
+            frames: self.frames.map(plus_one),
+            held: plus_one(self.segment.held.map(|s| s as u32)),
+            bound: u32::from(self.binding.is_some()),
+            binding: self.binding.map_or([0; 7], Binding::to_words),
+            decoded_frames: self.decoded_frames,
+        }
     }
 
     /// Forgets the cached frames; the next sample rebinds. Needed only when a clip's memory is rewritten in

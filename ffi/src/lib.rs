@@ -524,6 +524,7 @@ unsafe fn character_desc<'l>(
         num_curves: desc.num_curves as usize,
         inertialization,
         scratch: Scratch::InBlock,
+        sampling: sinew::Sampling::Shared,
     })
 }
 

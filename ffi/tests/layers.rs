@@ -91,6 +91,7 @@ fn through_rust(blob: &[u8]) -> Vec<f32> {
         num_curves: 2,
         inertialization: Some(Settings::default()),
         scratch: Scratch::InBlock,
+        sampling: sinew::Sampling::Shared,
     };
     let mut memory = vec![Chunk::ZERO; Chunk::count(Character::required_bytes(&desc).expect("sized"))];
     let mut character = Character::new(Chunk::bytes_mut(&mut memory), &desc).expect("character");

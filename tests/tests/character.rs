@@ -80,6 +80,7 @@ fn desc(n: usize, inertialization: Option<Settings>) -> CharacterDesc<'static> {
         num_curves: 0,
         inertialization,
         scratch: Scratch::InBlock,
+        sampling: sinew::Sampling::Shared,
     }
 }
 
@@ -301,7 +302,7 @@ fn external_scratch_gives_the_same_frames_as_scratch_in_the_block() {
     let f = Fixture::new(11);
     let asset = f.asset();
     let inline = desc(f.n, Some(Settings::default()));
-    let external = CharacterDesc { scratch: Scratch::External, ..inline };
+    let external = CharacterDesc { scratch: Scratch::External, sampling: sinew::Sampling::Shared, ..inline };
     let (inline_bytes, external_bytes) =
         (Character::required_bytes(&inline).unwrap(), Character::required_bytes(&external).unwrap());
     let scratch_bytes = Character::scratch_bytes(&external).unwrap();
@@ -609,4 +610,71 @@ fn an_edit_after_an_unskinned_update_shows_what_an_edit_after_a_full_update_show
         ));
     }
     assert_eq!(outputs[0], outputs[1]);
+}
+
+#[test]
+fn controls_sampling_through_their_own_contexts_give_the_same_frames_and_decode_fewer() {
+    let n = 13;
+    let (skeleton, clips) = synthetic(n);
+    let precision = sinew_bench_host::compress::Precision { max_error: 1e-3, distance: 0.03 };
+    let rest = sinew::Sampling::Shared;
+    for format in [KeyFormat::Quantized, KeyFormat::Compressed(precision)] {
+        let blob = bake::bake(&skeleton, &clips, format).expect("bake");
+        let asset = Asset::load(blob.bytes()).expect("load");
+        let base = desc(n, Some(Settings::default()));
+        // Shared, then a context per control with decoders for every track, then one without decoders.
+        let descs = [
+            base,
+            CharacterDesc { sampling: sinew::Sampling::PerControl { max_tracks: usize::MAX }, ..base },
+            CharacterDesc { sampling: sinew::Sampling::PerControl { max_tracks: 0 }, ..base },
+        ];
+        assert_eq!(descs[0].sampling, rest);
+        let sizes: Vec<usize> = descs.iter().map(|d| Character::required_bytes(d).unwrap()).collect();
+        assert!(sizes[1] > sizes[2] && sizes[2] > sizes[0], "{sizes:?}");
+        let mut blocks: Vec<Block> = sizes.iter().map(|&b| Block::new(b)).collect();
+        let mut moved = Block::new(sizes[1]);
+        for ((block, d), &bytes) in blocks.iter_mut().zip(&descs).zip(&sizes) {
+            let mut c = Character::new(block.bytes(0, bytes), d).unwrap();
+            c.play(&asset, 0, 0, Play::looping(0)).unwrap();
+            c.play(&asset, 0, 1, Play { weight: 0.4, speed: -0.7, ..Play::looping(1) }).unwrap();
+            c.play(&asset, 1, 0, Play { weight: 0.6, ..Play::looping(2) }).unwrap();
+            c.play(&asset, 3, 0, Play { weight: 0.5, wrap: Wrap::PingPong, ..Play::looping(3) }).unwrap();
+        }
+        let frames = if cfg!(miri) { 8 } else { 60 };
+        for k in 0..frames {
+            let dt = if k % 3 == 0 { 1.0 / 30.0 } else { 1.0 / 60.0 };
+            let mut outputs = Vec::new();
+            for (i, block) in blocks.iter_mut().enumerate() {
+                // Halfway, the second block carries on from a copy at another address.
+                let bytes = if i == 1 && k >= frames / 2 {
+                    if k == frames / 2 {
+                        let copy = block.bytes(0, sizes[1]).to_vec();
+                        moved.bytes(1, sizes[1]).copy_from_slice(&copy);
+                    }
+                    moved.bytes(1, sizes[1])
+                } else {
+                    block.bytes(0, sizes[i])
+                };
+                let mut c = Character::attach(bytes).unwrap();
+                if k == frames / 4 {
+                    let t = Transition { duration: 0.3, profile: None };
+                    c.transition(&asset, 0, Play::looping(3), Blend::Inertialize(t)).unwrap();
+                }
+                if k == frames / 2 + 3 {
+                    c.transition(&asset, 0, Play::looping(1), Blend::Crossfade { duration: 0.2 }).unwrap();
+                }
+                c.update(dt, &Rig::new(&asset, None).unwrap()).unwrap();
+                let pose = bytemuck::cast_slice::<_, u32>(c.pose()).to_vec();
+                outputs.push((pose, bytemuck::cast_slice::<_, u32>(c.model()).to_vec(), c.decoded_frames()));
+            }
+            for o in &outputs[1..] {
+                assert_eq!((&o.0, &o.1), (&outputs[0].0, &outputs[0].1), "{format:?}, frame {k}");
+            }
+            if k == frames - 1 {
+                let decoded: Vec<u64> = outputs.iter().map(|o| o.2).collect();
+                // Playing forward, each control decodes about one frame in two updates instead of two each.
+                assert!(4 * decoded[1] < 2 * decoded[0] && decoded[2] == decoded[1], "{format:?}: {decoded:?}");
+            }
+        }
+    }
 }

@@ -347,12 +347,8 @@ fn a_curve_decodes_bit_for_bit_as_a_one_component_track() {
     for _ in 0..sinew_tests::cases(20_000) {
         let bits = rng.below(MAX_BITS as usize + 1) as u32;
         let (m, e) = (rng.below(256) as u8, rng.below(256) as u8);
-        let format = SegmentTrack {
-            bits: [bits, 0, 0],
-            dropped: 0,
-            range_min: [m, 0, 0],
-            range_extent: [e.min(255 - m), 0, 0],
-        };
+        let format =
+            SegmentTrack { bits: [bits, 0, 0], dropped: 0, range_min: [m, 0, 0], range_extent: [e.min(255 - m), 0, 0] };
         let magnitude = [1e-3, 1.0, 1e3, 1e6][rng.below(4)];
         let min = rng.range(-1.0, 1.0) * magnitude;
         let extent = rng.unit() * magnitude;

@@ -69,6 +69,7 @@ fn walk(
         num_curves: 0,
         inertialization: None,
         scratch: sinew::Scratch::InBlock,
+        sampling: sinew::Sampling::Shared,
     };
     let mut memory = vec![Chunk::ZERO; Chunk::count(Character::required_bytes(&desc).expect("size"))];
     let mut character = Character::new(Chunk::bytes_mut(&mut memory), &desc).expect("character");

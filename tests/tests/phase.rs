@@ -55,6 +55,7 @@ fn desc<'a>(num_joints: usize, layers: &'a [LayerDesc]) -> CharacterDesc<'a> {
         num_curves: 0,
         inertialization: None,
         scratch: sinew::Scratch::InBlock,
+        sampling: sinew::Sampling::Shared,
     }
 }
 

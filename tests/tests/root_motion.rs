@@ -362,6 +362,7 @@ fn base_desc<'a>(asset: &sinew::Asset<'_>, layers: &'a [sinew::LayerDesc]) -> si
         num_curves: 0,
         inertialization: Some(sinew::inertialization::Settings::default()),
         scratch: sinew::Scratch::InBlock,
+        sampling: sinew::Sampling::Shared,
     }
 }
 

@@ -132,6 +132,7 @@ pub fn rust_frames(blob: &[u8]) -> Result<String, sinew::Error> {
         num_curves: 0,
         inertialization: Some(Settings::default()),
         scratch: Scratch::InBlock,
+        sampling: sinew::Sampling::Shared,
     };
     let mut memory = vec![Chunk::ZERO; Chunk::count(Character::required_bytes(&desc)?)];
     let mut character = Character::new(Chunk::bytes_mut(&mut memory), &desc)?;
