@@ -766,6 +766,16 @@ impl<'b> Character<'b> {
         Ok((self.layout.split(self.block, &self.counts)?, self.counts))
     }
 
+    /// Forgets the frames the controls' own sampling contexts hold ([`Sampling::PerControl`]; nothing to do
+    /// with `Shared`), so the next update decodes afresh. They name their clips by the addresses of the clips'
+    /// data: an asset rewritten in place (a hot reload into the same buffer) needs this, an asset at a new
+    /// address does not.
+    pub fn forget_sampled_frames(&mut self) -> Result<(), Error> {
+        let (parts, _) = self.parts()?;
+        parts.caches.fill(0);
+        Ok(())
+    }
+
     /// Stops every control, resets every layer to weight 1 unmasked and forgets the inertializer's history and
     /// the root's velocity (a teleport); masks and curves stay.
     pub fn reset(&mut self) -> Result<(), Error> {

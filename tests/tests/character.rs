@@ -618,7 +618,10 @@ fn controls_sampling_through_their_own_contexts_give_the_same_frames_and_decode_
     let (skeleton, clips) = synthetic(n);
     let precision = sinew_bench_host::compress::Precision { max_error: 1e-3, distance: 0.03 };
     let rest = sinew::Sampling::Shared;
-    for format in [KeyFormat::Quantized, KeyFormat::Compressed(precision)] {
+    // Under Miri (soft floats) the compressor's search would be most of the time: quantized keys only there.
+    let formats = [KeyFormat::Quantized, KeyFormat::Compressed(precision)];
+    for format in &formats[..if cfg!(miri) { 1 } else { 2 }] {
+        let format = *format;
         let blob = bake::bake(&skeleton, &clips, format).expect("bake");
         let asset = Asset::load(blob.bytes()).expect("load");
         let base = desc(n, Some(Settings::default()));
@@ -640,7 +643,7 @@ fn controls_sampling_through_their_own_contexts_give_the_same_frames_and_decode_
             c.play(&asset, 1, 0, Play { weight: 0.6, ..Play::looping(2) }).unwrap();
             c.play(&asset, 3, 0, Play { weight: 0.5, wrap: Wrap::PingPong, ..Play::looping(3) }).unwrap();
         }
-        let frames = if cfg!(miri) { 8 } else { 60 };
+        let frames = if cfg!(miri) { 9 } else { 60 };
         for k in 0..frames {
             let dt = if k % 3 == 0 { 1.0 / 30.0 } else { 1.0 / 60.0 };
             let mut outputs = Vec::new();
@@ -656,6 +659,11 @@ fn controls_sampling_through_their_own_contexts_give_the_same_frames_and_decode_
                     block.bytes(0, sizes[i])
                 };
                 let mut c = Character::attach(bytes).unwrap();
+                let decoded_before = c.decoded_frames();
+                if i == 2 && k == frames / 3 {
+                    // Forgetting the cached frames changes what is decoded, not what is shown.
+                    c.forget_sampled_frames().unwrap();
+                }
                 if k == frames / 4 {
                     let t = Transition { duration: 0.3, profile: None };
                     c.transition(&asset, 0, Play::looping(3), Blend::Inertialize(t)).unwrap();
@@ -664,6 +672,10 @@ fn controls_sampling_through_their_own_contexts_give_the_same_frames_and_decode_
                     c.transition(&asset, 0, Play::looping(1), Blend::Crossfade { duration: 0.2 }).unwrap();
                 }
                 c.update(dt, &Rig::new(&asset, None).unwrap()).unwrap();
+                if i == 2 && k == frames / 3 {
+                    // Three controls play (the inertialized transition stopped the other base control).
+                    assert_eq!(c.decoded_frames() - decoded_before, 6, "two frames for each playing control");
+                }
                 let pose = bytemuck::cast_slice::<_, u32>(c.pose()).to_vec();
                 outputs.push((pose, bytemuck::cast_slice::<_, u32>(c.model()).to_vec(), c.decoded_frames()));
             }
@@ -673,7 +685,7 @@ fn controls_sampling_through_their_own_contexts_give_the_same_frames_and_decode_
             if k == frames - 1 {
                 let decoded: Vec<u64> = outputs.iter().map(|o| o.2).collect();
                 // Playing forward, each control decodes about one frame in two updates instead of two each.
-                assert!(4 * decoded[1] < 2 * decoded[0] && decoded[2] == decoded[1], "{format:?}: {decoded:?}");
+                assert!(4 * decoded[1] < 2 * decoded[0] && decoded[2] > decoded[1], "{format:?}: {decoded:?}");
             }
         }
     }
