@@ -45,6 +45,15 @@
 // Inertialized transitions with the default settings (per-component, relative velocity).
 #define SINEW_INERTIALIZATION_DEFAULT 1
 
+// `sinew_character_desc::sampling`: one sampling context serves every control, so each update decodes two
+// frames per playing control (a seek); no memory per control.
+#define SINEW_SAMPLING_SHARED 0
+
+// Each control slot keeps its own sampling context in the character's memory across updates: playing forward
+// decodes each frame once, and compressed clips keep their segment's decoders for every track. Costs about
+// 176 bytes per joint per control slot.
+#define SINEW_SAMPLING_PER_CONTROL 1
+
 // `sinew_play::wrap`: the clip loops.
 #define SINEW_WRAP_LOOP 0
 
@@ -98,8 +107,8 @@ typedef struct sinew_character_desc {
   uint32_t inertialization;
   // Nonzero: the character computes a skinning palette for the asset's skin (the asset needs one).
   uint32_t skinned;
-  // Zero.
-  uint32_t reserved;
+  // `SINEW_SAMPLING_SHARED` (zero) or `SINEW_SAMPLING_PER_CONTROL`.
+  uint32_t sampling;
 } sinew_character_desc;
 
 // A clip to play in a control slot, for `sinew_character_play_slot`.

@@ -243,9 +243,17 @@ pub struct sinew_character_desc {
     pub inertialization: u32,
     /// Nonzero: the character computes a skinning palette for the asset's skin (the asset needs one).
     pub skinned: u32,
-    /// Zero.
-    pub reserved: u32,
+    /// `SINEW_SAMPLING_SHARED` (zero) or `SINEW_SAMPLING_PER_CONTROL`.
+    pub sampling: u32,
 }
+
+/// `sinew_character_desc::sampling`: one sampling context serves every control, so each update decodes two
+/// frames per playing control (a seek); no memory per control.
+pub const SINEW_SAMPLING_SHARED: u32 = 0;
+/// Each control slot keeps its own sampling context in the character's memory across updates: playing forward
+/// decodes each frame once, and compressed clips keep their segment's decoders for every track. Costs about
+/// 176 bytes per joint per control slot.
+pub const SINEW_SAMPLING_PER_CONTROL: u32 = 1;
 
 #[cfg(target_pointer_width = "64")]
 const _: () = assert!(size_of::<sinew_character_desc>() == 32 && align_of::<sinew_character_desc>() == 8);
@@ -488,7 +496,7 @@ unsafe fn character_desc<'l>(
     // SAFETY: not NULL; readable by the caller's contract.
     let desc = unsafe { desc.read_unaligned() };
     let count = desc.num_layers as usize;
-    if count == 0 || count > MAX_CHARACTER_LAYERS || desc.reserved != 0 {
+    if count == 0 || count > MAX_CHARACTER_LAYERS {
         return Err(SINEW_ERROR_INVALID_DESC);
     }
     if desc.layers.is_null() {
@@ -516,15 +524,21 @@ unsafe fn character_desc<'l>(
         (_, Some(skin)) => skin.num_joints(),
         (_, None) => return Err(SINEW_ERROR_INVALID_DESC),
     };
+    let num_joints = asset.asset.skeleton().num_joints();
+    let sampling = match desc.sampling {
+        SINEW_SAMPLING_SHARED => sinew::Sampling::Shared,
+        SINEW_SAMPLING_PER_CONTROL => sinew::Sampling::PerControl { max_tracks: 3 * num_joints },
+        _ => return Err(SINEW_ERROR_INVALID_DESC),
+    };
     Ok(CharacterDesc {
-        num_joints: asset.asset.skeleton().num_joints(),
+        num_joints,
         num_skin_joints,
         layers: &layers[..count],
         num_masks: desc.num_masks as usize,
         num_curves: desc.num_curves as usize,
         inertialization,
         scratch: Scratch::InBlock,
-        sampling: sinew::Sampling::Shared,
+        sampling,
     })
 }
 

@@ -20,8 +20,8 @@ fn factor(joint: usize) -> f32 {
     0.25 + 0.05 * joint as f32
 }
 
-/// Model matrices of every frame, through the C ABI.
-fn through_c(blob: &[u8]) -> Vec<f32> {
+/// Model matrices of every frame, through the C ABI, the controls sampling as `sampling` says.
+fn through_c(blob: &[u8], sampling: u32) -> Vec<f32> {
     let mut asset = std::mem::MaybeUninit::<sinew_asset>::uninit();
     // SAFETY: every pointer is valid for the call; the blob outlives the asset.
     unsafe {
@@ -40,7 +40,7 @@ fn through_c(blob: &[u8]) -> Vec<f32> {
             num_curves: 2,
             inertialization: SINEW_INERTIALIZATION_DEFAULT,
             skinned: 0,
-            reserved: 0,
+            sampling,
         };
         let mut bytes = 0;
         assert_eq!(sinew_character_required_bytes(&asset, &desc, &mut bytes), SINEW_OK);
@@ -118,9 +118,12 @@ fn through_rust(blob: &[u8]) -> Vec<f32> {
 fn masks_fades_curves_and_slots_through_c_match_the_rust_api() {
     let words = blob();
     let blob = &bytemuck::cast_slice::<u128, u8>(&words)[..include_bytes!("../../docs/example.snw").len()];
-    let (c, rust) = (through_c(blob), through_rust(blob));
+    let (c, rust) = (through_c(blob, SINEW_SAMPLING_SHARED), through_rust(blob));
     assert_eq!(c.len(), rust.len());
     assert!(c.iter().zip(&rust).all(|(a, b)| a.to_bits() == b.to_bits()), "the C ABI and the Rust API disagree");
+    // Contexts per control give the same frames.
+    let cached = through_c(blob, SINEW_SAMPLING_PER_CONTROL);
+    assert!(cached.iter().zip(&rust).all(|(a, b)| a.to_bits() == b.to_bits()), "per-control sampling differs");
     // The overlay and its mask did something: the frames differ from the base clip alone.
     assert!(c.iter().any(|v| *v != 0.0));
 }

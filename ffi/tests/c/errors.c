@@ -136,7 +136,7 @@ int main(int argc, char **argv) {
   bad.inertialization = 7;
   EXPECT(sinew_character_required_bytes(&asset, &bad, &bytes), SINEW_ERROR_INVALID_DESC);
   bad = desc;
-  bad.reserved = 1;
+  bad.sampling = 2;
   EXPECT(sinew_character_required_bytes(&asset, &bad, &bytes), SINEW_ERROR_INVALID_DESC);
   EXPECT_TRUE(bytes == 12345);
   EXPECT(sinew_character_required_bytes(&asset, &desc, &bytes), SINEW_OK);
