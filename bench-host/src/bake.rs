@@ -358,8 +358,8 @@ impl RawCurve {
     /// The curve's value at each frame of `clip` (frame `f` at `f / sample_rate` seconds), zero for values
     /// below `MIN_KEY_MAGNITUDE`. One key holds its value throughout.
     ///
-    /// Errors: no keys, a key with a NaN or infinite field, times not strictly increasing, a value past what
-    /// `f32` holds at some frame, a precision that is not finite and positive.
+    /// Errors: no keys, a key with a NaN or infinite field, times not strictly increasing, a value past
+    /// `sinew::limits::MAX_CURVE_MAGNITUDE` at some frame, a precision that is not finite and positive.
     pub fn frame_values(&self, clip: &RawClip) -> Result<Vec<f32>, String> {
         let at = |e: &str| format!("clip {}: curve {:?}: {e}", clip.name, self.name);
         if let Some(p) = self.precision.filter(|p| !(p.is_finite() && *p > 0.0)) {
@@ -382,8 +382,9 @@ impl RawCurve {
         (0..clip.frames.len())
             .map(|f| {
                 let v = value(f as f32 / clip.sample_rate);
-                if !v.is_finite() {
-                    return Err(at(&format!("its value at frame {f} is not finite")));
+                let most = sinew::limits::MAX_CURVE_MAGNITUDE;
+                if !v.is_finite() || v.abs() > most {
+                    return Err(at(&format!("its value at frame {f} is {v}: not finite, or past ±{most:e}")));
                 }
                 Ok(flush(v))
             })

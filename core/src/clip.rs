@@ -42,8 +42,8 @@
 
 use crate::limits::MIN_ROTATION_LENGTH_SQ;
 pub use crate::limits::{
-    MAX_CLIP_CURVES, MAX_DURATION, MAX_JOINTS, MAX_ROTATION_LENGTH_SQ, MAX_SAMPLE_RATE, MIN_KEY_MAGNITUDE,
-    MIN_SAMPLE_RATE,
+    MAX_CLIP_CURVES, MAX_CURVE_MAGNITUDE, MAX_DURATION, MAX_JOINTS, MAX_ROTATION_LENGTH_SQ, MAX_SAMPLE_RATE,
+    MIN_KEY_MAGNITUDE, MIN_SAMPLE_RATE,
 };
 use crate::math::F4;
 use crate::{Buffer, Error};
@@ -602,7 +602,8 @@ impl Curves<'_> {
     /// Errors: `Limit` (`ClipCurves`) past [`MAX_CLIP_CURVES`]; for `f32` values, `BufferLength` (`CurveKeys`)
     /// unless `count × num_frames` of them, `NonFinite` / `Subnormal` for a bad value; compressed, what a
     /// compressed clip's keys are checked for (`QuantRanges` naming a curve's range, `CompressedSegment`
-    /// naming a curve as its track).
+    /// naming a curve as its track); `CurveMagnitude` for a value, or a compressed curve's range, past
+    /// [`MAX_CURVE_MAGNITUDE`].
     fn check(&self, num_frames: usize) -> Result<(), Error> {
         if self.count > MAX_CLIP_CURVES {
             return Err(Error::Limit {
@@ -611,15 +612,26 @@ impl Curves<'_> {
                 max: MAX_CLIP_CURVES,
             });
         }
+        let within = |v: f32| v.abs() <= MAX_CURVE_MAGNITUDE;
         match self.keys {
             CurveKeys::F32(values) => {
                 crate::error::check_len(Buffer::CurveKeys, self.count.saturating_mul(num_frames), values.len())?;
                 for (index, v) in values.iter().enumerate() {
                     check_values(Buffer::CurveKeys, index, core::slice::from_ref(v))?;
+                    if !within(*v) {
+                        return Err(Error::CurveMagnitude { index });
+                    }
                 }
                 Ok(())
             }
-            CurveKeys::Compressed(keys) => check_compressed(num_frames, [self.count, 0, 0], keys),
+            CurveKeys::Compressed(keys) => {
+                check_compressed(num_frames, [self.count, 0, 0], keys)?;
+                // Only `x` is decoded; its range bounds every value the curve's levels can give.
+                match keys.ranges.iter().position(|r| !(within(r.min[0]) && within(r.min[0] + r.extent[0]))) {
+                    Some(index) => Err(Error::CurveMagnitude { index }),
+                    None => Ok(()),
+                }
+            }
         }
     }
 }

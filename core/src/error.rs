@@ -122,6 +122,9 @@ pub enum Error {
     /// Segment `segment` of a compressed clip is inconsistent: its offset, bit count or bits lie outside the
     /// clip's data, or (`track`) a track's format byte or segment range is invalid.
     CompressedSegment { segment: usize, track: Option<usize> },
+    /// A clip's curve value (`f32`: the stored value's index; compressed: the curve, whose range reaches past
+    /// the bound) is above `limits::MAX_CURVE_MAGNITUDE` in magnitude, where interpolating could overflow.
+    CurveMagnitude { index: usize },
     /// An asset blob does not start with `asset::MAGIC`.
     BadMagic,
     /// An asset blob's format version is not the one this build reads.
@@ -365,6 +368,9 @@ impl fmt::Display for Error {
             }
             Error::CompressedSegment { segment, track: Some(track) } => {
                 write!(f, "compressed clip segment {segment}, track {track}: invalid bit rate or range")
+            }
+            Error::CurveMagnitude { index } => {
+                write!(f, "curve value {index}: magnitude above {:e}", crate::limits::MAX_CURVE_MAGNITUDE)
             }
             Error::BadMagic => write!(f, "not a sinew asset blob (bad magic)"),
             Error::UnsupportedVersion { found, supported } => {

@@ -46,5 +46,8 @@ pub const MAX_CONTROLS: usize = 64;
 pub const MAX_MASKS: usize = 32;
 /// Most scalar curve tracks a clip carries (`clip::Curves`).
 pub const MAX_CLIP_CURVES: usize = 1024;
+/// Largest magnitude a clip's curve value may have: the difference of two such values, and a compressed
+/// curve's decode from its range, then stay far from `f32::MAX`, so interpolation cannot overflow.
+pub const MAX_CURVE_MAGNITUDE: f32 = 1e30;
 /// Most scalar curves a character inertializes.
 pub const MAX_CURVES: usize = 256;

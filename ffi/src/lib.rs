@@ -123,6 +123,7 @@ fn status_of(error: Error) -> sinew_status {
         | Error::InvalidChannel { .. }
         | Error::Subnormal { .. }
         | Error::CompressedSegment { .. }
+        | Error::CurveMagnitude { .. }
         | Error::InverseBindExtent { .. } => SINEW_ERROR_BLOB_CORRUPT,
         Error::BlockAlignment { .. } => SINEW_ERROR_MEMORY_ALIGNMENT,
         Error::BlockSize { .. } => SINEW_ERROR_MEMORY_TOO_SMALL,

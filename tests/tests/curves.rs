@@ -238,6 +238,7 @@ fn bad_curves_are_bake_errors() {
             KeyFormat::F32,
             "not finite",
         ),
+        ("a value past the curve bound", curve(None, vec![key(0.0, 2e30)]), KeyFormat::F32, "past ±1e30"),
     ];
     for (what, curve, format, says) in cases {
         let error = bake_curves(vec![curve], format).expect_err(what);
@@ -257,37 +258,41 @@ fn curve_counts_values_and_outputs_are_checked() {
     let clip = asset.clip(0).expect("clip");
     assert_eq!(clip.num_curves(), 0);
     let values = vec![0.5f32; 80];
-    let f32_curves = |count: usize, values: &'static [f32]| Curves { count, keys: CurveKeys::F32(values) };
-    let values: &'static [f32] = values.leak();
-    let with = clip.with_curves(f32_curves(2, values)).expect("two curves of 40 frames");
-    assert_eq!(with.num_curves(), 2);
+    let f32_curves = |count: usize, values: &[f32]| -> Result<usize, Error> {
+        clip.with_curves(Curves { count, keys: CurveKeys::F32(values) }).map(|c| c.num_curves())
+    };
+    assert_eq!(f32_curves(2, &values), Ok(2), "two curves of 40 frames");
     assert_eq!(
-        clip.with_curves(f32_curves(3, values)).map(|_| ()),
+        f32_curves(3, &values),
         Err(Error::BufferLength { buffer: Buffer::CurveKeys, expected: 120, actual: 80 })
     );
     assert_eq!(
-        clip.with_curves(f32_curves(MAX_CLIP_CURVES + 1, &[])).map(|_| ()),
+        f32_curves(MAX_CLIP_CURVES + 1, &[]),
         Err(Error::Limit { what: Limit::ClipCurves, value: MAX_CLIP_CURVES + 1, max: MAX_CLIP_CURVES })
     );
     for (bad, error) in [
         (f32::NAN, Error::NonFinite { buffer: Buffer::CurveKeys, index: 41 }),
         (f32::INFINITY, Error::NonFinite { buffer: Buffer::CurveKeys, index: 41 }),
         (1e-30, Error::Subnormal { buffer: Buffer::CurveKeys, index: 41 }),
+        (-2e30, Error::CurveMagnitude { index: 41 }),
     ] {
-        let mut v = values.to_vec();
+        let mut v = values.clone();
         v[41] = bad;
-        assert_eq!(clip.with_curves(f32_curves(2, v.leak())).map(|_| ()), Err(error));
+        assert_eq!(f32_curves(2, &v), Err(error));
     }
-    // A compressed curve section that ends before its segment's bits.
+    // Compressed: a section that ends before its segment's bits, a range past the magnitude bound.
     let compressed = compress_curves("c", &[(0..40).map(|f| f as f32 * 0.01).collect()], &[1e-4]).expect("compress");
-    let data: &'static [u8] = compressed.data.clone().leak();
-    let ranges: &'static [TrackRange] = compressed.ranges.clone().leak();
-    let keys = |data: &'static [u8]| Curves { count: 1, keys: CurveKeys::Compressed(CompressedKeys { data, ranges }) };
-    assert!(clip.with_curves(keys(data)).is_ok());
-    assert!(matches!(
-        clip.with_curves(keys(&data[..data.len() - 1])),
-        Err(Error::CompressedSegment { segment: 2, track: None })
-    ));
+    let keys = |data: &[u8], ranges: &[TrackRange]| {
+        let keys = CurveKeys::Compressed(CompressedKeys { data, ranges });
+        clip.with_curves(Curves { count: 1, keys }).map(|c| c.num_curves())
+    };
+    assert_eq!(keys(&compressed.data, &compressed.ranges), Ok(1));
+    let short = &compressed.data[..compressed.data.len() - 1];
+    assert_eq!(keys(short, &compressed.ranges), Err(Error::CompressedSegment { segment: 2, track: None }));
+    let mut wide = compressed.ranges.clone();
+    (wide[0].min[0], wide[0].extent[0]) = (-3e38, 3.4e38);
+    assert_eq!(keys(&compressed.data, &wide), Err(Error::CurveMagnitude { index: 0 }));
+    let with = clip.with_curves(Curves { count: 2, keys: CurveKeys::F32(&values) }).expect("two curves");
 
     // Asking for more curves than the clip has.
     let mut memory = vec![0u8; SamplingContext::required_bytes(2)];

@@ -376,7 +376,18 @@ fn miri() -> Result<(), String> {
         return Err("Miri not found; install with `rustup toolchain install nightly --component miri rust-src`".into());
     }
     const HALVES: [&[&str]; 2] = [
-        &["character", "inertialization", "math", "arena", "skeleton", "lane", "skinning", "control", "transition"],
+        &[
+            "character",
+            "inertialization",
+            "math",
+            "arena",
+            "skeleton",
+            "lane",
+            "skinning",
+            "control",
+            "transition",
+            "curves",
+        ],
         &["sampling", "asset", "local_to_model", "blending", "vertex_skinning"],
     ];
     let mut children: Vec<(std::process::Child, PathBuf)> = vec![];
