@@ -9,8 +9,9 @@
 #include <stdint.h>
 
 // The ABI's version, `major * 1000 + minor`. A minor version adds functions or constants and keeps every
-// existing declaration, size and meaning; a major version may change them.
-#define SINEW_ABI_VERSION 1001
+// existing size and meaning (it may name a reserved field whose zero keeps its old meaning); a major version
+// may change them. 1002 named `sinew_character_desc::reserved` `sampling`.
+#define SINEW_ABI_VERSION 1002
 
 // Required alignment of a blob passed to `sinew_asset_load`.
 #define SINEW_BLOB_ALIGN 16

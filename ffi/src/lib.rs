@@ -45,8 +45,9 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
 extern "C" fn rust_eh_personality() {}
 
 /// The ABI's version, `major * 1000 + minor`. A minor version adds functions or constants and keeps every
-/// existing declaration, size and meaning; a major version may change them.
-pub const SINEW_ABI_VERSION: u32 = 1001;
+/// existing size and meaning (it may name a reserved field whose zero keeps its old meaning); a major version
+/// may change them. 1002 named `sinew_character_desc::reserved` `sampling`.
+pub const SINEW_ABI_VERSION: u32 = 1002;
 
 /// Returns the library's `SINEW_ABI_VERSION`; a program checks that its major part (`/ 1000`) equals the
 /// header's and its minor part is at least the header's.
