@@ -70,7 +70,7 @@ fuzz_target!(|data: &[u8]| {
             num_curves: u32::from(ops.u8() % 5),
             inertialization: u32::from(ops.u8() % 3),
             skinned: u32::from(ops.u8() % 2),
-            reserved: 0,
+            sampling: u32::from(ops.u8() % 3),
         };
         let mut bytes = 0;
         if known(sinew_character_required_bytes(&asset, &desc, &mut bytes)) != SINEW_OK {
