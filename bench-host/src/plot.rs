@@ -53,7 +53,7 @@ pub fn curves() -> Vec<(&'static str, Vec<(f64, f64)>)> {
         let (h00, h10) = (2.0 * u * u * u - 3.0 * u * u + 1.0, u * u * u - 2.0 * u * u + u);
         h00 * x0 + h10 * DURATION * v0
     };
-    let inertialized = |t: f64| quintic.eval(F4::splat(t as f32)).to_array()[0] as f64;
+    let inertialized = |t: f64| quintic.eval(F4::splat(t as f32), Shape::Clamped).to_array()[0] as f64;
     vec![
         ("(a) hard cut", shape(&|_| 0.0)),
         ("(b) pose matching (smoothstep)", shape(&smoothstep_fade)),
@@ -76,7 +76,14 @@ pub fn receding_curves() -> Vec<(&'static str, Vec<(f64, f64)>)> {
         times
             .iter()
             .map(|&t| {
-                (t, if t < 0.0 { rising(t) } else { target(t) + q.eval(F4::splat(t as f32)).to_array()[0] as f64 })
+                (
+                    t,
+                    if t < 0.0 {
+                        rising(t)
+                    } else {
+                        target(t) + q.eval(F4::splat(t as f32), shape).to_array()[0] as f64
+                    },
+                )
             })
             .collect::<Vec<_>>()
     };
@@ -84,7 +91,7 @@ pub fn receding_curves() -> Vec<(&'static str, Vec<(f64, f64)>)> {
     vec![
         ("(a) hard cut", cut),
         ("(d) quintic, the paper's clamp (the velocity jumps to 0)", curve(Shape::Clamped)),
-        ("(e) quintic, continuous shape (the velocity kept)", curve(Shape::Continuous)),
+        ("(e) continuous shape (the velocity kept, a sextic start)", curve(Shape::Continuous)),
     ]
 }
 

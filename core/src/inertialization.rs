@@ -69,20 +69,30 @@ use bytemuck::{Pod, Zeroable};
 /// Shortest duration a request accepts, seconds.
 pub const MIN_DURATION: f32 = 1e-6;
 
+/// How far the continuous shape lets a curve moving toward its target shorten: `t1 <= -9 x0 / v0`, just inside
+/// the `≈ 9.03` at which its polynomial would touch 0 (see [`Quintic::shaped`]).
+pub const CONTINUOUS_APPROACH_LIMIT: f32 = 9.0;
+
 /// Relative amount `1/t1` is raised by, so `t1 · (1/t1)` rounds to at least 1 (2^-22).
 const INV_T1_ROUND_UP: f32 = 1.0 / (1 << 22) as f32;
 
-/// The seed's quintic for one DOF per lane, stored factored.
+/// One DOF's offset curve per lane, stored factored: the seed's quintic, or the continuous shape's sextic.
 ///
-/// The curve, in normalized time `τ = t / t1`, has `x(1) = x'(1) = x''(1) = 0`, so `(1 − τ)³` divides it:
-/// `x(τ) = (1 − τ)³ (α + β τ + γ τ²)` with `α = x0`, `β = v0 t1 + 3 x0` and `γ = (a0 t1² + 6 v0 t1 + 12 x0) / 2`
-/// (the seed's A, B, C expanded; the `f64` oracle in the tests uses A, B, C as written). Evaluation clamps τ
-/// to 1: one multiply, one min, two multiply-adds and three multiplies, no select, and exactly 0 from `t1` on
-/// because `1 − 1 = 0`. The mirror sign is folded into α, β, γ.
+/// Both curves, in normalized time `τ = t / t1`, have `x(1) = x'(1) = x''(1) = 0`, so `(1 − τ)³` divides them.
+/// - `Shape::Clamped`, the seed's quintic: `x(τ) = (1 − τ)³ (α + β τ + γ τ²)` with `α = x0`, `β = v0 t1 + 3 x0`
+///   and `γ = (a0 t1² + 6 v0 t1 + 12 x0) / 2` (the seed's A, B, C expanded; the `f64` oracle in the tests uses
+///   A, B, C as written).
+/// - `Shape::Continuous`: `x(τ) = (1 − τ)³ (α + β τ + γ τ² + 10 α τ³)` with `α = x0`, `β = v0 t1 + 3 x0` and
+///   `γ = 6 x0`, that is `x0 (1 − 15 τ⁴ + 24 τ⁵ − 10 τ⁶) + v0 t1 τ (1 − τ)³`: the offset leaves with zero
+///   acceleration and jerk, the velocity with zero jerk. Its τ³ coefficient is `10 α`, so it needs no storage.
 ///
-/// Precision: where the zero-jerk `a0` applies, `α + β τ + γ τ²` itself has a root at τ = 1, so f32 rounding
-/// can leave a value on the wrong side of 0 next to t1; it is below `1e-7 · |x0| · (1 − τ)³`, far under any
-/// visible overshoot. `1/t1` is rounded up by 2^-22, so curves end that much early.
+/// [`Quintic::eval`] takes the shape the curve was made with. Evaluation clamps τ to 1: exactly 0 from `t1` on
+/// because `1 − 1 = 0`; the quintic is one multiply, one min, two multiply-adds and three multiplies, no
+/// select, the sextic one multiply and one multiply-add more. The mirror sign is folded into α, β, γ.
+///
+/// Precision: where the quintic's zero-jerk `a0` applies, `α + β τ + γ τ²` itself has a root at τ = 1, so f32
+/// rounding can leave a value on the wrong side of 0 next to t1; it is below `1e-7 · |x0| · (1 − τ)³`, far
+/// under any visible overshoot. `1/t1` is rounded up by 2^-22, so curves end that much early.
 ///
 /// Layout: four lanes of each coefficient (`L = F4`, 64 bytes) or eight, two lane groups side by side
 /// (`L = F8`, 128 bytes: how the inertializer stores them, so x86-64-v3 evaluates two groups per instruction).
@@ -108,12 +118,17 @@ unsafe impl bytemuck::Zeroable for Quintic<F8> {}
 unsafe impl bytemuck::Pod for Quintic<F8> {}
 
 impl<L: Lanes> Quintic<L> {
-    /// The offset at time `t >= 0` since the transition's start.
+    /// The offset at time `t >= 0` since the transition's start, for a curve made with `shape` (a constant
+    /// where this inlines, so the match folds away).
     #[inline(always)]
-    pub fn eval(&self, t: L) -> L {
+    pub fn eval(&self, t: L, shape: Shape) -> L {
         let tau = (t * self.inv_t1).min(L::splat(1.0));
         let s = L::splat(1.0) - tau;
-        let poly = self.gamma.mul_add(tau, self.beta).mul_add(tau, self.alpha);
+        let quadratic = match shape {
+            Shape::Clamped => self.gamma,
+            Shape::Continuous => (self.alpha * L::splat(10.0)).mul_add(tau, self.gamma),
+        };
+        let poly = quadratic.mul_add(tau, self.beta).mul_add(tau, self.alpha);
         (s * s) * (s * poly)
     }
 }
@@ -145,11 +160,13 @@ impl<L: Lanes> Quintic<L> {
     /// duration after the limit (0 for a finished curve).
     ///
     /// `Shape::Continuous` keeps `v0` on every curve, so `x'(0) = v0`. The curve never changes sign: mirrored
-    /// so `x0 >= 0` (by `v0`'s sign where `x0 = 0`), a curve moving toward 0 is shortened to `t1 <= -5 x0 / v0`,
-    /// under which `α + β τ + γ τ²` stays `>= 0` on [0, 1] (at the limit it is `x0 (1 − τ)²`); one moving away
-    /// has `β, γ > 0`. Its magnitude stays below `|x0| + 16/81 · max(0, v0) · t1` (mirrored `v0`; the velocity
-    /// term is `v0 t1 τ (1 + 3τ) (1 − τ)³`, largest at τ = 1/3): the most a source moving away carries the
-    /// offset before the curve turns back.
+    /// so `x0 >= 0` (by `v0`'s sign where `x0 = 0`), a curve moving toward 0 is shortened to
+    /// `t1 <= -CONTINUOUS_APPROACH_LIMIT · x0 / v0`, under which `α + β τ + γ τ² + 10 α τ³ >= 0` on [0, 1]
+    /// (with `u = -v0 t1 / x0` it is `x0 (1 + (3 − u) τ + 6 τ² + 10 τ³)`, positive while
+    /// `u < min (1 + 3τ + 6τ² + 10τ³) / τ ≈ 9.03`); one moving away has every coefficient `>= 0`. Its
+    /// magnitude stays below `|x0| + 27/256 · max(0, v0) · t1` (mirrored `v0`; the offset term falls from x0
+    /// to 0 monotonically and the velocity term `v0 t1 τ (1 − τ)³` is largest at τ = 1/4): the most a source
+    /// moving away carries the offset before the curve turns back.
     #[inline(always)]
     pub fn shaped(x0: L, v0: L, t1: L, shape: Shape) -> (Quintic<L>, L) {
         let zero = L::splat(0.0);
@@ -165,12 +182,22 @@ impl<L: Lanes> Quintic<L> {
             Shape::Clamped => v0.mul_sign(x0_signed).min(zero),
             Shape::Continuous => v0.mul_sign(x0_signed),
         };
-        // No inflection before t1: t1 <= -5 x0 / v0 where v0 < 0 (other lanes' quotients are discarded).
-        let limit = L::select(v0.cmp_lt(zero), L::splat(-5.0) * x0 / v0, L::splat(f32::INFINITY));
+        // No sign change before t1: t1 <= -limit · x0 / v0 where v0 < 0 (other lanes' quotients are discarded).
+        let approach = match shape {
+            Shape::Clamped => 5.0,
+            Shape::Continuous => CONTINUOUS_APPROACH_LIMIT,
+        };
+        let limit = L::select(v0.cmp_lt(zero), L::splat(-approach) * x0 / v0, L::splat(f32::INFINITY));
         let t1 = t1.min(limit);
         let v = v0 * t1;
-        // a0 t1² from the zero-jerk condition a0 = (-8 t1 v0 - 20 x0) / t1², kept when positive.
-        let acc = L::splat(-8.0).mul_add(v, L::splat(-20.0) * x0).max(zero);
+        let gamma = match shape {
+            Shape::Clamped => {
+                // a0 t1² from the zero-jerk condition a0 = (-8 t1 v0 - 20 x0) / t1², kept when positive.
+                let acc = L::splat(-8.0).mul_add(v, L::splat(-20.0) * x0).max(zero);
+                L::splat(0.5) * L::splat(6.0).mul_add(v, L::splat(12.0).mul_add(x0, acc))
+            }
+            Shape::Continuous => L::splat(6.0) * x0,
+        };
         // A limit below the smallest normal f32 (x0 = 0, or a subnormal x0) has nothing left to do; every other
         // t1 keeps 1/t1 finite.
         let finished = t1.cmp_lt(L::splat(f32::MIN_POSITIVE));
@@ -178,7 +205,7 @@ impl<L: Lanes> Quintic<L> {
         let curve = Quintic {
             alpha: signed(x0),
             beta: signed(L::splat(3.0).mul_add(x0, v)),
-            gamma: signed(L::splat(0.5) * L::splat(6.0).mul_add(v, L::splat(12.0).mul_add(x0, acc))),
+            gamma: signed(gamma),
             // Rounded up (by at most 2.4e-7 relative) so that t1 * (1/t1) >= 1 in f32: exactly 0 from t1 on.
             inv_t1: (L::splat(1.0) / t1 * L::splat(1.0 + INV_T1_ROUND_UP)).zero_where(finished),
         };
@@ -213,7 +240,8 @@ pub enum Shape {
     Clamped,
     /// Its velocity is kept on every curve: with per-component channels and relative velocity the output's
     /// velocity at the switch is the source's (C1), the offset still never changes sign, and it grows by at
-    /// most `16/81 · v0 · t1` past its start (see [`Quintic::shaped`]).
+    /// most `27/256 · v0 · t1` past its start. The offset leaves on a sextic with zero acceleration and jerk,
+    /// the velocity on `v0 t1 τ (1 − τ)³` (see [`Quintic`] and [`Quintic::shaped`]).
     Continuous,
 }
 
@@ -570,7 +598,12 @@ impl<'a> Inertializer<'a> {
         let active = elapsed < self.state.end;
         let pose = &mut self.history[next * g..][..g];
         let sum = if active {
-            evaluate(&self.curves[..], &self.active[..], t, target.pose, pose)
+            // One monomorphic loop per shape: the shape is a constant inside each.
+            let (curves, mask) = (&self.curves[..], &self.active[..]);
+            match self.settings.shape {
+                Shape::Clamped => evaluate(curves, mask, t, Shape::Clamped, target.pose, pose),
+                Shape::Continuous => evaluate(curves, mask, t, Shape::Continuous, target.pose, pose),
+            }
         } else {
             copy_pose(target.pose, pose)
         };
@@ -581,7 +614,7 @@ impl<'a> Inertializer<'a> {
         let curves = &mut self.curve_history[next * c..][..c];
         let mut curve_sum = F4::ZERO;
         for ((curve, out), tgt) in self.scalar_curves.iter().zip(curves.iter_mut()).zip(target.curves.chunks(4)) {
-            *out = load_lanes(tgt) + if active { curve.eval(t) } else { F4::ZERO };
+            *out = load_lanes(tgt) + if active { curve.eval(t, self.settings.shape) } else { F4::ZERO };
             curve_sum = curve_sum + *out;
         }
         let curves: &[f32] = &bytemuck::cast_slice::<F4, f32>(curves)[..self.num_curves];
@@ -757,7 +790,14 @@ fn channel_curves<L: Lanes>(mode: ChannelMode, shape: Shape, x0: [L; 3], v0: [L;
 /// `F8` is two registers, and pairing doubles the live state past SSE2's sixteen: there each group runs
 /// alone on its half of the curves.
 #[inline(always)]
-fn evaluate(curves: &[PairCurves], active: &[u8], t: F4, target: &[SoaTransform], output: &mut [SoaTransform]) -> F4 {
+fn evaluate(
+    curves: &[PairCurves],
+    active: &[u8],
+    t: F4,
+    shape: Shape,
+    target: &[SoaTransform],
+    output: &mut [SoaTransform],
+) -> F4 {
     let mut sum = F4::ZERO;
     let pairs = curves.iter().zip(active).zip(target.chunks(2).zip(output.chunks_mut(2)));
     if F8_IS_ONE_REGISTER {
@@ -766,7 +806,8 @@ fn evaluate(curves: &[PairCurves], active: &[u8], t: F4, target: &[SoaTransform]
             // An odd count's last pair computes its padding half from the identity and never stores it.
             let (lo, hi) = (&tgt[0], tgt.get(1).unwrap_or(&SoaTransform::IDENTITY));
             let (lo_c, hi_c) = (lo.components(), hi.components());
-            let values = offset_target(|k| c[k], mask, t, core::array::from_fn(|k| F8::from_halves(lo_c[k], hi_c[k])));
+            let values =
+                offset_target(|k| c[k], mask, t, shape, core::array::from_fn(|k| F8::from_halves(lo_c[k], hi_c[k])));
             let halves = values.map(F8::halves);
             let (a, b): (SoaTransform, SoaTransform) =
                 (bytemuck::cast(halves.map(|h| h.0)), bytemuck::cast(halves.map(|h| h.1)));
@@ -781,7 +822,7 @@ fn evaluate(curves: &[PairCurves], active: &[u8], t: F4, target: &[SoaTransform]
         for ((c, &mask), (tgt, out)) in pairs {
             for (h, (tgt, out)) in tgt.iter().zip(out).enumerate() {
                 let curve = |k: usize| c[k].half(h);
-                let group: SoaTransform = bytemuck::cast(offset_target(curve, mask, t, *tgt.components()));
+                let group: SoaTransform = bytemuck::cast(offset_target(curve, mask, t, shape, *tgt.components()));
                 *out = group;
                 sum = sum + lane_sum(&group);
             }
@@ -793,8 +834,14 @@ fn evaluate(curves: &[PairCurves], active: &[u8], t: F4, target: &[SoaTransform]
 /// One or two lane groups' components (in [`SoaTransform::components`] order) plus their offsets at `t`;
 /// `curve(k)` is DOF `k`'s curve, read only for the channels set in `mask`.
 #[inline(always)]
-fn offset_target<L: Lanes>(curve: impl Fn(usize) -> Quintic<L>, mask: u8, t: L, target: [L; 10]) -> [L; 10] {
-    let offset = |first: usize| core::array::from_fn::<L, 3, _>(|k| curve(first + k).eval(t));
+fn offset_target<L: Lanes>(
+    curve: impl Fn(usize) -> Quintic<L>,
+    mask: u8,
+    t: L,
+    shape: Shape,
+    target: [L; 10],
+) -> [L; 10] {
+    let offset = |first: usize| core::array::from_fn::<L, 3, _>(|k| curve(first + k).eval(t, shape));
     let mut out = target;
     if mask & 1 != 0 {
         let x = offset(0);

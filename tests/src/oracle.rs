@@ -143,7 +143,10 @@ pub fn inertialize(x0: f64, v0: f64, t1: f64, t: f64) -> f64 {
 }
 
 /// [`inertialize`], or with `continuous` the curve that keeps the source's velocity: no clamp of a velocity
-/// moving away from the target, and an offset of exactly 0 mirrored by its velocity.
+/// moving away from the target, and an offset of exactly 0 mirrored by its velocity. Its offset term falls on
+/// the sextic `1 − 15 τ⁴ + 24 τ⁵ − 10 τ⁶` (zero velocity, acceleration and jerk at the start, zero velocity
+/// and acceleration at the end) and its velocity term is `v0 t1 τ (1 − τ)³`; a curve moving toward the target
+/// is shortened to `t1 <= -9 x0 / v0`.
 pub fn inertialize_shaped(x0: f64, v0: f64, t1: f64, t: f64, continuous: bool) -> f64 {
     if t <= 0.0 {
         return x0;
@@ -152,7 +155,17 @@ pub fn inertialize_shaped(x0: f64, v0: f64, t1: f64, t: f64, continuous: bool) -
     let by = if continuous && x0 == 0.0 { v0 } else { x0 };
     let sign = if by < 0.0 { -1.0 } else { 1.0 };
     let (x0, mut v0) = (x0 * sign, v0 * sign);
-    if v0 > 0.0 && !continuous {
+    if continuous {
+        let t1 = if v0 < 0.0 { t1.min(-9.0 * x0 / v0) } else { t1 };
+        if t >= t1 {
+            return 0.0;
+        }
+        let tau = t / t1;
+        let offset = 1.0 - 15.0 * tau.powi(4) + 24.0 * tau.powi(5) - 10.0 * tau.powi(6);
+        let velocity = tau * (1.0 - tau).powi(3);
+        return sign * (x0 * offset + v0 * t1 * velocity);
+    }
+    if v0 > 0.0 {
         v0 = 0.0;
     }
     let t1 = if v0 < 0.0 { t1.min(-5.0 * x0 / v0) } else { t1 };
