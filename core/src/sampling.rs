@@ -584,42 +584,45 @@ fn sample_curves(curves: &Curves<'_>, [f0, f1]: [u32; 2], fraction: f32, out: &m
         CurveKeys::Compressed(keys) => {
             let (s0, s1) = (f0 as usize / SEGMENT_FRAMES, f1 as usize / SEGMENT_FRAMES);
             if fraction == 0.0 {
-                decode_curves(keys, curves.count, [f0, f0], out.len(), |k, a, _| out[k] = a);
+                decode_curves(keys, curves.count, [f0], out.len(), |k, [a]| out[k] = a);
             } else if s0 == s1 {
-                decode_curves(keys, curves.count, [f0, f1], out.len(), |k, a, b| out[k] = lerp(a, b));
+                decode_curves(keys, curves.count, [f0, f1], out.len(), |k, [a, b]| out[k] = lerp(a, b));
             } else {
                 // Once a segment, the two frames lie in two segments, with two tables.
-                decode_curves(keys, curves.count, [f0, f0], out.len(), |k, a, _| out[k] = a);
-                decode_curves(keys, curves.count, [f1, f1], out.len(), |k, b, _| out[k] = lerp(out[k], b));
+                decode_curves(keys, curves.count, [f0], out.len(), |k, [a]| out[k] = a);
+                decode_curves(keys, curves.count, [f1], out.len(), |k, [b]| out[k] = lerp(out[k], b));
             }
         }
     }
 }
 
-/// Hands each of the first `wanted` curves' values at `frames` (two frames of one segment, or one twice) to
-/// `put(curve, value at frames[0], value at frames[1])`: one [`CurveDecoder`] per curve from the segment's
-/// table, its field read at each frame.
+/// Hands each of the first `wanted` curves' values at `frames` (one frame, or two of one segment) to
+/// `put(curve, values)`: one [`CurveDecoder`] per curve from the segment's table, its field read once per frame.
 #[inline(always)]
-fn decode_curves(
+fn decode_curves<const N: usize>(
     keys: CompressedKeys<'_>,
     count: usize,
-    frames: [u32; 2],
+    frames: [u32; N],
     wanted: usize,
-    mut put: impl FnMut(usize, f32, f32),
+    mut put: impl FnMut(usize, [f32; N]),
 ) {
     // `Clip::with_curves` checked the segment, its table and bits; a failed lookup stops rather than panics.
-    let [f0, f1] = frames.map(|f| f as usize);
-    let Some((offset, frame_bits)) = keys.segment(f0 / SEGMENT_FRAMES) else { return };
+    let Some(&first) = frames.first() else { return };
+    let Some((offset, frame_bits)) = keys.segment(first as usize / SEGMENT_FRAMES) else { return };
     let Some(table) = keys.data.get(offset..offset + SEGMENT_TRACK_BYTES * count) else { return };
     let bits_start = (offset + table.len()) * 8;
-    let [start0, start1] = [f0, f1].map(|f| bits_start + f % SEGMENT_FRAMES * frame_bits);
+    let starts = frames.map(|f| bits_start + f as usize % SEGMENT_FRAMES * frame_bits);
     let mut first_bit = 0;
     for (curve, (entry, range)) in table.chunks_exact(SEGMENT_TRACK_BYTES).zip(keys.ranges).take(wanted).enumerate() {
         let Ok(entry) = entry.try_into() else { return };
         let decoder = CurveDecoder::new(entry, range, first_bit);
         first_bit += SegmentTrack::parse(entry).frame_bits();
-        let (Some(a), Some(b)) = (decoder.value(keys.data, start0), decoder.value(keys.data, start1)) else { return };
-        put(curve, a, b);
+        let mut values = [0.0; N];
+        for (value, &start) in values.iter_mut().zip(&starts) {
+            let Some(decoded) = decoder.value(keys.data, start) else { return };
+            *value = decoded;
+        }
+        put(curve, values);
     }
 }
 
