@@ -604,7 +604,7 @@ impl Curves<'_> {
     /// compressed clip's keys are checked for (`QuantRanges` naming a curve's range, `CompressedSegment`
     /// naming a curve as its track); `CurveMagnitude` for a value, or a compressed curve's range, past
     /// [`MAX_CURVE_MAGNITUDE`].
-    fn check(&self, num_frames: usize) -> Result<(), Error> {
+    pub(crate) fn check(&self, num_frames: usize) -> Result<(), Error> {
         if self.count > MAX_CLIP_CURVES {
             return Err(Error::Limit {
                 what: crate::error::Limit::ClipCurves,
