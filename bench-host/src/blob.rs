@@ -2,9 +2,10 @@
 //! turning a clip back into importer form so every subcommand that takes `--bvh`/`--gltf` takes `--blob` too.
 
 use crate::bake::{AlignedBlob, RawClip, RawSkeleton};
+use crate::sample::sample_clamped;
 use sinew::clip::{Channel, Keys};
 use sinew::math::{SoaTransform, Transform, unpack_soa};
-use sinew::{Arena, Asset, Playback, SamplingContext, SamplingJob};
+use sinew::{Arena, Asset, SamplingContext};
 use std::path::Path;
 
 /// Reads `path` and validates it with `Asset::load`. Errors read `file: what was wrong`, with the loader's own
@@ -197,17 +198,7 @@ pub fn raw(blob: &AlignedBlob, clip: usize) -> Result<(RawSkeleton, RawClip), St
     let frames = (0..runtime_clip.num_frames())
         .map(|f| {
             let time = (f as f64 / rate as f64) as f32;
-            let job = SamplingJob {
-                skeleton,
-                clip: &runtime_clip,
-                time,
-                playback: Playback::Clamp,
-                context: &mut context,
-                output: &mut local,
-                curves: &mut [],
-            };
-            let mut job = job;
-            job.run().map_err(|e| e.to_string())?;
+            sample_clamped(skeleton, &runtime_clip, time, &mut context, &mut local)?;
             unpack(&local)
         })
         .collect::<Result<Vec<_>, String>>()?;

@@ -9,9 +9,10 @@
 
 use crate::bake::{RawClip, RawSkeleton};
 use crate::root_motion::{dquat, dvec3};
+use crate::sample::sample_clamped;
 use glam::{DMat4, DQuat, DVec3};
 use sinew::math::{SoaTransform, Transform, unpack_soa};
-use sinew::{Arena, Asset, Playback, SamplingContext, SamplingJob};
+use sinew::{Arena, Asset, SamplingContext};
 
 /// The virtual points' default distance from their joint, centimetres on a 1.7 m figure (ACL's 3 cm).
 pub const DEFAULT_DISTANCE_CM: f64 = 3.0;
@@ -121,17 +122,7 @@ pub fn clip_error(
             &raw_frames[k]
         };
         let time = (step as f64 / (2.0 * raw.sample_rate as f64)).min(clip.duration() as f64) as f32;
-        SamplingJob {
-            skeleton: runtime_skeleton,
-            clip: &clip,
-            time,
-            playback: Playback::Clamp,
-            context: &mut context,
-            output: &mut soa,
-            curves: &mut [],
-        }
-        .run()
-        .map_err(|e| e.to_string())?;
+        sample_clamped(runtime_skeleton, &clip, time, &mut context, &mut soa)?;
         unpack_soa(&soa, &mut aos).map_err(|e| e.to_string())?;
         let decoded: Vec<Trs> = aos.iter().map(Trs::of).collect();
         let (want, got) = (

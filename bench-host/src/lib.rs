@@ -29,5 +29,6 @@ pub mod pose;
 pub mod profile;
 pub mod rig;
 pub mod root_motion;
+pub mod sample;
 pub mod transition;
 pub mod workload;

@@ -2,8 +2,9 @@
 //! (asset load → sampling → local-to-model), model-space joint positions as JSON.
 
 use crate::bake::{AlignedBlob, KeyFormat};
+use crate::sample::sample_clamped;
 use sinew::math::{Mat4, SoaTransform};
-use sinew::{Arena, Asset, LocalToModelJob, Playback, SamplingContext, SamplingJob};
+use sinew::{Arena, Asset, LocalToModelJob, SamplingContext};
 use sinew::{Palette, SkinningJob};
 
 /// A baked blob through the runtime's loader (every section validated).
@@ -25,17 +26,7 @@ fn sampled_pose(asset: &Asset<'_>, clip: usize, time: f32) -> Result<(Vec<SoaTra
     let arena = Arena::new(&mut memory);
     let mut context = SamplingContext::new(&arena, n).map_err(|e| e.to_string())?;
     let mut local = vec![SoaTransform::IDENTITY; skeleton.num_soa_joints()];
-    SamplingJob {
-        skeleton,
-        clip: &clip,
-        time,
-        playback: Playback::Clamp,
-        context: &mut context,
-        output: &mut local,
-        curves: &mut [],
-    }
-    .run()
-    .map_err(|e| e.to_string())?;
+    sample_clamped(skeleton, &clip, time, &mut context, &mut local)?;
     let mut model = vec![Mat4::IDENTITY; n];
     LocalToModelJob { skeleton, walk: None, local: &local, root: None, model: &mut model }
         .run()

@@ -8,10 +8,11 @@
 //! plane so that its joints' mean position starts where A's was (the shift goes into joint 0, the root).
 
 use crate::bake::{self, AlignedBlob, KeyFormat};
+use crate::sample::sample_clamped;
 use sinew::blending::{BlendLayer, BlendingJob, DEFAULT_THRESHOLD};
 use sinew::inertialization::{ChannelMode, Settings, Shape, VelocityMode};
 use sinew::math::{Mat4, SoaTransform};
-use sinew::{Arena, Asset, InertializationJob, Inertializer, LocalToModelJob, Playback, SamplingContext, SamplingJob};
+use sinew::{Arena, Asset, InertializationJob, Inertializer, LocalToModelJob, SamplingContext};
 use sinew::{Target, Transition};
 
 /// How a transition is made.
@@ -214,17 +215,7 @@ impl<'a> Sampler<'a> {
         let runtime_clip = self.asset.clip(clip).ok_or("clip index out of range")?;
         let arena = Arena::new(&mut self.memory[clip]);
         let mut context = SamplingContext::new(&arena, skeleton.num_joints()).map_err(|e| e.to_string())?;
-        SamplingJob {
-            skeleton,
-            clip: &runtime_clip,
-            time,
-            playback: Playback::Clamp,
-            context: &mut context,
-            output: out,
-            curves: &mut [],
-        }
-        .run()
-        .map_err(|e| e.to_string())
+        sample_clamped(skeleton, &runtime_clip, time, &mut context, out)
     }
 }
 
