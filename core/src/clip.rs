@@ -265,45 +265,14 @@ impl TrackDecoder {
     /// the same order, four lanes at a time). Every decoder must be a rotation's.
     #[inline(always)]
     pub fn decode_rotations(decoders: &[TrackDecoder; 4], levels: [[u32; 3]; 4]) -> crate::math::SoaQuat {
-        let lanes = |f: &dyn Fn(&TrackDecoder) -> f32| {
-            F4::new(f(&decoders[0]), f(&decoders[1]), f(&decoders[2]), f(&decoders[3]))
-        };
-        let min = F4::splat(MIN_KEY_MAGNITUDE);
-        let [v0, v1, v2] = [0, 1, 2].map(|c| {
-            let level = F4::from_levels([levels[0][c], levels[1][c], levels[2][c], levels[3][c]]);
-            let v = level * lanes(&|d| d.scale[c]) + lanes(&|d| d.offset[c]);
-            v.zero_where(v.abs().cmp_lt(min))
-        });
-        let rebuilt = (F4::splat(1.0) - (v0 * v0 + v1 * v1 + v2 * v2)).max(F4::splat(0.0)).sqrt();
-        // Lane masks of the tracks that drop each component.
-        let mut dropping = [0u32; 4];
-        for (j, d) in decoders.iter().enumerate() {
-            dropping[usize::from(d.dropped & 3)] |= 1 << j;
-        }
-        let [m0, m1, m2, m3] = dropping.map(F4::lane_mask);
-        crate::math::SoaQuat {
-            x: F4::select(m0, rebuilt, v0),
-            y: F4::select(m0, v0, F4::select(m1, rebuilt, v1)),
-            z: F4::select(m3, v2, F4::select(m2, rebuilt, v1)),
-            w: F4::select(m3, rebuilt, v2),
-        }
+        RotationQuadDecoder::new(decoders).decode(levels)
     }
 
     /// The three stored levels of the frame whose bits start at bit `frame_start` of `data`; `None` when fewer
     /// than [`COMPRESSED_SLACK`] bytes follow them.
     #[inline(always)]
     pub fn levels(&self, data: &[u8], frame_start: usize) -> Option<[u32; 3]> {
-        let at = frame_start + self.first_bit as usize;
-        let [b0, b1, b2] = self.bits.map(|b| u32::from(b) & 0x1f);
-        // One load holds all three fields unless they straddle its end (at most 72 bits after a 7-bit shift).
-        let word = load_word(data, at / 8)?;
-        let shift = (at % 8) as u32;
-        if shift + b0 + b1 + b2 <= 64 {
-            let field = |from: u32, bits: u32| ((word >> (shift + from)) & ((1u64 << bits) - 1)) as u32;
-            return Some([field(0, b0), field(b0, b1), field(b0 + b1, b2)]);
-        }
-        let (w0, w1) = (b0 as usize, b1 as usize);
-        Some([read_bits(data, at, b0)?, read_bits(data, at + w0, b1)?, read_bits(data, at + w0 + w1, b2)?])
+        read_fields(data, frame_start + self.first_bit as usize, self.bits)
     }
 
     /// The track's value from its three stored `levels`: `(x, y, z, 0)` for translation and scale, the
@@ -339,6 +308,91 @@ impl TrackDecoder {
             },
             if d == 3 { rebuilt } else { c },
         ]
+    }
+}
+
+/// The three fields of `bits` (each masked to five) at bit `at` of `data`, least significant first; `None` when
+/// fewer than [`COMPRESSED_SLACK`] bytes follow them.
+#[inline(always)]
+fn read_fields(data: &[u8], at: usize, bits: [u8; 3]) -> Option<[u32; 3]> {
+    let [b0, b1, b2] = bits.map(|b| u32::from(b) & 0x1f);
+    // One load holds all three fields unless they straddle its end (at most 72 bits after a 7-bit shift).
+    let word = load_word(data, at / 8)?;
+    let shift = (at % 8) as u32;
+    if shift + b0 + b1 + b2 <= 64 {
+        let field = |from: u32, bits: u32| ((word >> (shift + from)) & ((1u64 << bits) - 1)) as u32;
+        return Some([field(0, b0), field(b0, b1), field(b0 + b1, b2)]);
+    }
+    let (w0, w1) = (b0 as usize, b1 as usize);
+    Some([read_bits(data, at, b0)?, read_bits(data, at + w0, b1)?, read_bits(data, at + w0 + w1, b2)?])
+}
+
+/// The decoders of four rotation tracks filling one lane group, as SoA rows: lane `j` of each row is track
+/// `j`'s. A frame's decode loads its scales and offsets as whole rows and its dropped components as lane
+/// masks, with the arithmetic of [`TrackDecoder::decode_rotations`]. A [`crate::SamplingContext`] keeps one in
+/// place of the four tracks' [`TrackDecoder`]s (the same 128 bytes), so playback does the transposition once
+/// per segment instead of once per frame.
+///
+/// Layout: 128 bytes, `repr(C)`, 4-byte aligned (rows load unaligned).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+#[repr(C)]
+pub struct RotationQuadDecoder {
+    /// Per stored component `c`, each lane's `scale[c]`.
+    pub scale: [[f32; 4]; 3],
+    /// Per stored component `c`, each lane's `offset[c]`.
+    pub offset: [[f32; 4]; 3],
+    pub first_bit: [u32; 4],
+    pub bits: [[u8; 3]; 4],
+    /// Bit `4k + j` set: lane `j` drops quaternion component `k`.
+    pub dropping: u16,
+    pub reserved: u16,
+}
+
+const _: () = assert!(core::mem::size_of::<RotationQuadDecoder>() == 4 * core::mem::size_of::<TrackDecoder>());
+
+impl RotationQuadDecoder {
+    /// The four tracks' decoders as rows; every decoder must be a rotation's.
+    #[inline(always)]
+    pub fn new(decoders: &[TrackDecoder; 4]) -> RotationQuadDecoder {
+        let mut dropping = 0u16;
+        for (j, d) in decoders.iter().enumerate() {
+            dropping |= 1 << (4 * u16::from(d.dropped & 3) + j as u16);
+        }
+        RotationQuadDecoder {
+            scale: core::array::from_fn(|c| decoders.map(|d| d.scale[c])),
+            offset: core::array::from_fn(|c| decoders.map(|d| d.offset[c])),
+            first_bit: decoders.map(|d| d.first_bit),
+            bits: decoders.map(|d| d.bits),
+            dropping,
+            reserved: 0,
+        }
+    }
+
+    /// The four tracks' stored levels of the frame whose bits start at bit `frame_start` of `data`.
+    #[inline(always)]
+    pub fn levels(&self, data: &[u8], frame_start: usize) -> Option<[[u32; 3]; 4]> {
+        let lane = |j: usize| read_fields(data, frame_start + self.first_bit[j] as usize, self.bits[j]);
+        Some([lane(0)?, lane(1)?, lane(2)?, lane(3)?])
+    }
+
+    /// The four tracks' quaternions from their stored `levels` (see [`TrackDecoder::decode_rotations`]).
+    #[inline(always)]
+    pub fn decode(&self, levels: [[u32; 3]; 4]) -> crate::math::SoaQuat {
+        let min = F4::splat(MIN_KEY_MAGNITUDE);
+        let [v0, v1, v2] = [0, 1, 2].map(|c| {
+            let level = F4::from_levels([levels[0][c], levels[1][c], levels[2][c], levels[3][c]]);
+            let v = level * F4::from_array(self.scale[c]) + F4::from_array(self.offset[c]);
+            v.zero_where(v.abs().cmp_lt(min))
+        });
+        let rebuilt = (F4::splat(1.0) - (v0 * v0 + v1 * v1 + v2 * v2)).max(F4::splat(0.0)).sqrt();
+        let dropping = u32::from(self.dropping);
+        let [m0, m1, m2, m3] = [0, 4, 8, 12].map(|shift| F4::lane_mask(dropping >> shift));
+        crate::math::SoaQuat {
+            x: F4::select(m0, rebuilt, v0),
+            y: F4::select(m0, v0, F4::select(m1, rebuilt, v1)),
+            z: F4::select(m3, v2, F4::select(m2, rebuilt, v1)),
+            w: F4::select(m3, rebuilt, v2),
+        }
     }
 }
 

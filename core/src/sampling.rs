@@ -24,8 +24,8 @@
 //! Errors: see [`SamplingJob::validate`]. The context is the caller's; it survives an `Err` unchanged.
 
 use crate::clip::{
-    Channel, Clip, CompressedKeys, CurveDecoder, CurveKeys, Curves, Keys, SEGMENT_FRAMES, SEGMENT_TRACK_BYTES,
-    SegmentTrack, TrackDecoder, TrackRange, decode_rotation, decode_rotations, track_runs,
+    Channel, Clip, CompressedKeys, CurveDecoder, CurveKeys, Curves, Keys, RotationQuadDecoder, SEGMENT_FRAMES,
+    SEGMENT_TRACK_BYTES, SegmentTrack, TrackDecoder, TrackRange, decode_rotation, decode_rotations, track_runs,
 };
 use crate::math::{F4, SoaQuat, SoaTransform, SoaVec3};
 use crate::{Arena, Buffer, Error, Skeleton};
@@ -337,6 +337,20 @@ fn decode_compressed(
                     }
                     source.skip(channel, num_tracks[channel as usize] - tracks[channel as usize]);
                 }
+                // Rotation lane groups keep their four decoders as rows, in the same slots, in the order the
+                // decode below takes them.
+                let rotations = cache.decoders.get_mut(tracks[0]..tracks[0] + tracks[1]).unwrap_or_default();
+                for (k, run) in track_runs(&clip.animated_joints(Channel::Rotation)[..tracks[1]]) {
+                    if run < 4 {
+                        continue;
+                    }
+                    let Some(groups) = rotations.get_mut(k..k + run) else { return };
+                    for quad in groups.chunks_exact_mut(4) {
+                        let Ok(four) = <&mut [TrackDecoder; 4]>::try_from(quad) else { return };
+                        let rows = RotationQuadDecoder::new(four);
+                        *four = bytemuck::cast(rows);
+                    }
+                }
                 cache.held = Some(segment);
             }
             Decoders::Kept(cache.decoders.iter())
@@ -350,12 +364,11 @@ fn decode_compressed(
             if channel == Channel::Rotation && run >= 4 {
                 // Whole lane groups of rotations: four tracks' arithmetic as SoA, stored as whole rows.
                 let groups = pose.get_mut(joints[0] as usize / 4..).unwrap_or_default();
+                let mut scratch = RotationQuadDecoder::default();
                 for group in groups.iter_mut().take(run / 4) {
-                    let quad = [(); 4].map(|_| decoders.next(channel));
-                    let [Some(d0), Some(d1), Some(d2), Some(d3)] = quad else { return };
-                    let quad = [d0, d1, d2, d3];
-                    let Some(levels) = read_levels(&quad, keys.data, frame_start) else { return };
-                    group.rotation = TrackDecoder::decode_rotations(&quad, levels);
+                    let Some(quad) = decoders.next_rotation_quad(&mut scratch) else { return };
+                    let Some(levels) = quad.levels(keys.data, frame_start) else { return };
+                    group.rotation = quad.decode(levels);
                 }
                 continue;
             }
@@ -377,17 +390,6 @@ fn decode_compressed(
     }
 }
 
-/// The stored levels of four tracks' frame whose bits start at `frame_start`.
-#[inline(always)]
-fn read_levels(quad: &[TrackDecoder; 4], data: &[u8], frame_start: usize) -> Option<[[u32; 3]; 4]> {
-    Some([
-        quad[0].levels(data, frame_start)?,
-        quad[1].levels(data, frame_start)?,
-        quad[2].levels(data, frame_start)?,
-        quad[3].levels(data, frame_start)?,
-    ])
-}
-
 /// The decoders of a segment's tracks in track order: ones a context kept (only the tracks decoded), or ones
 /// worked out from the segment's table entries, each with its track's clip range (every track).
 enum Decoders<'d> {
@@ -398,7 +400,7 @@ enum Decoders<'d> {
     },
 }
 
-impl Decoders<'_> {
+impl<'d> Decoders<'d> {
     /// The next track's decoder; it is a `channel` track.
     #[inline(always)]
     fn next(&mut self, channel: Channel) -> Option<TrackDecoder> {
@@ -410,6 +412,27 @@ impl Decoders<'_> {
                 let decoder = format.decoder(range, channel == Channel::Rotation, *first_bit);
                 *first_bit += format.frame_bits();
                 Some(decoder)
+            }
+        }
+    }
+
+    /// The next four tracks' decoders, rotations filling a lane group, as rows: kept ones in place (they are
+    /// stored so), others worked out into `scratch`.
+    #[inline(always)]
+    fn next_rotation_quad<'s>(&mut self, scratch: &'s mut RotationQuadDecoder) -> Option<&'s RotationQuadDecoder>
+    where
+        'd: 's,
+    {
+        match self {
+            Decoders::Kept(kept) => {
+                let four = kept.as_slice().get(..4)?;
+                kept.nth(3);
+                bytemuck::try_from_bytes::<RotationQuadDecoder>(bytemuck::cast_slice(four)).ok()
+            }
+            Decoders::Table { .. } => {
+                let [d0, d1, d2, d3] = [(); 4].map(|_| self.next(Channel::Rotation));
+                *scratch = RotationQuadDecoder::new(&[d0?, d1?, d2?, d3?]);
+                Some(scratch)
             }
         }
     }
