@@ -345,7 +345,8 @@ pub struct RotationQuadDecoder {
     pub bits: [[u8; 3]; 4],
     /// Bit `4k + j` set: lane `j` drops quaternion component `k`.
     pub dropping: u16,
-    pub reserved: u16,
+    /// Bit 0 set: every lane's three fields fit one 64-bit load after any shift (at most 57 bits).
+    pub flags: u16,
 }
 
 const _: () = assert!(core::mem::size_of::<RotationQuadDecoder>() == 4 * core::mem::size_of::<TrackDecoder>());
@@ -364,14 +365,25 @@ impl RotationQuadDecoder {
             first_bit: decoders.map(|d| d.first_bit),
             bits: decoders.map(|d| d.bits),
             dropping,
-            reserved: 0,
+            flags: u16::from(decoders.iter().all(|d| d.bits.iter().map(|&b| u32::from(b & 0x1f)).sum::<u32>() <= 57)),
         }
     }
 
     /// The four tracks' stored levels of the frame whose bits start at bit `frame_start` of `data`.
     #[inline(always)]
     pub fn levels(&self, data: &[u8], frame_start: usize) -> Option<[[u32; 3]; 4]> {
-        let lane = |j: usize| read_fields(data, frame_start + self.first_bit[j] as usize, self.bits[j]);
+        if self.flags & 1 == 0 {
+            let lane = |j: usize| read_fields(data, frame_start + self.first_bit[j] as usize, self.bits[j]);
+            return Some([lane(0)?, lane(1)?, lane(2)?, lane(3)?]);
+        }
+        // Every lane's fields lie within one load: no straddle to check.
+        let lane = |j: usize| {
+            let at = frame_start + self.first_bit[j] as usize;
+            let [b0, b1, b2] = self.bits[j].map(|b| u32::from(b) & 0x1f);
+            let word = load_word(data, at / 8)? >> (at % 8);
+            let field = |from: u32, bits: u32| ((word >> from) & ((1u64 << bits) - 1)) as u32;
+            Some([field(0, b0), field(b0, b1), field(b0 + b1, b2)])
+        };
         Some([lane(0)?, lane(1)?, lane(2)?, lane(3)?])
     }
 
