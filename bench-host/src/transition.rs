@@ -390,7 +390,14 @@ pub struct Quality {
     /// (joints whose offset is at least 1% of the cut's largest): 90th percentile and max.
     pub joint_growth_p90: f64,
     pub joint_growth_max: f64,
+    /// The same maximum over the joints whose offset at t = 0 is at least `MAJOR_OFFSET` of the cut's largest,
+    /// where a ratio is not set by an offset that starts near zero.
+    pub major_joint_growth_max: f64,
 }
+
+/// The fraction of a cut's largest starting offset from which a joint counts for
+/// [`Quality::major_joint_growth_max`].
+pub const MAJOR_OFFSET: f64 = 0.1;
 
 /// A sign change counts when the offset passes this fraction of the cut's largest offset (per channel) to
 /// the other side; below it is f32 rounding (a rotation offset's last bit is about 1.2e-7 rad).
@@ -487,7 +494,7 @@ pub fn quality(asset: &Asset, dt: f32, duration: f32, cuts: &[Cut]) -> Result<Ve
             let (mut jumps, mut growth, mut jerk_ratios) = (vec![], vec![], vec![]);
             let (mut dofs, mut flips, mut residual_max) = (0usize, 0usize, 0.0f64);
             let (mut local_dofs, mut local_flips) = (0usize, 0usize);
-            let (mut cut_largest, mut joint_growth) = (vec![], vec![]);
+            let (mut cut_largest, mut joint_growth, mut major_joint_growth) = (vec![], vec![], 0.0f64);
             for &cut in cuts {
                 let trace = simulate(asset, dt, method, cut, duration, (FRAMES_BEFORE, 4))?;
                 let s = trace.switch_frame;
@@ -503,7 +510,11 @@ pub fn quality(asset: &Asset, dt: f32, duration: f32, cuts: &[Cut]) -> Result<Ve
                 let largest = (0..n).map(|j| joint_offset(s - 1, j)).fold(0.0, f64::max);
                 for j in (0..n).filter(|&j| joint_offset(s - 1, j) > 0.01 * largest) {
                     let peak = window.clone().map(|f| joint_offset(f, j)).fold(0.0, f64::max);
-                    joint_growth.push(peak / joint_offset(s - 1, j));
+                    let growth = peak / joint_offset(s - 1, j);
+                    joint_growth.push(growth);
+                    if joint_offset(s - 1, j) >= MAJOR_OFFSET * largest {
+                        major_joint_growth = major_joint_growth.max(growth);
+                    }
                 }
                 let dofs_of = |n: usize| (0..n).flat_map(|j| (0..3).map(move |axis| (j, axis)));
                 for (j, axis) in dofs_of(n) {
@@ -564,6 +575,7 @@ pub fn quality(asset: &Asset, dt: f32, duration: f32, cuts: &[Cut]) -> Result<Ve
                 jump_median: percentile(&mut cut_largest.clone(), 0.5),
                 joint_growth_p90: percentile(&mut joint_growth, 0.9),
                 joint_growth_max: joint_growth.iter().copied().fold(0.0, f64::max),
+                major_joint_growth_max: major_joint_growth,
             };
             Ok((quality, cut_largest))
         })
@@ -609,7 +621,7 @@ pub fn quality_table(rows: &[Quality], cuts: usize, dt: f32, duration: f32) -> S
     let mut out =
         format!("{cuts} cuts, {:.0} Hz, transition {duration} s; positions in file units, model space\n", 1.0 / dt);
     out += &format!(
-        "{:<19} {:>11} {:>11} {:>9} {:>9} {:>9} {:>9} {:>8} {:>10} {:>9} {:>9} {:>9} {:>9}\n",
+        "{:<19} {:>11} {:>11} {:>9} {:>9} {:>9} {:>9} {:>8} {:>10} {:>9} {:>9} {:>9} {:>9} {:>14}\n",
         "method",
         "vjump max",
         "vjump p99",
@@ -622,11 +634,12 @@ pub fn quality_table(rows: &[Quality], cuts: usize, dt: f32, duration: f32) -> S
         "jump med",
         "vs cut",
         "jgrow p90",
-        "jgrow max"
+        "jgrow max",
+        "jgrow max≥10%"
     );
     for q in rows {
         out += &format!(
-            "{:<19} {:>11.2} {:>11.2} {:>9.2} {:>9.2} {:>9.3} {:>9.3} {:>8.2} {:>10.2e} {:>9.2} {:>9.3} {:>9.3} {:>9.3}\n",
+            "{:<19} {:>11.2} {:>11.2} {:>9.2} {:>9.2} {:>9.3} {:>9.3} {:>8.2} {:>10.2e} {:>9.2} {:>9.3} {:>9.3} {:>9.3} {:>14.3}\n",
             q.method,
             q.velocity_jump_max,
             q.velocity_jump_p99,
@@ -639,7 +652,8 @@ pub fn quality_table(rows: &[Quality], cuts: usize, dt: f32, duration: f32) -> S
             q.jump_median,
             q.jump_vs_cut_median,
             q.joint_growth_p90,
-            q.joint_growth_max
+            q.joint_growth_max,
+            q.major_joint_growth_max
         );
     }
     out
@@ -663,6 +677,7 @@ pub fn quality_json(rows: &[Quality], cuts: usize, dt: f32, duration: f32) -> se
                 "jump_vs_cut_median": q.jump_vs_cut_median,
                 "joint_growth_p90": q.joint_growth_p90,
                 "joint_growth_max": q.joint_growth_max,
+                "major_joint_growth_max": q.major_joint_growth_max,
             })
         })
         .collect();
