@@ -83,8 +83,9 @@ const INV_T1_ROUND_UP: f32 = 1.0 / (1 << 22) as f32;
 ///   and `γ = (a0 t1² + 6 v0 t1 + 12 x0) / 2` (the seed's A, B, C expanded; the `f64` oracle in the tests uses
 ///   A, B, C as written).
 /// - `Shape::Continuous`: `x(τ) = (1 − τ)³ (α + β τ + γ τ² + 10 α τ³)` with `α = x0`, `β = v0 t1 + 3 x0` and
-///   `γ = 6 x0`, that is `x0 (1 − 15 τ⁴ + 24 τ⁵ − 10 τ⁶) + v0 t1 τ (1 − τ)³`: the offset leaves with zero
-///   acceleration and jerk, the velocity with zero jerk. Its τ³ coefficient is `10 α`, so it needs no storage.
+///   `γ = 6 x0`, that is `x0 (1 − 15 τ⁴ + 24 τ⁵ − 10 τ⁶) + v0 t1 τ (1 − τ)³`: the offset term leaves with zero
+///   acceleration and jerk, the velocity term brakes from the start (`x''(0) = −6 v0 / t1`). Its τ³
+///   coefficient is `10 α`, so it needs no storage.
 ///
 /// [`Quintic::eval`] takes the shape the curve was made with. Evaluation clamps τ to 1: exactly 0 from `t1` on
 /// because `1 − 1 = 0`; the quintic is one multiply, one min, two multiply-adds and three multiplies, no
