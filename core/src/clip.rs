@@ -260,14 +260,6 @@ impl TrackDecoder {
     /// `dropped` of a translation or scale track.
     pub const NOT_ROTATION: u8 = 4;
 
-    /// Four rotation tracks' values from their stored `levels`, as one SoA quaternion (lane `j` is track
-    /// `j`): equal, lane by lane and bit for bit, to [`TrackDecoder::decode`] of each (the same operations in
-    /// the same order, four lanes at a time). Every decoder must be a rotation's.
-    #[inline(always)]
-    pub fn decode_rotations(decoders: &[TrackDecoder; 4], levels: [[u32; 3]; 4]) -> crate::math::SoaQuat {
-        RotationQuadDecoder::new(decoders).decode(levels)
-    }
-
     /// The three stored levels of the frame whose bits start at bit `frame_start` of `data`; `None` when fewer
     /// than [`COMPRESSED_SLACK`] bytes follow them.
     #[inline(always)]
@@ -320,16 +312,24 @@ fn read_fields(data: &[u8], at: usize, bits: [u8; 3]) -> Option<[u32; 3]> {
     let word = load_word(data, at / 8)?;
     let shift = (at % 8) as u32;
     if shift + b0 + b1 + b2 <= 64 {
-        let field = |from: u32, bits: u32| ((word >> (shift + from)) & ((1u64 << bits) - 1)) as u32;
-        return Some([field(0, b0), field(b0, b1), field(b0 + b1, b2)]);
+        return Some(split_fields(word >> shift, [b0, b1, b2]));
     }
     let (w0, w1) = (b0 as usize, b1 as usize);
     Some([read_bits(data, at, b0)?, read_bits(data, at + w0, b1)?, read_bits(data, at + w0 + w1, b2)?])
 }
 
+/// The three fields of `bits` (each at most 31) at the low end of `word`, least significant first. Every shift
+/// stays below 64 whatever the bits (bits past 24 only come from a damaged context).
+#[inline(always)]
+fn split_fields(word: u64, [b0, b1, b2]: [u32; 3]) -> [u32; 3] {
+    let field = |from: u32, bits: u32| ((word >> from) & ((1u64 << bits) - 1)) as u32;
+    [field(0, b0), field(b0, b1), field(b0 + b1, b2)]
+}
+
 /// The decoders of four rotation tracks filling one lane group, as SoA rows: lane `j` of each row is track
 /// `j`'s. A frame's decode loads its scales and offsets as whole rows and its dropped components as lane
-/// masks, with the arithmetic of [`TrackDecoder::decode_rotations`]. A [`crate::SamplingContext`] keeps one in
+/// masks, and gives each lane bit for bit what [`TrackDecoder::decode`] gives its track (the same operations in
+/// the same order, four lanes at a time). A [`crate::SamplingContext`] keeps one in
 /// place of the four tracks' [`TrackDecoder`]s (the same 128 bytes), so playback does the transposition once
 /// per segment instead of once per frame.
 ///
@@ -379,15 +379,12 @@ impl RotationQuadDecoder {
         // Every lane's fields lie within one load: no straddle to check.
         let lane = |j: usize| {
             let at = frame_start + self.first_bit[j] as usize;
-            let [b0, b1, b2] = self.bits[j].map(|b| u32::from(b) & 0x1f);
-            let word = load_word(data, at / 8)? >> (at % 8);
-            let field = |from: u32, bits: u32| ((word >> from) & ((1u64 << bits) - 1)) as u32;
-            Some([field(0, b0), field(b0, b1), field(b0 + b1, b2)])
+            Some(split_fields(load_word(data, at / 8)? >> (at % 8), self.bits[j].map(|b| u32::from(b) & 0x1f)))
         };
         Some([lane(0)?, lane(1)?, lane(2)?, lane(3)?])
     }
 
-    /// The four tracks' quaternions from their stored `levels` (see [`TrackDecoder::decode_rotations`]).
+    /// The four tracks' quaternions from their stored `levels` (lane `j` from `levels[j]`).
     #[inline(always)]
     pub fn decode(&self, levels: [[u32; 3]; 4]) -> crate::math::SoaQuat {
         let min = F4::splat(MIN_KEY_MAGNITUDE);

@@ -4,7 +4,8 @@
 //! playing agree bit for bit; bad bounds, out-of-range values and damaged sections are errors.
 
 use sinew::clip::{
-    ClipParts, CompressedKeys, Keys, MAX_BITS, SEGMENT_TRACK_BYTES, SegmentTrack, TrackDecoder, TrackRange,
+    ClipParts, CompressedKeys, Keys, MAX_BITS, RotationQuadDecoder, SEGMENT_TRACK_BYTES, SegmentTrack, TrackDecoder,
+    TrackRange,
 };
 use sinew::math::SoaTransform;
 use sinew::{Arena, Asset, Buffer, Clip, Error, Playback, SamplingContext, SamplingJob};
@@ -317,7 +318,7 @@ fn four_rotation_tracks_decode_as_each_one_alone() {
         });
         let levels: [[u32; 3]; 4] =
             std::array::from_fn(|j| std::array::from_fn(|c| (rng.next_u64() & ((1u64 << quad[j].bits[c]) - 1)) as u32));
-        let soa = TrackDecoder::decode_rotations(&quad, levels);
+        let soa = RotationQuadDecoder::new(&quad).decode(levels);
         let lanes = [soa.x, soa.y, soa.z, soa.w].map(|row| row.to_array());
         for j in 0..4 {
             let alone = quad[j].decode(levels[j]);
