@@ -69,27 +69,33 @@ use bytemuck::{Pod, Zeroable};
 /// Shortest duration a request accepts, seconds.
 pub const MIN_DURATION: f32 = 1e-6;
 
-/// How far the continuous shape lets a curve moving toward its target shorten: `t1 <= -9 x0 / v0`, just inside
-/// the `≈ 9.03` at which its polynomial would touch 0 (see [`Quintic::shaped`]).
-pub const CONTINUOUS_APPROACH_LIMIT: f32 = 9.0;
+/// How far the continuous shape lets a curve moving toward its target shorten: `t1 <= -17.5 x0 / v0`, just
+/// inside the `≈ 17.56` at which its offset would touch 0 (see [`Quintic::shaped`]).
+pub const CONTINUOUS_APPROACH_LIMIT: f32 = 17.5;
+
+/// The most the continuous shape's velocity term reaches, over `v0 t1`: the peak of `τ (1 − τ)⁶`, at τ = 1/7,
+/// `6⁶ / 7⁷`.
+pub const CONTINUOUS_GROWTH: f32 = 46656.0 / 823543.0;
 
 /// Relative amount `1/t1` is raised by, so `t1 · (1/t1)` rounds to at least 1 (2^-22).
 const INV_T1_ROUND_UP: f32 = 1.0 / (1 << 22) as f32;
 
-/// One DOF's offset curve per lane, stored factored: the seed's quintic, or the continuous shape's sextic.
+/// One DOF's offset curve per lane, stored factored: the seed's quintic, or the continuous shape's two terms.
 ///
 /// Both curves, in normalized time `τ = t / t1`, have `x(1) = x'(1) = x''(1) = 0`, so `(1 − τ)³` divides them.
 /// - `Shape::Clamped`, the seed's quintic: `x(τ) = (1 − τ)³ (α + β τ + γ τ²)` with `α = x0`, `β = v0 t1 + 3 x0`
 ///   and `γ = (a0 t1² + 6 v0 t1 + 12 x0) / 2` (the seed's A, B, C expanded; the `f64` oracle in the tests uses
 ///   A, B, C as written).
-/// - `Shape::Continuous`: `x(τ) = (1 − τ)³ (α + β τ + γ τ² + 10 α τ³)` with `α = x0`, `β = v0 t1 + 3 x0` and
-///   `γ = 6 x0`, that is `x0 (1 − 15 τ⁴ + 24 τ⁵ − 10 τ⁶) + v0 t1 τ (1 − τ)³`: the offset term leaves with zero
-///   acceleration and jerk, the velocity term brakes from the start (`x''(0) = −6 v0 / t1`). Its τ³
-///   coefficient is `10 α`, so it needs no storage.
+/// - `Shape::Continuous`: `x(τ) = (1 − τ)³ (α (1 + 3τ + 6τ² + 10τ³) + β τ (1 − τ)³)` with `α = x0`,
+///   `β = v0 t1` and `γ = 0`, that is `x0 (1 − 15 τ⁴ + 24 τ⁵ − 10 τ⁶) + v0 t1 τ (1 − τ)⁶`: the offset term
+///   leaves with zero acceleration and jerk, the velocity term brakes from the start (`x''(0) = −12 v0 / t1`)
+///   and has spent itself by mid-curve. One term per input, so offsets that cancel between DOFs at the start
+///   keep cancelling.
 ///
 /// [`Quintic::eval`] takes the shape the curve was made with. Evaluation clamps τ to 1: exactly 0 from `t1` on
 /// because `1 − 1 = 0`; the quintic is one multiply, one min, two multiply-adds and three multiplies, no
-/// select, the sextic one multiply and one multiply-add more. The mirror sign is folded into α, β, γ.
+/// select; the continuous shape three multiply-adds of constants, one multiply-add and five multiplies past τ,
+/// and no γ to load. The mirror sign is folded into the coefficients.
 ///
 /// Precision: where the quintic's zero-jerk `a0` applies, `α + β τ + γ τ²` itself has a root at τ = 1, so f32
 /// rounding can leave a value on the wrong side of 0 next to t1; it is below `1e-7 · |x0| · (1 − τ)³`, far
@@ -125,12 +131,15 @@ impl<L: Lanes> Quintic<L> {
     pub fn eval(&self, t: L, shape: Shape) -> L {
         let tau = (t * self.inv_t1).min(L::splat(1.0));
         let s = L::splat(1.0) - tau;
-        let quadratic = match shape {
-            Shape::Clamped => self.gamma,
-            Shape::Continuous => (self.alpha * L::splat(10.0)).mul_add(tau, self.gamma),
-        };
-        let poly = quadratic.mul_add(tau, self.beta).mul_add(tau, self.alpha);
-        (s * s) * (s * poly)
+        match shape {
+            Shape::Clamped => (s * s) * (s * self.gamma.mul_add(tau, self.beta).mul_add(tau, self.alpha)),
+            Shape::Continuous => {
+                let cube = (s * s) * s;
+                let one = L::splat(1.0);
+                let offset = L::splat(10.0).mul_add(tau, L::splat(6.0)).mul_add(tau, L::splat(3.0)).mul_add(tau, one);
+                cube * self.alpha.mul_add(offset, self.beta * tau * cube)
+            }
+        }
     }
 }
 
@@ -162,12 +171,12 @@ impl<L: Lanes> Quintic<L> {
     ///
     /// `Shape::Continuous` keeps `v0` on every curve, so `x'(0) = v0`. The curve never changes sign: mirrored
     /// so `x0 >= 0` (by `v0`'s sign where `x0 = 0`), a curve moving toward 0 is shortened to
-    /// `t1 <= -CONTINUOUS_APPROACH_LIMIT · x0 / v0`, under which `α + β τ + γ τ² + 10 α τ³ >= 0` on [0, 1]
-    /// (with `u = -v0 t1 / x0` it is `x0 (1 + (3 − u) τ + 6 τ² + 10 τ³)`, positive while
-    /// `u < min (1 + 3τ + 6τ² + 10τ³) / τ ≈ 9.03`); one moving away has every coefficient `>= 0`. Its
-    /// magnitude stays below `|x0| + 27/256 · max(0, v0) · t1` (mirrored `v0`; the offset term falls from x0
-    /// to 0 monotonically and the velocity term `v0 t1 τ (1 − τ)³` is largest at τ = 1/4): the most a source
-    /// moving away carries the offset before the curve turns back.
+    /// `t1 <= -CONTINUOUS_APPROACH_LIMIT · x0 / v0`, under which `x0 (1 + 3τ + 6τ² + 10τ³) + v0 t1 τ (1 − τ)³`
+    /// stays `>= 0` on [0, 1] (with `u = -v0 t1 / x0`, while `u < min (1 + 3τ + 6τ² + 10τ³) / (τ (1 − τ)³)
+    /// ≈ 17.56`, at τ ≈ 0.145); one moving away has both terms `>= 0`. Its magnitude stays below
+    /// `|x0| + CONTINUOUS_GROWTH · max(0, v0) · t1` (mirrored `v0`; the offset term falls from x0 to 0
+    /// monotonically and the velocity term `v0 t1 τ (1 − τ)⁶` is largest at τ = 1/7): the most a source moving
+    /// away carries the offset before the curve turns back.
     #[inline(always)]
     pub fn shaped(x0: L, v0: L, t1: L, shape: Shape) -> (Quintic<L>, L) {
         let zero = L::splat(0.0);
@@ -191,13 +200,16 @@ impl<L: Lanes> Quintic<L> {
         let limit = L::select(v0.cmp_lt(zero), L::splat(-approach) * x0 / v0, L::splat(f32::INFINITY));
         let t1 = t1.min(limit);
         let v = v0 * t1;
-        let gamma = match shape {
+        let (beta, gamma) = match shape {
             Shape::Clamped => {
                 // a0 t1² from the zero-jerk condition a0 = (-8 t1 v0 - 20 x0) / t1², kept when positive.
                 let acc = L::splat(-8.0).mul_add(v, L::splat(-20.0) * x0).max(zero);
-                L::splat(0.5) * L::splat(6.0).mul_add(v, L::splat(12.0).mul_add(x0, acc))
+                (
+                    L::splat(3.0).mul_add(x0, v),
+                    L::splat(0.5) * L::splat(6.0).mul_add(v, L::splat(12.0).mul_add(x0, acc)),
+                )
             }
-            Shape::Continuous => L::splat(6.0) * x0,
+            Shape::Continuous => (v, zero),
         };
         // A limit below the smallest normal f32 (x0 = 0, or a subnormal x0) has nothing left to do; every other
         // t1 keeps 1/t1 finite.
@@ -205,7 +217,7 @@ impl<L: Lanes> Quintic<L> {
         let signed = |c: L| c.mul_sign(x0_signed).zero_where(finished);
         let curve = Quintic {
             alpha: signed(x0),
-            beta: signed(L::splat(3.0).mul_add(x0, v)),
+            beta: signed(beta),
             gamma: signed(gamma),
             // Rounded up (by at most 2.4e-7 relative) so that t1 * (1/t1) >= 1 in f32: exactly 0 from t1 on.
             inv_t1: (L::splat(1.0) / t1 * L::splat(1.0 + INV_T1_ROUND_UP)).zero_where(finished),
@@ -241,8 +253,8 @@ pub enum Shape {
     Clamped,
     /// Its velocity is kept on every curve: with per-component channels and relative velocity the output's
     /// velocity at the switch is the source's (C1), the offset still never changes sign, and it grows by at
-    /// most `27/256 · v0 · t1` past its start. The offset leaves on a sextic with zero acceleration and jerk,
-    /// the velocity on `v0 t1 τ (1 − τ)³` (see [`Quintic`] and [`Quintic::shaped`]).
+    /// most `CONTINUOUS_GROWTH · v0 · t1` (≈ 0.057) past its start. The offset leaves on a sextic with zero
+    /// acceleration and jerk, the velocity on `v0 t1 τ (1 − τ)⁶` (see [`Quintic`] and [`Quintic::shaped`]).
     Continuous,
 }
 

@@ -145,8 +145,8 @@ pub fn inertialize(x0: f64, v0: f64, t1: f64, t: f64) -> f64 {
 /// [`inertialize`], or with `continuous` the curve that keeps the source's velocity: no clamp of a velocity
 /// moving away from the target, and an offset of exactly 0 mirrored by its velocity. Its offset term falls on
 /// the sextic `1 − 15 τ⁴ + 24 τ⁵ − 10 τ⁶` (zero velocity, acceleration and jerk at the start, zero velocity
-/// and acceleration at the end) and its velocity term is `v0 t1 τ (1 − τ)³`; a curve moving toward the target
-/// is shortened to `t1 <= -9 x0 / v0`.
+/// and acceleration at the end) and its velocity term is `v0 t1 τ (1 − τ)⁶`, expanded here; a curve moving
+/// toward the target is shortened to `t1 <= -17.5 x0 / v0`.
 pub fn inertialize_shaped(x0: f64, v0: f64, t1: f64, t: f64, continuous: bool) -> f64 {
     if t <= 0.0 {
         return x0;
@@ -156,13 +156,15 @@ pub fn inertialize_shaped(x0: f64, v0: f64, t1: f64, t: f64, continuous: bool) -
     let sign = if by < 0.0 { -1.0 } else { 1.0 };
     let (x0, mut v0) = (x0 * sign, v0 * sign);
     if continuous {
-        let t1 = if v0 < 0.0 { t1.min(-9.0 * x0 / v0) } else { t1 };
+        let t1 = if v0 < 0.0 { t1.min(-17.5 * x0 / v0) } else { t1 };
         if t >= t1 {
             return 0.0;
         }
         let tau = t / t1;
         let offset = 1.0 - 15.0 * tau.powi(4) + 24.0 * tau.powi(5) - 10.0 * tau.powi(6);
-        let velocity = tau * (1.0 - tau).powi(3);
+        let velocity = tau - 6.0 * tau.powi(2) + 15.0 * tau.powi(3) - 20.0 * tau.powi(4) + 15.0 * tau.powi(5)
+            - 6.0 * tau.powi(6)
+            + tau.powi(7);
         return sign * (x0 * offset + v0 * t1 * velocity);
     }
     if v0 > 0.0 {

@@ -38,6 +38,14 @@ fn quality_guarantees_on_bandai_clips() {
     let continuous = row(Method::Continuous);
     assert!(continuous.jump_vs_cut_median <= 0.10, "{}", continuous.jump_vs_cut_median);
     assert!(continuous.joint_growth_p90 <= 1.6, "{}", continuous.joint_growth_p90);
+    // And over 0.4 s, where a source's velocity has twice the time to carry the offset: its term dies out by
+    // mid-curve, so the growth stays within the same 1.6 (on the goal's 300 cuts: a tail percentile over 60
+    // moves by 0.2 with the seed).
+    let long_cuts = transition::seeded_cuts(&asset, clips.dt, 0.4, 300, 1);
+    let long = transition::quality(&asset, clips.dt, 0.4, &long_cuts).unwrap();
+    let long = long.iter().find(|q| q.method == Method::Continuous.name()).unwrap();
+    assert!(long.joint_growth_p90 <= 1.6, "0.4 s: {}", long.joint_growth_p90);
+    assert_eq!(long.local_flip_share, 0.0);
     assert!(row(Method::Crossfade).local_flip_share > 0.05);
     assert_eq!(row(Method::HardCut).offset_growth_max, 1.0);
 }
