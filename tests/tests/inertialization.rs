@@ -272,6 +272,30 @@ fn oracle_offsets(source: &Transform, target: &Transform, reference: Option<[f64
     ([sub(source.translation, target.translation), oracle::rotation_vector(q), sub(source.scale, target.scale)], q)
 }
 
+/// The f64 oracle of one joint's curve inputs at a request: each channel's offset `x0` from the target at
+/// `t = 0` and velocity `v0` (the source's over `dt_history`, minus the target's over `dt` in relative mode),
+/// and the rotation offset's quaternion (the hemisphere later offsets are read in).
+fn oracle_start(
+    [source_prev, source]: [&Transform; 2],
+    [target_at_zero, target_now]: [&Transform; 2],
+    [dt_history, dt]: [f64; 2],
+    relative: bool,
+) -> ([[f64; 3]; 3], [[f64; 3]; 3], [f64; 4]) {
+    let (x0, reference) = oracle_offsets(source, target_at_zero, None);
+    let (x_prev, _) = oracle_offsets(source_prev, target_at_zero, Some(reference));
+    let (x_now, _) = oracle_offsets(source, target_now, Some(reference));
+    let mut v0 = [[0.0; 3]; 3];
+    for c in 0..3 {
+        for i in 0..3 {
+            v0[c][i] = (x0[c][i] - x_prev[c][i]) / dt_history;
+            if relative {
+                v0[c][i] -= (x0[c][i] - x_now[c][i]) / dt;
+            }
+        }
+    }
+    (x0, v0, reference)
+}
+
 /// The three components of one channel's offset at `t`, per the channel mode.
 fn oracle_channel(settings: Settings, x0: [f64; 3], v0: [f64; 3], t1: f64, t: f64) -> [f64; 3] {
     let continuous = settings.shape == Shape::Continuous;
@@ -365,18 +389,9 @@ fn inertializer_matches_f64_oracle_in_every_mode() {
             let relative = settings.velocity == VelocityMode::Relative;
             for j in 0..n {
                 let at_zero = if relative { &target_prev[j] } else { &targets[0].0[j] };
-                let (x0, reference) = oracle_offsets(&source[j], at_zero, None);
-                let (x_prev, _) = oracle_offsets(&source_prev[j], at_zero, Some(reference));
-                let (x_now, _) = oracle_offsets(&source[j], &targets[0].0[j], Some(reference));
-                let mut v0 = [[0.0; 3]; 3];
-                for c in 0..3 {
-                    for i in 0..3 {
-                        v0[c][i] = (x0[c][i] - x_prev[c][i]) / dt_history as f64;
-                        if relative {
-                            v0[c][i] -= (x0[c][i] - x_now[c][i]) / dt as f64;
-                        }
-                    }
-                }
+                let dts = [dt_history as f64, dt as f64];
+                let (x0, v0, _) =
+                    oracle_start([&source_prev[j], &source[j]], [at_zero, &targets[0].0[j]], dts, relative);
                 for (k, (target, _)) in targets.iter().enumerate() {
                     let t = dt as f64 * (k + 1) as f64;
                     let off = [0, 1, 2].map(|c| oracle_channel(*settings, x0[c], v0[c], duration as f64, t));
@@ -419,6 +434,80 @@ fn inertializer_matches_f64_oracle_in_every_mode() {
             }
         }
     }
+}
+
+/// The continuous shape's guarantees on real cuts (Bandai mocap at 30 Hz, 0.2 s and 0.4 s, a source moving
+/// every way a body does): per local DOF, the offset from the target never changes sign and never grows past
+/// `|x0| + 6⁶/7⁷ · v0 · t1` for a velocity moving away. `x0` and `v0` come from the f64 oracle of the request's
+/// inputs, and the offsets are read off the inertializer's output frame by frame.
+#[test]
+fn continuous_shape_keeps_sign_and_growth_bound_on_real_cuts() {
+    use sinew_bench_host::{sample::sample_clamped, transition};
+    let Some(dir) = sinew_tests::shared_data("continuous_shape_keeps_sign_and_growth_bound_on_real_cuts") else {
+        return;
+    };
+    let files = sinew_tests::files_with_extension(&dir.join("bvh/bandai"), "bvh");
+    let clips = transition::Clips::from_bvh(&files).unwrap();
+    let asset = clips.asset().unwrap();
+    let skeleton = asset.skeleton();
+    let n = skeleton.num_joints();
+    let settings = MODES[4];
+    assert_eq!(settings.shape, Shape::Continuous);
+    let growth = 46656.0 / 823543.0;
+    let dt = clips.dt;
+    let mut context_memory = vec![0u8; sinew::SamplingContext::required_bytes(n)];
+    let context_arena = Arena::new(&mut context_memory);
+    let mut context = sinew::SamplingContext::new(&context_arena, n).unwrap();
+    let mut local = vec![SoaTransform::IDENTITY; num_soa_joints(n)];
+    let mut pose_at = |clip: usize, time: f32| {
+        let clip = asset.clip(clip).unwrap();
+        sample_clamped(skeleton, &clip, time, &mut context, &mut local).unwrap();
+        aos(&local, n)
+    };
+    let (mut checked, mut receding, mut closest) = (0usize, 0usize, 0.0f64);
+    for duration in [0.2f32, 0.4] {
+        for cut in transition::seeded_cuts(&asset, dt, duration, 40, 31) {
+            let sources = [pose_at(cut.a, cut.ta - dt), pose_at(cut.a, cut.ta)];
+            let target_prev = pose_at(cut.b, cut.tb);
+            let frames = (duration / dt).ceil() as usize + 2;
+            let targets: Vec<_> = (1..=frames).map(|k| (pose_at(cut.b, cut.tb + k as f32 * dt), vec![])).collect();
+            let scenario = Scenario {
+                sources: [&sources[0], &sources[1]],
+                source_curves: [&[], &[]],
+                target_prev: (&target_prev, &[]),
+                targets: &targets,
+                dts: [dt; 3],
+                duration,
+            };
+            let got = run(settings, n, &scenario);
+            for j in 0..n {
+                let ends = [&target_prev[j], &targets[0].0[j]];
+                let (x0, v0, reference) = oracle_start([&sources[0][j], &sources[1][j]], ends, [dt as f64; 2], true);
+                for (k, (target, _)) in targets.iter().enumerate() {
+                    let (offset, _) = oracle_offsets(&got.outputs[k][j], &target[j], Some(reference));
+                    for (c, i) in (0..3).flat_map(|c| (0..3).map(move |i| (c, i))) {
+                        let (x, v, now) = (x0[c][i], v0[c][i], offset[c][i]);
+                        let side = if x != 0.0 { x.signum() } else { v.signum() };
+                        let away = (v * side).max(0.0);
+                        let bound = x.abs() + growth * away * duration as f64;
+                        // f32 output and its f64 reading: translations in cm, rotations in rad.
+                        let rounding = 2e-5 * (1.0 + bound);
+                        let what = format!("cut {cut:?} joint {j} channel {c} axis {i} frame {k}: x0 {x} v0 {v}");
+                        assert!(now * side >= -rounding, "{what}: crossed to {now}");
+                        assert!(now.abs() <= bound + rounding, "{what}: {now} past {bound}");
+                        checked += (x != 0.0) as usize;
+                        if away > 0.0 && x != 0.0 {
+                            receding += 1;
+                            closest = closest.max((now.abs() - x.abs()) / (growth * away * duration as f64));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // The cuts exercise the bound: many offsets recede, and some come near it.
+    assert!(checked > 10_000 && receding > 1000, "{checked} offsets checked, {receding} receding");
+    assert!(closest > 0.9, "largest growth {closest:.2} of the bound");
 }
 
 /// An inertializer for `n` joints and `c` curves over its own memory.
