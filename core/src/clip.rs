@@ -329,9 +329,9 @@ fn split_fields(word: u64, [b0, b1, b2]: [u32; 3]) -> [u32; 3] {
 /// The decoders of four rotation tracks filling one lane group, as SoA rows: lane `j` of each row is track
 /// `j`'s. A frame's decode loads its scales and offsets as whole rows and its dropped components as lane
 /// masks, and gives each lane bit for bit what [`TrackDecoder::decode`] gives its track (the same operations in
-/// the same order, four lanes at a time). A [`crate::SamplingContext`] keeps one in
-/// place of the four tracks' [`TrackDecoder`]s (the same 128 bytes), so playback does the transposition once
-/// per segment instead of once per frame.
+/// the same order, four lanes at a time). It is worked out as rows straight from the segment's table
+/// ([`RotationQuadDecoder::from_segment`]), and a [`crate::SamplingContext`] keeps one in place of the four
+/// tracks' [`TrackDecoder`]s (the same 128 bytes), so playback works it out once per segment.
 ///
 /// Layout: 128 bytes, `repr(C)`, 4-byte aligned (rows load unaligned).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
@@ -352,21 +352,49 @@ pub struct RotationQuadDecoder {
 const _: () = assert!(core::mem::size_of::<RotationQuadDecoder>() == 4 * core::mem::size_of::<TrackDecoder>());
 
 impl RotationQuadDecoder {
-    /// The four tracks' decoders as rows; every decoder must be a rotation's.
+    /// The decoders of four rotation tracks of one segment as rows, worked out from their table `entries` (as
+    /// [`SegmentTrack::parse`] reads them) and clip `ranges`, the tracks' fields following one another from bit
+    /// `first_bit` of each frame. Lane `j` holds bit for bit what [`SegmentTrack::decoder`] works out for track
+    /// `j` (the same operations in the same order, four lanes at a time), without building it first. Returns
+    /// the rows and the four tracks' bits per frame.
     #[inline(always)]
-    pub fn new(decoders: &[TrackDecoder; 4]) -> RotationQuadDecoder {
-        let mut dropping = 0u16;
-        for (j, d) in decoders.iter().enumerate() {
-            dropping |= 1 << (4 * u16::from(d.dropped & 3) + j as u16);
+    pub fn from_segment(
+        entries: [&[u8; SEGMENT_TRACK_BYTES]; 4],
+        ranges: [&TrackRange; 4],
+        first_bit: u32,
+    ) -> (RotationQuadDecoder, u32) {
+        const INV_255: f32 = 1.0 / 255.0;
+        // The entries' bytes as rows, lane j from track j, read as `SegmentTrack::parse` reads them.
+        let (mut range_min, mut range_extent, mut inverse_levels) = ([[0u32; 4]; 3], [[0u32; 4]; 3], [[0.0; 4]; 3]);
+        let (mut bits, mut first_bits, mut at, mut dropping, mut fit) = ([[0u8; 3]; 4], [0u32; 4], first_bit, 0u16, 1);
+        for (j, entry) in entries.iter().enumerate() {
+            let mut frame_bits = 0;
+            for c in 0..3 {
+                let b = entry[c] & 0x1f;
+                (bits[j][c], frame_bits) = (b, frame_bits + u32::from(b));
+                inverse_levels[c][j] = SegmentTrack::inverse_levels(u32::from(b));
+                (range_min[c][j], range_extent[c][j]) = (u32::from(entry[3 + c]), u32::from(entry[6 + c]));
+            }
+            let dropped = u16::from(entry[0] >> 7) | u16::from(entry[1] >> 7) << 1;
+            dropping |= 1 << (4 * dropped + j as u16);
+            (first_bits[j], at) = (at, at + frame_bits);
+            fit &= u16::from(frame_bits <= 57);
         }
-        RotationQuadDecoder {
-            scale: core::array::from_fn(|c| decoders.map(|d| d.scale[c])),
-            offset: core::array::from_fn(|c| decoders.map(|d| d.offset[c])),
-            first_bit: decoders.map(|d| d.first_bit),
-            bits: decoders.map(|d| d.bits),
-            dropping,
-            flags: u16::from(decoders.iter().all(|d| d.bits.iter().map(|&b| u32::from(b & 0x1f)).sum::<u32>() <= 57)),
+        // Rows of the clip ranges: row k holds quaternion component k of each lane.
+        let min = F4::transpose4(ranges.map(|r| F4::from_array(r.min)));
+        let extent = F4::transpose4(ranges.map(|r| F4::from_array(r.extent)));
+        let (mut scale, mut offset, mut dropped_by) = ([[0.0; 4]; 3], [[0.0; 4]; 3], 0u32);
+        for c in 0..3 {
+            // Stored component c holds quaternion component c + 1 in the lanes that drop one at or below c.
+            dropped_by |= u32::from(dropping >> (4 * c)) & 0xf;
+            let up = F4::lane_mask(dropped_by);
+            let (min, extent) = (F4::select(up, min[c + 1], min[c]), F4::select(up, extent[c + 1], extent[c]));
+            let segment_extent = extent * (F4::from_levels(range_extent[c]) * F4::splat(INV_255));
+            offset[c] = (min + extent * (F4::from_levels(range_min[c]) * F4::splat(INV_255))).to_array();
+            scale[c] = (segment_extent * F4::from_array(inverse_levels[c])).to_array();
         }
+        let rows = RotationQuadDecoder { scale, offset, first_bit: first_bits, bits, dropping, flags: fit };
+        (rows, at - first_bit)
     }
 
     /// The four tracks' stored levels of the frame whose bits start at bit `frame_start` of `data`.

@@ -329,27 +329,32 @@ fn decode_compressed(
             if cache.held != Some(segment) {
                 cache.held = None;
                 let mut source = from_table();
-                let mut slots = cache.decoders.iter_mut();
+                let (slots, mut slot) = (&mut cache.decoders[..], 0);
+                // In the order the decode below takes them: rotation lane groups keep their four decoders as
+                // rows, in the four tracks' slots.
                 for channel in Channel::ALL {
-                    for _ in 0..tracks[channel as usize] {
-                        let (Some(slot), Some(decoder)) = (slots.next(), source.next(channel)) else { return };
-                        *slot = decoder;
+                    let joints = &clip.animated_joints(channel)[..tracks[channel as usize]];
+                    for (_, run) in track_runs(joints) {
+                        if channel == Channel::Rotation && run >= 4 {
+                            for _ in 0..run / 4 {
+                                let four = slots.get_mut(slot..slot + 4).unwrap_or_default();
+                                let rows = bytemuck::try_cast_slice_mut::<TrackDecoder, RotationQuadDecoder>(four);
+                                let (Some(rows), Some(quad)) = (rows.ok().and_then(|r| r.first_mut()), source.rows())
+                                else {
+                                    return;
+                                };
+                                (*rows, slot) = (quad, slot + 4);
+                            }
+                            continue;
+                        }
+                        for _ in 0..run {
+                            let (Some(entry), Some(decoder)) = (slots.get_mut(slot), source.next(channel)) else {
+                                return;
+                            };
+                            (*entry, slot) = (decoder, slot + 1);
+                        }
                     }
                     source.skip(channel, num_tracks[channel as usize] - tracks[channel as usize]);
-                }
-                // Rotation lane groups keep their four decoders as rows, in the same slots, in the order the
-                // decode below takes them.
-                let rotations = cache.decoders.get_mut(tracks[0]..tracks[0] + tracks[1]).unwrap_or_default();
-                for (k, run) in track_runs(&clip.animated_joints(Channel::Rotation)[..tracks[1]]) {
-                    if run < 4 {
-                        continue;
-                    }
-                    let Some(groups) = rotations.get_mut(k..k + run) else { return };
-                    for quad in groups.chunks_exact_mut(4) {
-                        let Ok(four) = <&mut [TrackDecoder; 4]>::try_from(quad) else { return };
-                        let rows = RotationQuadDecoder::new(four);
-                        *four = bytemuck::cast(rows);
-                    }
                 }
                 cache.held = Some(segment);
             }
@@ -430,11 +435,22 @@ impl<'d> Decoders<'d> {
                 bytemuck::try_from_bytes::<RotationQuadDecoder>(bytemuck::cast_slice(four)).ok()
             }
             Decoders::Table { .. } => {
-                let [d0, d1, d2, d3] = [(); 4].map(|_| self.next(Channel::Rotation));
-                *scratch = RotationQuadDecoder::new(&[d0?, d1?, d2?, d3?]);
+                *scratch = self.rows()?;
                 Some(scratch)
             }
         }
+    }
+
+    /// The next four tracks' decoders, rotations filling a lane group, as rows worked out from the segment's
+    /// table; `None` for kept decoders (which hold them as rows already, see `next_rotation_quad`).
+    #[inline(always)]
+    fn rows(&mut self) -> Option<RotationQuadDecoder> {
+        let Decoders::Table { entries, first_bit } = self else { return None };
+        let mut next = || entries.next().and_then(|(e, r)| Some((e.try_into().ok()?, r)));
+        let ((e0, r0), (e1, r1), (e2, r2), (e3, r3)) = (next()?, next()?, next()?, next()?);
+        let (rows, bits) = RotationQuadDecoder::from_segment([e0, e1, e2, e3], [r0, r1, r2, r3], *first_bit);
+        *first_bit += bits;
+        Some(rows)
     }
 
     /// Passes over `count` tracks of `channel` that are not decoded (kept decoders hold none).

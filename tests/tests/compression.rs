@@ -297,39 +297,51 @@ fn every_truncation_and_byte_flip_is_an_error_or_samples() {
 
 #[test]
 fn four_rotation_tracks_decode_as_each_one_alone() {
-    // The sampler decodes whole lane groups of rotations as SoA; the baker measures each track alone. They
-    // must agree bit for bit, whatever the dropped components, ranges, bits and levels (tiny values flushed
-    // to zero, squared sums past 1 included).
+    // The sampler works out whole lane groups of rotations as rows from the segment's table and decodes them as
+    // SoA; the baker measures each track alone through its own decoder. They must agree bit for bit, whatever
+    // the dropped components, ranges, bits and levels (tiny values flushed to zero, squared sums past 1
+    // included).
     let mut rng = Rng::new(29);
     for _ in 0..if cfg!(miri) { 50 } else { 20_000 } {
-        let quad: [TrackDecoder; 4] = std::array::from_fn(|_| {
-            let format = SegmentTrack {
-                bits: [0; 3].map(|_| rng.below(MAX_BITS as usize + 1) as u32),
-                dropped: rng.below(4),
-                range_min: [0; 3].map(|_| rng.below(128) as u8),
-                range_extent: [0; 3].map(|_| rng.below(128) as u8),
-            };
-            let lo = |rng: &mut Rng| if rng.below(8) == 0 { -1e-30 } else { rng.range(-1.0, 0.0) };
-            let range = TrackRange {
-                min: [0; 4].map(|_| lo(&mut rng)),
-                extent: [0; 4].map(|_| if rng.below(8) == 0 { 1e-29 } else { rng.range(0.0, 1.0) }),
-            };
-            format.decoder(&range, true, 0)
+        let formats: [SegmentTrack; 4] = std::array::from_fn(|_| SegmentTrack {
+            bits: [0; 3].map(|_| rng.below(MAX_BITS as usize + 1) as u32),
+            dropped: rng.below(4),
+            range_min: [0; 3].map(|_| rng.below(128) as u8),
+            range_extent: [0; 3].map(|_| rng.below(128) as u8),
         });
+        let lo = |rng: &mut Rng| if rng.below(8) == 0 { -1e-30 } else { rng.range(-1.0, 0.0) };
+        let ranges: [TrackRange; 4] = std::array::from_fn(|_| TrackRange {
+            min: [0; 4].map(|_| lo(&mut rng)),
+            extent: [0; 4].map(|_| if rng.below(8) == 0 { 1e-29 } else { rng.range(0.0, 1.0) }),
+        });
+        let start = rng.below(1000) as u32;
+        let mut at = start;
+        let quad: [TrackDecoder; 4] = std::array::from_fn(|j| {
+            let decoder = formats[j].decoder(&ranges[j], true, at);
+            at += formats[j].frame_bits();
+            decoder
+        });
+        let entries = formats.map(|f| f.to_bytes());
+        let (rows, bits) = RotationQuadDecoder::from_segment(
+            [&entries[0], &entries[1], &entries[2], &entries[3]],
+            [&ranges[0], &ranges[1], &ranges[2], &ranges[3]],
+            start,
+        );
+        assert_eq!(bits, at - start);
         let levels: [[u32; 3]; 4] =
             std::array::from_fn(|j| std::array::from_fn(|c| (rng.next_u64() & ((1u64 << quad[j].bits[c]) - 1)) as u32));
-        let soa = RotationQuadDecoder::new(&quad).decode(levels);
+        let soa = rows.decode(levels);
         let lanes = [soa.x, soa.y, soa.z, soa.w].map(|row| row.to_array());
         for j in 0..4 {
-            let alone = quad[j].decode(levels[j]);
+            let d = &quad[j];
+            assert_eq!((rows.first_bit[j], rows.bits[j]), (d.first_bit, d.bits), "track {j}");
+            for c in 0..3 {
+                assert_eq!(rows.scale[c][j].to_bits(), d.scale[c].to_bits(), "track {j} scale {c}: {d:?}");
+                assert_eq!(rows.offset[c][j].to_bits(), d.offset[c].to_bits(), "track {j} offset {c}: {d:?}");
+            }
+            let alone = d.decode(levels[j]);
             let together = [lanes[0][j], lanes[1][j], lanes[2][j], lanes[3][j]];
-            assert_eq!(
-                alone.map(f32::to_bits),
-                together.map(f32::to_bits),
-                "track {j}: {:?}, {:?}",
-                quad[j],
-                levels[j]
-            );
+            assert_eq!(alone.map(f32::to_bits), together.map(f32::to_bits), "track {j}: {d:?}, {:?}", levels[j]);
         }
     }
 }
