@@ -125,21 +125,31 @@ unsafe impl bytemuck::Zeroable for Quintic<F8> {}
 unsafe impl bytemuck::Pod for Quintic<F8> {}
 
 impl<L: Lanes> Quintic<L> {
-    /// The offset at time `t >= 0` since the transition's start, for a curve made with `shape` (a constant
-    /// where this inlines, so the match folds away).
+    /// The offset at time `t >= 0` since the transition's start, for a curve made with `shape`.
     #[inline(always)]
     pub fn eval(&self, t: L, shape: Shape) -> L {
+        match shape {
+            Shape::Clamped => self.eval_shape::<false>(t),
+            Shape::Continuous => self.eval_shape::<true>(t),
+        }
+    }
+
+    /// [`Quintic::eval`] with the shape a constant (`CONTINUOUS`: `Shape::Continuous`), so each shape's loop is
+    /// compiled from its own code: with the shape a run-time value folded late, LLVM sized the clamped loop
+    /// with the continuous arm in it and spilled (SSE2 inertialization +24 % instructions, `cargo xtask
+    /// budgets`).
+    #[inline(always)]
+    pub(crate) fn eval_shape<const CONTINUOUS: bool>(&self, t: L) -> L {
         let tau = (t * self.inv_t1).min(L::splat(1.0));
         let s = L::splat(1.0) - tau;
-        match shape {
-            Shape::Clamped => (s * s) * (s * self.gamma.mul_add(tau, self.beta).mul_add(tau, self.alpha)),
-            Shape::Continuous => {
-                let cube = (s * s) * s;
-                let one = L::splat(1.0);
-                let offset = L::splat(10.0).mul_add(tau, L::splat(6.0)).mul_add(tau, L::splat(3.0)).mul_add(tau, one);
-                cube * self.alpha.mul_add(offset, self.beta * tau * cube)
-            }
-        }
+        let poly = if CONTINUOUS {
+            let one = L::splat(1.0);
+            let offset = L::splat(10.0).mul_add(tau, L::splat(6.0)).mul_add(tau, L::splat(3.0)).mul_add(tau, one);
+            self.alpha.mul_add(offset, self.beta * tau * ((s * s) * s))
+        } else {
+            self.gamma.mul_add(tau, self.beta).mul_add(tau, self.alpha)
+        };
+        (s * s) * (s * poly)
     }
 }
 
@@ -614,8 +624,8 @@ impl<'a> Inertializer<'a> {
             // One monomorphic loop per shape: the shape is a constant inside each.
             let (curves, mask) = (&self.curves[..], &self.active[..]);
             match self.settings.shape {
-                Shape::Clamped => evaluate(curves, mask, t, Shape::Clamped, target.pose, pose),
-                Shape::Continuous => evaluate(curves, mask, t, Shape::Continuous, target.pose, pose),
+                Shape::Clamped => evaluate::<false>(curves, mask, t, target.pose, pose),
+                Shape::Continuous => evaluate::<true>(curves, mask, t, target.pose, pose),
             }
         } else {
             copy_pose(target.pose, pose)
@@ -803,11 +813,10 @@ fn channel_curves<L: Lanes>(mode: ChannelMode, shape: Shape, x0: [L; 3], v0: [L;
 /// `F8` is two registers, and pairing doubles the live state past SSE2's sixteen: there each group runs
 /// alone on its half of the curves.
 #[inline(always)]
-fn evaluate(
+fn evaluate<const CONTINUOUS: bool>(
     curves: &[PairCurves],
     active: &[u8],
     t: F4,
-    shape: Shape,
     target: &[SoaTransform],
     output: &mut [SoaTransform],
 ) -> F4 {
@@ -819,8 +828,12 @@ fn evaluate(
             // An odd count's last pair computes its padding half from the identity and never stores it.
             let (lo, hi) = (&tgt[0], tgt.get(1).unwrap_or(&SoaTransform::IDENTITY));
             let (lo_c, hi_c) = (lo.components(), hi.components());
-            let values =
-                offset_target(|k| c[k], mask, t, shape, core::array::from_fn(|k| F8::from_halves(lo_c[k], hi_c[k])));
+            let values = offset_target::<_, _, CONTINUOUS>(
+                |k| c[k],
+                mask,
+                t,
+                core::array::from_fn(|k| F8::from_halves(lo_c[k], hi_c[k])),
+            );
             let halves = values.map(F8::halves);
             let (a, b): (SoaTransform, SoaTransform) =
                 (bytemuck::cast(halves.map(|h| h.0)), bytemuck::cast(halves.map(|h| h.1)));
@@ -835,7 +848,8 @@ fn evaluate(
         for ((c, &mask), (tgt, out)) in pairs {
             for (h, (tgt, out)) in tgt.iter().zip(out).enumerate() {
                 let curve = |k: usize| c[k].half(h);
-                let group: SoaTransform = bytemuck::cast(offset_target(curve, mask, t, shape, *tgt.components()));
+                let group: SoaTransform =
+                    bytemuck::cast(offset_target::<_, _, CONTINUOUS>(curve, mask, t, *tgt.components()));
                 *out = group;
                 sum = sum + lane_sum(&group);
             }
@@ -847,14 +861,13 @@ fn evaluate(
 /// One or two lane groups' components (in [`SoaTransform::components`] order) plus their offsets at `t`;
 /// `curve(k)` is DOF `k`'s curve, read only for the channels set in `mask`.
 #[inline(always)]
-fn offset_target<L: Lanes>(
-    curve: impl Fn(usize) -> Quintic<L>,
+fn offset_target<L: Lanes, C: Fn(usize) -> Quintic<L>, const CONTINUOUS: bool>(
+    curve: C,
     mask: u8,
     t: L,
-    shape: Shape,
     target: [L; 10],
 ) -> [L; 10] {
-    let offset = |first: usize| core::array::from_fn::<L, 3, _>(|k| curve(first + k).eval(t, shape));
+    let offset = |first: usize| core::array::from_fn::<L, 3, _>(|k| curve(first + k).eval_shape::<CONTINUOUS>(t));
     let mut out = target;
     if mask & 1 != 0 {
         let x = offset(0);
