@@ -142,14 +142,14 @@ impl<L: Lanes> Quintic<L> {
     pub(crate) fn eval_shape<const CONTINUOUS: bool>(&self, t: L) -> L {
         let tau = (t * self.inv_t1).min(L::splat(1.0));
         let s = L::splat(1.0) - tau;
-        let poly = if CONTINUOUS {
+        if CONTINUOUS {
             let one = L::splat(1.0);
             let offset = L::splat(10.0).mul_add(tau, L::splat(6.0)).mul_add(tau, L::splat(3.0)).mul_add(tau, one);
-            self.alpha.mul_add(offset, self.beta * tau * ((s * s) * s))
+            let cube = (s * s) * s;
+            cube * self.alpha.mul_add(offset, self.beta * tau * cube)
         } else {
-            self.gamma.mul_add(tau, self.beta).mul_add(tau, self.alpha)
-        };
-        (s * s) * (s * poly)
+            (s * s) * (s * self.gamma.mul_add(tau, self.beta).mul_add(tau, self.alpha))
+        }
     }
 }
 
