@@ -364,19 +364,18 @@ impl RotationQuadDecoder {
         first_bit: u32,
     ) -> (RotationQuadDecoder, u32) {
         const INV_255: f32 = 1.0 / 255.0;
-        // The entries' bytes as rows, lane j from track j, read as `SegmentTrack::parse` reads them.
+        // The entries as rows, lane j from track j.
         let (mut range_min, mut range_extent, mut inverse_levels) = ([[0u32; 4]; 3], [[0u32; 4]; 3], [[0.0; 4]; 3]);
         let (mut bits, mut first_bits, mut at, mut dropping, mut fit) = ([[0u8; 3]; 4], [0u32; 4], first_bit, 0u16, 1);
         for (j, entry) in entries.iter().enumerate() {
-            let mut frame_bits = 0;
+            let format = SegmentTrack::parse(entry);
             for c in 0..3 {
-                let b = entry[c] & 0x1f;
-                (bits[j][c], frame_bits) = (b, frame_bits + u32::from(b));
-                inverse_levels[c][j] = SegmentTrack::inverse_levels(u32::from(b));
-                (range_min[c][j], range_extent[c][j]) = (u32::from(entry[3 + c]), u32::from(entry[6 + c]));
+                bits[j][c] = format.bits[c] as u8;
+                inverse_levels[c][j] = SegmentTrack::inverse_levels(format.bits[c]);
+                (range_min[c][j], range_extent[c][j]) = (format.range_min[c].into(), format.range_extent[c].into());
             }
-            let dropped = u16::from(entry[0] >> 7) | u16::from(entry[1] >> 7) << 1;
-            dropping |= 1 << (4 * dropped + j as u16);
+            dropping |= 1 << (4 * format.dropped as u16 + j as u16);
+            let frame_bits = format.frame_bits();
             (first_bits[j], at) = (at, at + frame_bits);
             fit &= u16::from(frame_bits <= 57);
         }
