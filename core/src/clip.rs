@@ -342,7 +342,8 @@ pub struct RotationQuadDecoder {
     /// Per stored component `c`, each lane's `offset[c]`.
     pub offset: [[f32; 4]; 3],
     pub first_bit: [u32; 4],
-    pub bits: [[u8; 3]; 4],
+    /// Per stored component `c`, each lane's bits (a row, so a frame masks four fields at once).
+    pub widths: [[u8; 4]; 3],
     /// Bit `4k + j` set: lane `j` drops quaternion component `k`.
     pub dropping: u16,
     /// Bit 0 set: every lane's three fields fit one 64-bit load after any shift (at most 57 bits).
@@ -366,11 +367,12 @@ impl RotationQuadDecoder {
         const INV_255: f32 = 1.0 / 255.0;
         // The entries as rows, lane j from track j.
         let (mut range_min, mut range_extent, mut inverse_levels) = ([[0u32; 4]; 3], [[0u32; 4]; 3], [[0.0; 4]; 3]);
-        let (mut bits, mut first_bits, mut at, mut dropping, mut fit) = ([[0u8; 3]; 4], [0u32; 4], first_bit, 0u16, 1);
+        let (mut widths, mut first_bits, mut at, mut dropping, mut fit) =
+            ([[0u8; 4]; 3], [0u32; 4], first_bit, 0u16, 1);
         for (j, entry) in entries.iter().enumerate() {
             let format = SegmentTrack::parse(entry);
             for c in 0..3 {
-                bits[j][c] = format.bits[c] as u8;
+                widths[c][j] = format.bits[c] as u8;
                 inverse_levels[c][j] = SegmentTrack::inverse_levels(format.bits[c]);
                 (range_min[c][j], range_extent[c][j]) = (format.range_min[c].into(), format.range_extent[c].into());
             }
@@ -392,31 +394,40 @@ impl RotationQuadDecoder {
             offset[c] = (min + extent * (F4::from_levels(range_min[c]) * F4::splat(INV_255))).to_array();
             scale[c] = (segment_extent * F4::from_array(inverse_levels[c])).to_array();
         }
-        let rows = RotationQuadDecoder { scale, offset, first_bit: first_bits, bits, dropping, flags: fit };
+        let rows = RotationQuadDecoder { scale, offset, first_bit: first_bits, widths, dropping, flags: fit };
         (rows, at - first_bit)
     }
 
-    /// The four tracks' stored levels of the frame whose bits start at bit `frame_start` of `data`.
+    /// The four tracks' stored fields of the frame whose bits start at bit `frame_start` of `data`: lane `j`'s
+    /// field of stored component `c` in the low `widths[c][j]` bits of `fields[j][c]`, whatever lies above them
+    /// ([`RotationQuadDecoder::decode`] masks the four lanes of a component at once).
     #[inline(always)]
-    pub fn levels(&self, data: &[u8], frame_start: usize) -> Option<[[u32; 3]; 4]> {
+    pub fn fields(&self, data: &[u8], frame_start: usize) -> Option<[[u32; 3]; 4]> {
+        let width = |c: usize, j: usize| u32::from(self.widths[c][j]) & 0x1f;
         if self.flags & 1 == 0 {
-            let lane = |j: usize| read_fields(data, frame_start + self.first_bit[j] as usize, self.bits[j]);
+            let lane = |j: usize| {
+                let widths = [0, 1, 2].map(|c| width(c, j) as u8);
+                read_fields(data, frame_start + self.first_bit[j] as usize, widths)
+            };
             return Some([lane(0)?, lane(1)?, lane(2)?, lane(3)?]);
         }
-        // Every lane's fields lie within one load: no straddle to check.
+        // Every lane's fields lie within one load: no straddle to check, and shifts below 64.
         let lane = |j: usize| {
             let at = frame_start + self.first_bit[j] as usize;
-            Some(split_fields(load_word(data, at / 8)? >> (at % 8), self.bits[j].map(|b| u32::from(b) & 0x1f)))
+            let word = load_word(data, at / 8)? >> (at % 8);
+            let (b0, b1) = (width(0, j), width(1, j));
+            Some([word as u32, (word >> b0) as u32, (word >> (b0 + b1)) as u32])
         };
         Some([lane(0)?, lane(1)?, lane(2)?, lane(3)?])
     }
 
-    /// The four tracks' quaternions from their stored `levels` (lane `j` from `levels[j]`).
+    /// The four tracks' quaternions from their stored `fields` (lane `j` from `fields[j]`, as
+    /// [`RotationQuadDecoder::fields`] reads them: the bits above each field's width are ignored).
     #[inline(always)]
-    pub fn decode(&self, levels: [[u32; 3]; 4]) -> crate::math::SoaQuat {
+    pub fn decode(&self, fields: [[u32; 3]; 4]) -> crate::math::SoaQuat {
         let min = F4::splat(MIN_KEY_MAGNITUDE);
         let [v0, v1, v2] = [0, 1, 2].map(|c| {
-            let level = F4::from_levels([levels[0][c], levels[1][c], levels[2][c], levels[3][c]]);
+            let level = F4::from_fields([fields[0][c], fields[1][c], fields[2][c], fields[3][c]], self.widths[c]);
             let v = level * F4::from_array(self.scale[c]) + F4::from_array(self.offset[c]);
             v.zero_where(v.abs().cmp_lt(min))
         });

@@ -372,8 +372,8 @@ fn decode_compressed(
                 let mut scratch = RotationQuadDecoder::default();
                 for group in groups.iter_mut().take(run / 4) {
                     let Some(quad) = decoders.next_rotation_quad(&mut scratch) else { return };
-                    let Some(levels) = quad.levels(keys.data, frame_start) else { return };
-                    group.rotation = quad.decode(levels);
+                    let Some(fields) = quad.fields(keys.data, frame_start) else { return };
+                    group.rotation = quad.decode(fields);
                 }
                 continue;
             }

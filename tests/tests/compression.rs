@@ -330,11 +330,18 @@ fn four_rotation_tracks_decode_as_each_one_alone() {
         assert_eq!(bits, at - start);
         let levels: [[u32; 3]; 4] =
             std::array::from_fn(|j| std::array::from_fn(|c| (rng.next_u64() & ((1u64 << quad[j].bits[c]) - 1)) as u32));
-        let soa = rows.decode(levels);
+        // The fields as a frame holds them: the following bits above each one, which the decode masks.
+        let fields: [[u32; 3]; 4] = std::array::from_fn(|j| {
+            std::array::from_fn(|c| {
+                levels[j][c] | (rng.next_u64() as u32).checked_shl(quad[j].bits[c].into()).unwrap_or(0)
+            })
+        });
+        let soa = rows.decode(fields);
         let lanes = [soa.x, soa.y, soa.z, soa.w].map(|row| row.to_array());
         for j in 0..4 {
             let d = &quad[j];
-            assert_eq!((rows.first_bit[j], rows.bits[j]), (d.first_bit, d.bits), "track {j}");
+            let widths = [0, 1, 2].map(|c| rows.widths[c][j]);
+            assert_eq!((rows.first_bit[j], widths), (d.first_bit, d.bits), "track {j}");
             for c in 0..3 {
                 assert_eq!(rows.scale[c][j].to_bits(), d.scale[c].to_bits(), "track {j} scale {c}: {d:?}");
                 assert_eq!(rows.offset[c][j].to_bits(), d.offset[c].to_bits(), "track {j} offset {c}: {d:?}");

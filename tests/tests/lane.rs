@@ -111,3 +111,18 @@ fn mul_add_matches_separate_ops_within_one_rounding() {
         assert!((got - want).abs() <= 2.0 * f32::EPSILON as f64 * (want.abs() + (a * b).abs() as f64));
     }
 }
+
+#[test]
+fn from_fields_keeps_each_lanes_low_bits() {
+    // Every width a damaged context can hold (0–255, taken modulo 32), against a u64 mask in each lane.
+    let mut rng = Rng::new(7);
+    for _ in 0..20_000 {
+        let fields: [u32; 4] = [0; 4].map(|_| rng.next_u64() as u32);
+        let widths: [u8; 4] = [0; 4].map(|_| rng.below(256) as u8);
+        let got = F4::from_fields(fields, widths).to_array();
+        for j in 0..4 {
+            let level = u64::from(fields[j]) & ((1u64 << (widths[j] % 32)) - 1);
+            assert_eq!(got[j].to_bits(), (level as f32).to_bits(), "{BACKEND}: {:#x} width {}", fields[j], widths[j]);
+        }
+    }
+}

@@ -52,6 +52,14 @@ impl F4 {
     pub fn from_levels(levels: [u32; 4]) -> F4 {
         F4(levels.map(|l| l as f32))
     }
+    /// The low `widths[j] % 32` bits of `fields[j]` as `f32`, exactly below 2^24.
+    #[inline(always)]
+    pub fn from_fields(fields: [u32; 4], widths: [u8; 4]) -> F4 {
+        F4(core::array::from_fn(|j| {
+            let mask = ((1u64 << (widths[j] & 31)) - 1) as u32;
+            (fields[j] & mask) as f32
+        }))
+    }
     #[inline(always)]
     pub fn splat(v: f32) -> F4 {
         F4([v; 4])

@@ -28,6 +28,20 @@ impl F4 {
     pub fn from_levels(levels: [u32; 4]) -> F4 {
         F4(wide::i32x4::new(levels.map(|l| l as i32)).round_float())
     }
+    /// The low `widths[j] % 32` bits of `fields[j]` as `f32`, exactly below 2^24. Each mask `2^w − 1` comes
+    /// from the width placed as a float exponent: SSE2 has no per-lane shift.
+    #[inline(always)]
+    pub fn from_fields(fields: [u32; 4], widths: [u8; 4]) -> F4 {
+        use wide::{i16x8, i32x4, u8x16};
+        // Bytes to 32-bit lanes: two unpacks with zero.
+        let bytes: [u8; 16] = bytemuck::cast([u32::from_le_bytes(widths), 0, 0, 0]);
+        let halves = i16x8::from_u8x16_low(u8x16::from(bytes));
+        let widths: i32x4 = bytemuck::cast(i16x8::from_u8x16_low(bytemuck::cast(halves)));
+        let power: f32x4 = bytemuck::cast(((widths & i32x4::splat(31)) + i32x4::splat(127)) << 23);
+        // 2^31 converts to i32::MIN, so width 31 masks 31 bits as the scalar backend does.
+        let mask = power.fast_round_int() - i32x4::splat(1);
+        F4((i32x4::new(fields.map(|f| f as i32)) & mask).round_float())
+    }
     #[inline(always)]
     pub fn splat(v: f32) -> F4 {
         F4(f32x4::splat(v))
