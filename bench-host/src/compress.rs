@@ -23,8 +23,8 @@ use crate::bake::{RawClip, RawSkeleton};
 use crate::clip_error::{Trs, compose, virtual_points};
 use glam::{DMat4, DQuat, DVec3};
 use sinew::clip::{
-    COMPRESSED_SLACK, Channel, CurveDecoder, MAX_BITS, MIN_KEY_MAGNITUDE, SEGMENT_FRAMES, SegmentTrack, TrackDecoder,
-    TrackRange,
+    COMPRESSED_SLACK, Channel, CurveDecoder, MAX_BITS, MIN_KEY_MAGNITUDE, SEGMENT_FRAMES, SEGMENT_TRACK_BYTES,
+    SegmentTrack, TrackDecoder, TrackRange,
 };
 
 /// What the search must keep: the largest distance between a raw and a decoded virtual point, and the
@@ -204,8 +204,10 @@ fn write_segment(
     let offset = data.len();
     data[8 * s..8 * s + 4].copy_from_slice(&(offset as u32).to_le_bytes());
     data[8 * s + 4..8 * s + 8].copy_from_slice(&(frame_bits as u32).to_le_bytes());
-    for f in formats {
-        data.extend_from_slice(&f.to_bytes());
+    // The table as rows: row r holds byte r of every track's entry (see `SegmentTrack::entry`).
+    let entries: Vec<_> = formats.iter().map(SegmentTrack::to_bytes).collect();
+    for r in 0..SEGMENT_TRACK_BYTES {
+        data.extend(entries.iter().map(|entry| entry[r]));
     }
     let decoders: Vec<TrackDecoder> = (formats.iter().zip(ranges).zip(tracks))
         .map(|((format, range), track)| format.decoder(range, track.channel == Channel::Rotation, 0))

@@ -37,9 +37,12 @@ use bytemuck::{Pod, Zeroable};
 
 /// First eight bytes of every blob.
 pub const MAGIC: [u8; 8] = *b"SINEWANM";
-/// The format version this build writes. It also reads version 3, the same layout before curve tracks (its
-/// `curves` field was reserved, zero).
-pub const VERSION: u32 = 4;
+/// The format version this build writes. It also reads versions 3 and 4 without compressed clips or curves:
+/// version 4 stored a compressed segment's track table entry by entry rather than as rows, and version 3 had no
+/// curve tracks (its `curves` field was reserved, zero).
+pub const VERSION: u32 = 5;
+/// The first version whose compressed segment tables are rows (see [`crate::clip::SegmentTrack::entry`]).
+const ROW_TABLES: u32 = 5;
 /// The oldest format version this build reads.
 pub const OLDEST_VERSION: u32 = 3;
 /// Bytes of the header.
@@ -287,7 +290,7 @@ impl<'a> Asset<'a> {
                 section: Section::ClipName { clip },
                 problem: BlobProblem::Value { index: clip },
             })?;
-            let parts = clip_parts(&mut cursor, num_joints, clip, record)?;
+            let parts = clip_parts(&mut cursor, header.version, num_joints, clip, record)?;
             let validated = Clip::new(parts)?;
             rest_extents(rest_pose, &mut translation[..num_joints], &mut scale[..num_joints]);
             validated.track_extents(Channel::Translation, &mut translation[..num_joints])?;
@@ -323,7 +326,7 @@ impl<'a> Asset<'a> {
             });
         }
         for (clip, (record, curves)) in records.iter().zip(curve_records).enumerate() {
-            let (names, parts) = curve_parts(&mut cursor, clip, curves)?;
+            let (names, parts) = curve_parts(&mut cursor, header.version, clip, curves)?;
             for (index, name) in names.iter().enumerate() {
                 str_at(strings, *name).ok_or(Error::Blob {
                     section: Section::CurveNames { clip },
@@ -394,12 +397,13 @@ impl<'a> Asset<'a> {
     /// Clip `index`, `None` past the last. O(1): the clip was validated by `load`.
     pub fn clip(&self, index: usize) -> Option<Clip<'a>> {
         let record = self.records.get(index)?;
-        // The section cursor only checks order; any start position works for a validated blob.
+        // The section cursor only checks order; any start position works for a validated blob, whose version
+        // `load` checked against its encodings.
         let mut cursor = Cursor { blob: self.blob, end: 0 };
-        let parts = clip_parts(&mut cursor, self.skeleton.num_joints(), index, record).ok()?;
+        let parts = clip_parts(&mut cursor, VERSION, self.skeleton.num_joints(), index, record).ok()?;
         let clip = Clip::from_validated(parts);
         match self.curve_records.get(index) {
-            Some(curves) => Some(clip.with_validated_curves(curve_parts(&mut cursor, index, curves).ok()?.1)),
+            Some(curves) => Some(clip.with_validated_curves(curve_parts(&mut cursor, VERSION, index, curves).ok()?.1)),
             None => Some(clip),
         }
     }
@@ -407,8 +411,8 @@ impl<'a> Asset<'a> {
     /// Clip `index`'s curve names, in curve order (empty for a clip without curves or an index out of range).
     pub fn curve_names(&self, index: usize) -> impl Iterator<Item = &'a str> + 'a {
         let record = self.curve_records.get(index).copied().unwrap_or_default();
-        let names: &'a [StrRef] =
-            curve_parts(&mut Cursor { blob: self.blob, end: 0 }, index, &record).map_or(&[], |(names, _)| names);
+        let names: &'a [StrRef] = curve_parts(&mut Cursor { blob: self.blob, end: 0 }, VERSION, index, &record)
+            .map_or(&[], |(names, _)| names);
         let strings = self.strings;
         names.iter().map(move |r| str_at(strings, *r).unwrap_or_default())
     }
@@ -593,6 +597,7 @@ impl<'a> Cursor<'a> {
 /// job).
 fn curve_parts<'a>(
     cursor: &mut Cursor<'a>,
+    version: u32,
     clip: usize,
     record: &CurveRecord,
 ) -> Result<(&'a [StrRef], Curves<'a>), Error> {
@@ -605,6 +610,9 @@ fn curve_parts<'a>(
             CurveKeys::F32(values)
         }
         e if e == Encoding::Compressed as u32 => {
+            if version < ROW_TABLES {
+                return Err(Error::UnsupportedVersion { found: version, supported: VERSION });
+            }
             let data: &[u8] = cursor.section(Section::CurveKeys { clip }, record.keys, None)?;
             let ranges = cursor.section(Section::CurveRanges { clip }, record.ranges, Some(count))?;
             CurveKeys::Compressed(CompressedKeys { data, ranges })
@@ -622,6 +630,7 @@ fn curve_parts<'a>(
 /// A clip's arrays from its record (sections checked; values are `Clip::new`'s job).
 fn clip_parts<'a>(
     cursor: &mut Cursor<'a>,
+    version: u32,
     num_joints: usize,
     clip: usize,
     record: &ClipRecord,
@@ -642,6 +651,9 @@ fn clip_parts<'a>(
             Keys::Quantized { keys, ranges }
         }
         e if e == Encoding::Compressed as u32 => {
+            if version < ROW_TABLES {
+                return Err(Error::UnsupportedVersion { found: version, supported: VERSION });
+            }
             let data: &[u8] = cursor.section(Section::Keys { clip }, record.keys, None)?;
             let ranges = cursor.section(Section::QuantRanges { clip }, record.ranges, Some(t + r + s))?;
             Keys::Compressed(CompressedKeys { data, ranges })

@@ -163,12 +163,24 @@ impl SegmentTrack {
         [format(0, d & 1), format(1, d >> 1), format(2, 0), m[0], m[1], m[2], e[0], e[1], e[2]]
     }
 
-    /// Reads track `track` of a segment's track table; `None` for a bad format byte (too many bits, a dropped
-    /// component on a translation or scale track, a reserved bit set) or a range past the clip range.
+    /// Track `track`'s entry in a segment's table of `tracks` entries, which stores them as
+    /// [`SEGMENT_TRACK_BYTES`] rows of `tracks` bytes: row `r` holds byte `r` of every entry, so the entries of
+    /// four neighbouring tracks load as nine 4-byte words. `None` past the table.
+    #[inline(always)]
+    pub fn entry(table: &[u8], tracks: usize, track: usize) -> Option<[u8; SEGMENT_TRACK_BYTES]> {
+        if track >= tracks || table.len() < SEGMENT_TRACK_BYTES.checked_mul(tracks)? {
+            return None;
+        }
+        Some(core::array::from_fn(|r| table[r * tracks + track]))
+    }
+
+    /// Reads track `track` of a segment's whole track table (see [`SegmentTrack::entry`]); `None` for a bad
+    /// format byte (too many bits, a dropped component on a translation or scale track, a reserved bit set) or a
+    /// range past the clip range.
     #[inline]
     pub fn read(table: &[u8], track: usize, rotation: bool) -> Option<SegmentTrack> {
-        let b = table.get(SEGMENT_TRACK_BYTES * track..SEGMENT_TRACK_BYTES * (track + 1))?;
-        let format = SegmentTrack::parse(b.try_into().ok()?);
+        let b = SegmentTrack::entry(table, table.len() / SEGMENT_TRACK_BYTES, track)?;
+        let format = SegmentTrack::parse(&b);
         let fits = format.range_min.iter().zip(&format.range_extent).all(|(&m, &e)| u32::from(m) + u32::from(e) <= 255);
         let reserved = (b[0] | b[1]) & 0x60 != 0 || b[2] & 0xe0 != 0;
         let dropped_ok = rotation || format.dropped == 0;
@@ -330,7 +342,7 @@ fn split_fields(word: u64, [b0, b1, b2]: [u32; 3]) -> [u32; 3] {
 /// `j`'s. A frame's decode loads its scales and offsets as whole rows and its dropped components as lane
 /// masks, and gives each lane bit for bit what [`TrackDecoder::decode`] gives its track (the same operations in
 /// the same order, four lanes at a time). It is worked out as rows straight from the segment's table
-/// ([`RotationQuadDecoder::from_segment`]), and a [`crate::SamplingContext`] keeps one in place of the four
+/// ([`RotationQuadDecoder::from_table`]), and a [`crate::SamplingContext`] keeps one in place of the four
 /// tracks' [`TrackDecoder`]s (the same 128 bytes), so playback works it out once per segment.
 ///
 /// Layout: 128 bytes, `repr(C)`, 4-byte aligned (rows load unaligned).
@@ -353,49 +365,85 @@ pub struct RotationQuadDecoder {
 const _: () = assert!(core::mem::size_of::<RotationQuadDecoder>() == 4 * core::mem::size_of::<TrackDecoder>());
 
 impl RotationQuadDecoder {
-    /// The decoders of four rotation tracks of one segment as rows, worked out from their table `entries` (as
-    /// [`SegmentTrack::parse`] reads them) and clip `ranges`, the tracks' fields following one another from bit
-    /// `first_bit` of each frame. Lane `j` holds bit for bit what [`SegmentTrack::decoder`] works out for track
-    /// `j` (the same operations in the same order, four lanes at a time), without building it first. Returns
-    /// the rows and the four tracks' bits per frame.
+    /// The decoders of rotation tracks `first .. first + 4` of one segment as rows, worked out from the
+    /// segment's whole `table` of `tracks` entries (nine 4-byte words, see [`SegmentTrack::entry`]) and the
+    /// four tracks' clip `ranges`, their fields following one another from bit `first_bit` of each frame. Lane
+    /// `j` holds bit for bit what [`SegmentTrack::decoder`] works out for track `first + j` (the same
+    /// operations in the same order, four lanes at a time), without building it first. Returns the rows and
+    /// the four tracks' bits per frame; `None` past the table.
     #[inline(always)]
-    pub fn from_segment(
-        entries: [&[u8; SEGMENT_TRACK_BYTES]; 4],
+    pub fn from_table(
+        table: &[u8],
+        tracks: usize,
+        first: usize,
         ranges: [&TrackRange; 4],
         first_bit: u32,
-    ) -> (RotationQuadDecoder, u32) {
-        const INV_255: f32 = 1.0 / 255.0;
-        // The entries as rows, lane j from track j.
-        let (mut range_min, mut range_extent, mut inverse_levels) = ([[0u32; 4]; 3], [[0u32; 4]; 3], [[0.0; 4]; 3]);
-        let (mut widths, mut first_bits, mut at, mut dropping, mut fit) =
-            ([[0u8; 4]; 3], [0u32; 4], first_bit, 0u16, 1);
-        for (j, entry) in entries.iter().enumerate() {
-            let format = SegmentTrack::parse(entry);
-            for c in 0..3 {
-                widths[c][j] = format.bits[c] as u8;
-                inverse_levels[c][j] = SegmentTrack::inverse_levels(format.bits[c]);
-                (range_min[c][j], range_extent[c][j]) = (format.range_min[c].into(), format.range_extent[c].into());
-            }
-            dropping |= 1 << (4 * format.dropped as u16 + j as u16);
-            let frame_bits = format.frame_bits();
-            (first_bits[j], at) = (at, at + frame_bits);
-            fit &= u16::from(frame_bits <= 57);
+    ) -> Option<(RotationQuadDecoder, u32)> {
+        let mut rows = RotationQuadDecoder::default();
+        let bits = rows.fill(table, tracks, first, ranges, first_bit)?;
+        Some((rows, bits))
+    }
+
+    /// [`RotationQuadDecoder::from_table`] written in place (a context's slots), so the 128 bytes are not
+    /// copied; returns the four tracks' bits per frame, and leaves `self` as it was past the table.
+    #[inline(always)]
+    pub fn fill(
+        &mut self,
+        table: &[u8],
+        tracks: usize,
+        first: usize,
+        ranges: [&TrackRange; 4],
+        first_bit: u32,
+    ) -> Option<u32> {
+        // One check covers the nine rows: row r's window ends at r × tracks + first + 4 ≤ 9 × tracks.
+        if first.checked_add(4)? > tracks || SEGMENT_TRACK_BYTES.checked_mul(tracks)? > table.len() {
+            return None;
         }
+        // SAFETY: as above, each window lies within `table`.
+        let row = |r: usize| unsafe { table_word(table, r * tracks + first) };
+        // Row r of the table as one word: byte j is byte r of track first + j's entry.
+        let [r0, r1, r2, m0, m1, m2, e0, e1, e2] =
+            [row(0), row(1), row(2), row(3), row(4), row(5), row(6), row(7), row(8)];
+        let widths = [r0 & 0x1f1f_1f1f, r1 & 0x1f1f_1f1f, r2 & 0x1f1f_1f1f];
+        // Bytes of at most 93: the four lanes' bits per frame add without carries.
+        let frame_bits = widths[0] + widths[1] + widths[2];
+        // Bit 7 of the first two format bytes: the dropped component's index.
+        let dropped = ((r0 >> 7) & 0x0101_0101 | (r1 >> 6) & 0x0202_0202).to_le_bytes();
+        let (mut at, mut dropping, lane_bits) = (first_bit, 0u16, frame_bits.to_le_bytes());
+        for j in 0..4 {
+            (self.first_bit[j], at) = (at, at + u32::from(lane_bits[j]));
+            dropping |= 1 << (4 * u16::from(dropped[j]) + j as u16);
+        }
+        // Every lane at most 57 bits: no byte reaches 128 after adding 70.
+        self.flags = u16::from((frame_bits + 0x4646_4646) & 0x8080_8080 == 0);
+        (self.dropping, self.widths) = (dropping, widths.map(u32::to_le_bytes));
         // Rows of the clip ranges: row k holds quaternion component k of each lane.
         let min = F4::transpose4(ranges.map(|r| F4::from_array(r.min)));
         let extent = F4::transpose4(ranges.map(|r| F4::from_array(r.extent)));
-        let (mut scale, mut offset, mut dropped_by) = ([[0.0; 4]; 3], [[0.0; 4]; 3], 0u32);
-        for c in 0..3 {
-            // Stored component c holds quaternion component c + 1 in the lanes that drop one at or below c.
-            dropped_by |= u32::from(dropping >> (4 * c)) & 0xf;
-            let up = F4::lane_mask(dropped_by);
-            let (min, extent) = (F4::select(up, min[c + 1], min[c]), F4::select(up, extent[c + 1], extent[c]));
-            let segment_extent = extent * (F4::from_levels(range_extent[c]) * F4::splat(INV_255));
-            offset[c] = (min + extent * (F4::from_levels(range_min[c]) * F4::splat(INV_255))).to_array();
-            scale[c] = (segment_extent * F4::from_array(inverse_levels[c])).to_array();
-        }
-        let rows = RotationQuadDecoder { scale, offset, first_bit: first_bits, widths, dropping, flags: fit };
-        (rows, at - first_bit)
+        // Stored component c holds quaternion component c + 1 in the lanes that drop one at or below c.
+        let up0 = u32::from(dropping) & 0xf;
+        let up1 = up0 | u32::from(dropping >> 4) & 0xf;
+        let up2 = up1 | u32::from(dropping >> 8) & 0xf;
+        self.component(0, F4::lane_mask(up0), [min[0], min[1]], [extent[0], extent[1]], [widths[0], m0, e0]);
+        self.component(1, F4::lane_mask(up1), [min[1], min[2]], [extent[1], extent[2]], [widths[1], m1, e1]);
+        self.component(2, F4::lane_mask(up2), [min[2], min[3]], [extent[2], extent[3]], [widths[2], m2, e2]);
+        Some(at - first_bit)
+    }
+
+    /// Stored component `c`'s scale and offset rows: quaternion component `c + 1`'s clip range in the `up` lanes,
+    /// `c`'s in the others; `words` holds the four lanes' bits, range minima and range extents (table rows).
+    #[inline(always)]
+    fn component(&mut self, c: usize, up: F4, min: [F4; 2], extent: [F4; 2], words: [u32; 3]) {
+        const INV_255: f32 = 1.0 / 255.0;
+        let [widths, range_min, range_extent] = words;
+        let (min, extent) = (F4::select(up, min[1], min[0]), F4::select(up, extent[1], extent[0]));
+        // `1 / (2^b − 1)` as `SegmentTrack::inverse_levels` gives it (1 for no bits): one correctly rounded
+        // division either way.
+        let levels = F4::powers_of_two(widths) - F4::splat(1.0);
+        let inverse_levels = F4::select(levels.cmp_eq(F4::splat(0.0)), F4::splat(1.0), F4::splat(1.0) / levels);
+        let segment_extent = extent * (F4::from_bytes(range_extent) * F4::splat(INV_255));
+        self.offset[c] = (min + extent * (F4::from_bytes(range_min) * F4::splat(INV_255))).to_array();
+        self.scale[c] = (segment_extent * inverse_levels).to_array();
     }
 
     /// The four tracks' stored fields of the frame whose bits start at bit `frame_start` of `data`: lane `j`'s
@@ -485,9 +533,10 @@ impl CurveDecoder {
 }
 
 /// A compressed clip's storage (see the module docs): `data` starts with one `(offset, frame bits)` pair of
-/// little-endian `u32` per segment; segment `s`'s bytes at `offset` hold [`SEGMENT_TRACK_BYTES`] per animated
-/// track (translation, rotation, scale order), then its frames' bits, frame after frame, each frame the
-/// tracks' components in that order, least significant bit first.
+/// little-endian `u32` per segment; segment `s`'s bytes at `offset` hold its track table, [`SEGMENT_TRACK_BYTES`]
+/// per animated track (translation, rotation, scale order) stored as rows ([`SegmentTrack::entry`]), then its
+/// frames' bits, frame after frame, each frame the tracks' components in that order, least significant bit
+/// first.
 #[derive(Clone, Copy, Debug)]
 pub struct CompressedKeys<'a> {
     pub data: &'a [u8],
@@ -505,6 +554,17 @@ impl CompressedKeys<'_> {
         };
         Some((word(2 * s)?, word(2 * s + 1)?))
     }
+}
+
+/// The four bytes of `table` from `byte`, little-endian.
+///
+/// # Safety
+/// `byte + 4 <= table.len()`.
+#[inline(always)]
+unsafe fn table_word(table: &[u8], byte: usize) -> u32 {
+    debug_assert!(byte + 4 <= table.len());
+    // SAFETY: the caller keeps the four bytes within `table`; an unaligned read of plain bytes.
+    u32::from_le_bytes(unsafe { table.as_ptr().add(byte).cast::<[u8; 4]>().read_unaligned() })
 }
 
 /// The eight bytes of `data` from `byte`, little-endian; `None` past the end.

@@ -322,8 +322,7 @@ fn decode_compressed(
         return;
     };
     let frame_start = (offset + table.len()) * 8 + frame % SEGMENT_FRAMES * frame_bits;
-    let from_table =
-        || Decoders::Table { entries: table.chunks_exact(SEGMENT_TRACK_BYTES).zip(keys.ranges), first_bit: 0 };
+    let from_table = || Decoders::Table { table, ranges: keys.ranges, next: 0, first_bit: 0 };
     let mut decoders = match cache {
         Some(cache) if cache.decoders.len() >= tracks.iter().sum() => {
             if cache.held != Some(segment) {
@@ -339,11 +338,11 @@ fn decode_compressed(
                             for _ in 0..run / 4 {
                                 let four = slots.get_mut(slot..slot + 4).unwrap_or_default();
                                 let rows = bytemuck::try_cast_slice_mut::<TrackDecoder, RotationQuadDecoder>(four);
-                                let (Some(rows), Some(quad)) = (rows.ok().and_then(|r| r.first_mut()), source.rows())
-                                else {
+                                let Some(rows) = rows.ok().and_then(|r| r.first_mut()) else { return };
+                                if source.fill_rows(rows).is_none() {
                                     return;
-                                };
-                                (*rows, slot) = (quad, slot + 4);
+                                }
+                                slot += 4;
                             }
                             continue;
                         }
@@ -396,13 +395,10 @@ fn decode_compressed(
 }
 
 /// The decoders of a segment's tracks in track order: ones a context kept (only the tracks decoded), or ones
-/// worked out from the segment's table entries, each with its track's clip range (every track).
+/// worked out from the segment's whole table and the tracks' clip ranges (every track), track `next` next.
 enum Decoders<'d> {
     Kept(core::slice::Iter<'d, TrackDecoder>),
-    Table {
-        entries: core::iter::Zip<core::slice::ChunksExact<'d, u8>, core::slice::Iter<'d, TrackRange>>,
-        first_bit: u32,
-    },
+    Table { table: &'d [u8], ranges: &'d [TrackRange], next: usize, first_bit: u32 },
 }
 
 impl<'d> Decoders<'d> {
@@ -411,11 +407,10 @@ impl<'d> Decoders<'d> {
     fn next(&mut self, channel: Channel) -> Option<TrackDecoder> {
         match self {
             Decoders::Kept(kept) => kept.next().copied(),
-            Decoders::Table { entries, first_bit } => {
-                let (entry, range) = entries.next()?;
-                let format = SegmentTrack::parse(entry.try_into().ok()?);
-                let decoder = format.decoder(range, channel == Channel::Rotation, *first_bit);
-                *first_bit += format.frame_bits();
+            Decoders::Table { table, ranges, next, first_bit } => {
+                let format = SegmentTrack::parse(&SegmentTrack::entry(table, ranges.len(), *next)?);
+                let decoder = format.decoder(ranges.get(*next)?, channel == Channel::Rotation, *first_bit);
+                (*next, *first_bit) = (*next + 1, *first_bit + format.frame_bits());
                 Some(decoder)
             }
         }
@@ -435,22 +430,21 @@ impl<'d> Decoders<'d> {
                 bytemuck::try_from_bytes::<RotationQuadDecoder>(bytemuck::cast_slice(four)).ok()
             }
             Decoders::Table { .. } => {
-                *scratch = self.rows()?;
+                self.fill_rows(scratch)?;
                 Some(scratch)
             }
         }
     }
 
-    /// The next four tracks' decoders, rotations filling a lane group, as rows worked out from the segment's
-    /// table; `None` for kept decoders (which hold them as rows already, see `next_rotation_quad`).
+    /// The next four tracks' decoders, rotations filling a lane group, worked out from the segment's table as
+    /// rows into `rows`; `None` for kept decoders (which hold them as rows already, see `next_rotation_quad`).
     #[inline(always)]
-    fn rows(&mut self) -> Option<RotationQuadDecoder> {
-        let Decoders::Table { entries, first_bit } = self else { return None };
-        let mut next = || entries.next().and_then(|(e, r)| Some((e.try_into().ok()?, r)));
-        let ((e0, r0), (e1, r1), (e2, r2), (e3, r3)) = (next()?, next()?, next()?, next()?);
-        let (rows, bits) = RotationQuadDecoder::from_segment([e0, e1, e2, e3], [r0, r1, r2, r3], *first_bit);
-        *first_bit += bits;
-        Some(rows)
+    fn fill_rows(&mut self, rows: &mut RotationQuadDecoder) -> Option<()> {
+        let Decoders::Table { table, ranges, next, first_bit } = self else { return None };
+        let [r0, r1, r2, r3] = ranges.get(*next..*next + 4)? else { return None };
+        let bits = rows.fill(table, ranges.len(), *next, [r0, r1, r2, r3], *first_bit)?;
+        (*next, *first_bit) = (*next + 4, *first_bit + bits);
+        Some(())
     }
 
     /// Passes over `count` tracks of `channel` that are not decoded (kept decoders hold none).
@@ -652,10 +646,10 @@ fn decode_curves<const N: usize>(
     let bits_start = (offset + table.len()) * 8;
     let starts = frames.map(|f| bits_start + f as usize % SEGMENT_FRAMES * frame_bits);
     let mut first_bit = 0;
-    for (curve, (entry, range)) in table.chunks_exact(SEGMENT_TRACK_BYTES).zip(keys.ranges).take(wanted).enumerate() {
-        let Ok(entry) = entry.try_into() else { return };
-        let decoder = CurveDecoder::new(entry, range, first_bit);
-        first_bit += SegmentTrack::parse(entry).frame_bits();
+    for (curve, range) in keys.ranges.iter().enumerate().take(wanted.min(count)) {
+        let Some(entry) = SegmentTrack::entry(table, count, curve) else { return };
+        let decoder = CurveDecoder::new(&entry, range, first_bit);
+        first_bit += SegmentTrack::parse(&entry).frame_bits();
         let mut values = [0.0; N];
         for (value, &start) in values.iter_mut().zip(&starts) {
             let Some(decoded) = decoder.value(keys.data, start) else { return };

@@ -202,9 +202,10 @@ fn damaged_compressed_sections_are_errors() {
         }),
         Some(segment(0, Some(0)))
     );
+    // The table stores row r (byte r of every track's entry) after row r − 1: track 0's third format byte.
     assert_eq!(
-        damaged(|d, _| {
-            let at = track0(d) + 2;
+        damaged(|d, r| {
+            let at = track0(d) + 2 * r.len();
             d[at] |= 0x40
         }),
         Some(segment(0, Some(0)))
@@ -216,9 +217,10 @@ fn damaged_compressed_sections_are_errors() {
         }),
         Some(segment(0, Some(0)))
     );
-    let past_255 = |d: &mut Vec<u8>, _: &mut Vec<TrackRange>| {
-        let at = track0(d) + SEGMENT_TRACK_BYTES + 3;
-        (d[at], d[at + 3]) = (200, 100);
+    let past_255 = |d: &mut Vec<u8>, r: &mut Vec<TrackRange>| {
+        // Track 1's first range minimum and extent, in rows 3 and 6.
+        let (at, tracks) = (track0(d) + 1, r.len());
+        (d[at + 3 * tracks], d[at + 6 * tracks]) = (200, 100);
     };
     assert_eq!(damaged(past_255), Some(segment(0, Some(1))));
     // Ranges: a NaN, a negative extent, a rotation range outside [-1, 1], one range too few.
@@ -321,12 +323,22 @@ fn four_rotation_tracks_decode_as_each_one_alone() {
             at += formats[j].frame_bits();
             decoder
         });
-        let entries = formats.map(|f| f.to_bytes());
-        let (rows, bits) = RotationQuadDecoder::from_segment(
-            [&entries[0], &entries[1], &entries[2], &entries[3]],
-            [&ranges[0], &ranges[1], &ranges[2], &ranges[3]],
-            start,
-        );
+        // A table of `tracks` entries as rows, the four tracks at `first` (see `SegmentTrack::entry`).
+        let (tracks, first) = (4 + rng.below(5), rng.below(5));
+        let (tracks, first) = (tracks.max(first + 4), first);
+        let mut table = vec![0u8; SEGMENT_TRACK_BYTES * tracks];
+        for (j, f) in formats.iter().enumerate() {
+            for (r, byte) in f.to_bytes().into_iter().enumerate() {
+                table[r * tracks + first + j] = byte;
+            }
+        }
+        for (j, format) in formats.iter().enumerate() {
+            assert_eq!(SegmentTrack::entry(&table, tracks, first + j), Some(format.to_bytes()));
+        }
+        let quad_ranges = [&ranges[0], &ranges[1], &ranges[2], &ranges[3]];
+        let (rows, bits) = RotationQuadDecoder::from_table(&table, tracks, first, quad_ranges, start).expect("rows");
+        assert_eq!(RotationQuadDecoder::from_table(&table[1..], tracks, first, quad_ranges, start), None);
+        assert_eq!(RotationQuadDecoder::from_table(&table, tracks, tracks - 3, quad_ranges, start), None);
         assert_eq!(bits, at - start);
         let levels: [[u32; 3]; 4] =
             std::array::from_fn(|j| std::array::from_fn(|c| (rng.next_u64() & ((1u64 << quad[j].bits[c]) - 1)) as u32));

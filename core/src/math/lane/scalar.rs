@@ -52,6 +52,16 @@ impl F4 {
     pub fn from_levels(levels: [u32; 4]) -> F4 {
         F4(levels.map(|l| l as f32))
     }
+    /// `2^(b % 32)` for each byte `b` of `exponents`, least significant first, exactly.
+    #[inline(always)]
+    pub fn powers_of_two(exponents: u32) -> F4 {
+        F4(exponents.to_le_bytes().map(|b| (1u64 << (b & 31)) as f32))
+    }
+    /// The four bytes of `word`, least significant first, as `f32`.
+    #[inline(always)]
+    pub fn from_bytes(word: u32) -> F4 {
+        F4(word.to_le_bytes().map(f32::from))
+    }
     /// The low `widths[j] % 32` bits of `fields[j]` as `f32`, exactly below 2^24.
     #[inline(always)]
     pub fn from_fields(fields: [u32; 4], widths: [u8; 4]) -> F4 {

@@ -32,15 +32,22 @@ impl F4 {
     /// from the width placed as a float exponent: SSE2 has no per-lane shift.
     #[inline(always)]
     pub fn from_fields(fields: [u32; 4], widths: [u8; 4]) -> F4 {
-        use wide::{i16x8, i32x4, u8x16};
-        // Bytes to 32-bit lanes: two unpacks with zero.
-        let bytes: [u8; 16] = bytemuck::cast([u32::from_le_bytes(widths), 0, 0, 0]);
-        let halves = i16x8::from_u8x16_low(u8x16::from(bytes));
-        let widths: i32x4 = bytemuck::cast(i16x8::from_u8x16_low(bytemuck::cast(halves)));
-        let power: f32x4 = bytemuck::cast(((widths & i32x4::splat(31)) + i32x4::splat(127)) << 23);
+        use wide::i32x4;
         // 2^31 converts to i32::MIN, so width 31 masks 31 bits as the scalar backend does.
-        let mask = power.fast_round_int() - i32x4::splat(1);
+        let mask = F4::powers_of_two(u32::from_le_bytes(widths)).0.fast_round_int() - i32x4::splat(1);
         F4((i32x4::new(fields.map(|f| f as i32)) & mask).round_float())
+    }
+    /// `2^(b % 32)` for each byte `b` of `exponents`, least significant first, exactly: each placed as a float
+    /// exponent.
+    #[inline(always)]
+    pub fn powers_of_two(exponents: u32) -> F4 {
+        use wide::i32x4;
+        F4(bytemuck::cast(((byte_lanes(exponents) & i32x4::splat(31)) + i32x4::splat(127)) << 23))
+    }
+    /// The four bytes of `word`, least significant first, as `f32`.
+    #[inline(always)]
+    pub fn from_bytes(word: u32) -> F4 {
+        F4(byte_lanes(word).round_float())
     }
     #[inline(always)]
     pub fn splat(v: f32) -> F4 {
@@ -179,6 +186,15 @@ impl F4 {
     pub fn mask_bits(self) -> u32 {
         self.0.to_bitmask()
     }
+}
+
+/// The four bytes of `word`, least significant first, as 32-bit lanes: two unpacks with zero.
+#[inline(always)]
+fn byte_lanes(word: u32) -> wide::i32x4 {
+    use wide::{i16x8, u8x16};
+    let bytes: [u8; 16] = bytemuck::cast([word, 0, 0, 0]);
+    let halves = i16x8::from_u8x16_low(u8x16::from(bytes));
+    bytemuck::cast(i16x8::from_u8x16_low(bytemuck::cast(halves)))
 }
 
 /// Operator impls of a wrapper over a `wide` vector: lane-wise on the inner value.
