@@ -342,7 +342,7 @@ fn split_fields(word: u64, [b0, b1, b2]: [u32; 3]) -> [u32; 3] {
 /// `j`'s. A frame's decode loads its scales and offsets as whole rows and its dropped components as lane
 /// masks, and gives each lane bit for bit what [`TrackDecoder::decode`] gives its track (the same operations in
 /// the same order, four lanes at a time). It is worked out as rows straight from the segment's table
-/// ([`RotationQuadDecoder::from_table`]), and a [`crate::SamplingContext`] keeps one in place of the four
+/// ([`RotationQuadDecoder::fill`]), and a [`crate::SamplingContext`] keeps one in place of the four
 /// tracks' [`TrackDecoder`]s (the same 128 bytes), so playback works it out once per segment.
 ///
 /// Layout: 128 bytes, `repr(C)`, 4-byte aligned (rows load unaligned).
@@ -365,27 +365,13 @@ pub struct RotationQuadDecoder {
 const _: () = assert!(core::mem::size_of::<RotationQuadDecoder>() == 4 * core::mem::size_of::<TrackDecoder>());
 
 impl RotationQuadDecoder {
-    /// The decoders of rotation tracks `first .. first + 4` of one segment as rows, worked out from the
-    /// segment's whole `table` of `tracks` entries (nine 4-byte words, see [`SegmentTrack::entry`]) and the
-    /// four tracks' clip `ranges`, their fields following one another from bit `first_bit` of each frame. Lane
-    /// `j` holds bit for bit what [`SegmentTrack::decoder`] works out for track `first + j` (the same
-    /// operations in the same order, four lanes at a time), without building it first. Returns the rows and
-    /// the four tracks' bits per frame; `None` past the table.
-    #[inline(always)]
-    pub fn from_table(
-        table: &[u8],
-        tracks: usize,
-        first: usize,
-        ranges: [&TrackRange; 4],
-        first_bit: u32,
-    ) -> Option<(RotationQuadDecoder, u32)> {
-        let mut rows = RotationQuadDecoder::default();
-        let bits = rows.fill(table, tracks, first, ranges, first_bit)?;
-        Some((rows, bits))
-    }
-
-    /// [`RotationQuadDecoder::from_table`] written in place (a context's slots), so the 128 bytes are not
-    /// copied; returns the four tracks' bits per frame, and leaves `self` as it was past the table.
+    /// Works out the decoders of rotation tracks `first .. first + 4` of one segment as rows, in place (a
+    /// context's slots, so the 128 bytes are not copied), from the segment's whole `table` of `tracks` entries
+    /// (nine 4-byte words, see [`SegmentTrack::entry`]) and the four tracks' clip `ranges`, their fields
+    /// following one another from bit `first_bit` of each frame. Lane `j` holds bit for bit what
+    /// [`SegmentTrack::decoder`] works out for track `first + j` (the same operations in the same order, four
+    /// lanes at a time), without building it first. Returns the four tracks' bits per frame; `None` past the
+    /// table, leaving `self` as it was.
     #[inline(always)]
     pub fn fill(
         &mut self,
@@ -453,10 +439,9 @@ impl RotationQuadDecoder {
     pub fn fields(&self, data: &[u8], frame_start: usize) -> Option<[[u32; 3]; 4]> {
         let width = |c: usize, j: usize| u32::from(self.widths[c][j]) & 0x1f;
         if self.flags & 1 == 0 {
-            let lane = |j: usize| {
-                let widths = [0, 1, 2].map(|c| width(c, j) as u8);
-                read_fields(data, frame_start + self.first_bit[j] as usize, widths)
-            };
+            // `read_fields` masks the widths itself.
+            let lane =
+                |j: usize| read_fields(data, frame_start + self.first_bit[j] as usize, self.widths.map(|w| w[j]));
             return Some([lane(0)?, lane(1)?, lane(2)?, lane(3)?]);
         }
         // Every lane's fields lie within one load: no straddle to check, and shifts below 64.

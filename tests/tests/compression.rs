@@ -336,9 +336,10 @@ fn four_rotation_tracks_decode_as_each_one_alone() {
             assert_eq!(SegmentTrack::entry(&table, tracks, first + j), Some(format.to_bytes()));
         }
         let quad_ranges = [&ranges[0], &ranges[1], &ranges[2], &ranges[3]];
-        let (rows, bits) = RotationQuadDecoder::from_table(&table, tracks, first, quad_ranges, start).expect("rows");
-        assert_eq!(RotationQuadDecoder::from_table(&table[1..], tracks, first, quad_ranges, start), None);
-        assert_eq!(RotationQuadDecoder::from_table(&table, tracks, tracks - 3, quad_ranges, start), None);
+        let mut rows = RotationQuadDecoder::default();
+        let bits = rows.fill(&table, tracks, first, quad_ranges, start).expect("rows");
+        assert_eq!(RotationQuadDecoder::default().fill(&table[1..], tracks, first, quad_ranges, start), None);
+        assert_eq!(RotationQuadDecoder::default().fill(&table, tracks, tracks - 3, quad_ranges, start), None);
         assert_eq!(bits, at - start);
         let levels: [[u32; 3]; 4] =
             std::array::from_fn(|j| std::array::from_fn(|c| (rng.next_u64() & ((1u64 << quad[j].bits[c]) - 1)) as u32));
