@@ -434,39 +434,66 @@ impl RotationQuadDecoder {
 
     /// The four tracks' stored fields of the frame whose bits start at bit `frame_start` of `data`: lane `j`'s
     /// field of stored component `c` in the low `widths[c][j]` bits of `fields[j][c]`, whatever lies above them
-    /// ([`RotationQuadDecoder::decode`] masks the four lanes of a component at once).
+    /// ([`RotationQuadRows::decode`] masks the four lanes of a component at once).
     #[inline(always)]
     pub fn fields(&self, data: &[u8], frame_start: usize) -> Option<[[u32; 3]; 4]> {
-        let width = |c: usize, j: usize| u32::from(self.widths[c][j]) & 0x1f;
         if self.flags & 1 == 0 {
             // `read_fields` masks the widths itself.
             let lane =
                 |j: usize| read_fields(data, frame_start + self.first_bit[j] as usize, self.widths.map(|w| w[j]));
             return Some([lane(0)?, lane(1)?, lane(2)?, lane(3)?]);
         }
-        // Every lane's fields lie within one load: no straddle to check, and shifts below 64.
+        // Every lane's fields lie within one load: no straddle to check. Wrapping shifts keep a damaged
+        // context's widths (`fill` stores them below 32) from panicking; its fields are then wrong, not unsafe.
         let lane = |j: usize| {
             let at = frame_start + self.first_bit[j] as usize;
             let word = load_word(data, at / 8)? >> (at % 8);
-            let (b0, b1) = (width(0, j), width(1, j));
-            Some([word as u32, (word >> b0) as u32, (word >> (b0 + b1)) as u32])
+            let (b0, b1) = (u32::from(self.widths[0][j]), u32::from(self.widths[1][j]));
+            Some([word as u32, word.wrapping_shr(b0) as u32, word.wrapping_shr(b0.wrapping_add(b1)) as u32])
         };
         Some([lane(0)?, lane(1)?, lane(2)?, lane(3)?])
     }
 
+    /// The rows as vectors with the fields' masks and the dropped components' lane masks worked out: what every
+    /// frame's decode reuses, so a pass over two frames works it out once.
+    #[inline(always)]
+    pub fn rows(&self) -> RotationQuadRows {
+        let dropping = u32::from(self.dropping);
+        RotationQuadRows {
+            scale: self.scale.map(F4::from_array),
+            offset: self.offset.map(F4::from_array),
+            field_masks: self.widths.map(F4::field_masks),
+            dropping: [0, 4, 8, 12].map(|shift| F4::lane_mask(dropping >> shift)),
+        }
+    }
+}
+
+/// A [`RotationQuadDecoder`] loaded for decoding frames ([`RotationQuadDecoder::rows`]): SoA rows, lane `j` track
+/// `j`'s. Held in registers across the frames of one pass.
+#[derive(Clone, Copy, Debug)]
+pub struct RotationQuadRows {
+    scale: [F4; 3],
+    offset: [F4; 3],
+    /// Per stored component, each lane's mask of its field's bits.
+    field_masks: [F4; 3],
+    /// Per quaternion component `k`, set in the lanes that drop it.
+    dropping: [F4; 4],
+}
+
+impl RotationQuadRows {
     /// The four tracks' quaternions from their stored `fields` (lane `j` from `fields[j]`, as
-    /// [`RotationQuadDecoder::fields`] reads them: the bits above each field's width are ignored).
+    /// [`RotationQuadDecoder::fields`] reads them: the bits above each field's width are ignored). Lane `j` is bit
+    /// for bit what [`TrackDecoder::decode`] gives track `j` (the same operations in the same order).
     #[inline(always)]
     pub fn decode(&self, fields: [[u32; 3]; 4]) -> crate::math::SoaQuat {
         let min = F4::splat(MIN_KEY_MAGNITUDE);
         let [v0, v1, v2] = [0, 1, 2].map(|c| {
-            let level = F4::from_fields([fields[0][c], fields[1][c], fields[2][c], fields[3][c]], self.widths[c]);
-            let v = level * F4::from_array(self.scale[c]) + F4::from_array(self.offset[c]);
+            let level = F4::from_fields([fields[0][c], fields[1][c], fields[2][c], fields[3][c]], self.field_masks[c]);
+            let v = level * self.scale[c] + self.offset[c];
             v.zero_where(v.abs().cmp_lt(min))
         });
         let rebuilt = (F4::splat(1.0) - (v0 * v0 + v1 * v1 + v2 * v2)).max(F4::splat(0.0)).sqrt();
-        let dropping = u32::from(self.dropping);
-        let [m0, m1, m2, m3] = [0, 4, 8, 12].map(|shift| F4::lane_mask(dropping >> shift));
+        let [m0, m1, m2, m3] = self.dropping;
         crate::math::SoaQuat {
             x: F4::select(m0, rebuilt, v0),
             y: F4::select(m0, v0, F4::select(m1, rebuilt, v1)),

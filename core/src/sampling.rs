@@ -233,6 +233,14 @@ impl<'a> SamplingContext<'a> {
     /// Makes slots hold frames `f0` and `f1`, decoding only what is missing; returns (slot of f0, slot of f1).
     fn fetch(&mut self, clip: &Clip<'_>, f0: u32, f1: u32) -> (usize, usize) {
         let find = |frames: &[Option<u32>; 2], f| frames.iter().position(|&held| held == Some(f));
+        if f0 != f1 && find(&self.frames, f0).is_none() && find(&self.frames, f1).is_none() {
+            // A seek: both frames in one pass, which works out each track's decoding once for the two.
+            let [a, b] = &mut self.slots;
+            decode_tracks(clip, [f0, f1], [a, b], clip.num_tracks(), Some(&mut self.segment));
+            self.frames = [Some(f0), Some(f1)];
+            self.decoded_frames += 2;
+            return (0, 1);
+        }
         let s0 = match find(&self.frames, f0) {
             Some(s) => s,
             None => {
@@ -254,65 +262,81 @@ impl<'a> SamplingContext<'a> {
     }
 
     fn decode(&mut self, clip: &Clip<'_>, frame: u32, slot: usize) {
-        decode_tracks(clip, frame, self.slots[slot], clip.num_tracks(), Some(&mut self.segment));
+        decode_tracks(clip, [frame], [self.slots[slot]], clip.num_tracks(), Some(&mut self.segment));
         self.frames[slot] = Some(frame);
         self.decoded_frames += 1;
     }
 }
 
-/// Decodes the first `tracks[c]` animated tracks of each channel `c` of frame `frame` into `pose` (every track:
-/// a whole frame; the tracks of joints 0–3: the first lane group). A compressed clip's segment decoders come
-/// from `segment` when it holds them, are worked out into it when it has room, and are worked out track by
-/// track otherwise.
-fn decode_tracks(
+/// Decodes the first `tracks[c]` animated tracks of each channel `c` of each of `frames` into its pose of
+/// `poses` (every track: a whole frame; the tracks of joints 0–3: the first lane group). A compressed clip's
+/// segment decoders come from `segment` when it holds them, are worked out into it when it has room, and are
+/// worked out track by track otherwise; frames of one segment share them in one pass.
+fn decode_tracks<const N: usize>(
     clip: &Clip<'_>,
-    frame: u32,
-    pose: &mut [SoaTransform],
+    frames: [u32; N],
+    poses: [&mut [SoaTransform]; N],
     tracks: [usize; 3],
-    segment: Option<&mut SegmentCache<'_>>,
+    mut segment: Option<&mut SegmentCache<'_>>,
 ) {
     let frame_len = clip.frame_len();
-    let start = frame as usize * frame_len;
     let [nt, nr, _] = clip.num_tracks();
     let joints = |channel: Channel| &clip.animated_joints(channel)[..tracks[channel as usize]];
     match clip.keys() {
         Keys::F32(values) => {
-            let values = &values[start..start + frame_len];
-            let (t, rest) = values.split_at(3 * nt);
-            let (r, s) = rest.split_at(4 * nr);
-            scatter::<3>(pose, joints(Channel::Translation), Channel::Translation, t);
-            scatter::<4>(pose, joints(Channel::Rotation), Channel::Rotation, r);
-            scatter::<3>(pose, joints(Channel::Scale), Channel::Scale, s);
+            for (frame, pose) in frames.into_iter().zip(poses) {
+                let start = frame as usize * frame_len;
+                let values = &values[start..start + frame_len];
+                let (t, rest) = values.split_at(3 * nt);
+                let (r, s) = rest.split_at(4 * nr);
+                scatter::<3>(pose, joints(Channel::Translation), Channel::Translation, t);
+                scatter::<4>(pose, joints(Channel::Rotation), Channel::Rotation, r);
+                scatter::<3>(pose, joints(Channel::Scale), Channel::Scale, s);
+            }
         }
         Keys::Quantized { keys, ranges } => {
-            let keys = &keys[start..start + frame_len];
-            let (t, rest) = keys.split_at(3 * nt);
-            let (r, s) = rest.split_at(3 * nr);
-            let floats: &mut [f32] = bytemuck::cast_slice_mut(pose);
-            // Ranges: one per translation track, then one per scale track.
-            let (t_ranges, s_ranges) = ranges.split_at(nt);
-            for (channel, keys, ranges) in [(Channel::Translation, t, t_ranges), (Channel::Scale, s, s_ranges)] {
-                for ((&joint, key), range) in joints(channel).iter().zip(keys.chunks_exact(3)).zip(ranges) {
-                    write_lanes(floats, joint, channel, &dequantize(range, key)[..3]);
+            for (frame, pose) in frames.into_iter().zip(poses) {
+                let start = frame as usize * frame_len;
+                let keys = &keys[start..start + frame_len];
+                let (t, rest) = keys.split_at(3 * nt);
+                let (r, s) = rest.split_at(3 * nr);
+                let floats: &mut [f32] = bytemuck::cast_slice_mut(pose);
+                // Ranges: one per translation track, then one per scale track.
+                let (t_ranges, s_ranges) = ranges.split_at(nt);
+                for (channel, keys, ranges) in [(Channel::Translation, t, t_ranges), (Channel::Scale, s, s_ranges)] {
+                    for ((&joint, key), range) in joints(channel).iter().zip(keys.chunks_exact(3)).zip(ranges) {
+                        write_lanes(floats, joint, channel, &dequantize(range, key)[..3]);
+                    }
+                }
+                scatter_quantized_rotations(pose, joints(Channel::Rotation), r);
+            }
+        }
+        Keys::Compressed(keys) => {
+            let frames = frames.map(|f| f as usize);
+            if frames.iter().all(|f| f / SEGMENT_FRAMES == frames[0] / SEGMENT_FRAMES) {
+                decode_compressed(clip, keys, frames, poses, tracks, segment);
+            } else {
+                for (frame, pose) in frames.into_iter().zip(poses) {
+                    decode_compressed(clip, keys, [frame], [pose], tracks, segment.as_deref_mut());
                 }
             }
-            scatter_quantized_rotations(pose, joints(Channel::Rotation), r);
         }
-        Keys::Compressed(keys) => decode_compressed(clip, keys, frame as usize, pose, tracks, segment),
     }
 }
 
-/// [`decode_tracks`] for a compressed clip: each track's three components from one run of bits, four rotation
-/// tracks of a lane group at a time, with the segment's decoders from `cache` (worked out into it first when it
-/// holds another segment) or, without room there, from the segment's table.
-fn decode_compressed(
+/// [`decode_tracks`] for a compressed clip, `frames` all in one segment: each track's three components from one
+/// run of bits, four rotation tracks of a lane group at a time, with the segment's decoders from `cache` (worked
+/// out into it first when it holds another segment) or, without room there, from the segment's table. Each
+/// decoder serves every frame before the next is taken.
+fn decode_compressed<const N: usize>(
     clip: &Clip<'_>,
     keys: CompressedKeys<'_>,
-    frame: usize,
-    pose: &mut [SoaTransform],
+    frames: [usize; N],
+    mut poses: [&mut [SoaTransform]; N],
     tracks: [usize; 3],
     cache: Option<&mut SegmentCache<'_>>,
 ) {
+    let Some(&frame) = frames.first() else { return };
     // `Clip::new` checked every segment, its track table, and its bits with `COMPRESSED_SLACK` bytes to spare,
     // so the lookups below succeed; they return early rather than panic all the same.
     let segment = frame / SEGMENT_FRAMES;
@@ -321,7 +345,7 @@ fn decode_compressed(
     let Some(table) = keys.data.get(offset..offset + SEGMENT_TRACK_BYTES * num_tracks.iter().sum::<usize>()) else {
         return;
     };
-    let frame_start = (offset + table.len()) * 8 + frame % SEGMENT_FRAMES * frame_bits;
+    let frame_starts = frames.map(|f| (offset + table.len()) * 8 + f % SEGMENT_FRAMES * frame_bits);
     let from_table = || Decoders::Table { table, ranges: keys.ranges, next: 0, first_bit: 0 };
     let mut decoders = match cache {
         Some(cache) if cache.decoders.len() >= tracks.iter().sum() => {
@@ -367,26 +391,35 @@ fn decode_compressed(
             let joints = &joints[k..k + run];
             if channel == Channel::Rotation && run >= 4 {
                 // Whole lane groups of rotations: four tracks' arithmetic as SoA, stored as whole rows.
-                let groups = pose.get_mut(joints[0] as usize / 4..).unwrap_or_default();
+                let first_group = joints[0] as usize / 4;
                 let mut scratch = RotationQuadDecoder::default();
-                for group in groups.iter_mut().take(run / 4) {
+                for group in first_group..first_group + run / 4 {
                     let Some(quad) = decoders.next_rotation_quad(&mut scratch) else { return };
-                    let Some(fields) = quad.fields(keys.data, frame_start) else { return };
-                    group.rotation = quad.decode(fields);
+                    let rows = quad.rows();
+                    for (pose, &start) in poses.iter_mut().zip(&frame_starts) {
+                        let Some(fields) = quad.fields(keys.data, start) else { return };
+                        let Some(group) = pose.get_mut(group) else { return };
+                        group.rotation = rows.decode(fields);
+                    }
                 }
                 continue;
             }
-            let floats: &mut [f32] = bytemuck::cast_slice_mut(pose);
             for &joint in joints {
                 let Some(decoder) = decoders.next(channel) else { return };
-                let Some(levels) = decoder.levels(keys.data, frame_start) else { return };
-                let value = decoder.decode(levels);
+                let mut values = [[0.0; 4]; N];
+                for (value, &start) in values.iter_mut().zip(&frame_starts) {
+                    let Some(levels) = decoder.levels(keys.data, start) else { return };
+                    *value = decoder.decode(levels);
+                }
                 // One bounds check for the joint's four component rows.
                 let base = (joint as usize >> 2) * 40 + (joint as usize & 3) + channel.soa_offset();
-                let Some(rows) = floats.get_mut(base..base + 4 * channel.f32_components() - 3) else { return };
-                (rows[0], rows[4], rows[8]) = (value[0], value[1], value[2]);
-                if channel == Channel::Rotation {
-                    rows[12] = value[3];
+                for (pose, value) in poses.iter_mut().zip(values) {
+                    let floats: &mut [f32] = bytemuck::cast_slice_mut(pose);
+                    let Some(rows) = floats.get_mut(base..base + 4 * channel.f32_components() - 3) else { return };
+                    (rows[0], rows[4], rows[8]) = (value[0], value[1], value[2]);
+                    if channel == Channel::Rotation {
+                        rows[12] = value[3];
+                    }
                 }
             }
         }
@@ -477,9 +510,8 @@ pub fn sample_first_group(clip: &Clip<'_>, rest: &SoaTransform, time: f32, playb
             }
         }
     }
-    for (frame, f) in frames.iter_mut().zip([f0, f1]) {
-        decode_tracks(clip, f, core::slice::from_mut(frame), tracks, None);
-    }
+    let [a, b] = &mut frames;
+    decode_tracks(clip, [f0, f1], [core::slice::from_mut(a), core::slice::from_mut(b)], tracks, None);
     interpolate(&frames[0], &frames[1], F4::splat(fraction))
 }
 

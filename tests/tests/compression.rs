@@ -87,45 +87,36 @@ fn seeking_and_playing_agree_bit_for_bit() {
     let (_, _, blob) = humanoid_blob(61);
     let asset = Asset::load(blob.bytes()).expect("load");
     let (skeleton, clip) = (asset.skeleton(), asset.clip(0).expect("clip"));
-    let n = skeleton.num_joints();
-    let mut memory = [vec![0u8; SamplingContext::required_bytes(n)], vec![0u8; SamplingContext::required_bytes(n)]];
-    let [a, b] = &mut memory;
-    let (arena_play, arena_seek) = (Arena::new(a), Arena::new(b));
-    let mut playing = SamplingContext::new(&arena_play, n).expect("context");
-    let mut seeking = SamplingContext::new(&arena_seek, n).expect("context");
-    let mut out = [vec![SoaTransform::IDENTITY; skeleton.num_soa_joints()], vec![]];
-    out[1] = out[0].clone();
+    let (n, tracks) = (skeleton.num_joints(), clip.num_tracks().iter().sum());
+    // Playing keeps the segment's decoders and mostly decodes one frame; seeking decodes both frames in one pass,
+    // with kept decoders and with decoders worked out from the table.
+    let bytes = SamplingContext::required_bytes_with_decoders(n, tracks);
+    let mut memory = [vec![0u8; bytes], vec![0u8; bytes], vec![0u8; bytes]];
+    let [a, b, c] = &mut memory;
+    let (arena_play, arena_kept, arena_table) = (Arena::new(a), Arena::new(b), Arena::new(c));
+    let mut playing = SamplingContext::with_decoders(&arena_play, n, tracks).expect("context");
+    let mut seeking_kept = SamplingContext::with_decoders(&arena_kept, n, tracks).expect("context");
+    let mut seeking_table = SamplingContext::new(&arena_table, n).expect("context");
+    let mut play = vec![SoaTransform::IDENTITY; skeleton.num_soa_joints()];
+    let mut seek = play.clone();
     let steps = 2 * 61 + 7;
     for k in 0..steps {
         let time = k as f32 / 61.0;
-        let [play, seek] = &mut out;
-        SamplingJob {
-            skeleton,
-            clip: &clip,
-            time,
-            playback: Playback::Loop,
-            context: &mut playing,
-            output: play,
-            curves: &mut [],
-        }
-        .run()
-        .expect("play");
+        let sample = |context: &mut SamplingContext<'_>, time: f32, output: &mut [SoaTransform]| {
+            let curves = &mut [];
+            let mut job =
+                SamplingJob { skeleton, clip: &clip, time, playback: Playback::Loop, context, output, curves };
+            job.run().expect("sample");
+        };
+        sample(&mut playing, time, &mut play);
         // A seek from far away: the cache holds other frames.
         let far = (time + clip.duration() / 2.0) % clip.duration();
-        for t in [far, time] {
-            SamplingJob {
-                skeleton,
-                clip: &clip,
-                time: t,
-                playback: Playback::Loop,
-                context: &mut seeking,
-                output: seek,
-                curves: &mut [],
+        for seeking in [&mut seeking_kept, &mut seeking_table] {
+            for t in [far, time] {
+                sample(seeking, t, &mut seek);
             }
-            .run()
-            .expect("seek");
+            assert_eq!(bytemuck::cast_slice::<_, u32>(&play), bytemuck::cast_slice::<_, u32>(&seek), "time {time}");
         }
-        assert_eq!(bytemuck::cast_slice::<_, u32>(play), bytemuck::cast_slice::<_, u32>(seek), "time {time}");
     }
 }
 
@@ -349,7 +340,7 @@ fn four_rotation_tracks_decode_as_each_one_alone() {
                 levels[j][c] | (rng.next_u64() as u32).checked_shl(quad[j].bits[c].into()).unwrap_or(0)
             })
         });
-        let soa = rows.decode(fields);
+        let soa = rows.rows().decode(fields);
         let lanes = [soa.x, soa.y, soa.z, soa.w].map(|row| row.to_array());
         for j in 0..4 {
             let d = &quad[j];

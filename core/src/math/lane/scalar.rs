@@ -62,13 +62,16 @@ impl F4 {
     pub fn from_bytes(word: u32) -> F4 {
         F4(word.to_le_bytes().map(f32::from))
     }
-    /// The low `widths[j] % 32` bits of `fields[j]` as `f32`, exactly below 2^24.
+    /// Per lane `j`, the mask `2^(widths[j] % 32) − 1` of a field's bits, for [`F4::from_fields`] (a bit pattern,
+    /// as [`F4::lane_mask`]'s).
     #[inline(always)]
-    pub fn from_fields(fields: [u32; 4], widths: [u8; 4]) -> F4 {
-        F4(core::array::from_fn(|j| {
-            let mask = ((1u64 << (widths[j] & 31)) - 1) as u32;
-            (fields[j] & mask) as f32
-        }))
+    pub fn field_masks(widths: [u8; 4]) -> F4 {
+        F4(widths.map(|w| f32::from_bits(((1u64 << (w & 31)) - 1) as u32)))
+    }
+    /// The bits of `fields[j]` under lane `j` of `masks` ([`F4::field_masks`]) as `f32`, exactly below 2^24.
+    #[inline(always)]
+    pub fn from_fields(fields: [u32; 4], masks: F4) -> F4 {
+        F4(core::array::from_fn(|j| (fields[j] & masks.0[j].to_bits()) as f32))
     }
     #[inline(always)]
     pub fn splat(v: f32) -> F4 {

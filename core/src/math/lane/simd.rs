@@ -28,18 +28,25 @@ impl F4 {
     pub fn from_levels(levels: [u32; 4]) -> F4 {
         F4(wide::i32x4::new(levels.map(|l| l as i32)).round_float())
     }
-    /// The low `widths[j] % 32` bits of `fields[j]` as `f32`, exactly below 2^24. On SSE2, which has no
-    /// per-lane shift, each mask `2^w − 1` comes from the width placed as a float exponent.
+    /// Per lane `j`, the mask `2^(widths[j] % 32) − 1` of a field's bits, for [`F4::from_fields`] (a bit pattern,
+    /// as [`F4::lane_mask`]'s). On SSE2, which has no per-lane shift, each comes from the width placed as a float
+    /// exponent.
     #[inline(always)]
-    pub fn from_fields(fields: [u32; 4], widths: [u8; 4]) -> F4 {
+    pub fn field_masks(widths: [u8; 4]) -> F4 {
         use wide::i32x4;
         // `cvtps2dq` turns 2^31 into i32::MIN ("integer indefinite"), so width 31 masks 31 bits as the scalar
         // backend does; NEON saturates instead, so other targets build the masks lane by lane.
         #[cfg(target_feature = "sse2")]
-        let mask = F4::powers_of_two(u32::from_le_bytes(widths)).0.fast_round_int() - i32x4::splat(1);
+        let masks = F4::powers_of_two(u32::from_le_bytes(widths)).0.fast_round_int() - i32x4::splat(1);
         #[cfg(not(target_feature = "sse2"))]
-        let mask = i32x4::new(widths.map(|w| ((1u64 << (w & 31)) - 1) as u32 as i32));
-        F4((i32x4::new(fields.map(|f| f as i32)) & mask).round_float())
+        let masks = i32x4::new(widths.map(|w| ((1u64 << (w & 31)) - 1) as u32 as i32));
+        F4(bytemuck::cast(masks))
+    }
+    /// The bits of `fields[j]` under lane `j` of `masks` ([`F4::field_masks`]) as `f32`, exactly below 2^24.
+    #[inline(always)]
+    pub fn from_fields(fields: [u32; 4], masks: F4) -> F4 {
+        let masks: wide::i32x4 = bytemuck::cast(masks.0);
+        F4((wide::i32x4::new(fields.map(|f| f as i32)) & masks).round_float())
     }
     /// `2^(b % 32)` for each byte `b` of `exponents`, least significant first, exactly: each placed as a float
     /// exponent.
