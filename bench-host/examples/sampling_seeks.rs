@@ -1,5 +1,5 @@
-//! `cargo run --release -p sinew-bench-host --example sampling_seeks -- [quantized|compressed] [seek|playback]`:
-//! 20 000 samples of the procedural 67-joint humanoid's clip (61 frames at 30 Hz; compressed at 0.05 cm), the
+//! `cargo run --release -p sinew-bench-host --example sampling_seeks -- [quantized|compressed] [seek|playback] [JOINTS]`:
+//! 20 000 samples of the procedural humanoid's clip (67 joints unless JOINTS says otherwise; 61 frames at 30 Hz; compressed at 0.05 cm), the
 //! workload whose instruction counts `docs/performance-log.md` quotes (run it under `valgrind --tool=callgrind`
 //! and read `decode_tracks`' inclusive count). `seek` (the default) jumps far each time, so each sample decodes
 //! two frames; `playback` steps 1/60 s as the sampling bench does, so every other sample decodes one.
@@ -10,7 +10,15 @@ use sinew_bench_host::bake::{self, KeyFormat};
 use sinew_bench_host::compress::Precision;
 
 fn main() -> std::process::ExitCode {
-    let rig = sinew_bench_host::rig::Rig::humanoid(67);
+    let joints = match std::env::args().nth(3).map(|j| j.parse::<usize>()) {
+        None => 67,
+        Some(Ok(j)) if (1..=sinew::skeleton::MAX_JOINTS).contains(&j) => j,
+        Some(_) => {
+            eprintln!("error: JOINTS must be a joint count from 1 to {}", sinew::skeleton::MAX_JOINTS);
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let rig = sinew_bench_host::rig::Rig::humanoid(joints);
     let skeleton = rig.raw_skeleton();
     let format = match std::env::args().nth(1).as_deref() {
         Some("quantized") => KeyFormat::Quantized,

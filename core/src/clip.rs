@@ -432,26 +432,25 @@ impl RotationQuadDecoder {
         self.scale[c] = (segment_extent * inverse_levels).to_array();
     }
 
-    /// The four tracks' stored fields of the frame whose bits start at bit `frame_start` of `data`: lane `j`'s
-    /// field of stored component `c` in the low `widths[c][j]` bits of `fields[j][c]`, whatever lies above them
-    /// ([`RotationQuadRows::decode`] masks the four lanes of a component at once).
+    /// The four tracks' stored fields of the frame whose bits start at bit `frame_start` of `data`, as rows of bit
+    /// patterns: lane `j` of row `c` holds track `j`'s field of stored component `c` in its low `widths[c][j]`
+    /// bits, whatever lies above them ([`RotationQuadRows::decode`] masks the four lanes of a component at once).
     #[inline(always)]
-    pub fn fields(&self, data: &[u8], frame_start: usize) -> Option<[[u32; 3]; 4]> {
+    pub fn fields(&self, data: &[u8], frame_start: usize) -> Option<[F4; 3]> {
         if self.flags & 1 == 0 {
             // `read_fields` masks the widths itself.
             let lane =
                 |j: usize| read_fields(data, frame_start + self.first_bit[j] as usize, self.widths.map(|w| w[j]));
-            return Some([lane(0)?, lane(1)?, lane(2)?, lane(3)?]);
+            let lanes = [lane(0)?, lane(1)?, lane(2)?, lane(3)?];
+            return Some([0, 1, 2].map(|c| F4::from_bits(lanes.map(|fields| fields[c]))));
         }
-        // Every lane's fields lie within one load: no straddle to check. Wrapping shifts keep a damaged
-        // context's widths (`fill` stores them below 32) from panicking; its fields are then wrong, not unsafe.
-        let lane = |j: usize| {
-            let at = frame_start + self.first_bit[j] as usize;
-            let word = load_word(data, at / 8)? >> (at % 8);
-            let (b0, b1) = (u32::from(self.widths[0][j]), u32::from(self.widths[1][j]));
-            Some([word as u32, word.wrapping_shr(b0) as u32, word.wrapping_shr(b0.wrapping_add(b1)) as u32])
-        };
-        Some([lane(0)?, lane(1)?, lane(2)?, lane(3)?])
+        // Every lane's fields lie within one load: no straddle to check. A damaged context's widths (`fill`
+        // stores them below 32) give wrong fields, never a panic: the shifts wrap.
+        let at = self.first_bit.map(|bit| frame_start + bit as usize);
+        let word = |j: usize| load_word(data, at[j] / 8);
+        let words = [word(0)?, word(1)?, word(2)?, word(3)?];
+        let widths = [u32::from_le_bytes(self.widths[0]), u32::from_le_bytes(self.widths[1])];
+        Some(F4::split_words(words, at.map(|a| (a % 8) as u32), widths))
     }
 
     /// The rows as vectors with the fields' masks and the dropped components' lane masks worked out: what every
@@ -481,14 +480,14 @@ pub struct RotationQuadRows {
 }
 
 impl RotationQuadRows {
-    /// The four tracks' quaternions from their stored `fields` (lane `j` from `fields[j]`, as
+    /// The four tracks' quaternions from their stored `fields` (lane `j` of each row track `j`'s, as
     /// [`RotationQuadDecoder::fields`] reads them: the bits above each field's width are ignored). Lane `j` is bit
     /// for bit what [`TrackDecoder::decode`] gives track `j` (the same operations in the same order).
     #[inline(always)]
-    pub fn decode(&self, fields: [[u32; 3]; 4]) -> crate::math::SoaQuat {
+    pub fn decode(&self, fields: [F4; 3]) -> crate::math::SoaQuat {
         let min = F4::splat(MIN_KEY_MAGNITUDE);
         let [v0, v1, v2] = [0, 1, 2].map(|c| {
-            let level = F4::from_fields([fields[0][c], fields[1][c], fields[2][c], fields[3][c]], self.field_masks[c]);
+            let level = F4::from_fields(fields[c], self.field_masks[c]);
             let v = level * self.scale[c] + self.offset[c];
             v.zero_where(v.abs().cmp_lt(min))
         });

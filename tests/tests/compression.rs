@@ -7,7 +7,7 @@ use sinew::clip::{
     ClipParts, CompressedKeys, Keys, MAX_BITS, RotationQuadDecoder, SEGMENT_TRACK_BYTES, SegmentTrack, TrackDecoder,
     TrackRange,
 };
-use sinew::math::SoaTransform;
+use sinew::math::{F4, SoaTransform};
 use sinew::{Arena, Asset, Buffer, Clip, Error, Playback, SamplingContext, SamplingJob};
 use sinew_bench_host::annotate::figure_height;
 use sinew_bench_host::bake::{self, KeyFormat, RawClip, RawSkeleton};
@@ -340,7 +340,7 @@ fn four_rotation_tracks_decode_as_each_one_alone() {
                 levels[j][c] | (rng.next_u64() as u32).checked_shl(quad[j].bits[c].into()).unwrap_or(0)
             })
         });
-        let soa = rows.rows().decode(fields);
+        let soa = rows.rows().decode([0, 1, 2].map(|c| F4::from_bits(fields.map(|lane| lane[c]))));
         let lanes = [soa.x, soa.y, soa.z, soa.w].map(|row| row.to_array());
         for j in 0..4 {
             let d = &quad[j];

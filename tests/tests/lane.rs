@@ -113,13 +113,34 @@ fn mul_add_matches_separate_ops_within_one_rounding() {
 }
 
 #[test]
+fn split_words_shifts_each_lane_by_its_own_widths() {
+    // Any first bit and widths (a damaged context's too): each shift count taken modulo 64, against u64 shifts.
+    let mut rng = Rng::new(8);
+    for _ in 0..20_000 {
+        let words: [u64; 4] = [0; 4].map(|_| rng.next_u64());
+        let first: [u32; 4] =
+            [0; 4].map(|_| if rng.below(2) == 0 { rng.below(8) as u32 } else { rng.next_u64() as u32 });
+        let widths = [0; 2].map(|_| rng.next_u64() as u32);
+        let got = F4::split_words(words, first, widths).map(|row| row.to_array().map(f32::to_bits));
+        for j in 0..4 {
+            let [w0, w1] = widths.map(|w| u64::from(w.to_le_bytes()[j]));
+            let v = words[j] >> (first[j] % 64);
+            for (c, shift) in [0, w0, w0 + w1].into_iter().enumerate() {
+                let want = (v >> (shift % 64)) as u32;
+                assert_eq!(got[c][j], want, "{BACKEND}: lane {j} field {c}, first {} widths {w0} {w1}", first[j]);
+            }
+        }
+    }
+}
+
+#[test]
 fn from_fields_keeps_each_lanes_low_bits() {
     // Every width a damaged context can hold (0–255, taken modulo 32), against a u64 mask in each lane.
     let mut rng = Rng::new(7);
     for _ in 0..20_000 {
         let fields: [u32; 4] = [0; 4].map(|_| rng.next_u64() as u32);
         let widths: [u8; 4] = [0; 4].map(|_| rng.below(256) as u8);
-        let got = F4::from_fields(fields, F4::field_masks(widths)).to_array();
+        let got = F4::from_fields(F4::from_bits(fields), F4::field_masks(widths)).to_array();
         for j in 0..4 {
             let level = u64::from(fields[j]) & ((1u64 << (widths[j] % 32)) - 1);
             assert_eq!(got[j].to_bits(), (level as f32).to_bits(), "{BACKEND}: {:#x} width {}", fields[j], widths[j]);

@@ -20,7 +20,20 @@ pub use backend::{F4, F8};
 avx2_kernels! {
     if {
         pub(crate) mod avx2;
-    } else {}
+        use avx2::split_words;
+    } else {
+        /// [`F4::split_words`] lane by lane.
+        #[inline(always)]
+        fn split_words(words: [u64; 4], first: [u32; 4], widths: [u32; 2]) -> [F4; 3] {
+            let [b0, b1] = widths.map(u32::to_le_bytes);
+            let lane = |j: usize| {
+                let (v, b0) = (words[j].wrapping_shr(first[j]), u32::from(b0[j]));
+                [v as u32, v.wrapping_shr(b0) as u32, v.wrapping_shr(b0 + u32::from(b1[j])) as u32]
+            };
+            let lanes = [lane(0), lane(1), lane(2), lane(3)];
+            [0, 1, 2].map(|c| F4::from_bits(lanes.map(|fields| fields[c])))
+        }
+    }
 }
 
 pub use crate::backend::{F8_IS_ONE_REGISTER, FUSED_MUL_ADD, RSQRT_BY_ESTIMATE};
@@ -185,6 +198,16 @@ impl F4 {
     #[inline(always)]
     pub fn any_set(self) -> bool {
         self.mask_bits() != 0
+    }
+
+    /// Three fields of each of four 64-bit words, as bit patterns: per lane `j`, with `v = words[j] >> first[j]`,
+    /// the low 32 bits of `v`, of `v >> b0` and of `v >> (b0 + b1)`, where `b0` and `b1` are byte `j` of
+    /// `widths[0]` and `widths[1]`, each shift count taken modulo 64 (as a scalar wrapping shift). The bits
+    /// above each field are the next field's ([`F4::from_fields`] masks them). x86-64-v3 shifts the four words
+    /// at once; other targets lane by lane.
+    #[inline(always)]
+    pub fn split_words(words: [u64; 4], first: [u32; 4], widths: [u32; 2]) -> [F4; 3] {
+        split_words(words, first, widths)
     }
 
     /// A mask with lane `l` set (all ones) where bit `l` of `bits` is set; bits above 3 are ignored.

@@ -68,10 +68,16 @@ impl F4 {
     pub fn field_masks(widths: [u8; 4]) -> F4 {
         F4(widths.map(|w| f32::from_bits(((1u64 << (w & 31)) - 1) as u32)))
     }
-    /// The bits of `fields[j]` under lane `j` of `masks` ([`F4::field_masks`]) as `f32`, exactly below 2^24.
+    /// The bits of lane `j` of `fields` (bit patterns, as [`F4::split_words`] gives them) under lane `j` of `masks`
+    /// ([`F4::field_masks`]) as `f32`, exactly below 2^24.
     #[inline(always)]
-    pub fn from_fields(fields: [u32; 4], masks: F4) -> F4 {
-        F4(core::array::from_fn(|j| (fields[j] & masks.0[j].to_bits()) as f32))
+    pub fn from_fields(fields: F4, masks: F4) -> F4 {
+        F4(core::array::from_fn(|j| (fields.0[j].to_bits() & masks.0[j].to_bits()) as f32))
+    }
+    /// Four lanes of bit patterns.
+    #[inline(always)]
+    pub fn from_bits(bits: [u32; 4]) -> F4 {
+        F4(bits.map(f32::from_bits))
     }
     #[inline(always)]
     pub fn splat(v: f32) -> F4 {

@@ -42,11 +42,17 @@ impl F4 {
         let masks = i32x4::new(widths.map(|w| ((1u64 << (w & 31)) - 1) as u32 as i32));
         F4(bytemuck::cast(masks))
     }
-    /// The bits of `fields[j]` under lane `j` of `masks` ([`F4::field_masks`]) as `f32`, exactly below 2^24.
+    /// The bits of lane `j` of `fields` (bit patterns, as [`F4::split_words`] gives them) under lane `j` of `masks`
+    /// ([`F4::field_masks`]) as `f32`, exactly below 2^24.
     #[inline(always)]
-    pub fn from_fields(fields: [u32; 4], masks: F4) -> F4 {
-        let masks: wide::i32x4 = bytemuck::cast(masks.0);
-        F4((wide::i32x4::new(fields.map(|f| f as i32)) & masks).round_float())
+    pub fn from_fields(fields: F4, masks: F4) -> F4 {
+        let (fields, masks): (wide::i32x4, wide::i32x4) = (bytemuck::cast(fields.0), bytemuck::cast(masks.0));
+        F4((fields & masks).round_float())
+    }
+    /// Four lanes of bit patterns.
+    #[inline(always)]
+    pub fn from_bits(bits: [u32; 4]) -> F4 {
+        F4(bytemuck::cast(wide::i32x4::new(bits.map(|b| b as i32))))
     }
     /// `2^(b % 32)` for each byte `b` of `exponents`, least significant first, exactly: each placed as a float
     /// exponent.
