@@ -1,8 +1,9 @@
-//! `cargo run --release -p sinew-bench-host --example sampling_seeks -- [quantized|compressed] [seek|playback] [JOINTS]`:
-//! 20 000 samples of the procedural humanoid's clip (67 joints unless JOINTS says otherwise; 61 frames at 30 Hz; compressed at 0.05 cm), the
-//! workload whose instruction counts `docs/performance-log.md` quotes (run it under `valgrind --tool=callgrind`
-//! and read `decode_tracks`' inclusive count). `seek` (the default) jumps far each time, so each sample decodes
-//! two frames; `playback` steps 1/60 s as the sampling bench does, so every other sample decodes one.
+//! `cargo run --release -p sinew-bench-host --example sampling_seeks -- [quantized|compressed] [seek|playback]
+//! [JOINTS|FILE.bvh]`: 20 000 samples of the procedural humanoid's clip (67 joints unless JOINTS says otherwise;
+//! 61 frames at 30 Hz) or of a BVH file's motion, compressed at 0.05 cm: the workload whose instruction counts
+//! `docs/performance-log.md` quotes (run it under `valgrind --tool=callgrind` and read `SamplingJob::run`'s
+//! inclusive count). `seek` (the default) jumps far each time, so each sample decodes two frames; `playback` steps
+//! 1/60 s as the sampling bench does.
 
 use sinew::math::SoaTransform;
 use sinew::{Arena, Asset, Playback, SamplingContext, SamplingJob};
@@ -10,16 +11,22 @@ use sinew_bench_host::bake::{self, KeyFormat};
 use sinew_bench_host::compress::Precision;
 
 fn main() -> std::process::ExitCode {
-    let joints = match std::env::args().nth(3).map(|j| j.parse::<usize>()) {
-        None => 67,
-        Some(Ok(j)) if (1..=sinew::skeleton::MAX_JOINTS).contains(&j) => j,
-        Some(_) => {
-            eprintln!("error: JOINTS must be a joint count from 1 to {}", sinew::skeleton::MAX_JOINTS);
+    let source = std::env::args().nth(3).unwrap_or_else(|| "67".into());
+    let motion = match source.parse::<usize>() {
+        Ok(joints) if (1..=sinew::skeleton::MAX_JOINTS).contains(&joints) => {
+            let rig = sinew_bench_host::rig::Rig::humanoid(joints);
+            Ok((rig.raw_skeleton(), vec![rig.clip(61, 30.0)]))
+        }
+        Ok(_) => Err(format!("JOINTS must be a joint count from 1 to {}", sinew::skeleton::MAX_JOINTS)),
+        Err(_) => sinew_bench_host::bvh::load_raw_files(&[source.into()]),
+    };
+    let (skeleton, clips) = match motion {
+        Ok(motion) => motion,
+        Err(e) => {
+            eprintln!("error: {e}");
             return std::process::ExitCode::FAILURE;
         }
     };
-    let rig = sinew_bench_host::rig::Rig::humanoid(joints);
-    let skeleton = rig.raw_skeleton();
     let format = match std::env::args().nth(1).as_deref() {
         Some("quantized") => KeyFormat::Quantized,
         None | Some("compressed") => KeyFormat::Compressed(Precision::on_figure(&skeleton, 0.05, 3.0)),
@@ -36,9 +43,8 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
-    let raw = rig.clip(61, 30.0);
     let result = (|| -> Result<f32, String> {
-        let blob = bake::bake(&skeleton, std::slice::from_ref(&raw), format)?;
+        let blob = bake::bake(&skeleton, clips.get(..1).ok_or("no motion")?, format)?;
         let asset = Asset::load(blob.bytes()).map_err(|e| e.to_string())?;
         let clip = asset.clip(0).ok_or("no clip")?;
         let n = asset.skeleton().num_joints();

@@ -338,8 +338,8 @@ fn split_fields(word: u64, [b0, b1, b2]: [u32; 3]) -> [u32; 3] {
     [field(0, b0), field(b0, b1), field(b0 + b1, b2)]
 }
 
-/// The decoders of four rotation tracks filling one lane group, as SoA rows: lane `j` of each row is track
-/// `j`'s. A frame's decode loads its scales and offsets as whole rows and its dropped components as lane
+/// The decoders of four consecutive rotation tracks (whatever their joints: a lane group's four, or four
+/// scattered ones), as SoA rows: lane `j` of each row is track `j`'s. A frame's decode loads its scales and offsets as whole rows and its dropped components as lane
 /// masks, and gives each lane bit for bit what [`TrackDecoder::decode`] gives its track (the same operations in
 /// the same order, four lanes at a time). It is worked out as rows straight from the segment's table
 /// ([`RotationQuadDecoder::fill`]), and a [`crate::SamplingContext`] keeps one in place of the four

@@ -353,31 +353,27 @@ fn decode_compressed<const N: usize>(
                 cache.held = None;
                 let mut source = from_table();
                 let (slots, mut slot) = (&mut cache.decoders[..], 0);
-                // In the order the decode below takes them: rotation lane groups keep their four decoders as
-                // rows, in the four tracks' slots.
+                // In the order the decode below takes them: each four rotation tracks keep their decoders as rows,
+                // in the four tracks' slots.
                 for channel in Channel::ALL {
-                    let joints = &clip.animated_joints(channel)[..tracks[channel as usize]];
-                    for (_, run) in track_runs(joints) {
-                        if channel == Channel::Rotation && run >= 4 {
-                            for _ in 0..run / 4 {
-                                let four = slots.get_mut(slot..slot + 4).unwrap_or_default();
-                                let rows = bytemuck::try_cast_slice_mut::<TrackDecoder, RotationQuadDecoder>(four);
-                                let Some(rows) = rows.ok().and_then(|r| r.first_mut()) else { return };
-                                if source.fill_rows(rows).is_none() {
-                                    return;
-                                }
-                                slot += 4;
-                            }
-                            continue;
+                    let count = tracks[channel as usize];
+                    let quads = quad_tracks(channel, count) / 4;
+                    for _ in 0..quads {
+                        let four = slots.get_mut(slot..slot + 4).unwrap_or_default();
+                        let rows = bytemuck::try_cast_slice_mut::<TrackDecoder, RotationQuadDecoder>(four);
+                        let Some(rows) = rows.ok().and_then(|r| r.first_mut()) else { return };
+                        if source.fill_rows(rows).is_none() {
+                            return;
                         }
-                        for _ in 0..run {
-                            let (Some(entry), Some(decoder)) = (slots.get_mut(slot), source.next(channel)) else {
-                                return;
-                            };
-                            (*entry, slot) = (decoder, slot + 1);
-                        }
+                        slot += 4;
                     }
-                    source.skip(channel, num_tracks[channel as usize] - tracks[channel as usize]);
+                    for _ in 4 * quads..count {
+                        let (Some(entry), Some(decoder)) = (slots.get_mut(slot), source.next(channel)) else {
+                            return;
+                        };
+                        (*entry, slot) = (decoder, slot + 1);
+                    }
+                    source.skip(channel, num_tracks[channel as usize] - count);
                 }
                 cache.held = Some(segment);
             }
@@ -387,44 +383,66 @@ fn decode_compressed<const N: usize>(
     };
     for channel in Channel::ALL {
         let joints = &clip.animated_joints(channel)[..tracks[channel as usize]];
-        for (k, run) in track_runs(joints) {
-            let joints = &joints[k..k + run];
-            if channel == Channel::Rotation && run >= 4 {
-                // Whole lane groups of rotations: four tracks' arithmetic as SoA, stored as whole rows.
-                let first_group = joints[0] as usize / 4;
-                let mut scratch = RotationQuadDecoder::default();
-                for group in first_group..first_group + run / 4 {
-                    let Some(quad) = decoders.next_rotation_quad(&mut scratch) else { return };
-                    let rows = quad.rows();
-                    for (pose, &start) in poses.iter_mut().zip(&frame_starts) {
-                        let Some(fields) = quad.fields(keys.data, start) else { return };
-                        let Some(group) = pose.get_mut(group) else { return };
-                        group.rotation = rows.decode(fields);
+        let (quads, singles) = joints.split_at(quad_tracks(channel, joints.len()));
+        let mut scratch = RotationQuadDecoder::default();
+        for four in quads.chunks_exact(4) {
+            // Four rotation tracks' arithmetic as SoA, whatever their joints: stored as whole rows when they fill
+            // a lane group (joints strictly ascend, so `4g .. 4g + 3`), lane by lane otherwise.
+            let Some(quad) = decoders.next_rotation_quad(&mut scratch) else { return };
+            let rows = quad.rows();
+            let first = usize::from(four[0]);
+            let whole_group = first % 4 == 0 && usize::from(four[3]) == first + 3;
+            for (pose, &start) in poses.iter_mut().zip(&frame_starts) {
+                let Some(fields) = quad.fields(keys.data, start) else { return };
+                let rotation = rows.decode(fields);
+                if whole_group {
+                    let Some(group) = pose.get_mut(first / 4) else { return };
+                    group.rotation = rotation;
+                    continue;
+                }
+                let floats: &mut [f32] = bytemuck::cast_slice_mut(pose);
+                let lanes = F4::transpose4([rotation.x, rotation.y, rotation.z, rotation.w]);
+                for (&joint, lane) in four.iter().zip(lanes) {
+                    if write_track(floats, joint, Channel::Rotation, lane.to_array()).is_none() {
+                        return;
                     }
                 }
-                continue;
             }
-            for &joint in joints {
-                let Some(decoder) = decoders.next(channel) else { return };
-                let mut values = [[0.0; 4]; N];
-                for (value, &start) in values.iter_mut().zip(&frame_starts) {
-                    let Some(levels) = decoder.levels(keys.data, start) else { return };
-                    *value = decoder.decode(levels);
-                }
-                // One bounds check for the joint's four component rows.
-                let base = (joint as usize >> 2) * 40 + (joint as usize & 3) + channel.soa_offset();
-                for (pose, value) in poses.iter_mut().zip(values) {
-                    let floats: &mut [f32] = bytemuck::cast_slice_mut(pose);
-                    let Some(rows) = floats.get_mut(base..base + 4 * channel.f32_components() - 3) else { return };
-                    (rows[0], rows[4], rows[8]) = (value[0], value[1], value[2]);
-                    if channel == Channel::Rotation {
-                        rows[12] = value[3];
-                    }
+        }
+        for &joint in singles {
+            let Some(decoder) = decoders.next(channel) else { return };
+            let mut values = [[0.0; 4]; N];
+            for (value, &start) in values.iter_mut().zip(&frame_starts) {
+                let Some(levels) = decoder.levels(keys.data, start) else { return };
+                *value = decoder.decode(levels);
+            }
+            for (pose, value) in poses.iter_mut().zip(values) {
+                if write_track(bytemuck::cast_slice_mut(pose), joint, channel, value).is_none() {
+                    return;
                 }
             }
         }
         decoders.skip(channel, num_tracks[channel as usize] - tracks[channel as usize]);
     }
+}
+
+/// How many of a channel's first `count` tracks decode four at a time as a [`RotationQuadDecoder`] (the rest one
+/// by one): rotation tracks in fours from the first, whatever their joints.
+fn quad_tracks(channel: Channel, count: usize) -> usize {
+    if channel == Channel::Rotation { count / 4 * 4 } else { 0 }
+}
+
+/// Writes one track's decoded `value` into `joint`'s lane of a SoA pose viewed as floats (3 components, or 4 for a
+/// rotation; see [`write_lanes`]), with one bounds check for its rows; `None` past the pose.
+#[inline(always)]
+fn write_track(floats: &mut [f32], joint: u16, channel: Channel, value: [f32; 4]) -> Option<()> {
+    let base = (joint as usize >> 2) * 40 + (joint as usize & 3) + channel.soa_offset();
+    let rows = floats.get_mut(base..base + 4 * channel.f32_components() - 3)?;
+    (rows[0], rows[4], rows[8]) = (value[0], value[1], value[2]);
+    if channel == Channel::Rotation {
+        rows[12] = value[3];
+    }
+    Some(())
 }
 
 /// The decoders of a segment's tracks in track order: ones a context kept (only the tracks decoded), or ones
@@ -449,7 +467,7 @@ impl<'d> Decoders<'d> {
         }
     }
 
-    /// The next four tracks' decoders, rotations filling a lane group, as rows: kept ones in place (they are
+    /// The next four tracks' decoders, rotations, as rows: kept ones in place (they are
     /// stored so), others worked out into `scratch`.
     #[inline(always)]
     fn next_rotation_quad<'s>(&mut self, scratch: &'s mut RotationQuadDecoder) -> Option<&'s RotationQuadDecoder>
@@ -469,7 +487,7 @@ impl<'d> Decoders<'d> {
         }
     }
 
-    /// The next four tracks' decoders, rotations filling a lane group, worked out from the segment's table as
+    /// The next four tracks' decoders, rotations, worked out from the segment's table as
     /// rows into `rows`; `None` for kept decoders (which hold them as rows already, see `next_rotation_quad`).
     #[inline(always)]
     fn fill_rows(&mut self, rows: &mut RotationQuadDecoder) -> Option<()> {
