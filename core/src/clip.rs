@@ -724,7 +724,7 @@ fn f32_key_layout(joints: &[u16], n: usize) -> impl Iterator<Item = (usize, usiz
 /// `k .. k + 4m` being joints `4g .. 4g + 4m`. Strictly ascending joints are gap-free over a stretch exactly
 /// when its last joint is its length − 1 above its first, and then over every shorter stretch too, so a
 /// binary search finds `m`.
-fn whole_groups(joints: &[u16], k: usize) -> usize {
+pub(crate) fn whole_groups(joints: &[u16], k: usize) -> usize {
     let first = joints[k] as usize;
     if !first.is_multiple_of(4) {
         return 0;

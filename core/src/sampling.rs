@@ -26,6 +26,7 @@
 use crate::clip::{
     Channel, Clip, CompressedKeys, CurveDecoder, CurveKeys, Curves, Keys, RotationQuadDecoder, SEGMENT_FRAMES,
     SEGMENT_TRACK_BYTES, SegmentTrack, TrackDecoder, TrackRange, decode_rotation, decode_rotations, track_runs,
+    whole_groups,
 };
 use crate::math::{F4, SoaQuat, SoaTransform, SoaVec3};
 use crate::{Arena, Buffer, Error, Skeleton};
@@ -385,29 +386,29 @@ fn decode_compressed<const N: usize>(
         let joints = &clip.animated_joints(channel)[..tracks[channel as usize]];
         let (quads, singles) = joints.split_at(quad_tracks(channel, joints.len()));
         let mut scratch = RotationQuadDecoder::default();
-        for four in quads.chunks_exact(4) {
-            // Four rotation tracks' arithmetic as SoA, whatever their joints: stored as whole rows when they fill
-            // a lane group (joints strictly ascend, so `4g .. 4g + 3`), lane by lane otherwise.
-            let Some(quad) = decoders.next_rotation_quad(&mut scratch) else { return };
-            let rows = quad.rows();
-            let first = usize::from(four[0]);
-            let whole_group = first % 4 == 0 && usize::from(four[3]) == first + 3;
-            for (pose, &start) in poses.iter_mut().zip(&frame_starts) {
-                let Some(fields) = quad.fields(keys.data, start) else { return };
-                let rotation = rows.decode(fields);
-                if whole_group {
-                    let Some(group) = pose.get_mut(first / 4) else { return };
-                    group.rotation = rotation;
-                    continue;
-                }
-                let floats: &mut [f32] = bytemuck::cast_slice_mut(pose);
-                let lanes = F4::transpose4([rotation.x, rotation.y, rotation.z, rotation.w]);
-                for (&joint, lane) in four.iter().zip(lanes) {
-                    if write_track(floats, joint, Channel::Rotation, lane.to_array()).is_none() {
-                        return;
-                    }
-                }
+        // Four rotation tracks' arithmetic as SoA, whatever their joints: runs of whole lane groups stored as
+        // whole rows, other fours lane by lane.
+        let mut k = 0;
+        while k < quads.len() {
+            let groups = whole_groups(quads, k);
+            let stored = if groups > 0 {
+                let first = usize::from(quads[k]) / 4;
+                (first..first + groups).try_for_each(|group| {
+                    decode_quad(&mut decoders, &mut scratch, keys.data, &frame_starts, &mut poses, |pose, rotation| {
+                        pose.get_mut(group)?.rotation = rotation;
+                        Some(())
+                    })
+                })
+            } else {
+                let four = &quads[k..k + 4];
+                decode_quad(&mut decoders, &mut scratch, keys.data, &frame_starts, &mut poses, |pose, rotation| {
+                    scatter_rotations(pose, four, rotation)
+                })
+            };
+            if stored.is_none() {
+                return;
             }
+            k += 4 * groups.max(1);
         }
         for &joint in singles {
             let Some(decoder) = decoders.next(channel) else { return };
@@ -441,6 +442,36 @@ fn write_track(floats: &mut [f32], joint: u16, channel: Channel, value: [f32; 4]
     (rows[0], rows[4], rows[8]) = (value[0], value[1], value[2]);
     if channel == Channel::Rotation {
         rows[12] = value[3];
+    }
+    Some(())
+}
+
+/// Decodes the next four rotation tracks (their decoders from `decoders`, worked out into `scratch` when not
+/// kept) at each frame whose bits start at `frame_starts`, and hands each frame's pose and rotations to `store`.
+#[inline(always)]
+fn decode_quad<const N: usize>(
+    decoders: &mut Decoders<'_>,
+    scratch: &mut RotationQuadDecoder,
+    data: &[u8],
+    frame_starts: &[usize; N],
+    poses: &mut [&mut [SoaTransform]; N],
+    mut store: impl FnMut(&mut [SoaTransform], SoaQuat) -> Option<()>,
+) -> Option<()> {
+    let quad = decoders.next_rotation_quad(scratch)?;
+    let rows = quad.rows();
+    for (pose, &start) in poses.iter_mut().zip(frame_starts) {
+        store(pose, rows.decode(quad.fields(data, start)?))?;
+    }
+    Some(())
+}
+
+/// Writes lane `j` of `rotation` into joint `joints[j]`'s lane of `pose`; `None` past the pose.
+#[inline(always)]
+fn scatter_rotations(pose: &mut [SoaTransform], joints: &[u16], rotation: SoaQuat) -> Option<()> {
+    let floats: &mut [f32] = bytemuck::cast_slice_mut(pose);
+    let lanes = F4::transpose4([rotation.x, rotation.y, rotation.z, rotation.w]);
+    for (&joint, lane) in joints.iter().zip(lanes) {
+        write_track(floats, joint, Channel::Rotation, lane.to_array())?;
     }
     Some(())
 }
