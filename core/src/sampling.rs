@@ -326,7 +326,7 @@ fn decode_tracks<const N: usize>(
 }
 
 /// [`decode_tracks`] for a compressed clip, `frames` all in one segment: each track's three components from one
-/// run of bits, four rotation tracks of a lane group at a time, with the segment's decoders from `cache` (worked
+/// run of bits, rotation tracks four at a time (see [`decode_quad`]), with the segment's decoders from `cache` (worked
 /// out into it first when it holds another segment) or, without room there, from the segment's table. Each
 /// decoder serves every frame before the next is taken.
 fn decode_compressed<const N: usize>(
