@@ -5,7 +5,7 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use sinew::math::SoaTransform;
 use sinew::{Arena, Asset, Playback, SamplingContext, SamplingJob};
 use sinew_bench_host::bake::{self, KeyFormat};
-use sinew_bench_host::bench_support::BENCH_JOINTS;
+use sinew_bench_host::bench_support::{self, BENCH_JOINTS};
 use sinew_bench_host::compress::Precision;
 use sinew_bench_host::naive::{self, AosClip, AosPose};
 use sinew_bench_host::rig::Rig;
@@ -25,8 +25,7 @@ fn sampling(c: &mut Criterion) {
         let raw = rig.clip(FRAMES, RATE);
         let duration = (FRAMES - 1) as f32 / RATE;
         // Seek times: a fixed pseudo-random sequence, far apart so each seek decodes two frames.
-        let seeks: Vec<f32> =
-            (0..1024u32).map(|i| (i.wrapping_mul(2_654_435_761) % 10_000) as f32 * duration / 1e4).collect();
+        let seeks: Vec<f32> = (0..1024u32).map(|i| bench_support::seek_time(i, duration)).collect();
         group.throughput(Throughput::Elements(n as u64));
         // Compressed as `sinew-bake bake --compress` does by default: 0.05 cm at 3 cm on a 1.7 m figure.
         let compressed = KeyFormat::Compressed(Precision::on_figure(&rig.raw_skeleton(), 0.05, 3.0));
@@ -123,8 +122,7 @@ fn sampling_curves(c: &mut Criterion) {
         .collect();
     let extras = Extras { annotations: vec![RawAnnotations { curves, ..Default::default() }], ..Default::default() };
     let duration = (FRAMES - 1) as f32 / RATE;
-    let seeks: Vec<f32> =
-        (0..1024u32).map(|i| (i.wrapping_mul(2_654_435_761) % 10_000) as f32 * duration / 1e4).collect();
+    let seeks: Vec<f32> = (0..1024u32).map(|i| bench_support::seek_time(i, duration)).collect();
     let compressed = KeyFormat::Compressed(Precision { max_error: 1e-3, distance: 0.03 });
     for (label, format) in [("f32", KeyFormat::F32), ("compressed", compressed)] {
         let blob = bake::bake_with(&skeleton, std::slice::from_ref(&clip), format, &extras).expect("bake");

@@ -8,6 +8,7 @@
 use sinew::math::SoaTransform;
 use sinew::{Arena, Asset, Playback, SamplingContext, SamplingJob};
 use sinew_bench_host::bake::{self, KeyFormat};
+use sinew_bench_host::bench_support::{playback_time, seek_time};
 use sinew_bench_host::compress::Precision;
 use sinew_bench_host::rig::Rig;
 use std::time::Instant;
@@ -44,11 +45,8 @@ fn main() -> Result<(), String> {
                 for (mode, playing) in [false, true].into_iter().enumerate() {
                     let start = Instant::now();
                     for i in 0..SAMPLES {
-                        let time = if playing {
-                            (i as f32 / 60.0) % clip.duration()
-                        } else {
-                            (i.wrapping_mul(2_654_435_761) % 10_000) as f32 * clip.duration() / 1e4
-                        };
+                        let time =
+                            if playing { playback_time(i, clip.duration()) } else { seek_time(i, clip.duration()) };
                         SamplingJob {
                             skeleton: asset.skeleton(),
                             clip: &clip,

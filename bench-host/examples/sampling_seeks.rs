@@ -8,6 +8,7 @@
 use sinew::math::SoaTransform;
 use sinew::{Arena, Asset, Playback, SamplingContext, SamplingJob};
 use sinew_bench_host::bake::{self, KeyFormat};
+use sinew_bench_host::bench_support::{playback_time, seek_time};
 use sinew_bench_host::compress::Precision;
 
 fn main() -> std::process::ExitCode {
@@ -55,11 +56,7 @@ fn main() -> std::process::ExitCode {
         let mut output = vec![SoaTransform::IDENTITY; asset.skeleton().num_soa_joints()];
         for i in 0..20_000u32 {
             // The sampling bench's sequences: seeks far apart, or playback at 60 Hz.
-            let time = if playback {
-                (i as f32 / 60.0) % clip.duration()
-            } else {
-                (i.wrapping_mul(2_654_435_761) % 10_000) as f32 * clip.duration() / 1e4
-            };
+            let time = if playback { playback_time(i, clip.duration()) } else { seek_time(i, clip.duration()) };
             let (skeleton, time) = (asset.skeleton(), std::hint::black_box(time));
             SamplingJob {
                 skeleton,

@@ -64,3 +64,14 @@ pub fn soa_poses(poses: &[Vec<sinew::math::Transform>]) -> Vec<Vec<SoaTransform>
         })
         .collect()
 }
+
+/// The sampling benches' `i`-th seek time into a clip of `duration` seconds: a fixed pseudo-random sequence
+/// whose neighbours lie far apart, so each seek decodes two frames.
+pub fn seek_time(i: u32, duration: f32) -> f32 {
+    (i.wrapping_mul(2_654_435_761) % 10_000) as f32 * duration / 1e4
+}
+
+/// The sampling benches' `i`-th playback time: 60 Hz steps looping over `duration` seconds.
+pub fn playback_time(i: u32, duration: f32) -> f32 {
+    (i as f32 / 60.0) % duration
+}
