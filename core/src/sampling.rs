@@ -234,7 +234,8 @@ impl<'a> SamplingContext<'a> {
     /// Makes slots hold frames `f0` and `f1`, decoding only what is missing; returns (slot of f0, slot of f1).
     fn fetch(&mut self, clip: &Clip<'_>, f0: u32, f1: u32) -> (usize, usize) {
         let find = |frames: &[Option<u32>; 2], f| frames.iter().position(|&held| held == Some(f));
-        if f0 != f1 && find(&self.frames, f0).is_none() && find(&self.frames, f1).is_none() {
+        let (held0, held1) = (find(&self.frames, f0), find(&self.frames, f1));
+        if f0 != f1 && held0.is_none() && held1.is_none() {
             // A seek: both frames in one pass, which works out each track's decoding once for the two.
             let [a, b] = &mut self.slots;
             decode_tracks(clip, [f0, f1], [a, b], clip.num_tracks(), Some(&mut self.segment));
@@ -242,16 +243,15 @@ impl<'a> SamplingContext<'a> {
             self.decoded_frames += 2;
             return (0, 1);
         }
-        let s0 = match find(&self.frames, f0) {
-            Some(s) => s,
-            None => {
-                // Keep the slot holding f1 when there is one.
-                let s = if self.frames[0] == Some(f1) { 1 } else { 0 };
-                self.decode(clip, f0, s);
-                s
-            }
-        };
-        let s1 = match find(&self.frames, f1) {
+        let s0 = held0.unwrap_or_else(|| {
+            // Keep the slot holding f1 when there is one.
+            let s = usize::from(held1 == Some(0));
+            self.decode(clip, f0, s);
+            s
+        });
+        // Decoding f0 left the slot holding f1 as it was.
+        let s1 = match held1 {
+            _ if f0 == f1 => s0,
             Some(s) => s,
             None => {
                 let s = 1 - s0;

@@ -116,7 +116,7 @@ fn mul_add_matches_separate_ops_within_one_rounding() {
 fn split_words_shifts_each_lane_by_its_own_widths() {
     // Any first bit and widths (a damaged context's too): each shift count taken modulo 64, against u64 shifts.
     let mut rng = Rng::new(8);
-    for _ in 0..20_000 {
+    for _ in 0..sinew_tests::cases(20_000) {
         let words: [u64; 4] = [0; 4].map(|_| rng.next_u64());
         let first: [u32; 4] =
             [0; 4].map(|_| if rng.below(2) == 0 { rng.below(8) as u32 } else { rng.next_u64() as u32 });
@@ -137,7 +137,7 @@ fn split_words_shifts_each_lane_by_its_own_widths() {
 fn from_fields_keeps_each_lanes_low_bits() {
     // Every width a damaged context can hold (0–255, taken modulo 32), against a u64 mask in each lane.
     let mut rng = Rng::new(7);
-    for _ in 0..20_000 {
+    for _ in 0..sinew_tests::cases(20_000) {
         let fields: [u32; 4] = [0; 4].map(|_| rng.next_u64() as u32);
         let widths: [u8; 4] = [0; 4].map(|_| rng.below(256) as u8);
         let got = F4::from_fields(F4::from_bits(fields), F4::field_masks(widths)).to_array();
