@@ -222,7 +222,7 @@ impl<'a> SamplingContext<'a> {
             for c in clip.constants() {
                 // Channel tags were validated by `Clip::new`.
                 if let Some(channel) = Channel::from_u16(c.channel) {
-                    write_lanes(floats, c.joint, channel, &c.value[..channel.f32_components()]);
+                    write_track(floats, c.joint, channel, c.value);
                 }
             }
         }
@@ -306,7 +306,7 @@ fn decode_tracks<const N: usize>(
                 let (t_ranges, s_ranges) = ranges.split_at(nt);
                 for (channel, keys, ranges) in [(Channel::Translation, t, t_ranges), (Channel::Scale, s, s_ranges)] {
                     for ((&joint, key), range) in joints(channel).iter().zip(keys.chunks_exact(3)).zip(ranges) {
-                        write_lanes(floats, joint, channel, &dequantize(range, key)[..3]);
+                        write_track(floats, joint, channel, dequantize(range, key));
                     }
                 }
                 scatter_quantized_rotations(pose, joints(Channel::Rotation), r);
@@ -433,8 +433,9 @@ fn quad_tracks(channel: Channel, count: usize) -> usize {
     if channel == Channel::Rotation { count / 4 * 4 } else { 0 }
 }
 
-/// Writes one track's decoded `value` into `joint`'s lane of a SoA pose viewed as floats (3 components, or 4 for a
-/// rotation; see [`write_lanes`]), with one bounds check for its rows; `None` past the pose.
+/// Writes one track's `value` (x, y, z, then w for a rotation) into `joint`'s lane of a SoA pose viewed as
+/// floats, where component `i` lives at `group × 40 + channel offset + 4 i + lane`, with one bounds check for its
+/// rows; `None` past the pose. Tracks of a clip `Clip::new` accepted always lie within a pose of its skeleton.
 #[inline(always)]
 fn write_track(floats: &mut [f32], joint: u16, channel: Channel, value: [f32; 4]) -> Option<()> {
     let base = (joint as usize >> 2) * 40 + (joint as usize & 3) + channel.soa_offset();
@@ -555,23 +556,13 @@ pub fn sample_first_group(clip: &Clip<'_>, rest: &SoaTransform, time: f32, playb
         for c in &constants[before(0)..before(4)] {
             for frame in &mut frames {
                 let floats: &mut [f32] = bytemuck::cast_slice_mut(core::slice::from_mut(frame));
-                write_lanes(floats, c.joint, channel, &c.value[..channel.f32_components()]);
+                write_track(floats, c.joint, channel, c.value);
             }
         }
     }
     let [a, b] = &mut frames;
     decode_tracks(clip, [f0, f1], [core::slice::from_mut(a), core::slice::from_mut(b)], tracks, None);
     interpolate(&frames[0], &frames[1], F4::splat(fraction))
-}
-
-/// Writes one AoS value (3 or 4 components) of `channel` into `joint`'s lane of a SoA pose viewed as floats:
-/// component `i` lives at `group × 40 + channel offset + 4 i + lane`.
-#[inline(always)]
-fn write_lanes(floats: &mut [f32], joint: u16, channel: Channel, value: &[f32]) {
-    let base = (joint as usize >> 2) * 40 + (joint as usize & 3) + channel.soa_offset();
-    for (i, v) in value.iter().enumerate() {
-        floats[base + 4 * i] = *v;
-    }
 }
 
 /// Writes the `N`-component `f32` keys of one channel into their joints' lanes: each whole lane group is
@@ -582,7 +573,8 @@ fn scatter<const N: usize>(pose: &mut [SoaTransform], joints: &[u16], channel: C
     for (k, run) in track_runs(joints) {
         let block = &keys[N * k..N * (k + run)];
         if run == 1 {
-            write_lanes(bytemuck::cast_slice_mut(pose), joints[k], channel, block);
+            let value = core::array::from_fn(|i| block.get(i).copied().unwrap_or(0.0));
+            write_track(bytemuck::cast_slice_mut(pose), joints[k], channel, value);
             continue;
         }
         let groups = pose[joints[k] as usize / 4..].iter_mut();
@@ -602,7 +594,7 @@ fn scatter_quantized_rotations(pose: &mut [SoaTransform], joints: &[u16], keys: 
         let block = &keys[3 * k..3 * (k + run)];
         if run == 1 {
             let q = decode_rotation([block[0], block[1], block[2]]);
-            write_lanes(bytemuck::cast_slice_mut(pose), joints[k], Channel::Rotation, &q);
+            write_track(bytemuck::cast_slice_mut(pose), joints[k], Channel::Rotation, q);
             continue;
         }
         for (group, keys) in pose[joints[k] as usize / 4..].iter_mut().zip(block.chunks_exact(12)) {
