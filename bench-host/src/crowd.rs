@@ -13,7 +13,7 @@
 //! weights, validation, the block's layout) and nothing else.
 
 use crate::annotate;
-use crate::bake::{KeyFormat, RawAnnotations, RawClip};
+use crate::bake::{RawAnnotations, RawClip};
 use crate::root_motion::{Extraction, extract};
 use crate::workload::Workload;
 use sinew::blending::{self, BlendLayer, BlendingJob, DEFAULT_THRESHOLD};
@@ -193,7 +193,7 @@ pub fn with_crowds<R>(
         Err(_) => (w.skeleton.clone(), raw_clips, w.skin_remap.clone()),
     };
     let extras = crate::bake::Extras { annotations, skin: None, ..Default::default() };
-    let blob = crate::bake::bake_with(&skeleton, &clips, KeyFormat::F32, &extras)?;
+    let blob = crate::bake::bake_with(&skeleton, &clips, w.keys, &extras)?;
     let asset = Asset::load(blob.bytes()).map_err(err)?;
     let skeleton = asset.skeleton();
     let n = skeleton.num_joints();

@@ -5,7 +5,6 @@
 //! the report takes the median frame per stage. The naive AoS (glam) baseline runs the same crowd in the
 //! same process, so ratios come from one run.
 
-use crate::bake::KeyFormat;
 use crate::machine::{CacheFlush, Peaks};
 use crate::naive::{self, AosClip, AosPose};
 pub use crate::workload::Workload;
@@ -26,6 +25,8 @@ pub struct Config {
     pub gltf: Vec<std::path::PathBuf>,
     /// Baked `.snw` blobs (first clip).
     pub blob: Vec<std::path::PathBuf>,
+    /// How every workload's keys are baked.
+    pub keys: crate::workload::Keys,
     pub characters: usize,
     pub frames: usize,
     /// Threads for the multi-threaded crowd frame (1 = that measurement is skipped).
@@ -49,7 +50,7 @@ pub struct StageCost {
 /// One workload's results.
 #[derive(Clone, Debug)]
 pub struct RigReport {
-    /// `humanoid-256`, or a file name.
+    /// `humanoid-256`, or a file name; `(quantized)` or `(compressed)` after it for keys other than `f32`.
     pub rig: String,
     pub joints: usize,
     pub max_depth: usize,
@@ -80,10 +81,11 @@ struct Character<'a> {
     inertializer: Inertializer<'a>,
 }
 
-/// Bytes one character needs: two sampling contexts (a transition's source and target), local poses for
-/// both and the blend, model matrices, a 3×4 palette and an inertializer.
-pub fn character_bytes(num_joints: usize, num_skin_joints: usize) -> usize {
-    2 * SamplingContext::required_bytes(num_joints)
+/// Bytes one character needs: two sampling contexts (a transition's source and target) keeping the decoders
+/// of `decoder_tracks` compressed tracks (0 for other keys), local poses for both and the blend, model
+/// matrices, a 3×4 palette and an inertializer.
+pub fn character_bytes(num_joints: usize, num_skin_joints: usize, decoder_tracks: usize) -> usize {
+    2 * SamplingContext::required_bytes_with_decoders(num_joints, decoder_tracks)
         + 3 * Arena::required_bytes::<SoaTransform>(num_soa_joints(num_joints))
         + LocalToModelJob::required_bytes(num_joints)
         + sinew::Skin::required_bytes::<Mat3x4>(num_skin_joints)
@@ -219,7 +221,7 @@ pub fn profile_workload(
     threads: usize,
     peaks: &Peaks,
 ) -> Result<RigReport, String> {
-    let blob = crate::bake::bake(&w.skeleton, std::slice::from_ref(&w.clip), KeyFormat::F32)?;
+    let blob = crate::bake::bake(&w.skeleton, std::slice::from_ref(&w.clip), w.keys)?;
     let asset = Asset::load(blob.bytes()).map_err(|e| e.to_string())?;
     let skeleton = asset.skeleton();
     let walk = Some(&GroupWalk::new(skeleton));
@@ -230,7 +232,12 @@ pub fn profile_workload(
 
     // Every character's arena starts on a cache line, so its alignment padding (and the high-water mark) does
     // not depend on where the allocator put the crowd.
-    let per_character = character_bytes(n, skin.num_joints()).next_multiple_of(CACHE_LINE);
+    // A compressed clip's contexts keep its segment's decoders, as a game playing it would.
+    let decoder_tracks = match clip.keys() {
+        sinew::clip::Keys::Compressed(_) => clip.num_tracks().iter().sum(),
+        _ => 0,
+    };
+    let per_character = character_bytes(n, skin.num_joints(), decoder_tracks).next_multiple_of(CACHE_LINE);
     let mut memory = vec![CacheLine([0; CACHE_LINE]); per_character / CACHE_LINE * characters];
     let memory: &mut [u8] = bytemuck::cast_slice_mut(&mut memory);
     let arenas: Vec<Arena> = memory.chunks_mut(per_character).map(Arena::new).collect();
@@ -238,11 +245,11 @@ pub fn profile_workload(
     for arena in &arenas {
         let err = |e: sinew::Error| e.to_string();
         crowd.push(Character {
-            context: SamplingContext::new(arena, n).map_err(err)?,
+            context: SamplingContext::with_decoders(arena, n, decoder_tracks).map_err(err)?,
             local: arena.alloc::<SoaTransform>(skeleton.num_soa_joints()).map_err(err)?,
             model: arena.alloc::<Mat4>(n).map_err(err)?,
             palette: arena.alloc::<Mat3x4>(skin.num_joints()).map_err(err)?,
-            source_context: SamplingContext::new(arena, n).map_err(err)?,
+            source_context: SamplingContext::with_decoders(arena, n, decoder_tracks).map_err(err)?,
             source_local: arena.alloc::<SoaTransform>(skeleton.num_soa_joints()).map_err(err)?,
             blended: arena.alloc::<SoaTransform>(skeleton.num_soa_joints()).map_err(err)?,
             inertializer: Inertializer::new(arena, n, 0, Default::default()).map_err(err)?,
@@ -523,6 +530,7 @@ pub fn run(config: &Config) -> Result<(Vec<RigReport>, Peaks), String> {
     for path in &config.blob {
         workloads.push(Workload::blob(path)?);
     }
+    let workloads: Vec<Workload> = workloads.into_iter().map(|w| w.with_keys(config.keys)).collect();
     let peaks = Peaks::measure();
     let reports =
         workloads.iter().map(|w| profile_workload(w, config.characters, config.frames, config.threads, &peaks));

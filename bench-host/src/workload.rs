@@ -1,20 +1,54 @@
 //! What one character of the profiler's crowds plays: a skeleton, a clip and a skin, from the procedural rig
 //! or a file.
 
-use crate::bake::{RawClip, RawSkeleton};
+use crate::bake::{KeyFormat, RawClip, RawSkeleton};
 use crate::rig::Rig;
 use sinew::math::Mat3x4;
 
-/// A skeleton, a baked clip and a skin: everything one character of a crowd plays.
+/// A skeleton, a clip with the format its keys are baked in, and a skin: everything one character of a crowd
+/// plays.
 pub struct Workload {
     pub name: String,
     pub skeleton: RawSkeleton,
     pub clip: RawClip,
+    /// `f32` unless [`Workload::with_keys`] says otherwise.
+    pub keys: KeyFormat,
     pub skin_remap: Vec<u16>,
     pub inverse_bind: Vec<Mat3x4>,
 }
 
+/// How the profiler bakes a workload's keys (`sinew-bench profile --keys`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Keys {
+    #[default]
+    F32,
+    /// 6-byte keys.
+    Quantized,
+    /// Compressed at [`COMPRESSED_MAX_ERROR_CM`], virtual points 3 cm out, on the figure scaled to 1.7 m.
+    Compressed,
+}
+
+/// The error bound of the profiler's compressed keys: `sinew-bake`'s default.
+pub const COMPRESSED_MAX_ERROR_CM: f64 = 0.05;
+
 impl Workload {
+    /// The same workload with its keys baked as `keys` say; the name says which unless they are `f32`.
+    pub fn with_keys(mut self, keys: Keys) -> Workload {
+        self.keys = match keys {
+            Keys::F32 => KeyFormat::F32,
+            Keys::Quantized => KeyFormat::Quantized,
+            Keys::Compressed => KeyFormat::Compressed(crate::compress::Precision::on_figure(
+                &self.skeleton,
+                COMPRESSED_MAX_ERROR_CM,
+                3.0,
+            )),
+        };
+        if keys != Keys::F32 {
+            self.name = format!("{} ({})", self.name, if keys == Keys::Quantized { "quantized" } else { "compressed" });
+        }
+        self
+    }
+
     /// The procedural humanoid playing its procedural 2 s clip at 30 Hz.
     pub fn humanoid(num_joints: usize) -> Workload {
         let rig = Rig::humanoid(num_joints);
@@ -22,6 +56,7 @@ impl Workload {
             name: format!("humanoid-{}", rig.num_joints()),
             skeleton: rig.raw_skeleton(),
             clip: rig.clip(61, 30.0),
+            keys: KeyFormat::F32,
             skin_remap: rig.skin_remap.clone(),
             inverse_bind: rig.inverse_bind.clone(),
         }
@@ -46,7 +81,7 @@ impl Workload {
     fn skinned_at_rest(name: String, skeleton: RawSkeleton, clip: RawClip) -> Workload {
         let inverse_bind = crate::rig::inverse_bind_of_rest(&skeleton.parents, &skeleton.rest);
         let skin_remap = (0..skeleton.parents.len() as u16).collect();
-        Workload { name, skeleton, clip, skin_remap, inverse_bind }
+        Workload { name, skeleton, clip, keys: KeyFormat::F32, skin_remap, inverse_bind }
     }
 
     /// A glTF file: its scene, first animation and first skin.
@@ -58,6 +93,7 @@ impl Workload {
             name: file_name(path),
             skeleton: asset.skeleton,
             clip,
+            keys: KeyFormat::F32,
             skin_remap: skin.remap,
             inverse_bind: skin.inverse_bind,
         })

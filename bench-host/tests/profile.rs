@@ -1,6 +1,7 @@
 //! The profiler runs end to end on a tiny crowd and reports every stage with its baseline.
 
 use sinew_bench_host::profile::{Config, json, run, table};
+use sinew_bench_host::workload::Keys;
 
 #[test]
 fn profile_reports_every_stage() {
@@ -53,6 +54,25 @@ fn profile_reports_every_stage() {
     assert!(j["rigs"][0]["transition"]["ratio"].as_f64().is_some_and(|r| r > 0.0));
     assert!(text.contains("Gears of War 4 team published 12 µs vs 30 µs on Xbox One"));
     assert!(!text.contains("seed 001"));
+}
+
+/// `--keys` bakes every workload's clip as asked: compressed clips sample through contexts that keep their
+/// segment's decoders (more bytes per character), and the report names the keys.
+#[test]
+fn profile_bakes_the_keys_it_is_asked_for() {
+    let bytes = |keys: Keys| {
+        let config = Config { joints: vec![22], characters: 2, frames: 2, keys, ..Config::default() };
+        let (reports, _) = run(&config).expect("generated rigs run without errors");
+        let sampling = reports[0].stages.iter().find(|s| s.stage == "sampling").expect("a sampling stage");
+        (reports[0].rig.clone(), sampling.bytes_per_character)
+    };
+    let (f32_name, f32_bytes) = bytes(Keys::F32);
+    let (quantized_name, quantized_bytes) = bytes(Keys::Quantized);
+    let (compressed_name, compressed_bytes) = bytes(Keys::Compressed);
+    assert_eq!((f32_name.as_str(), quantized_name.as_str()), ("humanoid-22", "humanoid-22 (quantized)"));
+    assert_eq!(compressed_name, "humanoid-22 (compressed)");
+    assert_eq!(quantized_bytes, f32_bytes);
+    assert!(compressed_bytes > f32_bytes, "{compressed_bytes} bytes: no decoders kept");
 }
 
 /// The calibration's figures lie in the plausible range on this machine, and a calibration with an L1 copy

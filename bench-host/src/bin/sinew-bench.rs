@@ -4,6 +4,7 @@ use clap::{Args, Parser, Subcommand};
 use sinew_bench_host::offline::{BakeArgs, InspectArgs, bake, feet_names, inspect, key_format, report};
 use sinew_bench_host::phase::MatchMethod;
 use sinew_bench_host::root_motion::{Method, Source};
+use sinew_bench_host::workload::Keys;
 use sinew_bench_host::{pose, profile, transition};
 use std::process::ExitCode;
 
@@ -544,6 +545,10 @@ struct ProfileArgs {
     /// Baked `.snw` blobs to profile (first clip, skinned at the rest pose); several after one flag, or repeated.
     #[arg(long, num_args = 1..)]
     blob: Vec<std::path::PathBuf>,
+    /// How every workload's keys are baked (compressed: at 0.05 cm, virtual points 3 cm out, as `sinew-bake
+    /// --compress` does by default).
+    #[arg(long, value_enum, default_value_t = Keys::F32)]
+    keys: Keys,
     /// Characters in the crowd.
     #[arg(long, default_value_t = 256)]
     characters: usize,
@@ -565,6 +570,7 @@ impl Default for ProfileArgs {
             bvh: vec![],
             gltf: vec![],
             blob: vec![],
+            keys: Keys::F32,
             characters: 256,
             frames: 101,
             threads: 1,
@@ -610,6 +616,7 @@ fn main() -> ExitCode {
                 bvh: args.bvh,
                 gltf: args.gltf,
                 blob: args.blob,
+                keys: args.keys,
                 characters: args.characters,
                 frames: args.frames,
                 threads: args.threads,
