@@ -213,7 +213,7 @@ fn sampling_caches(c: &mut Criterion) {
             clip
         };
         let clips = [rig_clip(61, 0), rig_clip(61, 17)];
-        let compressed = KeyFormat::Compressed(Precision::on_figure(&workload.skeleton, 0.05, 3.0));
+        let compressed = KeyFormat::Compressed(Precision::default_on_figure(&workload.skeleton));
         let base = [LayerDesc { kind: LayerKind::Base, controls: 2 }];
         group.throughput(Throughput::Elements(n as u64));
         for (label, format) in [("quantized", KeyFormat::Quantized), ("compressed", compressed)] {

@@ -28,7 +28,7 @@ fn sampling(c: &mut Criterion) {
         let seeks: Vec<f32> = (0..1024u32).map(|i| bench_support::seek_time(i, duration)).collect();
         group.throughput(Throughput::Elements(n as u64));
         // Compressed as `sinew-bake bake --compress` does by default: 0.05 cm at 3 cm on a 1.7 m figure.
-        let compressed = KeyFormat::Compressed(Precision::on_figure(&rig.raw_skeleton(), 0.05, 3.0));
+        let compressed = KeyFormat::Compressed(Precision::default_on_figure(&rig.raw_skeleton()));
         for format in [KeyFormat::F32, KeyFormat::Quantized, compressed] {
             let label = match format {
                 KeyFormat::F32 => "f32",

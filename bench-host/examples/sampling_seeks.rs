@@ -30,7 +30,7 @@ fn main() -> std::process::ExitCode {
     };
     let format = match std::env::args().nth(1).as_deref() {
         Some("quantized") => KeyFormat::Quantized,
-        None | Some("compressed") => KeyFormat::Compressed(Precision::on_figure(&skeleton, 0.05, 3.0)),
+        None | Some("compressed") => KeyFormat::Compressed(Precision::default_on_figure(&skeleton)),
         Some(other) => {
             eprintln!("error: {other}: give `quantized` or `compressed`");
             return std::process::ExitCode::FAILURE;

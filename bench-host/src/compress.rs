@@ -35,7 +35,17 @@ pub struct Precision {
     pub distance: f64,
 }
 
+/// `sinew-bake --compress`'s error bound when `--max-error` is not given: centimetres on the figure scaled to
+/// 1.7 m, the bound of the 20 : 1 goal and of ACL's CMU figures.
+pub const DEFAULT_MAX_ERROR_CM: f64 = 0.05;
+
 impl Precision {
+    /// `sinew-bake --compress`'s defaults on `skeleton`'s figure: [`DEFAULT_MAX_ERROR_CM`] at virtual points
+    /// [`crate::clip_error::DEFAULT_DISTANCE_CM`] from each joint.
+    pub fn default_on_figure(skeleton: &RawSkeleton) -> Precision {
+        Precision::on_figure(skeleton, DEFAULT_MAX_ERROR_CM, crate::clip_error::DEFAULT_DISTANCE_CM)
+    }
+
     /// `max_error_cm` at virtual points `distance_cm` from each joint, centimetres on `skeleton`'s figure scaled
     /// to 1.7 m (as `clip_error` reports).
     pub fn on_figure(skeleton: &RawSkeleton, max_error_cm: f64, distance_cm: f64) -> Precision {

@@ -29,7 +29,7 @@ pub struct BakeArgs {
     #[arg(long)]
     pub compress: bool,
     /// --compress: the largest virtual-point error allowed, centimetres on the figure scaled to 1.7 m.
-    #[arg(long, default_value_t = 0.05, requires = "compress")]
+    #[arg(long, default_value_t = crate::compress::DEFAULT_MAX_ERROR_CM, requires = "compress")]
     pub max_error: f64,
     /// glTF: bake every clip at this rate (Hz), adjusted to a whole number of frames over the clip's exact
     /// duration, instead of the rate chosen from its keys.

@@ -24,28 +24,25 @@ pub enum Keys {
     F32,
     /// 6-byte keys.
     Quantized,
-    /// Compressed at [`COMPRESSED_MAX_ERROR_CM`], virtual points 3 cm out, on the figure scaled to 1.7 m.
+    /// Compressed with `sinew-bake --compress`'s defaults ([`crate::compress::Precision::default_on_figure`]).
     Compressed,
 }
-
-/// The error bound of the profiler's compressed keys: `sinew-bake`'s default.
-pub const COMPRESSED_MAX_ERROR_CM: f64 = 0.05;
 
 impl Workload {
     /// The same workload with its keys baked as `keys` say; the name says which unless they are `f32`.
     pub fn with_keys(mut self, keys: Keys) -> Workload {
-        self.keys = match keys {
-            Keys::F32 => KeyFormat::F32,
-            Keys::Quantized => KeyFormat::Quantized,
-            Keys::Compressed => KeyFormat::Compressed(crate::compress::Precision::on_figure(
-                &self.skeleton,
-                COMPRESSED_MAX_ERROR_CM,
-                3.0,
-            )),
+        let (format, label) = match keys {
+            Keys::F32 => (KeyFormat::F32, None),
+            Keys::Quantized => (KeyFormat::Quantized, Some("quantized")),
+            Keys::Compressed => (
+                KeyFormat::Compressed(crate::compress::Precision::default_on_figure(&self.skeleton)),
+                Some("compressed"),
+            ),
         };
-        if keys != Keys::F32 {
-            self.name = format!("{} ({})", self.name, if keys == Keys::Quantized { "quantized" } else { "compressed" });
+        if let Some(label) = label {
+            self.name = format!("{} ({label})", self.name);
         }
+        self.keys = format;
         self
     }
 
