@@ -17,6 +17,7 @@ use crate::bake::{RawAnnotations, RawClip};
 use crate::root_motion::{Extraction, extract};
 use crate::workload::Workload;
 use sinew::blending::{self, BlendLayer, BlendingJob, DEFAULT_THRESHOLD};
+use sinew::clip::Keys;
 use sinew::control::Wrap;
 use sinew::foot_planting::{FootPlanter, FootPlantingJob, Ground, PlantSettings};
 use sinew::ik::AimIkJob;
@@ -25,7 +26,7 @@ use sinew::math::{F4, Mat3x4, Mat4, SoaTransform, Transform, Vec3, num_soa_joint
 use sinew::root_motion::{self, RootMotion};
 use sinew::{
     Arena, Asset, Blend, Character, CharacterDesc, Chunk, GroupWalk, Inertializer, LayerDesc, LayerKind,
-    LocalToModelJob, Play, Playback, Rig, SamplingContext, SamplingJob, Scratch, Skeleton, Skin,
+    LocalToModelJob, Play, Playback, Rig, Sampling, SamplingContext, SamplingJob, Scratch, Skeleton, Skin,
 };
 use sinew::{Palette, SkinningJob};
 use std::time::Instant;
@@ -67,7 +68,7 @@ const LEAD: f32 = 0.7;
 const ADDITIVE: f32 = 0.5;
 
 /// The character layer stack's description for `w`.
-pub fn desc(num_joints: usize, num_skin_joints: usize) -> CharacterDesc<'static> {
+pub fn desc(num_joints: usize, num_skin_joints: usize, sampling: Sampling) -> CharacterDesc<'static> {
     CharacterDesc {
         num_joints,
         num_skin_joints,
@@ -77,7 +78,20 @@ pub fn desc(num_joints: usize, num_skin_joints: usize) -> CharacterDesc<'static>
         inertialization: Some(Settings::default()),
         // One scratch for the whole crowd (one thread), as an engine keeps one per worker thread.
         scratch: Scratch::External,
-        sampling: sinew::Sampling::Shared,
+        sampling,
+    }
+}
+
+/// How the crowds sample `asset`'s clips: compressed ones through a context per control kept across frames
+/// with its segment's decoders, as a game playing them would (through one shared context every update would
+/// seek, working the decoders out again); other keys through one shared context, which costs no block memory.
+fn sampling(asset: &Asset<'_>) -> Sampling {
+    let clips: Vec<_> = (0..asset.num_clips()).filter_map(|i| asset.clip(i)).collect();
+    if clips.iter().any(|clip| matches!(clip.keys(), Keys::Compressed(_))) {
+        let max_tracks = clips.iter().map(|clip| clip.num_tracks().iter().sum()).max().unwrap_or(0);
+        Sampling::PerControl { max_tracks }
+    } else {
+        Sampling::Shared
     }
 }
 
@@ -92,6 +106,9 @@ fn upper_body(skeleton: &Skeleton<'_>) -> usize {
     }
     (0..n).min_by_key(|&j| size[j].abs_diff(n / 2)).unwrap_or(0)
 }
+
+/// The crowd's clips: see [`clips`].
+const CLIPS: usize = 4;
 
 /// Four clips: the workload's clip, its reverse (the second locomotion clip), and the clip again for the
 /// overlay and the additive.
@@ -205,7 +222,8 @@ pub fn with_crowds<R>(
     blending::subtree_mask(skeleton, upper_body(skeleton), 1.0, &mut mask).map_err(err)?;
 
     // The character crowd: one block per character.
-    let desc = desc(n, skin.num_joints());
+    let sampling = sampling(&asset);
+    let desc = desc(n, skin.num_joints(), sampling);
     let bytes = Character::required_bytes(&desc).map_err(err)?;
     let mut memory = vec![Chunk::ZERO; Chunk::count(bytes) * characters];
     let blocks: Vec<&mut [u8]> = Chunk::bytes_mut(&mut memory).chunks_mut(bytes).collect();
@@ -253,16 +271,28 @@ pub fn with_crowds<R>(
 
     // The direct crowd: per character its inertializer, model matrices and palette; the per-frame buffers
     // shared by the crowd, as the characters share their scratch.
+    // With per-control sampling, a context per clip kept across frames (the characters' controls keep theirs).
+    let kept_contexts = match sampling {
+        Sampling::PerControl { max_tracks } => Some(max_tracks),
+        Sampling::Shared => None,
+    };
+    let context_bytes = kept_contexts.map_or(0, |tracks| SamplingContext::required_bytes_with_decoders(n, tracks));
     let direct_bytes = Inertializer::required_bytes(n, 0)
         + Arena::required_bytes::<Mat4>(n)
-        + Arena::required_bytes::<Mat3x4>(skin.num_joints());
+        + Arena::required_bytes::<Mat3x4>(skin.num_joints())
+        + CLIPS * context_bytes;
     let direct_chunks = Chunk::count(direct_bytes);
     let mut direct_memory = vec![Chunk::ZERO; direct_chunks * characters];
     let arenas: Vec<Arena> =
         Chunk::bytes_mut(&mut direct_memory).chunks_mut(direct_chunks * 64).map(Arena::new).collect();
     let mut direct = Vec::with_capacity(characters);
     for arena in &arenas {
+        let contexts = match kept_contexts {
+            Some(tracks) => (0..CLIPS).map(|_| SamplingContext::with_decoders(arena, n, tracks)).collect(),
+            None => Ok(Vec::new()),
+        };
         direct.push(Direct {
+            contexts: contexts.map_err(err)?,
             inertializer: Inertializer::new(arena, n, 0, Settings::default()).map_err(err)?,
             model: arena.alloc::<Mat4>(n).map_err(err)?,
             palette: arena.alloc::<Mat3x4>(skin.num_joints()).map_err(err)?,
@@ -275,8 +305,8 @@ pub fn with_crowds<R>(
         + Arena::required_bytes::<F4>(g);
     let mut shared_memory = vec![Chunk::ZERO; Chunk::count(shared_bytes)];
     let shared_arena = Arena::new(Chunk::bytes_mut(&mut shared_memory));
+    let shared_slots = shared_arena.alloc::<u8>(SamplingContext::required_bytes(n)).map_err(err)?;
     let mut frame_buffers = FrameBuffers {
-        slots: shared_arena.alloc::<u8>(SamplingContext::required_bytes(n)).map_err(err)?,
         samples: shared_arena.alloc::<SoaTransform>(2 * g).map_err(err)?,
         pose: shared_arena.alloc::<SoaTransform>(g).map_err(err)?,
         previous: shared_arena.alloc::<SoaTransform>(g).map_err(err)?,
@@ -295,7 +325,7 @@ pub fn with_crowds<R>(
                 d.base = base_clips(direct_transitions[c]);
                 d.inertializer.request(&TRANSITION)?;
             }
-            kernels.frame(d, &mut frame_buffers, t, request)?;
+            kernels.frame(d, &mut frame_buffers, shared_slots, t, request)?;
         }
         Ok(())
     };
@@ -394,6 +424,8 @@ impl<'a> PostProcess<'a> {
 
 /// One direct character's own buffers.
 struct Direct<'a> {
+    /// One sampling context per clip, kept across frames; empty when the crowd shares one per frame.
+    contexts: Vec<SamplingContext<'a>>,
     inertializer: Inertializer<'a>,
     model: &'a mut [Mat4],
     palette: &'a mut [Mat3x4],
@@ -405,7 +437,6 @@ struct Direct<'a> {
 
 /// The direct crowd's shared per-frame buffers.
 struct FrameBuffers<'a> {
-    slots: &'a mut [u8],
     samples: &'a mut [SoaTransform],
     pose: &'a mut [SoaTransform],
     previous: &'a mut [SoaTransform],
@@ -424,10 +455,10 @@ struct Kernels<'k> {
 }
 
 impl Kernels<'_> {
-    /// The layer stack at time `t` into `out`, through one context.
+    /// The layer stack at time `t` into `out`, clip `i` through `contexts[i]`, or all through one context.
     fn stack(
         &self,
-        context: &mut SamplingContext<'_>,
+        contexts: &mut [SamplingContext<'_>],
         samples: &mut [SoaTransform],
         weights: &mut [F4],
         base: (usize, usize),
@@ -436,10 +467,12 @@ impl Kernels<'_> {
     ) -> Result<(), sinew::Error> {
         let g = out.len();
         let (s0, s1) = samples.split_at_mut(g);
-        let mut sample = |clip: usize, time: f32, output: &mut [SoaTransform]| {
-            let clip = self.asset.clip(clip).ok_or(sinew::Error::StateMismatch)?;
+        let mut sample = |index: usize, time: f32, output: &mut [SoaTransform]| {
+            let clip = self.asset.clip(index).ok_or(sinew::Error::StateMismatch)?;
             let (skeleton, playback) = (self.skeleton, Playback::Clamp);
-            SamplingJob { skeleton, clip: &clip, time, playback, context: &mut *context, output, curves: &mut [] }.run()
+            let shared = contexts.len() == 1;
+            let context = contexts.get_mut(if shared { 0 } else { index }).ok_or(sinew::Error::StateMismatch)?;
+            SamplingJob { skeleton, clip: &clip, time, playback, context, output, curves: &mut [] }.run()
         };
         sample(base.0, t, s0)?;
         sample(base.1, t, s1)?;
@@ -482,17 +515,44 @@ impl Kernels<'_> {
         Ok(RootMotion { translation: Vec3::new(sum[0], sum[1], sum[2]), yaw })
     }
 
-    fn frame(&self, d: &mut Direct<'_>, b: &mut FrameBuffers<'_>, t: f32, request: bool) -> Result<(), sinew::Error> {
-        let arena = Arena::new(b.slots);
-        let mut context = SamplingContext::new(&arena, self.skeleton.num_joints())?;
+    /// One character's frame; `slots` holds the crowd's shared sampling context when `d` keeps none.
+    fn frame(
+        &self,
+        d: &mut Direct<'_>,
+        b: &mut FrameBuffers<'_>,
+        slots: &mut [u8],
+        t: f32,
+        request: bool,
+    ) -> Result<(), sinew::Error> {
+        if d.contexts.is_empty() {
+            let arena = Arena::new(slots);
+            let mut shared = [SamplingContext::new(&arena, self.skeleton.num_joints())?];
+            return self.frame_through(&mut shared, d, b, t, request);
+        }
+        // Taken out for the frame so that the rest of `d` stays borrowable; a `Vec` moves without allocating.
+        let mut kept = core::mem::take(&mut d.contexts);
+        let result = self.frame_through(&mut kept, d, b, t, request);
+        d.contexts = kept;
+        result
+    }
+
+    /// [`Kernels::frame`] with its sampling contexts (`d`'s or the shared one).
+    fn frame_through(
+        &self,
+        contexts: &mut [SamplingContext<'_>],
+        d: &mut Direct<'_>,
+        b: &mut FrameBuffers<'_>,
+        t: f32,
+        request: bool,
+    ) -> Result<(), sinew::Error> {
         let previous = if request {
             let before = (t - DT).rem_euclid(self.duration);
-            self.stack(&mut context, b.samples, b.weights, d.base, before, b.previous)?;
+            self.stack(contexts, b.samples, b.weights, d.base, before, b.previous)?;
             Some((&*b.previous, &[][..]))
         } else {
             None
         };
-        self.stack(&mut context, b.samples, b.weights, d.base, t, b.pose)?;
+        self.stack(contexts, b.samples, b.weights, d.base, t, b.pose)?;
         if self.motion_root {
             let from = (t - DT).rem_euclid(self.duration);
             d.world = d.world.then(self.root_motion(d.base, from, t)?);

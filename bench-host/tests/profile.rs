@@ -64,15 +64,18 @@ fn profile_bakes_the_keys_it_is_asked_for() {
         let config = Config { joints: vec![22], characters: 2, frames: 2, keys, ..Config::default() };
         let (reports, _) = run(&config).expect("generated rigs run without errors");
         let sampling = reports[0].stages.iter().find(|s| s.stage == "sampling").expect("a sampling stage");
-        (reports[0].rig.clone(), sampling.bytes_per_character)
+        (reports[0].rig.clone(), sampling.bytes_per_character, reports[0].runtime.bytes_per_character)
     };
-    let (f32_name, f32_bytes) = bytes(Keys::F32);
-    let (quantized_name, quantized_bytes) = bytes(Keys::Quantized);
-    let (compressed_name, compressed_bytes) = bytes(Keys::Compressed);
+    let (f32_name, f32_bytes, f32_block) = bytes(Keys::F32);
+    let (quantized_name, quantized_bytes, quantized_block) = bytes(Keys::Quantized);
+    let (compressed_name, compressed_bytes, compressed_block) = bytes(Keys::Compressed);
     assert_eq!((f32_name.as_str(), quantized_name.as_str()), ("humanoid-22", "humanoid-22 (quantized)"));
     assert_eq!(compressed_name, "humanoid-22 (compressed)");
     assert_eq!(quantized_bytes, f32_bytes);
     assert!(compressed_bytes > f32_bytes, "{compressed_bytes} bytes: no decoders kept");
+    // The runtime crowd's characters keep a context per control for compressed clips, and none otherwise.
+    assert_eq!(quantized_block, f32_block);
+    assert!(compressed_block > f32_block, "{compressed_block} bytes a character: no contexts kept");
 }
 
 /// The calibration's figures lie in the plausible range on this machine, and a calibration with an L1 copy
