@@ -2,7 +2,8 @@
 //! seeded mutation run itself (`cargo xtask fuzz`, via `examples/mutate_blobs.rs`).
 //!
 //! The rule checked: bytes either fail to load with an error, or load into an asset whose every clip samples
-//! at any time and poses (local-to-model) to finite model matrices, samples its first lane group alone as the
+//! at any time and poses (local-to-model) to finite model matrices, samples the same through a context keeping
+//! a compressed segment's decoders as through one that does not, samples its first lane group alone as the
 //! job does, and moves a root by a finite motion. A panic, an `Err` after a successful load,
 //! or a non-finite matrix is a find.
 
@@ -16,10 +17,16 @@ use sinew::{Palette, SkinningJob};
 pub fn exercise(asset: &Asset<'_>) -> Result<(), String> {
     let skeleton = asset.skeleton();
     let n = skeleton.num_joints();
-    let mut memory = vec![0u8; SamplingContext::required_bytes(n)];
-    let arena = Arena::new(&mut memory);
+    // Two contexts: one working each frame's decoders out from the segment's table, one keeping them across
+    // frames (the path a game playing compressed clips takes); they must agree bit for bit.
+    let most_tracks = 3 * n;
+    let mut memory = vec![0u8; SamplingContext::required_bytes_with_decoders(n, most_tracks)];
+    let mut kept_memory = vec![0u8; SamplingContext::required_bytes_with_decoders(n, most_tracks)];
+    let (arena, kept_arena) = (Arena::new(&mut memory), Arena::new(&mut kept_memory));
     let mut context = SamplingContext::new(&arena, n).map_err(|e| e.to_string())?;
+    let mut kept = SamplingContext::with_decoders(&kept_arena, n, most_tracks).map_err(|e| e.to_string())?;
     let mut local = vec![SoaTransform::IDENTITY; skeleton.num_soa_joints()];
+    let mut kept_local = local.clone();
     let mut model = vec![Mat4::IDENTITY; n];
     for c in 0..asset.num_clips() {
         let clip = asset.clip(c).ok_or(format!("clip {c} of {} is missing after load", asset.num_clips()))?;
@@ -28,19 +35,23 @@ pub fn exercise(asset: &Asset<'_>) -> Result<(), String> {
         if asset.curve_names(c).count() != clip.num_curves() {
             return Err(format!("clip {c}: {} curves but other names", clip.num_curves()));
         }
-        for time in [-1.0, 0.0, 0.37 * duration, duration, duration + 0.5, f32::MAX] {
-            for playback in [Playback::Clamp, Playback::Loop] {
-                SamplingJob {
-                    skeleton,
-                    clip: &clip,
-                    time,
-                    playback,
-                    context: &mut context,
-                    output: &mut local,
-                    curves: &mut curves,
+        // Seeks in and out of the clip, then playback over it in steps of a fraction of a frame or more.
+        let seeks = [-1.0, 0.0, 0.37 * duration, duration, duration + 0.5, f32::MAX].map(|t| (t, true));
+        let playing =
+            (0..PLAYBACK_STEPS).map(|k| (k as f32 * duration / PLAYBACK_STEPS.saturating_sub(3).max(1) as f32, false));
+        for (time, both_modes) in seeks.into_iter().chain(playing) {
+            for playback in if both_modes { &[Playback::Clamp, Playback::Loop][..] } else { &[Playback::Loop] } {
+                let playback = *playback;
+                let contexts = [(&mut context, &mut local), (&mut kept, &mut kept_local)];
+                for (context, output) in contexts.into_iter().take(CONTEXTS) {
+                    SamplingJob { skeleton, clip: &clip, time, playback, context, output, curves: &mut curves }
+                        .run()
+                        .map_err(|e| format!("clip {c} at {time} s: sampling a loaded clip failed: {e}"))?;
                 }
-                .run()
-                .map_err(|e| format!("clip {c} at {time} s: sampling a loaded clip failed: {e}"))?;
+                if CONTEXTS == 2 && bytemuck::cast_slice::<_, u8>(&local) != bytemuck::cast_slice::<_, u8>(&kept_local)
+                {
+                    return Err(format!("clip {c} at {time} s: a context keeping decoders samples another pose"));
+                }
                 if let Some(k) = curves.iter().position(|v| !v.is_finite()) {
                     return Err(format!("clip {c} at {time} s: curve {k} is not finite"));
                 }
@@ -96,6 +107,15 @@ pub fn exercise(asset: &Asset<'_>) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// Playback samples per clip in [`exercise`]: enough to cross a compressed clip's segments of 16 frames
+/// when its duration spans a few of them, and to wrap once.
+const PLAYBACK_STEPS: usize = if cfg!(miri) { 0 } else { 40 };
+
+/// Contexts [`exercise`] samples through and compares. Under Miri only the first: the comparison is about
+/// results, which the fuzz targets and native tests check, and each sample there is seconds of soft floats
+/// (both contexts' decoders come from the same `RotationQuadDecoder::fill` and its reads, which Miri checks).
+const CONTEXTS: usize = if cfg!(miri) { 1 } else { 2 };
 
 /// Phase tables: lookups at times and phases in and out of range stay finite and within the clip; foot-phase
 /// matching between every pair of phased clips returns a time within the target, or nothing.

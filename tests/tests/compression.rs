@@ -258,8 +258,11 @@ fn every_truncation_and_byte_flip_is_an_error_or_samples() {
     let Keys::Compressed(keys) = clip.keys() else { panic!("compressed keys") };
     let skeleton = asset.skeleton();
     let n = skeleton.num_joints();
+    let tracks = clip.num_tracks().iter().sum();
     let mut memory = vec![0u8; SamplingContext::required_bytes(n)];
+    let mut kept_memory = vec![0u8; SamplingContext::required_bytes_with_decoders(n, tracks)];
     let mut output = vec![SoaTransform::IDENTITY; skeleton.num_soa_joints()];
+    let mut kept_output = output.clone();
     let mut try_data = |data: &[u8]| {
         let parts = ClipParts {
             num_joints: n,
@@ -271,21 +274,20 @@ fn every_truncation_and_byte_flip_is_an_error_or_samples() {
             keys: Keys::Compressed(CompressedKeys { data, ranges: keys.ranges }),
         };
         let Ok(damaged) = Clip::new(parts) else { return false };
-        let arena = Arena::new(&mut memory);
+        let (arena, kept_arena) = (Arena::new(&mut memory), Arena::new(&mut kept_memory));
         let mut context = SamplingContext::new(&arena, n).expect("context");
+        // The decoders a context keeps across frames come from the same damaged table: the same poses.
+        let mut kept = SamplingContext::with_decoders(&kept_arena, n, tracks).expect("context");
         for k in 0..8 {
             let time = k as f32 * damaged.duration() / 7.0;
-            let mut job = SamplingJob {
-                skeleton,
-                clip: &damaged,
-                time,
-                playback: Playback::Clamp,
-                context: &mut context,
-                output: &mut output,
-                curves: &mut [],
-            };
-            job.run().expect("a clip that validates samples");
+            for (context, output) in [(&mut context, &mut output), (&mut kept, &mut kept_output)] {
+                let playback = Playback::Clamp;
+                let mut job =
+                    SamplingJob { skeleton, clip: &damaged, time, playback, context, output, curves: &mut [] };
+                job.run().expect("a clip that validates samples");
+            }
             assert!(bytemuck::cast_slice::<_, f32>(&output).iter().all(|v| v.is_finite()));
+            assert_eq!(bytemuck::cast_slice::<_, u32>(&output), bytemuck::cast_slice::<_, u32>(&kept_output));
         }
         true
     };
