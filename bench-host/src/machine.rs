@@ -48,13 +48,16 @@ pub struct StageModel {
 /// - inertialization: nine quintic curves (144 B) and the target (40 B) in, the pose out (40 B); 9 curve
 ///   evaluations (~12 flops each), the rotation-vector exponential (~25), a quaternion product (28) and 6 adds:
 ///   ~170 flops.
-pub const STAGE_MODELS: [StageModel; 6] = [
+/// - inertialization_continuous: as inertialization, each curve the velocity-continuous shape's degree-6
+///   polynomial (~14 flops): ~190 flops.
+pub const STAGE_MODELS: [StageModel; 7] = [
     StageModel { stage: "sampling", bytes: 120.0, flops: 40.0 },
     StageModel { stage: "local_to_model", bytes: 106.0, flops: 130.0 },
     StageModel { stage: "skinning_matrices_3x4", bytes: 162.0, flops: 96.0 },
     StageModel { stage: "source_sampling", bytes: 120.0, flops: 40.0 },
     StageModel { stage: "blend_2_layers", bytes: 120.0, flops: 72.0 },
     StageModel { stage: "inertialization", bytes: 224.0, flops: 170.0 },
+    StageModel { stage: "inertialization_continuous", bytes: 224.0, flops: 190.0 },
 ];
 
 impl Peaks {

@@ -161,27 +161,67 @@ impl AosCurve {
     }
 }
 
+/// The velocity-continuous curve for one DOF as a user writes it from its formula, `x(τ) = x0 (1 − 15τ⁴ + 24τ⁵
+/// − 10τ⁶) + v0 t1 τ (1 − τ)⁶` with `τ = t / t1`, branching on `t >= t1`.
+#[derive(Clone, Copy, Default)]
+pub struct AosContinuousCurve {
+    x0: f32,
+    v0: f32,
+    t1: f32,
+}
+
+impl AosContinuousCurve {
+    pub fn new(x0: f32, v0: f32, t1: f32) -> AosContinuousCurve {
+        AosContinuousCurve { x0, v0, t1 }
+    }
+
+    pub fn eval(&self, t: f32) -> f32 {
+        if t >= self.t1 {
+            return 0.0;
+        }
+        let tau = t / self.t1;
+        let offset = 1.0 - tau.powi(4) * (15.0 - 24.0 * tau + 10.0 * tau * tau);
+        self.x0 * offset + self.v0 * self.t1 * tau * (1.0 - tau).powi(6)
+    }
+}
+
 /// Per joint: translation, rotation-vector and scale curves (9 DOFs), AoS.
 pub type AosJointCurves = [AosCurve; 9];
 
 /// Curves from `source` to `target` (offsets per component, zero velocity), as a user sets them up with glam.
 pub fn transition_curves(source: &AosPose, target: &AosPose, duration: f32) -> Vec<AosJointCurves> {
-    (0..target.translation.len())
-        .map(|j| {
-            let t = source.translation[j] - target.translation[j];
-            let r = (source.rotation[j] * target.rotation[j].conjugate()).to_scaled_axis();
-            let s = source.scale[j] - target.scale[j];
-            let x = [t.x, t.y, t.z, r.x, r.y, r.z, s.x, s.y, s.z];
-            x.map(|x0| AosCurve::new(x0, 0.0, duration))
-        })
-        .collect()
+    transition_offsets(source, target).map(|x| x.map(|x0| AosCurve::new(x0, 0.0, duration))).collect()
+}
+
+/// [`transition_curves`] with the velocity-continuous shape.
+pub fn transition_curves_continuous(source: &AosPose, target: &AosPose, duration: f32) -> Vec<[AosContinuousCurve; 9]> {
+    transition_offsets(source, target).map(|x| x.map(|x0| AosContinuousCurve::new(x0, 0.0, duration))).collect()
+}
+
+/// Per joint the nine offsets from `target` to `source`: translation, rotation vector, scale.
+fn transition_offsets<'p>(source: &'p AosPose, target: &'p AosPose) -> impl Iterator<Item = [f32; 9]> + 'p {
+    (0..target.translation.len()).map(|j| {
+        let t = source.translation[j] - target.translation[j];
+        let r = (source.rotation[j] * target.rotation[j].conjugate()).to_scaled_axis();
+        let s = source.scale[j] - target.scale[j];
+        [t.x, t.y, t.z, r.x, r.y, r.z, s.x, s.y, s.z]
+    })
 }
 
 /// Naive per-frame inertialization: per joint evaluate nine curves, then `target + offset` with glam (the
 /// rotation through `Quat::from_scaled_axis`).
 pub fn inertialize(curves: &[AosJointCurves], t: f32, target: &AosPose, out: &mut AosPose) {
-    for (j, c) in curves.iter().enumerate() {
-        let x = c.map(|q| q.eval(t));
+    apply_offsets(curves.iter().map(|c| c.map(|q| q.eval(t))), target, out);
+}
+
+/// [`inertialize`] with the velocity-continuous curves.
+pub fn inertialize_continuous(curves: &[[AosContinuousCurve; 9]], t: f32, target: &AosPose, out: &mut AosPose) {
+    apply_offsets(curves.iter().map(|c| c.map(|q| q.eval(t))), target, out);
+}
+
+/// Per joint `target + offset`, the nine offsets from `offsets`.
+fn apply_offsets(offsets: impl Iterator<Item = [f32; 9]>, target: &AosPose, out: &mut AosPose) {
+    for (j, x) in offsets.enumerate() {
         out.translation[j] = target.translation[j] + Vec3::new(x[0], x[1], x[2]);
         out.rotation[j] = Quat::from_scaled_axis(Vec3::new(x[3], x[4], x[5])) * target.rotation[j];
         out.scale[j] = target.scale[j] + Vec3::new(x[6], x[7], x[8]);

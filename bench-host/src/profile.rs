@@ -9,6 +9,7 @@ use crate::machine::{CacheFlush, Peaks};
 use crate::naive::{self, AosClip, AosPose};
 pub use crate::workload::Workload;
 use sinew::blending::{BlendLayer, BlendingJob, DEFAULT_THRESHOLD};
+use sinew::inertialization::{Settings, Shape};
 use sinew::math::{Mat3x4, Mat4, SoaTransform, num_soa_joints};
 use sinew::{
     Arena, Asset, GroupWalk, InertializationJob, Inertializer, LocalToModelJob, Playback, SamplingContext, SamplingJob,
@@ -90,6 +91,22 @@ pub fn character_bytes(num_joints: usize, num_skin_joints: usize, decoder_tracks
         + LocalToModelJob::required_bytes(num_joints)
         + sinew::Skin::required_bytes::<Mat3x4>(num_skin_joints)
         + Inertializer::required_bytes(num_joints, 0)
+}
+
+/// Starts a transition of `inertializer` from `source` (two frames of history) to `target`.
+fn start_transition(
+    inertializer: &mut Inertializer<'_>,
+    source: &[SoaTransform],
+    target: &[SoaTransform],
+    record: &mut impl FnMut(Result<(), sinew::Error>),
+) {
+    for _ in 0..2 {
+        let pose = Target { pose: source, curves: &[], previous: None };
+        record(InertializationJob { inertializer, dt: GAME_DT, target: pose }.run());
+    }
+    record(inertializer.request(&Transition { duration: TRANSITION_SECONDS, profile: None }));
+    let pose = Target { pose: target, curves: &[], previous: Some((target, &[])) };
+    record(InertializationJob { inertializer, dt: GAME_DT, target: pose }.run());
 }
 
 /// Seconds every transition in the profile lasts: longer than any run, so every timed frame is mid-transition.
@@ -188,7 +205,8 @@ stage_functions!(
     stage_skinning_matrices_3x4,
     stage_source_sampling,
     stage_blend_2_layers,
-    stage_inertialization
+    stage_inertialization,
+    stage_inertialization_continuous
 );
 
 /// The game's frame step: characters play their clip at 60 Hz, each from its own start time.
@@ -324,19 +342,37 @@ pub fn profile_workload(
     });
     // Every character starts a transition from its source pose (two frames of history) to its target.
     for ch in crowd.iter_mut() {
-        for _ in 0..2 {
-            let target = Target { pose: ch.source_local, curves: &[], previous: None };
-            record(InertializationJob { inertializer: &mut ch.inertializer, dt: GAME_DT, target }.run());
-        }
-        record(ch.inertializer.request(&Transition { duration: TRANSITION_SECONDS, profile: None }));
-        let target = Target { pose: ch.local, curves: &[], previous: Some((ch.local, &[])) };
-        record(InertializationJob { inertializer: &mut ch.inertializer, dt: GAME_DT, target }.run());
+        start_transition(&mut ch.inertializer, ch.source_local, ch.local, &mut record);
     }
     let inertialization = time_frames(frames, |_| {
         stage_inertialization(|| {
             for ch in crowd.iter_mut() {
                 let target = Target { pose: ch.local, curves: &[], previous: None };
                 record(InertializationJob { inertializer: &mut ch.inertializer, dt: GAME_DT, target }.run());
+            }
+        })
+    });
+    // The velocity-continuous shape is its own compiled loop (`Quintic::eval_shape`), so it is timed and
+    // counted apart: the same transitions through inertializers of that shape, in memory of their own (the
+    // alternative to the character's, not an addition to its bytes).
+    let continuous = Settings { shape: Shape::Continuous, ..Settings::default() };
+    let inertializer_bytes = Inertializer::required_bytes(n, 0).next_multiple_of(CACHE_LINE);
+    let mut continuous_memory = vec![CacheLine([0; CACHE_LINE]); inertializer_bytes / CACHE_LINE * characters];
+    let continuous_arenas: Vec<Arena> = bytemuck::cast_slice_mut::<_, u8>(&mut continuous_memory)
+        .chunks_mut(inertializer_bytes)
+        .map(Arena::new)
+        .collect();
+    let mut continuous_inertializers = Vec::with_capacity(characters);
+    for (arena, ch) in continuous_arenas.iter().zip(&crowd) {
+        let mut inertializer = Inertializer::new(arena, n, 0, continuous).map_err(|e| e.to_string())?;
+        start_transition(&mut inertializer, ch.source_local, ch.local, &mut record);
+        continuous_inertializers.push(inertializer);
+    }
+    let inertialization_continuous = time_frames(frames, |_| {
+        stage_inertialization_continuous(|| {
+            for (inertializer, ch) in continuous_inertializers.iter_mut().zip(&crowd) {
+                let target = Target { pose: ch.local, curves: &[], previous: None };
+                record(InertializationJob { inertializer, dt: GAME_DT, target }.run());
             }
         })
     });
@@ -468,11 +504,22 @@ pub fn profile_workload(
             naive::inertialize(curves, 0.1 + frame as f32 * GAME_DT, target, out);
         }
     });
+    let aos_continuous: Vec<Vec<[naive::AosContinuousCurve; 9]>> = aos_source
+        .iter()
+        .zip(&aos)
+        .map(|(s, t)| naive::transition_curves_continuous(s, t, TRANSITION_SECONDS))
+        .collect();
+    let naive_inertialization_continuous = time_frames(frames, |frame| {
+        for ((curves, target), out) in aos_continuous.iter().zip(&aos).zip(aos_blended.iter_mut()) {
+            naive::inertialize_continuous(curves, 0.1 + frame as f32 * GAME_DT, target, out);
+        }
+    });
     std::hint::black_box((&aos_model, &aos_palette));
     // Naive per character: two cached AoS frames are not kept; a pose, model matrices and a palette are.
     let aos_bytes = n * (12 + 16 + 12 + 64) + skin.num_joints() * 48;
     // The report's rows from each stage's median frame (seconds), `frame_total` the sum of the first three.
-    let stage_costs = |[sampling, l2m, skinning, source, blend, inertialization]: [f64; 6], bytes: usize| {
+    let stage_costs = |[sampling, l2m, skinning, source, blend, inertialization, continuous]: [f64; 7],
+                       bytes: usize| {
         let rows = [
             ("sampling", sampling),
             ("local_to_model", l2m),
@@ -481,6 +528,7 @@ pub fn profile_workload(
             ("source_sampling", source),
             ("blend_2_layers", blend),
             ("inertialization", inertialization),
+            ("inertialization_continuous", continuous),
         ];
         rows.into_iter().map(|(stage, seconds)| cost(stage, seconds, characters, n, bytes)).collect::<Vec<_>>()
     };
@@ -494,12 +542,23 @@ pub fn profile_workload(
         characters,
         frames,
         stages: with_lower_bounds(
-            stage_costs([sampling, l2m, skinning, source_sampling, blend, inertialization], bytes),
+            stage_costs(
+                [sampling, l2m, skinning, source_sampling, blend, inertialization, inertialization_continuous],
+                bytes,
+            ),
             peaks,
             n,
         ),
         baseline: stage_costs(
-            [naive_sampling, naive_l2m, naive_skinning, naive_source_sampling, naive_blend, naive_inertialization],
+            [
+                naive_sampling,
+                naive_l2m,
+                naive_skinning,
+                naive_source_sampling,
+                naive_blend,
+                naive_inertialization,
+                naive_inertialization_continuous,
+            ],
             aos_bytes,
         ),
         transition: TransitionFrames {
@@ -571,14 +630,14 @@ pub fn table(reports: &[RigReport], peaks: &Peaks) -> String {
         let frame_total = r.stages.iter().find(|s| s.stage == "frame_total").map_or(0.0, |s| s.us_per_character);
         let _ = writeln!(
             out,
-            "{:<24} {:>10} {:>9} {:>7} {:>10} {:>8} {:>11} {:>12} {:>8}",
+            "{:<26} {:>8} {:>9} {:>7} {:>10} {:>8} {:>11} {:>12} {:>8}",
             "stage", "µs/char", "ns/joint", "share", "bound ns/j", "×bound", "bytes/char", "naive µs/ch", "speedup"
         );
         for (s, b) in r.stages.iter().zip(&r.baseline) {
             let bound = s.lower_bound_ns_per_joint;
             let _ = writeln!(
                 out,
-                "{:<24} {:>10.3} {:>9.2} {:>6.0}% {:>10} {:>8} {:>11} {:>12.3} {:>7.2}x",
+                "{:<26} {:>8.3} {:>9.2} {:>6.0}% {:>10} {:>8} {:>11} {:>12.3} {:>7.2}x",
                 s.stage,
                 s.us_per_character,
                 s.ns_per_joint,

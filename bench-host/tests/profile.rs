@@ -20,7 +20,8 @@ fn profile_reports_every_stage() {
                 "frame_total",
                 "source_sampling",
                 "blend_2_layers",
-                "inertialization"
+                "inertialization",
+                "inertialization_continuous"
             ]
         );
         assert!(r.transition.crossfade_us > 0.0 && r.transition.inertialized_us > 0.0);
@@ -90,4 +91,27 @@ fn machine_calibration_is_plausible() {
     assert!(broken.check_plausible().is_err());
     let absurd = sinew_bench_host::machine::Peaks { flops_per_ns: 1e6, ..peaks };
     assert!(absurd.check_plausible().is_err());
+}
+
+/// The naive baseline's velocity-continuous curve is the shape sinew evaluates: against the formula in f64
+/// and against `Quintic` of `Shape::Continuous`, at rest and moving away.
+#[test]
+fn naive_continuous_curve_is_the_shape_sinew_evaluates() {
+    use sinew::inertialization::{Quintic, Shape};
+    use sinew::math::F4;
+    use sinew_bench_host::naive::AosContinuousCurve;
+    for (x0, v0, t1) in [(0.3f32, 0.0f32, 0.5f32), (0.25, 0.4, 0.3), (-0.7, 0.0, 0.2)] {
+        let naive = AosContinuousCurve::new(x0, v0, t1);
+        let (curve, _) = Quintic::shaped(F4::splat(x0), F4::splat(v0), F4::splat(t1), Shape::Continuous);
+        for k in 0..=12 {
+            let t = k as f32 * t1 / 10.0;
+            let tau = (f64::from(t) / f64::from(t1)).min(1.0);
+            let formula = f64::from(x0) * (1.0 - 15.0 * tau.powi(4) + 24.0 * tau.powi(5) - 10.0 * tau.powi(6))
+                + f64::from(v0) * f64::from(t1) * tau * (1.0 - tau).powi(6);
+            let at = naive.eval(t);
+            assert!((f64::from(at) - formula).abs() < 1e-6, "naive {at} against {formula} at {t} s");
+            let sinew = curve.eval(F4::splat(t), Shape::Continuous).to_array()[0];
+            assert!((at - sinew).abs() < 1e-5, "naive {at} against sinew {sinew} at {t} s ({x0}, {v0}, {t1})");
+        }
+    }
 }
