@@ -20,7 +20,7 @@ pub fn exercise(asset: &Asset<'_>) -> Result<(), String> {
     // Two contexts: one working each frame's decoders out from the segment's table, one keeping them across
     // frames (the path a game playing compressed clips takes); they must agree bit for bit.
     let most_tracks = 3 * n;
-    let mut memory = vec![0u8; SamplingContext::required_bytes_with_decoders(n, most_tracks)];
+    let mut memory = vec![0u8; SamplingContext::required_bytes(n)];
     let mut kept_memory = vec![0u8; SamplingContext::required_bytes_with_decoders(n, most_tracks)];
     let (arena, kept_arena) = (Arena::new(&mut memory), Arena::new(&mut kept_memory));
     let mut context = SamplingContext::new(&arena, n).map_err(|e| e.to_string())?;

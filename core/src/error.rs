@@ -127,7 +127,8 @@ pub enum Error {
     CurveMagnitude { index: usize },
     /// An asset blob does not start with `asset::MAGIC`.
     BadMagic,
-    /// An asset blob's format version is not the one this build reads.
+    /// An asset blob's format version is one this build does not read (`supported` is the one it writes), or
+    /// an older one it reads whose compressed clips or curves it does not (their tables changed layout).
     UnsupportedVersion { found: u32, supported: u32 },
     /// An asset blob's section is unusable; `problem` says how.
     Blob { section: Section, problem: BlobProblem },
@@ -374,7 +375,11 @@ impl fmt::Display for Error {
             }
             Error::BadMagic => write!(f, "not a sinew asset blob (bad magic)"),
             Error::UnsupportedVersion { found, supported } => {
-                write!(f, "asset format version {found}; this build reads version {supported}")
+                write!(
+                    f,
+                    "asset format version {found}, or its compressed clips or curves, is not read by this build \
+                     (it writes version {supported}): bake the asset again"
+                )
             }
             Error::Blob { section, problem } => write!(f, "asset section {section:?}: {problem:?}"),
             Error::BigEndianHost => write!(f, "asset blobs are little-endian; this host is big-endian"),
