@@ -8,6 +8,7 @@
 //! or a non-finite matrix is a find.
 
 use crate::bake::{AlignedBlob, KeyFormat, RawClip, RawSkeleton};
+use sinew::clip::Keys;
 use sinew::math::{Mat4, SoaTransform};
 use sinew::{Arena, Asset, LocalToModelJob, Playback, SamplingContext, SamplingJob};
 use sinew::{Palette, SkinningJob};
@@ -35,20 +36,22 @@ pub fn exercise(asset: &Asset<'_>) -> Result<(), String> {
         if asset.curve_names(c).count() != clip.num_curves() {
             return Err(format!("clip {c}: {} curves but other names", clip.num_curves()));
         }
-        // Seeks in and out of the clip, then playback over it in steps of a fraction of a frame or more.
+        // Seeks in and out of the clip; a compressed one then also plays over it in steps of a fraction of a
+        // frame or more, and through both contexts (other keys have no decoders to keep).
+        let compressed = matches!(clip.keys(), Keys::Compressed(_));
+        let (steps, contexts) = if compressed { (PLAYBACK_STEPS, CONTEXTS) } else { (0, 1) };
         let seeks = [-1.0, 0.0, 0.37 * duration, duration, duration + 0.5, f32::MAX].map(|t| (t, true));
-        let playing =
-            (0..PLAYBACK_STEPS).map(|k| (k as f32 * duration / PLAYBACK_STEPS.saturating_sub(3).max(1) as f32, false));
+        let playing = (0..steps).map(|k| (k as f32 * duration / steps.saturating_sub(3).max(1) as f32, false));
         for (time, both_modes) in seeks.into_iter().chain(playing) {
             for playback in if both_modes { &[Playback::Clamp, Playback::Loop][..] } else { &[Playback::Loop] } {
                 let playback = *playback;
-                let contexts = [(&mut context, &mut local), (&mut kept, &mut kept_local)];
-                for (context, output) in contexts.into_iter().take(CONTEXTS) {
+                let pairs = [(&mut context, &mut local), (&mut kept, &mut kept_local)];
+                for (context, output) in pairs.into_iter().take(contexts) {
                     SamplingJob { skeleton, clip: &clip, time, playback, context, output, curves: &mut curves }
                         .run()
                         .map_err(|e| format!("clip {c} at {time} s: sampling a loaded clip failed: {e}"))?;
                 }
-                if CONTEXTS == 2 && bytemuck::cast_slice::<_, u8>(&local) != bytemuck::cast_slice::<_, u8>(&kept_local)
+                if contexts == 2 && bytemuck::cast_slice::<_, u8>(&local) != bytemuck::cast_slice::<_, u8>(&kept_local)
                 {
                     return Err(format!("clip {c} at {time} s: a context keeping decoders samples another pose"));
                 }
@@ -108,11 +111,11 @@ pub fn exercise(asset: &Asset<'_>) -> Result<(), String> {
     Ok(())
 }
 
-/// Playback samples per clip in [`exercise`]: enough to cross a compressed clip's segments of 16 frames
+/// Playback samples per compressed clip in [`exercise`]: enough to cross its segments of 16 frames
 /// when its duration spans a few of them, and to wrap once.
 const PLAYBACK_STEPS: usize = if cfg!(miri) { 0 } else { 40 };
 
-/// Contexts [`exercise`] samples through and compares. Under Miri only the first: the comparison is about
+/// Contexts [`exercise`] samples a compressed clip through and compares. Under Miri only the first: the comparison is about
 /// results, which the fuzz targets and native tests check, and each sample there is seconds of soft floats
 /// (both contexts' decoders come from the same `RotationQuadDecoder::fill` and its reads, which Miri checks).
 const CONTEXTS: usize = if cfg!(miri) { 1 } else { 2 };
