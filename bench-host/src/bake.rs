@@ -498,13 +498,19 @@ pub fn bake(skeleton: &RawSkeleton, clips: &[RawClip], format: KeyFormat) -> Res
 }
 
 /// [`bake`] with annotations and a skin. Markers are sorted by time; a time outside its clip, a range with
-/// `start > end` or a non-finite value is an error naming the clip and the annotation.
+/// `start > end` or a non-finite value is an error naming the clip and the annotation. Compressed keys are
+/// searched for only once the same clips baked as `f32` load: what the loader refuses (a joint past the
+/// model-space bound, say) fails in the time of a plain bake, not after the compression search.
 pub fn bake_with(
     skeleton: &RawSkeleton,
     clips: &[RawClip],
     format: KeyFormat,
     extras: &Extras,
 ) -> Result<AlignedBlob, String> {
+    if let KeyFormat::Compressed(_) = format {
+        let plain = bake_with(skeleton, clips, KeyFormat::F32, extras)?;
+        sinew::Asset::load(plain.bytes()).map_err(|e| e.to_string())?;
+    }
     if !extras.annotations.is_empty() && extras.annotations.len() != clips.len() {
         return Err(format!("{} clips but annotations for {}", clips.len(), extras.annotations.len()));
     }

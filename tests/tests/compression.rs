@@ -149,12 +149,18 @@ fn bad_bounds_and_out_of_range_values_are_errors() {
         let format = KeyFormat::Compressed(Precision { max_error: 1e-3, distance });
         assert!(bake::bake(&skeleton, std::slice::from_ref(&raw), format).is_err());
     }
-    // A translation from -3e38 to 3e38: its range does not fit in f32.
+    // A translation from -3e38 to 3e38: past the model-space bound, which the bake finds before compressing
+    // (the clips baked as f32 must load first), and a range that does not fit in f32, which the compressor
+    // itself refuses.
     let mut huge = raw.clone();
     huge.frames[0][1].translation.x = -3e38;
     huge.frames[1][1].translation.x = 3e38;
-    let format = KeyFormat::Compressed(Precision { max_error: 1e-3, distance: 0.03 });
-    let err = bake::bake(&skeleton, std::slice::from_ref(&huge), format).expect_err("out of range");
+    let precision = Precision { max_error: 1e-3, distance: 0.03 };
+    let err = bake::bake(&skeleton, std::slice::from_ref(&huge), KeyFormat::Compressed(precision))
+        .expect_err("past the bound");
+    assert!(err.contains("model-space bound"), "{err}");
+    let animated = [vec![1u16], vec![], vec![]];
+    let err = sinew_bench_host::compress::compress(&skeleton, &huge, &animated, precision).expect_err("out of range");
     assert!(err.contains("range"), "{err}");
 }
 
