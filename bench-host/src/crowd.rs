@@ -17,7 +17,6 @@ use crate::bake::{RawAnnotations, RawClip};
 use crate::root_motion::{Extraction, extract};
 use crate::workload::Workload;
 use sinew::blending::{self, BlendLayer, BlendingJob, DEFAULT_THRESHOLD};
-use sinew::clip::Keys;
 use sinew::control::Wrap;
 use sinew::foot_planting::{FootPlanter, FootPlantingJob, Ground, PlantSettings};
 use sinew::ik::AimIkJob;
@@ -86,12 +85,11 @@ pub fn desc(num_joints: usize, num_skin_joints: usize, sampling: Sampling) -> Ch
 /// with its segment's decoders, as a game playing them would (through one shared context every update would
 /// seek, working the decoders out again); other keys through one shared context, which costs no block memory.
 fn sampling(asset: &Asset<'_>) -> Sampling {
-    let clips: Vec<_> = (0..asset.num_clips()).filter_map(|i| asset.clip(i)).collect();
-    if clips.iter().any(|clip| matches!(clip.keys(), Keys::Compressed(_))) {
-        let max_tracks = clips.iter().map(|clip| clip.num_tracks().iter().sum()).max().unwrap_or(0);
-        Sampling::PerControl { max_tracks }
-    } else {
-        Sampling::Shared
+    let tracks =
+        (0..asset.num_clips()).filter_map(|i| asset.clip(i)).map(|clip| crate::workload::decoder_tracks(&clip));
+    match tracks.max().unwrap_or(0) {
+        0 => Sampling::Shared,
+        max_tracks => Sampling::PerControl { max_tracks },
     }
 }
 

@@ -251,10 +251,7 @@ pub fn profile_workload(
     // Every character's arena starts on a cache line, so its alignment padding (and the high-water mark) does
     // not depend on where the allocator put the crowd.
     // A compressed clip's contexts keep its segment's decoders, as a game playing it would.
-    let decoder_tracks = match clip.keys() {
-        sinew::clip::Keys::Compressed(_) => clip.num_tracks().iter().sum(),
-        _ => 0,
-    };
+    let decoder_tracks = crate::workload::decoder_tracks(&clip);
     let per_character = character_bytes(n, skin.num_joints(), decoder_tracks).next_multiple_of(CACHE_LINE);
     let mut memory = vec![CacheLine([0; CACHE_LINE]); per_character / CACHE_LINE * characters];
     let memory: &mut [u8] = bytemuck::cast_slice_mut(&mut memory);

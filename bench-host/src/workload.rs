@@ -122,3 +122,12 @@ pub fn example_blob() -> Result<crate::bake::AlignedBlob, String> {
     };
     crate::bake::bake_with(&rig.raw_skeleton(), &[swing, back], KeyFormat::Quantized, &extras)
 }
+
+/// Tracks whose decoders a context playing `clip` keeps, as a game playing it would: every animated track of a
+/// compressed clip, none of other keys (they have no decoders).
+pub fn decoder_tracks(clip: &sinew::Clip<'_>) -> usize {
+    match clip.keys() {
+        sinew::clip::Keys::Compressed(_) => clip.num_tracks().iter().sum(),
+        _ => 0,
+    }
+}
