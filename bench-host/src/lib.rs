@@ -13,6 +13,7 @@ pub mod annotate;
 pub mod bake;
 pub mod bench_support;
 pub mod blob;
+pub mod bounds;
 pub mod bvh;
 pub mod clip_error;
 pub mod compress;

@@ -58,6 +58,27 @@ pub fn skinning_matrices_3x4(model: &[Mat4], remap: &[u16], inverse_bind: &[Mat4
     }
 }
 
+/// Joint boxes to model space as an engine would write it first: each box's eight corners through its joint's
+/// matrix, the box around them, and the union; `boxes` as `(joint, center, half extent)`.
+pub fn bounds(model: &[Mat4], boxes: &[(usize, Vec3, Vec3)], out: &mut [(Vec3, Vec3)]) -> (Vec3, Vec3) {
+    let (mut lo, mut hi) = (Vec3::INFINITY, Vec3::NEG_INFINITY);
+    for (&(joint, center, half), slot) in boxes.iter().zip(out) {
+        let (mut box_lo, mut box_hi) = (Vec3::INFINITY, Vec3::NEG_INFINITY);
+        for corner in 0..8 {
+            let sign = Vec3::new(
+                if corner & 1 == 1 { 1.0 } else { -1.0 },
+                if corner & 2 == 2 { 1.0 } else { -1.0 },
+                if corner & 4 == 4 { 1.0 } else { -1.0 },
+            );
+            let p = model[joint].transform_point3(center + sign * half);
+            (box_lo, box_hi) = (box_lo.min(p), box_hi.max(p));
+        }
+        *slot = (box_lo, box_hi);
+        (lo, hi) = (lo.min(box_lo), hi.max(box_hi));
+    }
+    (lo, hi)
+}
+
 /// A clip as an AoS engine stores it without compression: every joint, every frame.
 #[derive(Clone, Debug)]
 pub struct AosClip {

@@ -70,6 +70,8 @@ pub enum Buffer {
     Curves,
     /// A clip's scalar curve tracks (index: the stored value, or for compressed curves the curve).
     CurveKeys,
+    /// Joint bounding boxes given to bounds (index: the box), or the model-space boxes it writes.
+    JointBoxes,
 }
 
 /// What was wrong. Indices are joint indices (skeleton order) unless the variant says otherwise.
@@ -209,6 +211,9 @@ pub enum Error {
     /// Foot planting with a NaN or infinite ground, world transform or setting, a weight outside [0, 1], a
     /// time step not finite and >= 0, or a leg that is not a parent-linked chain under the pelvis.
     InvalidFootPlanting,
+    /// Joint box `index` has a negative half extent, or a center or half extent beyond
+    /// `limits::MAX_MODEL_EXTENT` in magnitude.
+    InvalidJointBox { index: usize },
 }
 
 /// Which count passed its limit.
@@ -443,6 +448,11 @@ impl fmt::Display for Error {
             Error::InvalidCorrection => write!(
                 f,
                 "motion correction: a value is NaN or infinite, a segment ends before it starts, a limit or speed is not positive, or rate bounds are inverted"
+            ),
+            Error::InvalidJointBox { index } => write!(
+                f,
+                "joint box {index}: a negative half extent, or a value beyond {:e} in magnitude",
+                crate::limits::MAX_MODEL_EXTENT
             ),
             Error::InvalidCurve => write!(
                 f,

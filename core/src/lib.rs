@@ -14,7 +14,8 @@
 //! [`arena`]. Above the kernels, the [`character`] runtime drives them: [`control`]s play clips on layers, and
 //! one call per frame produces the pose, model matrices and palette. Around them: [`root_motion`] and
 //! [`motion_correction`] move the character, [`ik`], [`foot_planting`] and [`attachment`] edit the shown pose,
-//! and [`phase`] picks where a locomotion transition enters its target.
+//! and [`phase`] picks where a locomotion transition enters its target. [`bounds`] carries each joint's box to
+//! model space for culling and hit tests.
 //!
 //! Ground rules (see `docs/conventions.md`):
 //! - No allocation: every buffer is the caller's; stateful parts say their `required_bytes` up front.
@@ -99,6 +100,7 @@ pub mod arena;
 pub mod asset;
 pub mod attachment;
 pub mod blending;
+pub mod bounds;
 pub mod character;
 pub mod clip;
 pub mod control;
@@ -121,6 +123,7 @@ pub mod vertex_skinning;
 pub use arena::{Arena, Checkpoint};
 pub use asset::Asset;
 pub use blending::{BlendLayer, BlendingJob};
+pub use bounds::{BoundsJob, JointBounds};
 pub use character::{
     Blend, Character, CharacterDesc, Chunk, LayerDesc, LayerKind, Play, PoseEdit, Rig, Sampling, Scratch,
 };
