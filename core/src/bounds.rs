@@ -131,14 +131,15 @@ impl BoundsJob<'_> {
     /// Writes each box's model-space box (when asked) and returns the union.
     ///
     /// Errors: those of `validate`; `NonFinite` (`ModelMatrices`, joint) for the first box whose model-space box
-    /// is not finite, because its joint's matrix is not.
+    /// is not finite, because its joint's matrix is not (or holds values so far beyond `MAX_MODEL_EXTENT`, which
+    /// local-to-model never writes, that the boxes overflow `f32`; joint 0 is named when only their sum does).
     pub fn run(&mut self) -> Result<Aabb, Error> {
         self.validate()?;
         let (model, boxes) = (self.model, self.bounds.boxes);
         let (mut lo, mut hi) = (F4::splat(f32::INFINITY), F4::splat(f32::NEG_INFINITY));
         // Every box's `center' + half_extent'` summed: finite exactly when every box is (min and max would let a
-        // NaN through), and it cannot overflow: each term is below 7e30 by the limits on boxes and matrices, and there are at
-        // most `MAX_JOINTS` terms.
+        // NaN through). With matrices within `MAX_MODEL_EXTENT`, as local-to-model keeps them, each term is below
+        // 7e30 and there are at most `MAX_JOINTS` of them, so the sum cannot overflow.
         let mut check = F4::splat(0.0);
         let mut add = |b: &JointBox| -> Result<(F4, F4), Error> {
             let (center, half_extent) = model_box(model, b)?;
