@@ -124,6 +124,10 @@ fn bad_boxes_and_buffers_are_errors() {
             }
         }
     }
+    // Finite matrices far past what local-to-model writes: boxes that overflow `f32` are an error, not a box.
+    let mut huge = model.clone();
+    huge[1].cols = [[3e38; 4]; 4];
+    assert_eq!(run(&huge, None), Err(Error::NonFinite { buffer: Buffer::ModelMatrices, index: 1 }));
 }
 
 /// Every vertex of `skin`'s mesh skinned in f64 by `model` (weights normalized), with its influences
