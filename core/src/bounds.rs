@@ -50,13 +50,6 @@ pub struct Aabb {
     pub max: [f32; 3],
 }
 
-impl Aabb {
-    /// Whether `p` lies in the box or on its faces.
-    pub fn contains(&self, p: [f32; 3]) -> bool {
-        (0..3).all(|i| self.min[i] <= p[i] && p[i] <= self.max[i])
-    }
-}
-
 /// A skeleton's joint boxes, checked: one to `num_joints` boxes (joints that move no vertex need none), every
 /// joint within the skeleton, every value finite and within `MAX_MODEL_EXTENT`, half extents not negative.
 #[derive(Clone, Copy, Debug)]
@@ -68,10 +61,10 @@ pub struct JointBounds<'a> {
 impl<'a> JointBounds<'a> {
     /// Checks `boxes` for a skeleton of `num_joints` joints. O(boxes).
     ///
-    /// Errors: `JointCount` for `num_joints` above `MAX_JOINTS`; `BufferLength` (`JointBoxes`) for no boxes (expected 1) or more than `num_joints`;
-    /// `JointOutOfRange` for the first box whose
-    /// joint is not below `num_joints`; `InvalidJointBox` for the first box with a NaN, infinite or negative
-    /// half extent, or a value beyond `MAX_MODEL_EXTENT` in magnitude.
+    /// Errors: `JointCount` for `num_joints` above `MAX_JOINTS`; `BufferLength` (`JointBoxes`) for no boxes
+    /// (expected 1) or more than `num_joints`; `JointOutOfRange` for the first box whose joint is not below
+    /// `num_joints`; `InvalidJointBox` for the first box with a NaN, infinite or negative half extent, or a value
+    /// beyond `MAX_MODEL_EXTENT` in magnitude.
     pub fn new(num_joints: usize, boxes: &'a [JointBox]) -> Result<JointBounds<'a>, Error> {
         if num_joints > MAX_JOINTS {
             return Err(Error::JointCount { count: num_joints, max: MAX_JOINTS });
@@ -91,16 +84,6 @@ impl<'a> JointBounds<'a> {
             }
         }
         Ok(JointBounds { boxes, num_joints })
-    }
-
-    /// The boxes, as given.
-    pub fn boxes(&self) -> &'a [JointBox] {
-        self.boxes
-    }
-
-    /// The joint count of the skeleton the boxes were checked for.
-    pub fn num_joints(&self) -> usize {
-        self.num_joints
     }
 }
 
