@@ -9,7 +9,7 @@
 //! For long-lived state next to per-frame scratch, carve the state first and give the scratch its own
 //! [`Arena::sub_arena`], which can be rewound while the state stays borrowed.
 
-use crate::Error;
+use crate::error::Error;
 use bytemuck::Pod;
 use core::cell::Cell;
 use core::marker::PhantomData;

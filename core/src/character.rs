@@ -14,7 +14,7 @@
 //! made): the base (layer 0) is the normalized weighted blend of its controls ([`BlendingJob`], the rest pose
 //! filling in below `blending::DEFAULT_THRESHOLD`); an overlay lerps the masked joints toward the blend of its
 //! own controls; additive layers apply each control's clip as a delta from the skeleton's rest pose. A
-//! synced additive's controls take the base's stride phase when both clips have one ([`crate::phase`]), else
+//! synced additive's controls take the base's stride phase when both clips have one ([`crate::motion::phase`]), else
 //! its normalized time (the base control with the most weight leads);
 //! every other control runs its own clock, so an overlay carries on across base transitions. Per joint, a
 //! layer's weight is `mask_j · w_j(t)`, where a fade moves `w` from its start to its target over
@@ -36,17 +36,21 @@
 //! Errors: every call validates before it changes anything; on an `Err` the character's state (controls,
 //! layers, masks, inertializer) is as it was. After a failed `update` the outputs may be partly written.
 
-use crate::blending::{self, BlendLayer, BlendingJob, DEFAULT_THRESHOLD};
-use crate::control::{self, Control, Step, Wrap};
+use crate::arena::Arena;
+use crate::data::asset::Asset;
+use crate::data::skeleton::Skeleton;
+use crate::data::skin::Skin;
+use crate::error::{Buffer, Error};
 use crate::error::{Index, Limit, check_len};
-use crate::inertialization::{InertializationJob, Inertializer, Settings, Target, Transition, VelocityMode};
-use crate::local_to_model::{GroupWalk, LocalToModelJob};
 use crate::math::{F4, Mat3x4, Mat4, SoaTransform, Transform, Vec3, num_soa_joints};
-use crate::phase::{self, Footsteps, PhaseTable};
-use crate::root_motion::{self, RootMotion};
-use crate::sampling::{ContextState, Playback, SamplingContext, SamplingJob};
-use crate::skinning::{Palette, SkinningJob};
-use crate::{Arena, Asset, Buffer, Error, Skeleton, Skin};
+use crate::motion::control::{self, Control, Step, Wrap};
+use crate::motion::phase::{self, Footsteps, PhaseTable};
+use crate::motion::root_motion::{self, RootMotion};
+use crate::stages::blending::{self, BlendLayer, BlendingJob, DEFAULT_THRESHOLD};
+use crate::stages::inertialization::{InertializationJob, Inertializer, Settings, Target, Transition, VelocityMode};
+use crate::stages::local_to_model::{GroupWalk, LocalToModelJob};
+use crate::stages::sampling::{ContextState, Playback, SamplingContext, SamplingJob};
+use crate::stages::skinning::{Palette, SkinningJob};
 use bytemuck::{Pod, Zeroable};
 
 pub use crate::limits::{MAX_CHARACTER_LAYERS, MAX_CONTROLS, MAX_CURVES, MAX_LAYER_CONTROLS, MAX_MASKS};
@@ -228,7 +232,7 @@ pub enum Blend<'a> {
     Inertialize(Transition<'a>),
 }
 
-/// How [`Character::transition_synced`] chooses where the new control starts (see [`crate::phase`]).
+/// How [`Character::transition_synced`] chooses where the new control starts (see [`crate::motion::phase`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum SyncMode {
     /// At the time the [`Play`] says.
@@ -1314,7 +1318,8 @@ impl<'b> Character<'b> {
             if clip >= asset.num_clips() {
                 return Err(Error::StateMismatch);
             }
-            let covers = |r: &crate::asset::Range| asset.name(r.name) == Some(name) && r.start <= time && time <= r.end;
+            let covers =
+                |r: &crate::data::asset::Range| asset.name(r.name) == Some(name) && r.start <= time && time <= r.end;
             if asset.ranges(clip).iter().any(covers) {
                 inside += weight;
             }

@@ -86,39 +86,35 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![warn(missing_debug_implementations)]
 
-// Every build-time condition about the SIMD backend, and the macros that pick kernels by it, live in
-// `backend`; it comes first so the stages below can use its macros.
+// The crate's rooms, bottom to top (ARCHITECTURE.md draws them and states the rules a test checks): `math`
+// (with the backend switch, whose kernel-selection macros the stages use, so it comes first), `error`, `limits`
+// and `arena`; the data the stages read; the stages; motion (clocks, root motion, phase); the character.
 #[macro_use]
-pub mod backend;
+pub mod math;
+pub mod arena;
+pub mod error;
+pub mod limits;
+
+mod data;
+mod motion;
+mod stages;
+
+pub mod character;
 
 /// The README's Rust examples compile as doctests (the README sits beside the crate in this workspace).
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 struct ReadmeExamples;
 
-pub mod arena;
-pub mod asset;
-pub mod attachment;
-pub mod blending;
-pub mod bounds;
-pub mod character;
-pub mod clip;
-pub mod control;
-pub mod curve;
-pub mod error;
-pub mod foot_planting;
-pub mod ik;
-pub mod inertialization;
-pub mod limits;
-pub mod local_to_model;
-pub mod math;
-pub mod motion_correction;
-pub mod phase;
-pub mod root_motion;
-pub mod sampling;
-pub mod skeleton;
-pub mod skinning;
-pub mod vertex_skinning;
+// Each module keeps the public path it has always had: engines and the C ABI name `sinew::sampling`, not the
+// room it lives in.
+pub use data::{asset, clip, curve, skeleton, skin};
+pub use math::backend;
+pub use motion::{control, motion_correction, phase, root_motion};
+pub use stages::{
+    attachment, blending, bounds, foot_planting, ik, inertialization, local_to_model, sampling, skinning,
+    vertex_skinning,
+};
 
 pub use arena::{Arena, Checkpoint};
 pub use asset::Asset;

@@ -179,6 +179,21 @@ pub fn shared_clips(
     out
 }
 
+/// The shared skinned glTF characters: the `.glb` files at the top of `gltf/` (its `khronos/` folder holds the
+/// glTF conformance corpus, mostly unskinned files with morph targets or odd samplers), sorted.
+pub fn gltf_characters(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let top = dir.join("gltf");
+    let mut out: Vec<_> = std::fs::read_dir(&top)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_file() && p.extension().is_some_and(|e| e.eq_ignore_ascii_case("glb")))
+        .collect();
+    out.sort();
+    out
+}
+
 /// Every file with extension `ext` under `dir`, sorted.
 pub fn files_with_extension(dir: &std::path::Path, ext: &str) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();

@@ -7,7 +7,7 @@ use sinew::{Buffer, Error};
 use sinew_bench_host::bounds::joint_boxes;
 use sinew_bench_host::gltf_import;
 use sinew_tests::oracle::{self, M4};
-use sinew_tests::{Rng, files_with_extension, shared_data};
+use sinew_tests::{Rng, gltf_characters, shared_data};
 
 /// The axis-aligned box around box `b`'s eight corners carried by `m`, in f64.
 fn corners_box(m: &Mat4, b: &JointBox) -> ([f64; 3], [f64; 3]) {
@@ -170,7 +170,7 @@ fn inside(b: &Aabb, p: [f64; 3], tolerance: f64) -> bool {
 fn every_skinned_vertex_of_the_shared_characters_lies_in_its_joints_boxes_at_every_frame() {
     let Some(dir) = shared_data("every_skinned_vertex_lies_in_its_joints_boxes") else { return };
     let mut checked = 0;
-    for path in files_with_extension(&dir.join("gltf"), "glb") {
+    for path in gltf_characters(&dir) {
         let asset = gltf_import::load(&path).expect("import");
         let Some(skin) = asset.skin.as_ref().filter(|s| s.mesh.is_some()) else { continue };
         let boxes = joint_boxes(skin, 0.0).expect("boxes");

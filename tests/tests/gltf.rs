@@ -6,7 +6,7 @@
 use sinew_bench_host::bake::KeyFormat;
 use sinew_bench_host::gltf_import;
 use sinew_bench_host::pose::{GltfPoser, gltf_pose_json};
-use sinew_tests::{files_with_extension, shared_data};
+use sinew_tests::{gltf_characters, shared_data};
 
 type M4 = [[f64; 4]; 4];
 
@@ -212,7 +212,7 @@ fn max_diff(json: &serde_json::Value, key: &str, inner: Option<&str>, expected: 
 #[test]
 fn skinned_vertices_and_joints_match_an_independent_f64_evaluation() {
     let Some(dir) = shared_data("skinned_vertices_and_joints_match_an_independent_f64_evaluation") else { return };
-    let files = files_with_extension(&dir.join("gltf"), "glb");
+    let files = gltf_characters(&dir);
     assert!(!files.is_empty());
     for path in files {
         let (mut worst_key, mut worst_between) = (0.0f64, 0.0f64);
@@ -376,7 +376,7 @@ fn malformed_documents_are_errors() {
 #[test]
 fn quantized_skins_stay_within_their_regression_limits() {
     let Some(dir) = shared_data("quantized_skins_stay_within_their_regression_limits") else { return };
-    for path in files_with_extension(&dir.join("gltf"), "glb") {
+    for path in gltf_characters(&dir) {
         let exact = GltfPoser::new(&path, KeyFormat::F32).expect("bake f32");
         let quantized = GltfPoser::new(&path, KeyFormat::Quantized).expect("bake quantized");
         let vertices = |json: &serde_json::Value| -> Vec<[f64; 3]> {

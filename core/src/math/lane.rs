@@ -36,7 +36,7 @@ avx2_kernels! {
     }
 }
 
-pub use crate::backend::{F8_IS_ONE_REGISTER, FUSED_MUL_ADD, RSQRT_BY_ESTIMATE};
+pub use crate::math::backend::{F8_IS_ONE_REGISTER, FUSED_MUL_ADD, RSQRT_BY_ESTIMATE};
 
 // The backends must agree on size and alignment: SoA structs are `Pod` on top of this.
 const _: () = assert!(core::mem::size_of::<F4>() == 16);
@@ -146,7 +146,7 @@ macro_rules! impl_lanes {
 impl_lanes!(F4, F8);
 
 /// Name of the active lane backend, for profiler and test output.
-pub const BACKEND: &str = crate::backend::NAME;
+pub const BACKEND: &str = crate::math::backend::NAME;
 
 impl F4 {
     pub const ZERO: F4 = F4::from_array([0.0; 4]);

@@ -1,5 +1,9 @@
 //! Math: the SIMD lane type, AoS types for the edges of the pipeline, SoA types for the hot path.
 
+// The backend switch comes first: its kernel-selection macros are used by the lanes and the stages.
+#[macro_use]
+pub mod backend;
+
 pub mod aos;
 pub mod lane;
 pub mod soa;
@@ -10,7 +14,7 @@ pub use soa::{
     SoaAffine, SoaQuat, SoaTransform, SoaVec3, atan2_upper, num_soa_joints, pack_soa, quat_from_rotation_vector,
     quat_mul, quat_mul_rotation_vector, quat_to_rotation_vector, unpack_soa,
 };
-pub(crate) use soa::{TransformPairs, quat_length_squared, rotation_scale_columns};
+pub(crate) use soa::{TransformPairs, interpolate, quat_length_squared, rotation_scale_columns};
 
 /// The square root of one `f32`, through the lane type: one `sqrtss`/`fsqrt` on SIMD builds, where `libm`
 /// (built without its `arch` feature so that Miri can run it) would take a software loop of ~100 cycles.
@@ -25,4 +29,10 @@ pub fn sqrt(x: f32) -> f32 {
 #[inline]
 pub fn smoothstep(x: f32) -> f32 {
     x * x * (3.0 - 2.0 * x)
+}
+
+/// `angle` in (−π, π].
+pub(crate) fn wrap_angle(angle: f32) -> f32 {
+    let wrapped = angle - core::f32::consts::TAU * libm::floorf(angle / core::f32::consts::TAU);
+    if wrapped > core::f32::consts::PI { wrapped - core::f32::consts::TAU } else { wrapped }
 }

@@ -407,8 +407,8 @@ impl Transform {
 /// Packs AoS transforms into SoA lane groups, filling padding lanes with the identity.
 ///
 /// Errors: `Error::BufferLength` (buffer `SoaPose`) unless `soa.len() == num_soa_joints(aos.len())`.
-pub fn pack_soa(aos: &[Transform], soa: &mut [SoaTransform]) -> Result<(), crate::Error> {
-    crate::error::check_len(crate::Buffer::SoaPose, num_soa_joints(aos.len()), soa.len())?;
+pub fn pack_soa(aos: &[Transform], soa: &mut [SoaTransform]) -> Result<(), crate::error::Error> {
+    crate::error::check_len(crate::error::Buffer::SoaPose, num_soa_joints(aos.len()), soa.len())?;
     for (group, chunk) in soa.iter_mut().zip(aos.chunks(4)) {
         *group = SoaTransform::IDENTITY;
         for (lane, t) in chunk.iter().enumerate() {
@@ -421,8 +421,8 @@ pub fn pack_soa(aos: &[Transform], soa: &mut [SoaTransform]) -> Result<(), crate
 /// Unpacks SoA lane groups into AoS transforms (padding lanes are dropped).
 ///
 /// Errors: `Error::BufferLength` (buffer `SoaPose`) unless `soa.len() == num_soa_joints(aos.len())`.
-pub fn unpack_soa(soa: &[SoaTransform], aos: &mut [Transform]) -> Result<(), crate::Error> {
-    crate::error::check_len(crate::Buffer::SoaPose, num_soa_joints(aos.len()), soa.len())?;
+pub fn unpack_soa(soa: &[SoaTransform], aos: &mut [Transform]) -> Result<(), crate::error::Error> {
+    crate::error::check_len(crate::error::Buffer::SoaPose, num_soa_joints(aos.len()), soa.len())?;
     for (group, chunk) in soa.iter().zip(aos.chunks_mut(4)) {
         for (lane, t) in chunk.iter_mut().enumerate() {
             *t = group.get(lane);
@@ -505,5 +505,15 @@ impl SoaQuat {
     pub fn from_rotation_vector(r: SoaVec3) -> SoaQuat {
         let [x, y, z, w] = quat_from_rotation_vector([r.x, r.y, r.z]);
         SoaQuat { x, y, z, w }
+    }
+}
+
+/// Lerp of translation and scale, shortest-arc nlerp of rotation.
+#[inline(always)]
+pub(crate) fn interpolate(a: &SoaTransform, b: &SoaTransform, t: F4) -> SoaTransform {
+    SoaTransform {
+        translation: SoaVec3::lerp(a.translation, b.translation, t),
+        rotation: SoaQuat::nlerp(a.rotation, b.rotation, t),
+        scale: SoaVec3::lerp(a.scale, b.scale, t),
     }
 }

@@ -16,14 +16,15 @@
 //!
 //! Units: seconds of animation time (segments) or game time (steering), radians, the clip's units per second.
 //!
-//! [`RootMotion`]: crate::root_motion::RootMotion
+//! [`RootMotion`]: crate::motion::root_motion::RootMotion
 
-use crate::Error;
-use crate::asset::Range;
-use crate::clip::Clip;
-use crate::curve::Curve;
+use crate::data::asset::Range;
+use crate::data::clip::Clip;
+use crate::data::curve::Curve;
+use crate::error::Error;
+use crate::math::wrap_angle as wrap;
 use crate::math::{SoaTransform, Vec3};
-use crate::root_motion::{motion_between, wrap_angle as wrap};
+use crate::motion::root_motion::motion_between;
 use core::f32::consts::PI;
 
 /// The part of the step `(from, to]` (either direction) inside `[start, end]`, as a length.

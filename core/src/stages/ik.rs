@@ -19,10 +19,10 @@
 //!
 //! [`LocalToModelJob`]: crate::LocalToModelJob
 
-use crate::Error;
+use crate::data::skeleton::Skeleton;
 use crate::error::Buffer;
+use crate::error::Error;
 use crate::math::{Mat4, Quat, SoaTransform, Vec3};
-use crate::skeleton::Skeleton;
 
 mod batch;
 pub use batch::{TwoBoneBatchChain, TwoBoneIkBatchJob, TwoBoneRotations};
@@ -532,7 +532,7 @@ fn swing_twist(q: Quat, axis: Vec3) -> (Quat, f32) {
     let along = Vec3::new(q.x, q.y, q.z).dot(axis);
     let twist_angle = 2.0 * libm::atan2f(along, q.w);
     let twist = Quat::from_axis_angle(axis, twist_angle);
-    (q * twist.conjugate(), crate::root_motion::wrap_angle(twist_angle))
+    (q * twist.conjugate(), crate::math::wrap_angle(twist_angle))
 }
 
 /// Unit `q` with its angle capped at `limit` (the same axis); `cos_half_limit` is `cos(limit / 2)`, so the

@@ -18,9 +18,9 @@
 //!
 //! Errors: see [`BlendingJob::validate`]; on an `Err` nothing is written.
 
-use crate::math::{F4, F8, SoaQuat, SoaTransform, SoaVec3, TransformPairs};
-use crate::skeleton::{MAX_JOINTS, Skeleton};
-use crate::{Buffer, Error};
+use crate::data::skeleton::{MAX_JOINTS, Skeleton};
+use crate::error::{Buffer, Error};
+use crate::math::{F4, F8, SoaQuat, SoaTransform, SoaVec3, TransformPairs, interpolate};
 
 /// Most layers (normal or additive) one job takes.
 pub const MAX_LAYERS: usize = 16;
@@ -333,7 +333,7 @@ pub fn masked_lerp(a: &[SoaTransform], b: &[SoaTransform], mask: &[F4], out: &mu
     check_mask(a.len(), b.len(), mask)?;
     crate::error::check_len(Buffer::SoaPose, a.len(), out.len())?;
     for (((out, a), b), &m) in out.iter_mut().zip(a).zip(b).zip(mask) {
-        *out = crate::sampling::interpolate(b, a, m);
+        *out = interpolate(b, a, m);
     }
     Ok(())
 }
@@ -345,7 +345,7 @@ pub fn masked_lerp(a: &[SoaTransform], b: &[SoaTransform], mask: &[F4], out: &mu
 pub fn overlay_in_place(pose: &mut [SoaTransform], overlay: &[SoaTransform], weights: &[F4]) -> Result<(), Error> {
     check_mask(pose.len(), overlay.len(), weights)?;
     for ((p, o), &w) in pose.iter_mut().zip(overlay).zip(weights) {
-        *p = crate::sampling::interpolate(p, o, w);
+        *p = interpolate(p, o, w);
     }
     Ok(())
 }

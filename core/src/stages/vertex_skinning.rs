@@ -10,7 +10,7 @@
 //! `w`, copied unchanged, as glTF stores them). No alignment is required. Influences are packed: vertex `v`
 //! reads `joints[v * count + k]` and `weights[v * count + k]`, `k < count`.
 //!
-//! Space: the palette maps bind-pose model space to current model space (see [`crate::skinning`]); inputs are
+//! Space: the palette maps bind-pose model space to current model space (see [`crate::stages::skinning`]); inputs are
 //! bind-pose mesh attributes, outputs current model-space attributes.
 //!
 //! Normals: [`NormalMode::Rigid`] transforms normals by the blended matrix itself, which is right when every
@@ -30,8 +30,8 @@
 //!
 //! Precision: each output component is at most 4 × count + 3 multiply-adds of the inputs, no estimates.
 
+use crate::error::{Buffer, Error};
 use crate::math::{F4, Mat4};
-use crate::{Buffer, Error};
 
 /// Bytes of a position or normal: three `f32`.
 pub const VEC3_BYTES: usize = 12;

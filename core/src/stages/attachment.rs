@@ -12,7 +12,7 @@
 //! `Mat4`. Units: the skeleton's. Precision: `f32`; the inverse is the affine cofactor inverse, so offsets
 //! and poses may carry scale.
 
-use crate::Error;
+use crate::error::Error;
 use crate::error::{Buffer, Index};
 use crate::math::{Mat4, Quat, Transform};
 

@@ -23,7 +23,7 @@
 //! undefined. Precision: `f32`; the inverse table's step is `1 / per_stride` of a stride (1/64 from the
 //! baker), linear in between.
 
-use crate::asset::{Asset, MATCH_IN, MATCH_OUT, Marker, PhaseRecord};
+use crate::data::asset::{Asset, MATCH_IN, MATCH_OUT, Marker, PhaseRecord};
 use crate::math::Vec3;
 
 /// A clip's stride phase table (a view of the asset's phase section).

@@ -13,10 +13,10 @@
 //! with the scalar job to a few ulps of the chain's size (the same formulas, reassociated by fused
 //! multiply-adds on x86-64-v3).
 
-use crate::Error;
+use crate::data::skeleton::Skeleton;
 use crate::error::Buffer;
+use crate::error::Error;
 use crate::math::{F4, F8, F8_IS_ONE_REGISTER, Lanes, Mat4, Quat, SoaTransform, Vec3};
-use crate::skeleton::Skeleton;
 
 /// One chain of a batched solve.
 #[derive(Clone, Copy, Debug)]

@@ -18,7 +18,8 @@
 //! once; wrap counts come from the `f64` phase.
 //! Errors: every setter and step validates first and leaves the control unchanged on an `Err`.
 
-use crate::Error;
+use crate::data::asset::Marker;
+use crate::error::Error;
 use crate::limits::{MAX_SPEED, MAX_TIME_STEP};
 use bytemuck::{Pod, Zeroable};
 
@@ -306,6 +307,13 @@ impl MarkerTime for f32 {
     #[inline]
     fn time(&self) -> f32 {
         *self
+    }
+}
+
+impl MarkerTime for Marker {
+    #[inline]
+    fn time(&self) -> f32 {
+        self.time
     }
 }
 

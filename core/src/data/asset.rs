@@ -27,12 +27,12 @@
 //! Errors: `BadMagic`, `UnsupportedVersion`, `Blob { section, problem }`, `BigEndianHost`, `Extent`, and
 //! whatever `Skeleton::new` and `Clip::new` reject. No panics and no allocation, whatever the bytes.
 
-use crate::clip::{
+use crate::data::clip::{
     Channel, Clip, ClipParts, CompressedKeys, ConstantTrack, CurveKeys, Curves, Encoding, Keys, QuantRange, TrackRange,
 };
+use crate::data::skeleton::{JointNames, MAX_JOINTS, Skeleton, check_model_extent, rest_extents};
+use crate::error::{BlobProblem, Error, Section};
 use crate::math::{SoaTransform, num_soa_joints};
-use crate::skeleton::{JointNames, MAX_JOINTS, Skeleton, check_model_extent, rest_extents};
-use crate::{BlobProblem, Error, Section};
 use bytemuck::{Pod, Zeroable};
 
 /// First eight bytes of every blob.
@@ -41,7 +41,7 @@ pub const MAGIC: [u8; 8] = *b"SINEWANM";
 /// version 4 stored a compressed segment's track table entry by entry rather than as rows, and version 3 had no
 /// curve tracks (its `curves` field was reserved, zero).
 pub const VERSION: u32 = 5;
-/// The first version whose compressed segment tables are rows (see [`crate::clip::SegmentTrack::entry`]).
+/// The first version whose compressed segment tables are rows (see [`crate::data::clip::SegmentTrack::entry`]).
 const ROW_TABLES: u32 = 5;
 /// The oldest format version this build reads.
 pub const OLDEST_VERSION: u32 = 3;
@@ -58,7 +58,7 @@ pub struct SectionRef {
     pub len: u32,
 }
 
-pub use crate::skeleton::StrRef;
+pub use crate::data::skeleton::StrRef;
 
 /// The blob's first 64 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Pod, Zeroable)]
@@ -120,13 +120,6 @@ pub struct Range {
     pub value: f32,
 }
 
-impl crate::control::MarkerTime for Marker {
-    #[inline]
-    fn time(&self) -> f32 {
-        self.time
-    }
-}
-
 /// One clip's stride phase (32 bytes; the phase stage, above this module, gives the meaning).
 ///
 /// Layout: the phase values `[first, first + num_frames)` are the unwrapped phase (strides, nondecreasing,
@@ -162,7 +155,7 @@ pub const MATCH_OUT: u32 = 2;
 /// follow the curve records in clip order (a clip without curves has every field zero).
 ///
 /// Layout: `names` is one [`StrRef`] per curve; `keys` is `f32[num_curves × num_frames]` (encoding 0) or the
-/// compressed bytes (encoding 2, see [`crate::clip::CurveKeys`]); `ranges` is one [`TrackRange`] per curve when
+/// compressed bytes (encoding 2, see [`crate::data::clip::CurveKeys`]); `ranges` is one [`TrackRange`] per curve when
 /// compressed, else empty.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
 #[repr(C)]
@@ -207,7 +200,7 @@ pub struct Asset<'a> {
     annotations: &'a [Annotations],
     markers: &'a [Marker],
     ranges: &'a [Range],
-    skin: Option<crate::Skin<'a>>,
+    skin: Option<crate::data::skin::Skin<'a>>,
     phases: &'a [PhaseRecord],
     phase_values: &'a [f32],
     curve_records: &'a [CurveRecord],
@@ -307,7 +300,7 @@ impl<'a> Asset<'a> {
         let inverse_bind = cursor.section(Section::SkinInverseBinds, header.skin_inverse_bind, count)?;
         let skin = match skin_remap.len() {
             0 => None,
-            _ => Some(crate::Skin::new(num_joints, skin_remap, inverse_bind)?),
+            _ => Some(crate::data::skin::Skin::new(num_joints, skin_remap, inverse_bind)?),
         };
         let phases: &[PhaseRecord] = cursor.section(Section::Phases, header.phases, None)?;
         let phase_values: &[f32] = cursor.section(Section::PhaseValues, header.phase_values, None)?;
@@ -353,7 +346,7 @@ impl<'a> Asset<'a> {
 
     /// The skin baked with the skeleton, if any.
     #[inline]
-    pub fn skin(&self) -> Option<&crate::Skin<'a>> {
+    pub fn skin(&self) -> Option<&crate::data::skin::Skin<'a>> {
         self.skin.as_ref()
     }
 

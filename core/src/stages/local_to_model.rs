@@ -19,9 +19,9 @@
 //! and zero-rotation checks are fused into the loop (a lane mask OR-ed per group); on such an `Err` the output
 //! may be partly written, the input is untouched.
 
+use crate::data::skeleton::{MAX_JOINTS, Skeleton};
+use crate::error::{Buffer, Error};
 use crate::math::{F4, Lanes, Mat4, SoaTransform, num_soa_joints, quat_length_squared, rotation_scale_columns};
-use crate::skeleton::{MAX_JOINTS, Skeleton};
-use crate::{Buffer, Error};
 
 pub use crate::limits::MIN_ROTATION_LENGTH_SQ;
 
@@ -44,7 +44,7 @@ pub struct LocalToModelJob<'a> {
 impl LocalToModelJob<'_> {
     /// Bytes an arena needs for the output of a `num_joints` skeleton.
     pub const fn required_bytes(num_joints: usize) -> usize {
-        crate::Arena::required_bytes::<Mat4>(num_joints)
+        crate::arena::Arena::required_bytes::<Mat4>(num_joints)
     }
 
     /// O(1) checks: buffer lengths, a finite root matrix, the walk's skeleton.
@@ -416,7 +416,7 @@ fn lanes_below(count: usize) -> u32 {
 fn first_invalid_joint(local: &[SoaTransform], first_group: usize, lane_mask: &impl Fn(usize) -> u32) -> Error {
     for (group, t) in local.iter().enumerate().skip(first_group) {
         for lane in (0..4).filter(|lane| lane_mask(group) & (1 << lane) != 0) {
-            if let Err(e) = crate::skeleton::check_transform(&t.get(lane), Buffer::LocalPose, group * 4 + lane) {
+            if let Err(e) = crate::data::skeleton::check_transform(&t.get(lane), Buffer::LocalPose, group * 4 + lane) {
                 return e;
             }
         }

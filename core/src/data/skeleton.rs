@@ -4,8 +4,8 @@
 //! its child's index); the rest pose is SoA, `num_soa_joints` lane groups with identity padding lanes.
 //! Validation happens here, once, so the per-frame kernels can rely on it without re-checking.
 
+use crate::error::{Buffer, Error};
 use crate::math::{F4, SoaTransform, num_soa_joints};
-use crate::{Buffer, Error};
 
 pub use crate::limits::{MAX_JOINTS, MAX_MODEL_EXTENT};
 

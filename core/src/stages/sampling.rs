@@ -23,13 +23,15 @@
 //!
 //! Errors: see [`SamplingJob::validate`]. The context is the caller's; it survives an `Err` unchanged.
 
-use crate::clip::{
+use crate::arena::Arena;
+use crate::data::clip::{
     Channel, Clip, CompressedKeys, CurveDecoder, CurveKeys, Curves, Keys, RotationQuadDecoder, SEGMENT_FRAMES,
     SEGMENT_TRACK_BYTES, SegmentTrack, TrackDecoder, TrackRange, decode_rotation, decode_rotations, track_runs,
     whole_groups,
 };
-use crate::math::{F4, SoaQuat, SoaTransform, SoaVec3};
-use crate::{Arena, Buffer, Error, Skeleton};
+use crate::data::skeleton::Skeleton;
+use crate::error::{Buffer, Error};
+use crate::math::{F4, SoaQuat, SoaTransform, interpolate};
 use bytemuck::{Pod, Zeroable};
 
 /// How time outside `[0, duration]` maps onto the clip.
@@ -142,8 +144,8 @@ impl<'a> SamplingContext<'a> {
         num_joints: usize,
         max_tracks: usize,
     ) -> Result<SamplingContext<'a>, Error> {
-        if num_joints == 0 || num_joints > crate::skeleton::MAX_JOINTS {
-            return Err(Error::JointCount { count: num_joints, max: crate::skeleton::MAX_JOINTS });
+        if num_joints == 0 || num_joints > crate::data::skeleton::MAX_JOINTS {
+            return Err(Error::JointCount { count: num_joints, max: crate::data::skeleton::MAX_JOINTS });
         }
         let n = crate::math::num_soa_joints(num_joints);
         // Binding a clip fills both slots before they are read, so they need no zeroing.
@@ -605,7 +607,7 @@ fn scatter_quantized_rotations(pose: &mut [SoaTransform], joints: &[u16], keys: 
 }
 
 #[inline(always)]
-fn dequantize(range: &crate::clip::QuantRange, key: &[u16]) -> [f32; 4] {
+fn dequantize(range: &crate::data::clip::QuantRange, key: &[u16]) -> [f32; 4] {
     let c = |i: usize| range.min[i] + range.step[i] * key[i] as f32;
     [c(0), c(1), c(2), 0.0]
 }
@@ -729,16 +731,6 @@ fn decode_curves<const N: usize>(
             *value = decoded;
         }
         put(curve, values);
-    }
-}
-
-/// Lerp of translation and scale, shortest-arc nlerp of rotation.
-#[inline(always)]
-pub(crate) fn interpolate(a: &SoaTransform, b: &SoaTransform, t: F4) -> SoaTransform {
-    SoaTransform {
-        translation: SoaVec3::lerp(a.translation, b.translation, t),
-        rotation: SoaQuat::nlerp(a.rotation, b.rotation, t),
-        scale: SoaVec3::lerp(a.scale, b.scale, t),
     }
 }
 

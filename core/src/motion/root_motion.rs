@@ -16,13 +16,12 @@
 //! step shorter than half a turn of the root; several whole loops in one step carry `P`'s turn modulo a full
 //! circle (the rigid motion is exact; only the angle's whole turns are not counted).
 
-use crate::clip::Clip;
-use crate::control::{Step, Wrap};
-use crate::math::{Mat4, SoaTransform, Transform, Vec3};
-use crate::sampling::{Playback, sample_first_group};
-use crate::skeleton::Skeleton;
+use crate::data::clip::Clip;
+use crate::data::skeleton::Skeleton;
+use crate::math::{Mat4, SoaTransform, Transform, Vec3, wrap_angle};
+use crate::motion::control::{Step, Wrap};
+use crate::stages::sampling::{Playback, sample_first_group};
 use bytemuck::{Pod, Zeroable};
-use core::f32::consts::{PI, TAU};
 
 /// The name of the joint whose track is the root motion.
 pub const MOTION_ROOT: &str = "motion_root";
@@ -90,12 +89,6 @@ impl RootMotion {
         }
         out
     }
-}
-
-/// `angle` in (−π, π].
-pub(crate) fn wrap_angle(angle: f32) -> f32 {
-    let wrapped = angle - TAU * libm::floorf(angle / TAU);
-    if wrapped > PI { wrapped - TAU } else { wrapped }
 }
 
 /// True when `skeleton`'s joint 0 is a root named [`MOTION_ROOT`].
@@ -201,12 +194,12 @@ impl WarpPoint {
         target: RootMotion,
         marker_time: f32,
         [translation, rotation, facing]: [WarpWindow; 3],
-    ) -> Result<WarpPoint, crate::Error> {
+    ) -> Result<WarpPoint, crate::error::Error> {
         let windows = [translation, rotation, facing];
         let finite = |m: &RootMotion| m.translation.is_finite() && m.yaw.is_finite();
         let valid = |w: &WarpWindow| w.start.is_finite() && w.start <= w.end && w.end <= marker_time;
         if !(finite(&marker) && finite(&target) && marker_time.is_finite() && windows.iter().all(valid)) {
-            return Err(crate::Error::InvalidWarp);
+            return Err(crate::error::Error::InvalidWarp);
         }
         let offset = target.translation - marker.translation;
         Ok(WarpPoint { marker, offset, turn: target.yaw - marker.yaw, windows })

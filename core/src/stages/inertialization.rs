@@ -58,12 +58,13 @@
 //! Precision: curve coefficients in `f32` (within a few ulps of the seed's formulas evaluated in `f64`, as the
 //! tests check); rotation vectors within 5e-7 rad; output rotations unit within 1e-6.
 
+use crate::arena::Arena;
+use crate::data::skeleton::MAX_JOINTS;
+use crate::error::{Buffer, Error};
 use crate::math::{
     F4, F8, F8_IS_ONE_REGISTER, Lanes, SoaTransform, num_soa_joints, quat_mul, quat_mul_rotation_vector,
     quat_to_rotation_vector,
 };
-use crate::skeleton::MAX_JOINTS;
-use crate::{Arena, Buffer, Error};
 use bytemuck::{Pod, Zeroable};
 
 /// Shortest duration a request accepts, seconds.

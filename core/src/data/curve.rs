@@ -11,7 +11,7 @@
 //! second for slopes). Precision: `f32`; integrals are exact for the cubic (two-point Gauss–Legendre per
 //! piece), so their rounding is relative to the integral asked, not to the curve's total.
 
-use crate::Error;
+use crate::error::Error;
 use bytemuck::{Pod, Zeroable};
 
 /// One key: time (seconds), value, and slope (value units per second).

@@ -26,10 +26,10 @@
 //! Layout: model matrices AoS, local pose SoA. Precision: `f32`. Cost: two two-bone solves and a few dozen
 //! scalar operations per character, independent of the joint count.
 
-use crate::Error;
-use crate::ik::{TwoBoneIkJob, arc, capped, unit, weighted};
+use crate::data::skeleton::Skeleton;
+use crate::error::Error;
 use crate::math::{Mat4, Quat, SoaTransform, Vec3, smoothstep};
-use crate::skeleton::Skeleton;
+use crate::stages::ik::{TwoBoneIkJob, arc, capped, unit, weighted};
 use bytemuck::{Pod, Zeroable};
 
 /// One foot's state across frames.

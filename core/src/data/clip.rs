@@ -40,13 +40,13 @@
 //! subnormal values so sampling never runs into denormal slow paths, usable quantization ranges); sampling
 //! then trusts the clip.
 
+use crate::error::{Buffer, Error};
 use crate::limits::MIN_ROTATION_LENGTH_SQ;
 pub use crate::limits::{
     MAX_CLIP_CURVES, MAX_CURVE_MAGNITUDE, MAX_DURATION, MAX_JOINTS, MAX_ROTATION_LENGTH_SQ, MAX_SAMPLE_RATE,
     MIN_KEY_MAGNITUDE, MIN_SAMPLE_RATE,
 };
 use crate::math::F4;
-use crate::{Buffer, Error};
 use bytemuck::{Pod, Zeroable};
 
 /// The three tracks of a joint, in storage order.

@@ -21,7 +21,7 @@
 //! Errors: boxes are checked once, in [`JointBounds::new`]; buffer lengths per call; non-finite model matrices
 //! by one fused check over the output (on such an `Err` the per-box output may be partly written).
 
-use crate::Error;
+use crate::error::Error;
 use crate::error::{Buffer, Index, check_len};
 use crate::limits::{MAX_JOINTS, MAX_MODEL_EXTENT};
 use crate::math::{F4, Mat4};
