@@ -14,7 +14,7 @@
 //! ([`pose_phase`]): rising is the first half, falling the second, and the target's centre and swing normalize it.
 //!
 //! **Foot phase** (Just Cause 3). Per foot, the fraction of the way from one footstep (the start of a plant) to
-//! the next, read from the clip's `footstep:<joint>` markers ([`foot_phase`]). [`match_foot_phase`] searches the
+//! the next, read from the clip's `footstep:<joint>` markers ([`Footsteps::phase_at`]). [`match_foot_phase`] searches the
 //! target's key frames for the pair of foot phases nearest the source's (circular distance, summed over the
 //! feet) and refines between frames: O(frames + footsteps). A foot's phase is undefined before its first and
 //! after its last footstep in a clip that does not loop; such times are not matched.
