@@ -6,7 +6,7 @@
 //!   drawn uniformly from a 67-joint palette, positions and normals in separate packed arrays.
 //! - `vertex_skinning_soa_probe`: the same mesh prepared as structure of arrays across vertices (four per
 //!   register), skinned by a probe loop that is not part of sinew, beside sinew's job: the measurement behind
-//!   the performance log's "Vertices across lanes, measured" (issue 32).
+//!   the performance log's "Vertices across lanes, measured".
 
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};

@@ -106,6 +106,11 @@ pub mod character;
 #[doc = include_str!("../../README.md")]
 struct ReadmeExamples;
 
+/// So do the guide's.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/guide/blending-and-layers.md")]
+struct GuideExamples;
+
 // Each module keeps the public path it has always had: engines and the C ABI name `sinew::sampling`, not the
 // room it lives in.
 pub use data::{asset, clip, curve, skeleton, skin};

@@ -53,10 +53,10 @@ fn example_refuses_a_file_that_is_not_a_blob() {
 }
 
 #[test]
-fn readme_c_frame_compiles() {
-    let readme = std::fs::read_to_string(support::root().join("README.md")).expect("README.md is readable");
-    let section = readme.split("## Using sinew from C or C++").nth(1).expect("the README's C section");
-    let snippet = section.split("```c\n").nth(1).and_then(|s| s.split("```").next()).expect("a C block");
+fn guide_c_frame_compiles() {
+    let path = support::root().join("docs/guide/c-and-cpp.md");
+    let guide = std::fs::read_to_string(&path).expect("the C and C++ guide is readable");
+    let snippet = guide.split("```c\n").nth(1).and_then(|s| s.split("```").next()).expect("a C block");
     assert!(snippet.contains("sinew_character_update"), "{snippet}");
-    support::compile_snippet("readme_frame", snippet).unwrap_or_else(|e| panic!("{e}"));
+    support::compile_snippet("guide_frame", snippet).unwrap_or_else(|e| panic!("{e}"));
 }

@@ -32,9 +32,9 @@ fn quality_guarantees_on_bandai_clips() {
     // The continuous shape keeps every source velocity and still no local offset changes sign.
     assert_eq!(row(Method::Continuous).local_flip_share, 0.0);
     assert_eq!(row(Method::Continuous).residual_max, 0.0);
-    // Issue 31's measured goals at the clips' 30 Hz: the largest joint's jump at the switch at most a tenth of
-    // the hard cut's (its offsets leave with zero acceleration and jerk), and the model-space growth that
-    // carrying the source's velocity costs within 1.6 for nine joints in ten.
+    // The velocity-continuous shape's goals (2026-11-25) at the clips' 30 Hz: the largest joint's jump at the
+    // switch at most a tenth of the hard cut's (its offsets leave with zero acceleration and jerk), and the
+    // model-space growth that carrying the source's velocity costs within 1.6 for nine joints in ten.
     let continuous = row(Method::Continuous);
     assert!(continuous.jump_vs_cut_median <= 0.10, "{}", continuous.jump_vs_cut_median);
     assert!(continuous.joint_growth_p90 <= 1.6, "{}", continuous.joint_growth_p90);

@@ -296,7 +296,7 @@ impl Settings {
 
 impl Default for Settings {
     /// Per-component, relative: the lowest start-velocity jump and added jerk on the shared mocap, and no
-    /// local offset changing sign (`sinew-bench quality`; the table is in the README).
+    /// local offset changing sign (`sinew-bench quality`; the table is in docs/guide/transitions.md).
     fn default() -> Settings {
         Settings { channel: ChannelMode::PerComponent, velocity: VelocityMode::Relative, shape: Shape::Clamped }
     }

@@ -152,7 +152,7 @@ pub fn rust_frames(blob: &[u8]) -> Result<String, sinew::Error> {
     Ok(out)
 }
 
-/// Compiles C `text` to an object file (no link): for snippets such as the README's.
+/// Compiles C `text` to an object file (no link): for snippets such as the C guide's.
 pub fn compile_snippet(name: &str, text: &str) -> Result<bool, String> {
     let Some(compiler) = compiler(false) else { return Ok(false) };
     std::fs::create_dir_all(out_dir()).map_err(|e| e.to_string())?;
