@@ -6,7 +6,7 @@ use sinew::blending::{BlendLayer, BlendingJob, DEFAULT_THRESHOLD};
 use sinew::math::{F4, SoaTransform, num_soa_joints};
 use sinew_bench_host::bench_support::BENCH_JOINTS;
 use sinew_bench_host::naive::{self, AosPose};
-use sinew_bench_host::rig::Rig;
+use sinew_tools::rig::Rig;
 use std::hint::black_box;
 
 fn blending(c: &mut Criterion) {

@@ -7,11 +7,12 @@
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use sinew::inertialization::Settings;
 use sinew::{Asset, Character, CharacterDesc, Chunk, LayerDesc, LayerKind, Play, Rig, Scratch};
-use sinew_bench_host::bake::{self, AlignedBlob, KeyFormat};
 use sinew_bench_host::bench_support::BENCH_JOINTS;
 use sinew_bench_host::crowd::with_crowds;
-use sinew_bench_host::root_motion::{self, Extraction};
 use sinew_bench_host::workload::Workload;
+use sinew_tools::bake::{self, KeyFormat};
+use sinew_tools::raw::AlignedBlob;
+use sinew_tools::root_motion::{self, Extraction};
 
 fn character(c: &mut Criterion) {
     let mut group = c.benchmark_group("character");
@@ -152,7 +153,7 @@ fn post_process(c: &mut Criterion) {
         character.play(&asset, 0, 0, Play::looping(0)).expect("play");
         let names = &workload.skeleton.names;
         let index = |name: &str| names.iter().position(|j| j == name).expect(name);
-        let legs = sinew_bench_host::rig::leg_chains(|n| names.iter().position(|j| j == n)).expect("legs");
+        let legs = sinew_tools::rig::leg_chains(|n| names.iter().position(|j| j == n)).expect("legs");
         let head = index("Head");
         let edit = |edit: sinew::PoseEdit<'_>| {
             for chain in legs {
@@ -203,12 +204,12 @@ fn post_process(c: &mut Criterion) {
 /// kept in the block (`Sampling::PerControl`), in the same run. No inertializer, no skin: the sampling shows.
 fn sampling_caches(c: &mut Criterion) {
     use sinew::Sampling;
-    use sinew_bench_host::compress::Precision;
+    use sinew_tools::compress::Precision;
     let mut group = c.benchmark_group("character_sampling");
     for &n in &BENCH_JOINTS {
         let workload = Workload::humanoid(n);
         let rig_clip = |frames, offset: usize| {
-            let mut clip = sinew_bench_host::rig::Rig::humanoid(n).clip(frames + offset, 30.0);
+            let mut clip = sinew_tools::rig::Rig::humanoid(n).clip(frames + offset, 30.0);
             clip.frames.drain(..offset);
             clip
         };
@@ -217,7 +218,7 @@ fn sampling_caches(c: &mut Criterion) {
         let base = [LayerDesc { kind: LayerKind::Base, controls: 2 }];
         group.throughput(Throughput::Elements(n as u64));
         for (label, format) in [("quantized", KeyFormat::Quantized), ("compressed", compressed)] {
-            let raw = sinew_bench_host::rig::Rig::humanoid(n).raw_skeleton();
+            let raw = sinew_tools::rig::Rig::humanoid(n).raw_skeleton();
             let blob = bake::bake(&raw, &clips, format).expect("bake");
             let asset = Asset::load(blob.bytes()).expect("load");
             let rig = Rig::new(&asset, None).expect("rig");

@@ -36,7 +36,7 @@ fn two_bone(c: &mut Criterion) {
     let (workload, rest, local, model) = humanoid();
     let raw = &workload.skeleton;
     let skeleton = Skeleton::new(&raw.parents, &rest, None).expect("skeleton");
-    let chains = sinew_bench_host::rig::leg_chains(|n| raw.names.iter().position(|j| j == n)).expect("legs");
+    let chains = sinew_tools::rig::leg_chains(|n| raw.names.iter().position(|j| j == n)).expect("legs");
     let feet = chains.map(|c| model[c[2]].translation());
     let poles = chains.map(|c| model[c[1]].translation() + Vec3::new(0.0, 0.0, 0.5));
     group.throughput(Throughput::Elements(chains.len() as u64));
@@ -94,7 +94,7 @@ fn two_bone_batch(c: &mut Criterion) {
     let (workload, rest, local, model) = humanoid();
     let raw = &workload.skeleton;
     let skeleton = Skeleton::new(&raw.parents, &rest, None).expect("skeleton");
-    let legs = sinew_bench_host::rig::leg_chains(|n| raw.names.iter().position(|j| j == n)).expect("legs");
+    let legs = sinew_tools::rig::leg_chains(|n| raw.names.iter().position(|j| j == n)).expect("legs");
     let models = vec![model.clone(); CHARACTERS];
     let mut poses = vec![local.clone(); CHARACTERS];
     // Each character's targets: its feet raised and pushed by its own amount, moving per iteration.
@@ -292,7 +292,7 @@ fn foot_planting(c: &mut Criterion) {
     let raw = &workload.skeleton;
     let skeleton = Skeleton::new(&raw.parents, &rest, None).expect("skeleton");
     let index = |name: &str| raw.names.iter().position(|n| n == name).expect(name);
-    let legs = sinew_bench_host::rig::leg_chains(|n| raw.names.iter().position(|j| j == n)).expect("legs");
+    let legs = sinew_tools::rig::leg_chains(|n| raw.names.iter().position(|j| j == n)).expect("legs");
     let pelvis = index("Hips");
     let settings = PlantSettings::default();
     let dt = 1.0 / 60.0;

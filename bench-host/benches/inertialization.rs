@@ -9,7 +9,7 @@ use sinew::math::SoaTransform;
 use sinew::{Arena, InertializationJob, Inertializer, Target, Transition};
 use sinew_bench_host::bench_support::BENCH_JOINTS;
 use sinew_bench_host::naive::{self, AosCurve, AosJointCurves, AosPose};
-use sinew_bench_host::rig::Rig;
+use sinew_tools::rig::Rig;
 use std::hint::black_box;
 
 /// A step so small the transition never ends however many iterations criterion runs: every frame costs

@@ -10,13 +10,13 @@ use sinew::{Blend, Character, Chunk, LayerDesc, LayerKind, Play};
 use std::hint::black_box;
 
 fn phase(c: &mut Criterion) {
-    let Some(dir) = sinew_bench_host::shared_data_dir() else {
+    let Some(dir) = sinew_tools::shared_data_dir() else {
         eprintln!("phase benches: SKIPPED — shared data not found (../shared/data or $SINEW_DATA)");
         return;
     };
     let pick = |name: &str| dir.join("bvh/bandai").join(name);
     let paths = [pick("dataset-1_walk_normal_001.bvh"), pick("dataset-2_run_normal_001.bvh")];
-    let phased = sinew_bench_host::phase::phased_bvhs(&paths, &[]).expect("phases");
+    let phased = sinew_tools::phase::phased_bvhs(&paths, &[]).expect("phases");
     let asset = sinew::Asset::load(phased.blob.bytes()).expect("load");
     let (walk, run) = (PhaseTable::of(&asset, 0).expect("walk"), PhaseTable::of(&asset, 1).expect("run"));
     let (_, run_forward, _) = asset.phase(1).expect("run phase");

@@ -7,9 +7,9 @@ use sinew::blending::{BlendLayer, BlendingJob, DEFAULT_THRESHOLD};
 use sinew::math::{SoaTransform, Vec3};
 use sinew::root_motion::{self, RootMotion, WarpPoint, WarpWindow};
 use sinew::{Arena, Asset, Playback, SamplingContext, SamplingJob};
-use sinew_bench_host::bake::{self, KeyFormat};
-use sinew_bench_host::root_motion::Extraction;
 use sinew_bench_host::workload::Workload;
+use sinew_tools::bake::{self, KeyFormat};
+use sinew_tools::root_motion::Extraction;
 use std::hint::black_box;
 
 const DT: f32 = 1.0 / 60.0;
@@ -19,7 +19,7 @@ fn warp(c: &mut Criterion) {
     for &n in &[67, 256] {
         let workload = Workload::humanoid(n);
         let (skeleton, clips) =
-            sinew_bench_host::root_motion::extract(&workload.skeleton, &[workload.clip], &Extraction::default())
+            sinew_tools::root_motion::extract(&workload.skeleton, &[workload.clip], &Extraction::default())
                 .expect("extract");
         let blob = bake::bake(&skeleton, &vec![clips[0].clone(); 3], KeyFormat::F32).expect("bake");
         let asset = Asset::load(blob.bytes()).expect("load");

@@ -4,11 +4,11 @@
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use sinew::math::SoaTransform;
 use sinew::{Arena, Asset, Playback, SamplingContext, SamplingJob};
-use sinew_bench_host::bake::{self, KeyFormat};
 use sinew_bench_host::bench_support::{self, BENCH_JOINTS};
-use sinew_bench_host::compress::Precision;
 use sinew_bench_host::naive::{self, AosClip, AosPose};
-use sinew_bench_host::rig::Rig;
+use sinew_tools::bake::{self, KeyFormat};
+use sinew_tools::compress::Precision;
+use sinew_tools::rig::Rig;
 use std::hint::black_box;
 
 /// Clip length in frames (2 s at 30 Hz) and the game's frame step (60 Hz): playback decodes a new frame
@@ -102,7 +102,7 @@ const CURVE_PRECISION: f32 = 1e-3;
 /// Scalar curve tracks: 64 curves on a one-joint skeleton (so the pose costs next to nothing; `sinew_pose_only`
 /// measures it), `f32` and compressed, playback and seek, against a naive loop over one `Vec<f32>` per curve.
 fn sampling_curves(c: &mut Criterion) {
-    use sinew_bench_host::bake::{Extras, RawAnnotations, RawClip, RawCurve, RawSkeleton};
+    use sinew_tools::raw::{Extras, RawAnnotations, RawClip, RawCurve, RawSkeleton};
     let mut group = c.benchmark_group("sampling_curves");
     group.throughput(Throughput::Elements(CURVES as u64));
     let rest = sinew::math::Transform::IDENTITY;

@@ -6,6 +6,6 @@ fn main() -> Result<(), String> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/example.snw");
     let blob = sinew_bench_host::workload::example_blob()?;
     std::fs::write(&path, blob.bytes()).map_err(|e| format!("{}: {e}", path.display()))?;
-    println!("{}: {}", path.display(), sinew_bench_host::blob::summary(&blob)?);
+    println!("{}: {}", path.display(), sinew_tools::blob::summary(&blob)?);
     Ok(())
 }

@@ -7,10 +7,10 @@
 
 use sinew::math::SoaTransform;
 use sinew::{Arena, Asset, Playback, SamplingContext, SamplingJob};
-use sinew_bench_host::bake::{self, KeyFormat};
 use sinew_bench_host::bench_support::{playback_time, seek_time};
-use sinew_bench_host::compress::Precision;
-use sinew_bench_host::rig::Rig;
+use sinew_tools::bake::{self, KeyFormat};
+use sinew_tools::compress::Precision;
+use sinew_tools::rig::Rig;
 use std::time::Instant;
 
 const ROUNDS: usize = 25;

@@ -7,19 +7,19 @@
 
 use sinew::math::SoaTransform;
 use sinew::{Arena, Asset, Playback, SamplingContext, SamplingJob};
-use sinew_bench_host::bake::{self, KeyFormat};
 use sinew_bench_host::bench_support::{playback_time, seek_time};
-use sinew_bench_host::compress::Precision;
+use sinew_tools::bake::{self, KeyFormat};
+use sinew_tools::compress::Precision;
 
 fn main() -> std::process::ExitCode {
     let source = std::env::args().nth(3).unwrap_or_else(|| "67".into());
     let motion = match source.parse::<usize>() {
         Ok(joints) if (1..=sinew::skeleton::MAX_JOINTS).contains(&joints) => {
-            let rig = sinew_bench_host::rig::Rig::humanoid(joints);
+            let rig = sinew_tools::rig::Rig::humanoid(joints);
             Ok((rig.raw_skeleton(), vec![rig.clip(61, 30.0)]))
         }
         Ok(_) => Err(format!("JOINTS must be a joint count from 1 to {}", sinew::skeleton::MAX_JOINTS)),
-        Err(_) => sinew_bench_host::bvh::load_raw_files(&[source.into()]),
+        Err(_) => sinew_tools::bvh::load_raw_files(&[source.into()]),
     };
     let (skeleton, clips) = match motion {
         Ok(motion) => motion,

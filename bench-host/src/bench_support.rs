@@ -1,8 +1,8 @@
 //! Inputs shared by the criterion benches: one character's buffers for a procedural rig of `n` joints.
 
 use crate::naive::AosPose;
-use crate::rig::Rig;
 use sinew::math::{Mat3x4, Mat4, SoaTransform, num_soa_joints, pack_soa};
+use sinew_tools::rig::Rig;
 
 /// Joint counts every kernel bench runs: the smallest real rig (Bandai, 22), a game character (67), the
 /// MakeHuman face rig (163), the issue targets (256) and the maximum (1024).

@@ -12,9 +12,6 @@
 //! timed in alternation in one run, so it measures what the runtime adds (clocks, fades, per-joint layer
 //! weights, validation, the block's layout) and nothing else.
 
-use crate::annotate;
-use crate::bake::{RawAnnotations, RawClip};
-use crate::root_motion::{Extraction, extract};
 use crate::workload::Workload;
 use sinew::blending::{self, BlendLayer, BlendingJob, DEFAULT_THRESHOLD};
 use sinew::control::Wrap;
@@ -28,6 +25,9 @@ use sinew::{
     LocalToModelJob, Play, Playback, Rig, Sampling, SamplingContext, SamplingJob, Scratch, Skeleton, Skin,
 };
 use sinew::{Palette, SkinningJob};
+use sinew_tools::annotate;
+use sinew_tools::raw::{RawAnnotations, RawClip};
+use sinew_tools::root_motion::{Extraction, extract};
 use std::time::Instant;
 
 /// What the runtime costs beside the same kernels called directly.
@@ -207,8 +207,8 @@ pub fn with_crowds<R>(
         Ok((skeleton, clips)) => (skeleton, clips, w.skin_remap.iter().map(|j| j + 1).collect()),
         Err(_) => (w.skeleton.clone(), raw_clips, w.skin_remap.clone()),
     };
-    let extras = crate::bake::Extras { annotations, skin: None, ..Default::default() };
-    let blob = crate::bake::bake_with(&skeleton, &clips, w.keys, &extras)?;
+    let extras = sinew_tools::raw::Extras { annotations, skin: None, ..Default::default() };
+    let blob = sinew_tools::bake::bake_with(&skeleton, &clips, w.keys, &extras)?;
     let asset = Asset::load(blob.bytes()).map_err(err)?;
     let skeleton = asset.skeleton();
     let n = skeleton.num_joints();
@@ -365,7 +365,7 @@ impl<'a> PostProcess<'a> {
         let find = |name: &str| skeleton.find(name);
         Some(PostProcess {
             asset,
-            legs: crate::rig::leg_chains(find)?,
+            legs: sinew_tools::rig::leg_chains(find)?,
             pelvis: find("Hips")?,
             head: find("Head")?,
             plants: ["plant:LFoot".into(), "plant:RFoot".into()],

@@ -16,10 +16,11 @@
 //! - **wrong foot**: the share of cuts whose target has the other foot down at the switch (the lower foot, where
 //!   the feet's heights differ by at least 2% of the figure) than the source had: the legs scissor.
 
-use crate::annotate;
-use crate::phase::{PhasedClips, phased_bvhs};
-use crate::transition::{self, Cut, FRAMES_BEFORE, Method, Xorshift};
+use crate::transition::{self, Method};
 use sinew::phase::{self, Footsteps, PhaseTable};
+use sinew_tools::annotate;
+use sinew_tools::cuts::{Cut, FRAMES_BEFORE, Xorshift};
+use sinew_tools::phase::{PhasedClips, phased_bvhs};
 
 /// How a locomotion cut chooses the target's entry time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,7 +81,7 @@ pub fn locomotion_quality(
     seed: u64,
 ) -> Result<Table, String> {
     let phased = phased_bvhs(paths, feet)?;
-    let asset = crate::blob::asset(&phased.blob)?;
+    let asset = sinew_tools::blob::asset(&phased.blob)?;
     let moving: Vec<usize> = (0..phased.clips.len()).filter(|&c| phased.missing[c].is_none()).collect();
     if moving.is_empty() {
         return Err("no clip has a stride phase: give walks and runs".into());
@@ -201,9 +202,9 @@ impl Samples {
         Row {
             entry,
             slide_mean: mean(&self.slide),
-            slide_p90: transition::percentile(&mut self.slide, 0.9),
+            slide_p90: sinew_tools::stats::percentile(&mut self.slide, 0.9),
             target_slide_mean: mean(&self.target_slide),
-            velocity_jump_median: transition::percentile(&mut self.jumps, 0.5),
+            velocity_jump_median: sinew_tools::stats::percentile(&mut self.jumps, 0.5),
             wrong_foot_share: self.wrong as f64 / self.foot_cuts.max(1) as f64,
             foot_cuts: self.foot_cuts,
         }

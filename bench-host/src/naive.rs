@@ -2,46 +2,10 @@
 //! Benchmarked in the same runs as sinew's SoA kernels so the ratios come from one measurement.
 
 use glam::{Mat4, Quat, Vec3};
-use sinew::math::Transform;
 
-/// glam's TRS matrix of a sinew transform.
-pub fn trs(t: &Transform) -> Mat4 {
-    Mat4::from_scale_rotation_translation(
-        Vec3::new(t.scale.x, t.scale.y, t.scale.z),
-        Quat::from_xyzw(t.rotation.x, t.rotation.y, t.rotation.z, t.rotation.w),
-        Vec3::new(t.translation.x, t.translation.y, t.translation.z),
-    )
-}
-
-/// A pose as glam values: what an AoS engine would store per joint.
-#[derive(Clone, Debug)]
-pub struct AosPose {
-    pub translation: Vec<Vec3>,
-    pub rotation: Vec<Quat>,
-    pub scale: Vec<Vec3>,
-}
-
-impl AosPose {
-    pub fn new(pose: &[Transform]) -> AosPose {
-        AosPose {
-            translation: pose.iter().map(|t| Vec3::new(t.translation.x, t.translation.y, t.translation.z)).collect(),
-            rotation: pose
-                .iter()
-                .map(|t| Quat::from_xyzw(t.rotation.x, t.rotation.y, t.rotation.z, t.rotation.w))
-                .collect(),
-            scale: pose.iter().map(|t| Vec3::new(t.scale.x, t.scale.y, t.scale.z)).collect(),
-        }
-    }
-}
-
-/// `model[j] = model[parent[j]] * TRS(local[j])`.
-pub fn local_to_model(parents: &[i16], local: &AosPose, model: &mut [Mat4]) {
-    for j in 0..parents.len() {
-        let m = Mat4::from_scale_rotation_translation(local.scale[j], local.rotation[j], local.translation[j]);
-        let p = parents[j];
-        model[j] = if p < 0 { m } else { model[p as usize] * m };
-    }
-}
+// The pose type and local-to-model loop the offline tools also use (foot-plant detection, the procedural rig)
+// live with them; the baseline family is named here as one.
+pub use sinew_tools::glam_pose::{AosPose, local_to_model, trs};
 
 /// `palette[i] = model[remap[i]] * inverse_bind[i]`.
 pub fn skinning_matrices(model: &[Mat4], remap: &[u16], inverse_bind: &[Mat4], palette: &mut [Mat4]) {

@@ -239,7 +239,7 @@ pub fn profile_workload(
     threads: usize,
     peaks: &Peaks,
 ) -> Result<RigReport, String> {
-    let blob = crate::bake::bake(&w.skeleton, std::slice::from_ref(&w.clip), w.keys)?;
+    let blob = sinew_tools::bake::bake(&w.skeleton, std::slice::from_ref(&w.clip), w.keys)?;
     let asset = Asset::load(blob.bytes()).map_err(|e| e.to_string())?;
     let skeleton = asset.skeleton();
     let walk = Some(&GroupWalk::new(skeleton));

@@ -1,9 +1,11 @@
 //! What one character of the profiler's crowds plays: a skeleton, a clip and a skin, from the procedural rig
 //! or a file.
 
-use crate::bake::{KeyFormat, RawClip, RawSkeleton};
-use crate::rig::Rig;
+use sinew_tools::bake::KeyFormat;
+
 use sinew::math::Mat3x4;
+use sinew_tools::raw::{RawClip, RawSkeleton};
+use sinew_tools::rig::Rig;
 
 /// A skeleton, a clip with the format its keys are baked in, and a skin: everything one character of a crowd
 /// plays.
@@ -24,7 +26,7 @@ pub enum Keys {
     F32,
     /// 6-byte keys.
     Quantized,
-    /// Compressed with `sinew-bake --compress`'s defaults ([`crate::compress::Precision::default_on_figure`]).
+    /// Compressed with `sinew-bake --compress`'s defaults ([`sinew_tools::compress::Precision::default_on_figure`]).
     Compressed,
 }
 
@@ -35,7 +37,7 @@ impl Workload {
             Keys::F32 => (KeyFormat::F32, None),
             Keys::Quantized => (KeyFormat::Quantized, Some("quantized")),
             Keys::Compressed => (
-                KeyFormat::Compressed(crate::compress::Precision::default_on_figure(&self.skeleton)),
+                KeyFormat::Compressed(sinew_tools::compress::Precision::default_on_figure(&self.skeleton)),
                 Some("compressed"),
             ),
         };
@@ -61,29 +63,29 @@ impl Workload {
 
     /// A BVH file: its skeleton and motion; the skin binds every joint at the rest pose.
     pub fn bvh(path: &std::path::Path) -> Result<Workload, String> {
-        let bvh = crate::bvh::Bvh::load(path).map_err(|e| e.to_string())?;
-        let (skeleton, clip) = crate::bvh::to_raw(&bvh, "clip")?;
+        let bvh = sinew_tools::bvh::Bvh::load(path).map_err(|e| e.to_string())?;
+        let (skeleton, clip) = sinew_tools::bvh::to_raw(&bvh, "clip")?;
         Ok(Workload::skinned_at_rest(file_name(path), skeleton, clip))
     }
 
     /// A baked blob: its skeleton and first clip (sampled back at every frame); the skin binds every joint at
     /// the rest pose, as for BVH.
     pub fn blob(path: &std::path::Path) -> Result<Workload, String> {
-        let blob = crate::blob::read(path)?;
-        let (skeleton, clip) = crate::blob::raw(&blob, 0).map_err(|e| format!("{}: {e}", path.display()))?;
+        let blob = sinew_tools::blob::read(path)?;
+        let (skeleton, clip) = sinew_tools::blob::raw(&blob, 0).map_err(|e| format!("{}: {e}", path.display()))?;
         Ok(Workload::skinned_at_rest(file_name(path), skeleton, clip))
     }
 
     /// A workload whose skin binds every joint at the rest pose (files without a skin of their own).
     fn skinned_at_rest(name: String, skeleton: RawSkeleton, clip: RawClip) -> Workload {
-        let inverse_bind = crate::rig::inverse_bind_of_rest(&skeleton.parents, &skeleton.rest);
+        let inverse_bind = sinew_tools::rig::inverse_bind_of_rest(&skeleton.parents, &skeleton.rest);
         let skin_remap = (0..skeleton.parents.len() as u16).collect();
         Workload { name, skeleton, clip, keys: KeyFormat::F32, skin_remap, inverse_bind }
     }
 
     /// A glTF file: its scene, first animation and first skin.
     pub fn gltf(path: &std::path::Path) -> Result<Workload, String> {
-        let asset = crate::gltf_import::load(path)?;
+        let asset = sinew_tools::gltf_import::load(path)?;
         let clip = asset.clips.into_iter().next().ok_or("the file has no animation")?;
         let skin = asset.skin.ok_or("the file has no skin")?;
         Ok(Workload {
@@ -103,8 +105,9 @@ fn file_name(path: &std::path::Path) -> String {
 
 /// The blob of the crate docs' example (`docs/example.snw`): the 22-joint humanoid, two quantized clips
 /// (`swing`, and `back`: the same frames reversed) with a footstep marker each, and its skin.
-pub fn example_blob() -> Result<crate::bake::AlignedBlob, String> {
-    use crate::bake::{Extras, KeyFormat, RawAnnotations, RawMarker, RawSkin};
+pub fn example_blob() -> Result<sinew_tools::raw::AlignedBlob, String> {
+    use sinew_tools::bake::KeyFormat;
+    use sinew_tools::raw::{Extras, RawAnnotations, RawMarker, RawSkin};
     let rig = Rig::humanoid(22);
     let mut swing = rig.clip(31, 30.0);
     swing.name = "swing".into();
@@ -120,7 +123,7 @@ pub fn example_blob() -> Result<crate::bake::AlignedBlob, String> {
         skin: Some(RawSkin { remap: rig.skin_remap.clone(), inverse_bind: rig.inverse_bind.clone() }),
         ..Default::default()
     };
-    crate::bake::bake_with(&rig.raw_skeleton(), &[swing, back], KeyFormat::Quantized, &extras)
+    sinew_tools::bake::bake_with(&rig.raw_skeleton(), &[swing, back], KeyFormat::Quantized, &extras)
 }
 
 /// Tracks whose decoders a context playing `clip` keeps, as a game playing it would: every animated track of a

@@ -1,59 +1,15 @@
 //! The `sinew-bench` command line on hostile and ordinary input: every bad file or argument is exit 1 with
 //! `error: …` naming the file (and line, for text formats), never a panic, an abort or a runaway allocation.
 
-use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+
+#[path = "../../tools/tests/support/cli.rs"]
+mod cli_support;
+
+use cli_support::{assert_error, bvh, gltf, scratch, write};
 
 fn sinew_bench(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_sinew-bench")).args(args).output().expect("run sinew-bench")
-}
-
-/// A scratch directory for this test's files.
-fn scratch(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sinew-cli-{test}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> String {
-    let path = dir.join(name);
-    std::fs::write(&path, text).expect("write");
-    path.display().to_string()
-}
-
-/// Exit 1 and a first stderr line starting with `error: ` and holding every piece of `wanted`.
-fn assert_error(output: &Output, wanted: &[&str]) {
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "stderr: {stderr}");
-    assert!(stderr.starts_with("error: "), "{stderr}");
-    for w in wanted {
-        assert!(stderr.contains(w), "wanted `{w}` in: {stderr}");
-    }
-}
-
-fn bvh(frames: &str, frame_time: &str, values: &str) -> String {
-    format!(
-        "HIERARCHY\nROOT a\n{{\n OFFSET 0 0 0\n CHANNELS 3 Zrotation Xrotation Yrotation\n JOINT b\n {{\n  OFFSET 0 1 0\n  CHANNELS 3 Zrotation Xrotation Yrotation\n  End Site\n  {{\n   OFFSET 0 1 0\n  }}\n }}\n}}\nMOTION\nFrames: {frames}\nFrame Time: {frame_time}\n{values}\n"
-    )
-}
-
-/// One node, a translation channel keyed at the two `times`.
-fn gltf(times: [f32; 2]) -> String {
-    use base64::Engine;
-    let floats = [times[0], times[1], 0.0, 0.0, 0.0, 1.0, 2.0, 3.0];
-    let bytes: Vec<u8> = floats.iter().flat_map(|f| f.to_le_bytes()).collect();
-    let uri = base64::engine::general_purpose::STANDARD.encode(&bytes);
-    format!(
-        r#"{{"asset":{{"version":"2.0"}},"scene":0,"scenes":[{{"nodes":[0]}}],"nodes":[{{"name":"a"}}],
-        "buffers":[{{"byteLength":32,"uri":"data:application/octet-stream;base64,{uri}"}}],
-        "bufferViews":[{{"buffer":0,"byteOffset":0,"byteLength":8}},{{"buffer":0,"byteOffset":8,"byteLength":24}}],
-        "accessors":[{{"bufferView":0,"componentType":5126,"count":2,"type":"SCALAR","min":[{a}],"max":[{b}]}},
-                     {{"bufferView":1,"componentType":5126,"count":2,"type":"VEC3"}}],
-        "animations":[{{"channels":[{{"sampler":0,"target":{{"node":0,"path":"translation"}}}}],
-                       "samplers":[{{"input":0,"output":1}}]}}]}}"#,
-        a = times[0],
-        b = times[1]
-    )
 }
 
 #[test]
@@ -423,7 +379,7 @@ fn phase_and_match_print_their_json_and_refuse_what_has_no_stride() {
     assert!(baked.status.success(), "{}", String::from_utf8_lossy(&baked.stderr));
     assert!(String::from_utf8_lossy(&baked.stdout).contains("no phase"), "{}", String::from_utf8_lossy(&baked.stdout));
 
-    let Some(data) = sinew_bench_host::shared_data_dir() else {
+    let Some(data) = sinew_tools::shared_data_dir() else {
         assert!(std::env::var_os("SINEW_REQUIRE_DATA").is_none(), "shared data missing and SINEW_REQUIRE_DATA set");
         eprintln!("phase_and_match_print_their_json: SKIPPED the shared-data half — shared data not found");
         return;
@@ -482,39 +438,20 @@ fn phase_and_match_print_their_json_and_refuse_what_has_no_stride() {
     assert_error(&sinew_bench(&["match", "--bvh", &walk, "--at", "NaN", "--to-bvh", &run]), &["--at NaN"]);
 }
 
-fn sinew_bake(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sinew-bake")).args(args).output().expect("run sinew-bake")
-}
-
 #[test]
-fn sinew_bake_bakes_and_inspects_and_refuses_bad_input_like_the_profiler() {
-    let dir = scratch("sinew-bake");
+fn the_bake_alias_writes_what_sinew_bake_writes() {
+    #[derive(clap::Parser)]
+    struct Bake {
+        #[command(flatten)]
+        args: sinew_tools::offline::BakeArgs,
+    }
+    let dir = scratch("bake-alias");
     let two = write(&dir, "two.bvh", &bvh("2", "0.0333333", "0 0 0 0 0 0\n10 0 0 0 20 0"));
-    let out = dir.join("two.snw").display().to_string();
-    let baked = sinew_bake(&["bake", "--bvh", &two, "--out", &out]);
-    assert!(baked.status.success(), "{}", String::from_utf8_lossy(&baked.stderr));
-    let inspected = sinew_bake(&["inspect", "--blob", &out, "--json"]);
-    assert!(inspected.status.success(), "{}", String::from_utf8_lossy(&inspected.stderr));
-    let json: serde_json::Value = serde_json::from_slice(&inspected.stdout).expect("inspect --json prints JSON");
-    assert_eq!(json["clips"].as_array().map(Vec::len), Some(1), "{json}");
-    // The profiler's hidden alias writes the same bytes.
-    let again = dir.join("again.snw").display().to_string();
+    let (out, again) = (dir.join("two.snw").display().to_string(), dir.join("again.snw").display().to_string());
+    // `sinew-bake bake` runs this function on these arguments.
+    let parsed = <Bake as clap::Parser>::parse_from(["sinew-bake", "--bvh", &two, "--out", &out]);
+    sinew_tools::offline::bake(&parsed.args).expect("bake");
     assert!(sinew_bench(&["bake", "--bvh", &two, "--out", &again]).status.success());
     assert_eq!(std::fs::read(&out).ok(), std::fs::read(&again).ok());
-
-    // The bake reports each clip's virtual-point error; a bad distance is refused before anything is written.
-    assert!(String::from_utf8_lossy(&baked.stdout).contains("error max"), "{}", String::from_utf8_lossy(&baked.stdout));
-    let refused = dir.join("refused.snw").display().to_string();
-    for distance in ["-1", "NaN", "1e9"] {
-        let output = sinew_bake(&["bake", "--bvh", &two, "--out", &refused, "--error-distance", distance]);
-        assert_error(&output, &["--error-distance"]);
-        assert!(!Path::new(&refused).exists(), "nothing written for --error-distance {distance}");
-    }
-    let bad = write(&dir, "bad.bvh", &bvh("3", "0.0333333", "0 0 0 0 0 0"));
-    assert_error(&sinew_bake(&["bake", "--bvh", &bad, "--out", &out]), &[&bad]);
-    let garbage = write(&dir, "garbage.snw", "not a blob at all");
-    assert_error(&sinew_bake(&["inspect", "--blob", &garbage]), &[&garbage, "not a valid sinew blob"]);
-    // Profiling is the other binary's job.
-    assert!(!sinew_bake(&["profile"]).status.success());
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -6,7 +6,7 @@
 #[test]
 fn the_checked_in_example_blob_is_current() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/example.snw");
-    let checked_in = sinew_bench_host::bake::AlignedBlob::read(&path).expect("docs/example.snw");
+    let checked_in = sinew_tools::raw::AlignedBlob::read(&path).expect("docs/example.snw");
     let stale = "docs/example.snw is stale: run `cargo run -p sinew-bench-host --example example_blob`";
     let asset = sinew::Asset::load(checked_in.bytes()).expect(stale);
     let baked = sinew_bench_host::workload::example_blob().expect("bake");

@@ -1,6 +1,6 @@
 //! The procedural humanoid: valid for every joint count, bounded depth, plausible proportions, deterministic.
 
-use sinew_bench_host::rig::{MAX_DEPTH, MAX_JOINTS, MIN_JOINTS, Rig};
+use sinew_tools::rig::{MAX_DEPTH, MAX_JOINTS, MIN_JOINTS, Rig};
 
 #[test]
 fn every_joint_count_gives_a_valid_skeleton_within_the_depth_limit() {

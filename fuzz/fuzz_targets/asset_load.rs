@@ -3,11 +3,11 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sinew_bench_host::bake::AlignedBlob;
+use sinew_tools::raw::AlignedBlob;
 
 fuzz_target!(|data: &[u8]| {
     let blob = AlignedBlob::from_bytes(data);
     if let Ok(asset) = sinew::Asset::load(blob.bytes()) {
-        sinew_bench_host::fuzz::exercise(&asset).expect("a loaded asset samples and poses");
+        sinew_tools::fuzz::exercise(&asset).expect("a loaded asset samples and poses");
     }
 });

@@ -6,7 +6,7 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
-    let Ok(bvh) = sinew_bench_host::bvh::Bvh::parse(text) else { return };
-    let Ok((skeleton, clip)) = sinew_bench_host::bvh::to_raw(&bvh, "clip") else { return };
-    sinew_bench_host::fuzz::bake_and_exercise(&skeleton, &[clip]);
+    let Ok(bvh) = sinew_tools::bvh::Bvh::parse(text) else { return };
+    let Ok((skeleton, clip)) = sinew_tools::bvh::to_raw(&bvh, "clip") else { return };
+    sinew_tools::fuzz::bake_and_exercise(&skeleton, &[clip]);
 });

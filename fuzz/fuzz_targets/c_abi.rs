@@ -6,7 +6,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use sinew::Chunk;
-use sinew_bench_host::bake::AlignedBlob;
+use sinew_tools::raw::AlignedBlob;
 use sinew_ffi::*;
 
 /// Reads the input front to back; zeros once it runs out.

@@ -8,6 +8,6 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     let empty = std::env::temp_dir().join("sinew-fuzz-empty");
     let _ = std::fs::create_dir_all(&empty);
-    let Ok(asset) = sinew_bench_host::gltf_import::import(data, &empty) else { return };
-    sinew_bench_host::fuzz::bake_and_exercise(&asset.skeleton, &asset.clips);
+    let Ok(asset) = sinew_tools::gltf_import::import(data, &empty) else { return };
+    sinew_tools::fuzz::bake_and_exercise(&asset.skeleton, &asset.clips);
 });

@@ -139,7 +139,7 @@ pub fn shared_data(test: &str) -> Option<std::path::PathBuf> {
         eprintln!("{test}: skipped under Miri (file I/O)");
         return None;
     }
-    let dir = sinew_bench_host::shared_data_dir();
+    let dir = sinew_tools::shared_data_dir();
     if dir.is_none() {
         assert!(
             std::env::var_os("SINEW_REQUIRE_DATA").is_none(),
@@ -153,7 +153,7 @@ pub fn shared_data(test: &str) -> Option<std::path::PathBuf> {
 /// Every BVH and glTF file of the shared data: (file, skeleton, clips).
 pub fn shared_clips(
     dir: &std::path::Path,
-) -> Vec<(String, sinew_bench_host::bake::RawSkeleton, Vec<sinew_bench_host::bake::RawClip>)> {
+) -> Vec<(String, sinew_tools::raw::RawSkeleton, Vec<sinew_tools::raw::RawClip>)> {
     let mut out = Vec::new();
     for sub in ["bvh/bandai", "bvh/cmu", "bvh/makehuman", "gltf"] {
         let mut files: Vec<_> = std::fs::read_dir(dir.join(sub)).expect("shared data folder").flatten().collect();
@@ -163,11 +163,11 @@ pub fn shared_clips(
             let name = format!("{sub}/{}", file.file_name().to_string_lossy());
             match path.extension().and_then(|e| e.to_str()) {
                 Some("bvh") => {
-                    let (skeleton, clips) = sinew_bench_host::bvh::load_raw_files(&[path]).expect("import");
+                    let (skeleton, clips) = sinew_tools::bvh::load_raw_files(&[path]).expect("import");
                     out.push((name, skeleton, clips));
                 }
                 Some("glb") | Some("gltf") => {
-                    let asset = sinew_bench_host::gltf_import::load_with(&path, None).expect("import");
+                    let asset = sinew_tools::gltf_import::load_with(&path, None).expect("import");
                     if !asset.clips.is_empty() {
                         out.push((name, asset.skeleton, asset.clips));
                     }
@@ -218,7 +218,7 @@ pub fn random_clip(
     rng: &mut Rng,
     n: usize,
     frames: usize,
-) -> (sinew_bench_host::bake::RawSkeleton, sinew_bench_host::bake::RawClip) {
+) -> (sinew_tools::raw::RawSkeleton, sinew_tools::raw::RawClip) {
     let parents = random_parents(rng, n);
     let rest = random_pose(rng, n);
     let names = (0..n).map(|j| format!("joint{j}")).collect();
@@ -257,9 +257,9 @@ pub fn random_clip(
             );
         }
     }
-    let skeleton = sinew_bench_host::bake::RawSkeleton { names, parents, rest };
+    let skeleton = sinew_tools::raw::RawSkeleton { names, parents, rest };
     let rate = 30.0;
-    (skeleton, sinew_bench_host::bake::RawClip { name: "random".into(), sample_rate: rate, frames: all })
+    (skeleton, sinew_tools::raw::RawClip { name: "random".into(), sample_rate: rate, frames: all })
 }
 
 /// Regression limits of the quantized bakes of the shared files, in mm on a figure scaled to 1.7 m: each the
@@ -301,4 +301,28 @@ pub fn inertialize<'s>(
 ) -> Result<sinew::inertialization::Output<'s>, sinew::Error> {
     sinew::InertializationJob { inertializer: &mut *inertializer, dt, target: *target }.run()?;
     Ok(inertializer.output())
+}
+
+/// The Bandai walk and run baked with plants and phases, or `None` without the shared data.
+pub fn bandai_walk_run_phased(
+    test: &str,
+) -> Option<(sinew_tools::raw::AlignedBlob, sinew_tools::raw::RawSkeleton, Vec<sinew_tools::raw::RawClip>)> {
+    use sinew_tools::annotate::PlantRule;
+    use sinew_tools::bake;
+    use sinew_tools::phase::{PhaseRule, bake_phases, phase_report};
+    use sinew_tools::raw::{Extras, RawAnnotations};
+    let dir = shared_data(test)?;
+    let files = files_with_extension(&dir.join("bvh/bandai"), "bvh");
+    let pick = |name: &str| files.iter().find(|f| f.to_string_lossy().contains(name)).cloned().expect(name);
+    let (skeleton, clips) = sinew_tools::bvh::load_raw_files(&[pick("walk"), pick("run")]).expect("load");
+    let feet = sinew_tools::phase::left_right_feet(&skeleton, &[]).expect("feet");
+    let mut annotations = vec![RawAnnotations::default(); clips.len()];
+    let found = bake_phases(&skeleton, &clips, feet, PlantRule::default(), PhaseRule::default(), &mut annotations)
+        .expect("phases");
+    let report = phase_report(&clips, &found);
+    let phases: Vec<_> = found.into_iter().map(Result::ok).collect();
+    assert!(phases.iter().all(Option::is_some), "{report:?}");
+    let extras = Extras { annotations, phases, ..Default::default() };
+    let blob = bake::bake_with(&skeleton, &clips, bake::KeyFormat::F32, &extras).expect("bake");
+    Some((blob, skeleton, clips))
 }

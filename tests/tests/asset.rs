@@ -3,8 +3,9 @@
 
 use sinew::asset::{ClipRecord, Header, VERSION};
 use sinew::{Asset, BlobProblem, Buffer, Error, Section};
-use sinew_bench_host::bake::{self, AlignedBlob, KeyFormat};
 use sinew_tests::{Rng, random_clip};
+use sinew_tools::bake::{self, KeyFormat};
+use sinew_tools::raw::AlignedBlob;
 
 fn valid_blob(format: KeyFormat) -> AlignedBlob {
     let mut rng = Rng::new(0xA55E7);
@@ -69,7 +70,7 @@ fn header_errors() {
     let mut b = good.clone();
     header(&mut b).version = 4;
     sinew::Asset::load(b.bytes()).expect("a version 4 blob of f32 clips loads");
-    let precision = sinew_bench_host::compress::Precision { max_error: 1e-3, distance: 0.03 };
+    let precision = sinew_tools::compress::Precision { max_error: 1e-3, distance: 0.03 };
     let mut b = valid_blob(KeyFormat::Compressed(precision));
     sinew::Asset::load(b.bytes()).expect("a compressed blob loads");
     header(&mut b).version = 4;
@@ -249,7 +250,7 @@ fn bit_flips_and_random_blobs_never_panic() {
             }
             // Either outcome is fine; a loaded asset must then sample safely.
             if let Ok(asset) = Asset::load(b.bytes()) {
-                sinew_bench_host::fuzz::exercise(&asset).expect("a loaded asset samples and poses");
+                sinew_tools::fuzz::exercise(&asset).expect("a loaded asset samples and poses");
             }
         }
     }
@@ -326,7 +327,7 @@ fn sample_rates_outside_the_documented_range_are_rejected_at_load() {
 
 /// A blob with annotations on both clips and a skin over every joint.
 fn annotated_blob() -> AlignedBlob {
-    use sinew_bench_host::bake::{Extras, RawAnnotations, RawMarker, RawRange, RawSkin};
+    use sinew_tools::raw::{Extras, RawAnnotations, RawMarker, RawRange, RawSkin};
     let mut rng = Rng::new(0xA55E7);
     let (skeleton, clip) = random_clip(&mut rng, 7, 31);
     let (_, clip2) = random_clip(&mut Rng::new(2), 7, 3);
@@ -473,7 +474,7 @@ fn annotation_and_skin_errors() {
         assert_eq!(load_err(&b), expected, "{what}");
     }
     // The baker refuses what the loader would.
-    use sinew_bench_host::bake::{Extras, RawAnnotations, RawMarker};
+    use sinew_tools::raw::{Extras, RawAnnotations, RawMarker};
     let (skeleton, clip) = random_clip(&mut Rng::new(1), 3, 4);
     let late =
         RawAnnotations { markers: vec![RawMarker { name: "x".into(), time: 9.0, value: 0.0 }], ..Default::default() };
@@ -483,13 +484,13 @@ fn annotation_and_skin_errors() {
 
 #[test]
 fn detected_foot_plants_fire_once_per_step_over_looped_passes() {
-    use sinew_bench_host::{annotate, bake::Extras};
+    use sinew_tools::{annotate, raw::Extras};
     let Some(dir) = sinew_tests::shared_data("detected foot plants on the Bandai walk") else { return };
     let path = dir.join("bvh/bandai/dataset-1_walk_normal_001.bvh");
-    let (skeleton, clips) = sinew_bench_host::bvh::load_raw_files(&[path]).expect("load");
+    let (skeleton, clips) = sinew_tools::bvh::load_raw_files(&[path]).expect("load");
     let feet = annotate::foot_joints(&skeleton, &[]).expect("feet");
     assert_eq!(feet.len(), 2, "the Bandai figure has two feet: {:?}", skeleton.names);
-    let mut annotations = sinew_bench_host::bake::RawAnnotations::default();
+    let mut annotations = sinew_tools::raw::RawAnnotations::default();
     annotate::detect_plants(&skeleton, &clips[0], &feet, annotate::PlantRule::default(), &mut annotations).unwrap();
     let extras = Extras { annotations: vec![annotations], ..Default::default() };
     let blob = bake::bake_with(&skeleton, &clips, KeyFormat::F32, &extras).expect("bake");

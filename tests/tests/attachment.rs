@@ -71,8 +71,8 @@ fn the_bandai_hand_carries_an_object_and_the_figure_hangs_from_it_across_the_wal
     let Some(dir) = sinew_tests::shared_data("attachments on the Bandai walk") else { return };
     let files = sinew_tests::files_with_extension(&dir.join("bvh/bandai"), "bvh");
     let walk = files.iter().find(|p| p.to_string_lossy().contains("walk")).expect("the Bandai walk");
-    let bvh = sinew_bench_host::bvh::Bvh::load(walk).expect("load");
-    let (raw, clip) = sinew_bench_host::bvh::to_raw(&bvh, "walk").expect("raw");
+    let bvh = sinew_tools::bvh::Bvh::load(walk).expect("load");
+    let (raw, clip) = sinew_tools::bvh::to_raw(&bvh, "walk").expect("raw");
     let hand = raw.names.iter().position(|n| n == "Hand_R").expect("Hand_R");
     let mut rng = Rng::new(0xbadd);
     let mut worst = 0.0f64;

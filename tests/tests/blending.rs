@@ -335,8 +335,9 @@ fn blending_two_real_clips_matches_the_f64_reference() {
         .filter(|f| f.to_string_lossy().contains("walk") || f.to_string_lossy().contains("run"))
         .collect();
     assert_eq!(walk_run.len(), 2, "the Bandai walk and run");
-    let clips = sinew_bench_host::transition::Clips::from_bvh(&walk_run).expect("bake");
-    let asset = clips.asset().expect("load");
+    let (raw_skeleton, raw_clips) = sinew_tools::bvh::load_raw_files(&walk_run).expect("import");
+    let blob = sinew_tools::bake::bake(&raw_skeleton, &raw_clips, sinew_tools::bake::KeyFormat::F32).expect("bake");
+    let asset = sinew::Asset::load(blob.bytes()).expect("load");
     let skeleton = asset.skeleton();
     let n = skeleton.num_joints();
     let mut rest = vec![Transform::IDENTITY; n];

@@ -4,10 +4,10 @@
 use sinew::bounds::{Aabb, BoundsJob, JointBounds, JointBox};
 use sinew::math::Mat4;
 use sinew::{Buffer, Error};
-use sinew_bench_host::bounds::joint_boxes;
-use sinew_bench_host::gltf_import;
 use sinew_tests::oracle::{self, M4};
 use sinew_tests::{Rng, gltf_characters, shared_data};
+use sinew_tools::bounds::joint_boxes;
+use sinew_tools::gltf_import;
 
 /// The axis-aligned box around box `b`'s eight corners carried by `m`, in f64.
 fn corners_box(m: &Mat4, b: &JointBox) -> ([f64; 3], [f64; 3]) {

@@ -4,9 +4,10 @@
 
 use sinew::math::{SoaTransform, Transform, unpack_soa};
 use sinew::{Arena, Asset, Playback, SamplingContext, SamplingJob};
-use sinew_bench_host::bake::{self, KeyFormat};
-use sinew_bench_host::bvh::{Bvh, BvhChannel};
 use sinew_tests::{files_with_extension, shared_data};
+use sinew_tools::bake::{self, KeyFormat};
+use sinew_tools::bvh::{Bvh, BvhChannel};
+use sinew_tools::raw;
 
 fn bvh_files(test: &str) -> Vec<std::path::PathBuf> {
     let Some(dir) = shared_data(test) else { return vec![] };
@@ -75,7 +76,7 @@ fn reference_positions(bvh: &Bvh, f: usize) -> Vec<[f64; 3]> {
 
 /// Samples clip 0 of `blob` at each frame's time and hands local and model poses to `check`.
 fn for_each_frame(
-    blob: &bake::AlignedBlob,
+    blob: &raw::AlignedBlob,
     rate: f32,
     frames: &[usize],
     mut check: impl FnMut(usize, &[Transform], &[sinew::math::Mat4]),
@@ -125,12 +126,12 @@ fn every_file_parses_with_the_joints_its_text_declares() {
 fn round_trip_returns_the_source_keys() {
     for path in bvh_files("round_trip_returns_the_source_keys") {
         let bvh = Bvh::load(&path).expect("parse");
-        let (skeleton, clip) = sinew_bench_host::bvh::to_raw(&bvh, "clip").expect("import");
+        let (skeleton, clip) = sinew_tools::bvh::to_raw(&bvh, "clip").expect("import");
         let blob = bake::bake(&skeleton, std::slice::from_ref(&clip), KeyFormat::F32).expect("bake");
         let mut worst = 0.0f64;
         for_each_frame(&blob, clip.sample_rate, &frames_to_check(bvh.num_frames), |f, local, _| {
             for (j, t) in local.iter().enumerate() {
-                let (pt, pq) = sinew_bench_host::bvh::local_transform(&bvh, j, f);
+                let (pt, pq) = sinew_tools::bvh::local_transform(&bvh, j, f);
                 let q = [t.rotation.x, t.rotation.y, t.rotation.z, t.rotation.w].map(f64::from);
                 let sign = if q.iter().zip(&pq).map(|(a, b)| a * b).sum::<f64>() < 0.0 { -1.0 } else { 1.0 };
                 for k in 0..4 {
@@ -150,7 +151,7 @@ fn round_trip_returns_the_source_keys() {
 fn model_positions_match_independent_forward_kinematics() {
     for path in bvh_files("model_positions_match_independent_forward_kinematics") {
         let bvh = Bvh::load(&path).expect("parse");
-        let (skeleton, clip) = sinew_bench_host::bvh::to_raw(&bvh, "clip").expect("import");
+        let (skeleton, clip) = sinew_tools::bvh::to_raw(&bvh, "clip").expect("import");
         let blob = bake::bake(&skeleton, std::slice::from_ref(&clip), KeyFormat::F32).expect("bake");
         let mut worst = 0.0f64;
         for_each_frame(&blob, clip.sample_rate, &frames_to_check(bvh.num_frames), |f, _, model| {
@@ -171,7 +172,7 @@ fn model_positions_match_independent_forward_kinematics() {
 fn quantized_bvh_clips_stay_within_their_regression_limits() {
     for path in bvh_files("quantized_bvh_clips_stay_within_their_regression_limits") {
         let bvh = Bvh::load(&path).expect("parse");
-        let (skeleton, clip) = sinew_bench_host::bvh::to_raw(&bvh, "clip").expect("import");
+        let (skeleton, clip) = sinew_tools::bvh::to_raw(&bvh, "clip").expect("import");
         let blob = bake::bake(&skeleton, std::slice::from_ref(&clip), KeyFormat::Quantized).expect("bake");
         let frames = frames_to_check(bvh.num_frames);
         // Units differ per dataset (cm, inches-ish, decimetres): scale so the rest pose's height is 1.7 m.
@@ -221,7 +222,7 @@ fn pose_export_lists_every_joint_in_file_order() {
     for path in bvh_files("pose_export_lists_every_joint_in_file_order") {
         let bvh = Bvh::load(&path).expect("parse");
         let time = (bvh.num_frames / 2) as f32 * bvh.frame_time as f32;
-        let json = sinew_bench_host::pose::bvh_pose_json(&path, time, KeyFormat::F32).expect("pose");
+        let json = sinew_tools::pose::bvh_pose_json(&path, time, KeyFormat::F32).expect("pose");
         let joints = json["joints"].as_array().expect("joints");
         assert_eq!(joints.len(), bvh.joints.len());
         let expected = reference_positions(&bvh, bvh.num_frames / 2);

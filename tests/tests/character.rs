@@ -9,9 +9,10 @@ use sinew::error::{Index, Limit};
 use sinew::inertialization::{Settings, Shape, Transition};
 use sinew::math::{F4, Transform, unpack_soa};
 use sinew::{Asset, Blend, Buffer, Character, CharacterDesc, Chunk, Error, LayerDesc, LayerKind, Play, Rig, Scratch};
-use sinew_bench_host::bake::{self, AlignedBlob, KeyFormat, RawClip, RawSkeleton};
 use sinew_tests::oracle::{self, Flat};
 use sinew_tests::{Rng, random_clip};
+use sinew_tools::bake::{self, KeyFormat};
+use sinew_tools::raw::{AlignedBlob, RawClip, RawSkeleton};
 
 /// Memory aligned to `BLOCK_ALIGN`, with two chunks to spare (to move a block somewhere else).
 struct Block(Vec<Chunk>);
@@ -51,7 +52,7 @@ fn real() -> Option<(RawSkeleton, Vec<RawClip>)> {
     // Walk, run, kick and dance share one skeleton.
     let pick = |name: &str| files.iter().find(|f| f.to_string_lossy().contains(name)).cloned().expect(name);
     let paths = ["walk", "run", "kick", "dance"].map(pick);
-    Some(sinew_bench_host::bvh::load_raw_files(&paths).expect("load"))
+    Some(sinew_tools::bvh::load_raw_files(&paths).expect("load"))
 }
 
 fn rest64(skeleton: &RawSkeleton) -> Vec<Flat> {
@@ -616,7 +617,7 @@ fn an_edit_after_an_unskinned_update_shows_what_an_edit_after_a_full_update_show
 fn controls_sampling_through_their_own_contexts_give_the_same_frames_and_decode_fewer() {
     let n = 13;
     let (skeleton, clips) = synthetic(n);
-    let precision = sinew_bench_host::compress::Precision { max_error: 1e-3, distance: 0.03 };
+    let precision = sinew_tools::compress::Precision { max_error: 1e-3, distance: 0.03 };
     let rest = sinew::Sampling::Shared;
     // Under Miri (soft floats) the compressor's search would be most of the time: quantized keys only there.
     let formats = [KeyFormat::Quantized, KeyFormat::Compressed(precision)];

@@ -1,11 +1,12 @@
-//! The virtual-point error of baked clips (`sinew_bench_host::clip_error`): against a closed form on a
+//! The virtual-point error of baked clips (`sinew_tools::clip_error`): against a closed form on a
 //! perturbed chain (a rotation error at the root shows at the furthest point of the child, through the
 //! hierarchy), and on the shared clips (f32 keys next to exact, quantized keys at today's figures).
 
 use sinew::Asset;
 use sinew::math::{Quat, Transform, Vec3};
-use sinew_bench_host::bake::{self, KeyFormat, RawClip, RawSkeleton};
-use sinew_bench_host::clip_error::{clip_error, units_per_cm};
+use sinew_tools::bake::{self, KeyFormat};
+use sinew_tools::clip_error::{clip_error, units_per_cm};
+use sinew_tools::raw::{RawClip, RawSkeleton};
 
 fn chain(length: f32) -> RawSkeleton {
     let child = Transform { translation: Vec3::new(0.0, length, 0.0), ..Transform::IDENTITY };
@@ -63,8 +64,8 @@ fn a_clip_of_another_skeleton_is_an_error() {
 fn shared_clips_error_at_virtual_points() {
     let Some(dir) = sinew_tests::shared_data("shared_clips_error_at_virtual_points") else { return };
     for file in ["bvh/bandai/dataset-1_walk_normal_001.bvh", "bvh/cmu/01_01.bvh"] {
-        let (skeleton, clips) = sinew_bench_host::bvh::load_raw_files(&[dir.join(file)]).expect("import");
-        let per_cm = units_per_cm(sinew_bench_host::annotate::figure_height(&skeleton) as f64);
+        let (skeleton, clips) = sinew_tools::bvh::load_raw_files(&[dir.join(file)]).expect("import");
+        let per_cm = units_per_cm(sinew_tools::annotate::figure_height(&skeleton) as f64);
         for (format, bound_cm) in [(KeyFormat::F32, 1e-3), (KeyFormat::Quantized, 0.05)] {
             let blob = bake::bake(&skeleton, &clips, format).expect("bake");
             let asset = Asset::load(blob.bytes()).expect("load");

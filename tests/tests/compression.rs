@@ -1,4 +1,4 @@
-//! Compressed clips (`sinew::clip::CompressedKeys`, `sinew_bench_host::compress`): on every shared clip at its
+//! Compressed clips (`sinew::clip::CompressedKeys`, `sinew_tools::compress`): on every shared clip at its
 //! native rate and resampled to 30 Hz, the virtual-point error measured through `SamplingJob` against the f64
 //! composition of the imported clip stays within the requested bound at every frame and midpoint; seeking and
 //! playing agree bit for bit; bad bounds, out-of-range values and damaged sections are errors.
@@ -9,12 +9,14 @@ use sinew::clip::{
 };
 use sinew::math::{F4, SoaTransform};
 use sinew::{Arena, Asset, Buffer, Clip, Error, Playback, SamplingContext, SamplingJob};
-use sinew_bench_host::annotate::figure_height;
-use sinew_bench_host::bake::{self, KeyFormat, RawClip, RawSkeleton};
-use sinew_bench_host::clip_error::{clip_error, units_per_cm};
-use sinew_bench_host::compress::Precision;
-use sinew_bench_host::rig::Rig;
 use sinew_tests::Rng;
+use sinew_tools::annotate::figure_height;
+use sinew_tools::bake::{self, KeyFormat};
+use sinew_tools::clip_error::{clip_error, units_per_cm};
+use sinew_tools::compress::Precision;
+use sinew_tools::raw;
+use sinew_tools::raw::{RawClip, RawSkeleton};
+use sinew_tools::rig::Rig;
 
 /// 0.05 cm at virtual points 3 cm from each joint, on the figure scaled to 1.7 m.
 fn precision(skeleton: &RawSkeleton) -> Precision {
@@ -64,7 +66,7 @@ fn every_shared_clip_stays_within_the_bound_at_its_rate_and_at_30_hz() {
 }
 
 /// The procedural humanoid's clip, compressed at 0.05 cm.
-fn humanoid_blob(frames: usize) -> (RawSkeleton, RawClip, bake::AlignedBlob) {
+fn humanoid_blob(frames: usize) -> (RawSkeleton, RawClip, raw::AlignedBlob) {
     let rig = Rig::humanoid(67);
     let (skeleton, raw) = (rig.raw_skeleton(), rig.clip(frames, 30.0));
     let blob =
@@ -160,7 +162,7 @@ fn bad_bounds_and_out_of_range_values_are_errors() {
         .expect_err("past the bound");
     assert!(err.contains("model-space bound"), "{err}");
     let animated = [vec![1u16], vec![], vec![]];
-    let err = sinew_bench_host::compress::compress(&skeleton, &huge, &animated, precision).expect_err("out of range");
+    let err = sinew_tools::compress::compress(&skeleton, &huge, &animated, precision).expect_err("out of range");
     assert!(err.contains("range"), "{err}");
 }
 

@@ -1,4 +1,4 @@
-//! Scalar curve tracks of clips (`sinew::clip::Curves`, `sinew_bench_host::compress::compress_curves`): on every
+//! Scalar curve tracks of clips (`sinew::clip::Curves`, `sinew_tools::compress::compress_curves`): on every
 //! shared clip at its native rate and resampled to 30 Hz, curves taken from the motion (a limb's height, the
 //! root's speed, a contact switch, a constant) sample through `SamplingJob` exactly (`f32`) or within each
 //! curve's precision (compressed) at every frame and midpoint, against the f64 interpolation of the baked values;
@@ -10,10 +10,12 @@ use sinew::clip::{
 use sinew::error::Limit;
 use sinew::math::SoaTransform;
 use sinew::{Arena, Asset, Buffer, Error, Playback, SamplingContext, SamplingJob};
-use sinew_bench_host::annotate::figure_height;
-use sinew_bench_host::bake::{self, Extras, KeyFormat, RawAnnotations, RawClip, RawCurve, RawCurveKey, RawSkeleton};
-use sinew_bench_host::compress::{Precision, compress_curves};
 use sinew_tests::oracle;
+use sinew_tools::annotate::figure_height;
+use sinew_tools::bake::{self, KeyFormat};
+use sinew_tools::compress::{Precision, compress_curves};
+use sinew_tools::raw;
+use sinew_tools::raw::{Extras, RawAnnotations, RawClip, RawCurve, RawCurveKey, RawSkeleton};
 
 /// Curves read off the motion, each with its precision: the last joint's model-space height, the ground speed of
 /// the joints' mean position, a switch that is 1 while that height is in its lowest tenth, and a constant.
@@ -169,7 +171,7 @@ fn small_clip() -> (RawSkeleton, RawClip) {
     (skeleton.clone(), RawClip { name: "walk".into(), sample_rate: 30.0, frames })
 }
 
-fn bake_curves(curves: Vec<RawCurve>, format: KeyFormat) -> Result<bake::AlignedBlob, String> {
+fn bake_curves(curves: Vec<RawCurve>, format: KeyFormat) -> Result<raw::AlignedBlob, String> {
     let (skeleton, clip) = small_clip();
     let extras = Extras { annotations: vec![RawAnnotations { curves, ..Default::default() }], ..Default::default() };
     bake::bake_with(&skeleton, &[clip], format, &extras)
@@ -318,8 +320,8 @@ fn damaged_curve_sections_are_load_errors() {
     for format in [KeyFormat::F32, compressed_format()] {
         let good = bake_curves(vec![curve.clone()], format).expect("bake");
         assert!(Asset::load(good.bytes()).is_ok());
-        let header = |b: &mut bake::AlignedBlob| *bytemuck::from_bytes::<Header>(&b.bytes()[..128]);
-        let record_at = |b: &mut bake::AlignedBlob| header(b).curves.offset as usize;
+        let header = |b: &mut raw::AlignedBlob| *bytemuck::from_bytes::<Header>(&b.bytes()[..128]);
+        let record_at = |b: &mut raw::AlignedBlob| header(b).curves.offset as usize;
         let edit = |f: &dyn Fn(&mut CurveRecord)| {
             let mut b = good.clone();
             let at = record_at(&mut b);

@@ -7,26 +7,28 @@ use sinew::foot_planting::{FootPlanter, FootPlantingJob, Ground, PlantSettings};
 use sinew::math::{Mat4, Vec3};
 use sinew::root_motion::RootMotion;
 use sinew::{Character, Chunk, LayerDesc, LayerKind, Play, Rig};
-use sinew_bench_host::annotate::{PlantRule, detect_plants};
-use sinew_bench_host::bake::{self, RawAnnotations};
-use sinew_bench_host::root_motion::{Extraction, extract};
 use sinew_tests::oracle;
+use sinew_tools::annotate::{PlantRule, detect_plants};
+use sinew_tools::bake;
+use sinew_tools::raw;
+use sinew_tools::raw::RawAnnotations;
+use sinew_tools::root_motion::{Extraction, extract};
 
 const FEET: [&str; 2] = ["Foot_L", "Foot_R"];
 
 /// The Bandai walk and run baked with root motion and detected plants, or `None` without the shared data.
-fn baked(test: &str) -> Option<bake::AlignedBlob> {
+fn baked(test: &str) -> Option<raw::AlignedBlob> {
     let dir = sinew_tests::shared_data(test)?;
     let files = sinew_tests::files_with_extension(&dir.join("bvh/bandai"), "bvh");
     let pick = |name: &str| files.iter().find(|f| f.to_string_lossy().contains(name)).cloned().expect(name);
-    let (skeleton, clips) = sinew_bench_host::bvh::load_raw_files(&[pick("walk"), pick("run")]).expect("load");
+    let (skeleton, clips) = sinew_tools::bvh::load_raw_files(&[pick("walk"), pick("run")]).expect("load");
     let feet: Vec<usize> = FEET.iter().map(|n| skeleton.names.iter().position(|j| j == n).expect(n)).collect();
     let mut annotations = vec![RawAnnotations::default(); clips.len()];
     for (clip, a) in clips.iter().zip(annotations.iter_mut()) {
         detect_plants(&skeleton, clip, &feet, PlantRule::default(), a).expect("plants");
     }
     let (skeleton, clips) = extract(&skeleton, &clips, &Extraction::default()).expect("extract");
-    let extras = bake::Extras { annotations, skin: None, ..Default::default() };
+    let extras = raw::Extras { annotations, skin: None, ..Default::default() };
     Some(bake::bake_with(&skeleton, &clips, bake::KeyFormat::F32, &extras).expect("bake"))
 }
 
@@ -48,7 +50,7 @@ fn world_of(world: &Mat4) -> oracle::M4 {
 /// Plays `clip` for `seconds` at 60 Hz, moving the character by its root motion over `ground` (a height and
 /// normal at each world point), with planting when `plant` is true.
 fn walk(
-    blob: &bake::AlignedBlob,
+    blob: &raw::AlignedBlob,
     clip: usize,
     seconds: f32,
     plant: bool,
@@ -314,79 +316,4 @@ fn bad_input_is_an_error_and_weight_zero_leaves_the_pose() {
     let (result, _, _) = run(legs, [Ground::flat(-30.0); 2], &settings, 1.0, 0.1);
     let report = result.expect("low ground");
     assert!(report.pelvis_drop < -25.0 && report.reached == [true, true], "{report:?}");
-}
-
-#[test]
-fn the_naive_glam_baseline_of_the_bench_plants_the_same_legs() {
-    // The bench's baseline must do the same work: over two seconds of plants switching on a wavy ground, both
-    // write the same leg rotations and pelvis translation on the procedural humanoid.
-    use sinew::math::Transform;
-    use sinew::{LocalToModelJob, Skeleton};
-    use sinew_bench_host::naive;
-    let workload = sinew_bench_host::workload::Workload::humanoid(67);
-    let raw = &workload.skeleton;
-    let index = |name: &str| raw.names.iter().position(|n| n == name).expect(name);
-    let legs = ["L", "R"].map(|s| [format!("{s}UpLeg"), format!("{s}Leg"), format!("{s}Foot")].map(|n| index(&n)));
-    let pelvis = index("Hips");
-    let rest = sinew_tests::to_soa(&raw.rest);
-    let skeleton = Skeleton::new(&raw.parents, &rest, None).expect("skeleton");
-    let frame: &[Transform] = &workload.clip.frames[10];
-    let local = sinew_tests::to_soa(frame);
-    let mut model = vec![Mat4::IDENTITY; raw.parents.len()];
-    LocalToModelJob { skeleton: &skeleton, walk: None, local: &local, root: None, model: &mut model }.run().unwrap();
-    let glam_model: Vec<glam::Mat4> = model.iter().map(|m| glam::Mat4::from_cols_array_2d(&m.cols)).collect();
-    let (mut planter, mut state, settings) =
-        (FootPlanter::default(), naive::NaivePlanter::default(), PlantSettings::default());
-    let dt = 1.0 / 60.0;
-    let mut moved = 0.0f32;
-    for k in 0..120u32 {
-        let t = Vec3::new(0.0, 0.0, 0.01 * k as f32);
-        let world =
-            Mat4 { cols: [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [t.x, t.y, t.z, 1.0]] };
-        let left = (k % 60) < 30;
-        let heights = [0, 1].map(|f| 0.02 * ((k + 7 * f) as f32 * 0.1).sin());
-        let tilt = Vec3::new(0.0, 1.0, 0.2 * (k as f32 * 0.05).sin());
-        let (mut ours, mut ours_model) = (local.clone(), model.clone());
-        FootPlantingJob {
-            skeleton: &skeleton,
-            planter: &mut planter,
-            settings: &settings,
-            pelvis,
-            legs,
-            planted: [left, !left],
-            ground: heights.map(|height| Ground { height, normal: tilt }),
-            world: &world,
-            dt,
-            weight: 1.0,
-            model: &mut ours_model,
-            local: &mut ours,
-        }
-        .run()
-        .expect("plant");
-        let (mut theirs, mut theirs_model) = (naive::AosPose::new(frame), glam_model.clone());
-        let glam = |v: Vec3| glam::Vec3::new(v.x, v.y, v.z);
-        let ground = heights.map(|h| (h, glam(tilt)));
-        let world = glam::Mat4::from_cols_array_2d(&world.cols);
-        naive::foot_planting(
-            &mut theirs_model,
-            &raw.parents,
-            pelvis,
-            legs,
-            [left, !left],
-            ground,
-            world,
-            dt,
-            &mut state,
-            &mut theirs,
-        );
-        for &j in legs.iter().flatten() {
-            let (a, b) = (ours[j / 4].rotation.get(j % 4), theirs.rotation[j]);
-            let dot = a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
-            assert!(dot.abs() > 1.0 - 1e-5, "frame {k}, joint {j}: {a:?} vs {b:?}");
-            moved = moved.max(1.0 - a.dot(local[j / 4].rotation.get(j % 4)).abs());
-        }
-        let (a, b) = (ours[pelvis / 4].translation.get(pelvis % 4), theirs.translation[pelvis]);
-        assert!((a - Vec3::new(b.x, b.y, b.z)).length() < 1e-5, "frame {k}: pelvis {a:?} vs {b:?}");
-    }
-    assert!(moved > 1e-4, "the legs were planted, not left as animated ({moved})");
 }

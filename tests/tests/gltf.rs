@@ -3,10 +3,10 @@
 //! skinning palette) against an independent f64 evaluation written here from the glTF 2.0 spec; and
 //! malformed documents.
 
-use sinew_bench_host::bake::KeyFormat;
-use sinew_bench_host::gltf_import;
-use sinew_bench_host::pose::{GltfPoser, gltf_pose_json};
 use sinew_tests::{gltf_characters, shared_data};
+use sinew_tools::bake::KeyFormat;
+use sinew_tools::gltf_import;
+use sinew_tools::pose::{GltfPoser, gltf_pose_json};
 
 type M4 = [[f64; 4]; 4];
 

@@ -217,8 +217,8 @@ fn the_bandai_legs_reach_targets_around_their_feet_across_the_walk() {
     let Some(dir) = sinew_tests::shared_data("two-bone IK on the Bandai walk") else { return };
     let files = sinew_tests::files_with_extension(&dir.join("bvh/bandai"), "bvh");
     let walk = files.iter().find(|p| p.to_string_lossy().contains("walk")).expect("the Bandai walk");
-    let bvh = sinew_bench_host::bvh::Bvh::load(walk).expect("load");
-    let (raw, clip) = sinew_bench_host::bvh::to_raw(&bvh, "walk").expect("raw");
+    let bvh = sinew_tools::bvh::Bvh::load(walk).expect("load");
+    let (raw, clip) = sinew_tools::bvh::to_raw(&bvh, "walk").expect("raw");
     let rest = to_soa(&raw.rest);
     let skeleton = Skeleton::new(&raw.parents, &rest, None).expect("skeleton");
     let index = |name: &str| raw.names.iter().position(|n| n == name).expect(name);
@@ -364,54 +364,6 @@ fn bad_chains_and_targets_are_errors_and_change_nothing() {
         .run()
         .expect("degenerate but valid");
         assert!(model_of(&skeleton, &out).iter().all(|m| m.is_finite()), "finite for {target:?}");
-    }
-}
-
-#[test]
-fn the_naive_glam_baseline_of_the_bench_solves_the_same_legs() {
-    // The bench's baseline must do the same work: on the procedural humanoid's legs both write the same local
-    // rotations (up to sign).
-    let workload = sinew_bench_host::workload::Workload::humanoid(67);
-    let raw = &workload.skeleton;
-    let rest = to_soa(&raw.rest);
-    let skeleton = Skeleton::new(&raw.parents, &rest, None).expect("skeleton");
-    let soa = to_soa(&workload.clip.frames[10]);
-    let model = model_of(&skeleton, &soa);
-    let glam_model: Vec<glam::Mat4> = model.iter().map(|m| glam::Mat4::from_cols_array_2d(&m.cols)).collect();
-    let index = |name: &str| raw.names.iter().position(|n| n == name).expect(name);
-    let glam = |v: Vec3| glam::Vec3::new(v.x, v.y, v.z);
-    for side in ["L", "R"] {
-        let chain = [format!("{side}UpLeg"), format!("{side}Leg"), format!("{side}Foot")].map(|n| index(&n));
-        let target = model[chain[2]].translation() + Vec3::new(0.03, 0.08, 0.02);
-        let pole = model[chain[1]].translation() + Vec3::new(0.0, 0.0, 0.5);
-        let mut out = soa.clone();
-        TwoBoneIkJob {
-            skeleton: &skeleton,
-            chain,
-            target,
-            pole: Some(pole),
-            weight: 1.0,
-            soften: 1.0,
-            end_turn: None,
-            model: &model,
-            local: &mut out,
-        }
-        .run()
-        .expect("solve");
-        let mut rotations = vec![glam::Quat::IDENTITY; raw.parents.len()];
-        sinew_bench_host::naive::two_bone_ik(
-            &glam_model,
-            &raw.parents,
-            chain,
-            glam(target),
-            glam(pole),
-            &mut rotations,
-        );
-        for joint in &chain[..2] {
-            let (ours, naive) = (out[joint / 4].get(joint % 4).rotation, rotations[*joint]);
-            let dot = ours.x * naive.x + ours.y * naive.y + ours.z * naive.z + ours.w * naive.w;
-            assert!(dot.abs() > 1.0 - 1e-5, "{side} joint {joint}: {ours:?} vs {naive:?}");
-        }
     }
 }
 
@@ -635,8 +587,8 @@ mod aim {
             .find(|p| p.to_string_lossy().contains("walk"))
             .expect("walk");
         for (path, joints) in [(face, &["eye.L", "eye.R"][..]), (walk, &["Head"][..])] {
-            let bvh = sinew_bench_host::bvh::Bvh::load(&path).expect("load");
-            let (raw, clip) = sinew_bench_host::bvh::to_raw(&bvh, "clip").expect("raw");
+            let bvh = sinew_tools::bvh::Bvh::load(&path).expect("load");
+            let (raw, clip) = sinew_tools::bvh::to_raw(&bvh, "clip").expect("raw");
             let rest = to_soa(&raw.rest);
             let skeleton = Skeleton::new(&raw.parents, &rest, None).expect("skeleton");
             let soa = to_soa(&clip.frames[clip.frames.len() / 2]);
@@ -873,8 +825,8 @@ mod ccd {
             .into_iter()
             .find(|p| p.to_string_lossy().contains("walk"))
             .expect("walk");
-        let bvh = sinew_bench_host::bvh::Bvh::load(&walk).expect("load");
-        let (raw, clip) = sinew_bench_host::bvh::to_raw(&bvh, "walk").expect("raw");
+        let bvh = sinew_tools::bvh::Bvh::load(&walk).expect("load");
+        let (raw, clip) = sinew_tools::bvh::to_raw(&bvh, "walk").expect("raw");
         let rest = to_soa(&raw.rest);
         let skeleton = Skeleton::new(&raw.parents, &rest, None).expect("skeleton");
         let index = |name: &str| raw.names.iter().position(|n| n == name).expect(name);
@@ -1223,8 +1175,8 @@ mod aim_chain {
         let Some(dir) = sinew_tests::shared_data("aim chain on the Bandai walk") else { return };
         let files = sinew_tests::files_with_extension(&dir.join("bvh/bandai"), "bvh");
         let walk = files.iter().find(|p| p.to_string_lossy().contains("walk")).expect("the Bandai walk");
-        let bvh = sinew_bench_host::bvh::Bvh::load(walk).expect("load");
-        let (raw, clip) = sinew_bench_host::bvh::to_raw(&bvh, "walk").expect("raw");
+        let bvh = sinew_tools::bvh::Bvh::load(walk).expect("load");
+        let (raw, clip) = sinew_tools::bvh::to_raw(&bvh, "walk").expect("raw");
         let joints = ["Spine", "Chest", "Neck", "Head"].map(|n| raw.names.iter().position(|j| j == n).expect(n));
         let weights = [0.15, 0.2, 0.35, 1.0];
         let mut rng = Rng::new(0x4ead);
@@ -1248,40 +1200,6 @@ mod aim_chain {
         }
         println!("Bandai spine-neck-head: worst aim error {worst:.2e} rad");
         assert!(worst < 1e-4, "the head misses by {worst} rad");
-    }
-
-    #[test]
-    fn the_naive_glam_baseline_of_the_bench_turns_the_same_spine() {
-        let workload = sinew_bench_host::workload::Workload::humanoid(67);
-        let raw = &workload.skeleton;
-        let joints =
-            ["Spine", "Chest", "Neck", "Head"].map(|name| raw.names.iter().position(|n| n == name).expect(name));
-        let weights = [0.15, 0.25, 0.4, 1.0];
-        let frame = &workload.clip.frames[10];
-        let eye = oracle::local_to_model(&raw.parents, frame, &oracle::IDENTITY)[joints[3]];
-        let target = Vec3::new(eye[12] as f32 - 0.5, eye[13] as f32 + 0.1, eye[14] as f32 + 2.0);
-        let forward = Vec3::new(0.0, 0.0, 1.0);
-        let (_, ours, _) = run(&raw.parents, frame, &joints, &weights, (forward, target, None));
-        let rest = to_soa(&raw.rest);
-        let skeleton = Skeleton::new(&raw.parents, &rest, None).expect("skeleton");
-        let model = model_of(&skeleton, &to_soa(frame));
-        let glam_model: Vec<glam::Mat4> = model.iter().map(|m| glam::Mat4::from_cols_array_2d(&m.cols)).collect();
-        let mut rotations = vec![glam::Quat::IDENTITY; raw.parents.len()];
-        let glam = |v: Vec3| glam::Vec3::new(v.x, v.y, v.z);
-        sinew_bench_host::naive::aim_chain(
-            &glam_model,
-            &raw.parents,
-            &joints,
-            &weights,
-            glam(forward),
-            glam(target),
-            &mut rotations,
-        );
-        for joint in joints {
-            let (a, b) = (ours[joint].rotation, rotations[joint]);
-            let dot = a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
-            assert!(dot.abs() > 1.0 - 1e-5, "joint {joint}: {a:?} vs {b:?}");
-        }
     }
 
     #[test]

@@ -442,12 +442,13 @@ fn inertializer_matches_f64_oracle_in_every_mode() {
 /// inputs, and the offsets are read off the inertializer's output frame by frame.
 #[test]
 fn continuous_shape_keeps_sign_and_growth_bound_on_real_cuts() {
-    use sinew_bench_host::{sample::sample_clamped, transition};
+    use sinew_tools::cuts;
+    use sinew_tools::sample::sample_clamped;
     let Some(dir) = sinew_tests::shared_data("continuous_shape_keeps_sign_and_growth_bound_on_real_cuts") else {
         return;
     };
     let files = sinew_tests::files_with_extension(&dir.join("bvh/bandai"), "bvh");
-    let clips = transition::Clips::from_bvh(&files).unwrap();
+    let clips = cuts::Clips::from_bvh(&files).unwrap();
     let asset = clips.asset().unwrap();
     let skeleton = asset.skeleton();
     let n = skeleton.num_joints();
@@ -466,7 +467,7 @@ fn continuous_shape_keeps_sign_and_growth_bound_on_real_cuts() {
     };
     let (mut checked, mut receding, mut closest) = (0usize, 0usize, 0.0f64);
     for duration in [0.2f32, 0.4] {
-        for cut in transition::seeded_cuts(&asset, dt, duration, 40, 31) {
+        for cut in cuts::seeded_cuts(&asset, dt, duration, 40, 31) {
             let sources = [pose_at(cut.a, cut.ta - dt), pose_at(cut.a, cut.ta)];
             let target_prev = pose_at(cut.b, cut.tb);
             let frames = (duration / dt).ceil() as usize + 2;

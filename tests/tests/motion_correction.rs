@@ -164,18 +164,18 @@ fn the_lean_follows_the_turn_clamped_and_does_not_sway() {
 }
 
 /// CMU 01_01 with its delta root motion extracted, baked in f32 keys, with the extracted clip for the oracle.
-fn cmu_with_root_motion(test: &str) -> Option<(sinew_bench_host::bake::RawClip, sinew_bench_host::bake::AlignedBlob)> {
-    use sinew_bench_host::root_motion::{Extraction, extract};
+fn cmu_with_root_motion(test: &str) -> Option<(sinew_tools::raw::RawClip, sinew_tools::raw::AlignedBlob)> {
+    use sinew_tools::root_motion::{Extraction, extract};
     let dir = sinew_tests::shared_data(test)?;
-    let bvh = sinew_bench_host::bvh::Bvh::load(&dir.join("bvh/cmu/01_01.bvh")).expect("load");
-    let (skeleton, clip) = sinew_bench_host::bvh::to_raw(&bvh, "01_01").expect("raw");
+    let bvh = sinew_tools::bvh::Bvh::load(&dir.join("bvh/cmu/01_01.bvh")).expect("load");
+    let (skeleton, clip) = sinew_tools::bvh::to_raw(&bvh, "01_01").expect("raw");
     let (skeleton, mut clips) = extract(&skeleton, &[clip], &Extraction::default()).expect("extract");
-    let blob = sinew_bench_host::bake::bake(&skeleton, &clips, sinew_bench_host::bake::KeyFormat::F32).expect("bake");
+    let blob = sinew_tools::bake::bake(&skeleton, &clips, sinew_tools::bake::KeyFormat::F32).expect("bake");
     Some((clips.remove(0), blob))
 }
 
 /// The extracted root's heading on frames `first..=last`, unwrapped in f64.
-fn unwrapped_heading(clip: &sinew_bench_host::bake::RawClip, first: usize, last: usize) -> f64 {
+fn unwrapped_heading(clip: &sinew_tools::raw::RawClip, first: usize, last: usize) -> f64 {
     let yaw = |k: usize| {
         let q = clip.frames[k][0].rotation;
         2.0 * (q.y as f64).atan2(q.w as f64)

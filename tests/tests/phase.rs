@@ -8,10 +8,12 @@ use sinew::character::{CharacterDesc, SyncMode};
 use sinew::math::{Quat, Transform, Vec3};
 use sinew::phase::{self, Footsteps, PhaseTable};
 use sinew::{BlobProblem, Character, Chunk, Error, LayerDesc, LayerKind, Play, Rig, Section};
-use sinew_bench_host::annotate::PlantRule;
-use sinew_bench_host::bake::{self, AlignedBlob, Extras, RawAnnotations, RawClip, RawSkeleton};
-use sinew_bench_host::phase::{NoPhase, PhaseRule, bake_phases, phase_report, stride_phase};
 use sinew_tests::oracle;
+use sinew_tools::annotate::PlantRule;
+use sinew_tools::bake;
+use sinew_tools::phase::{NoPhase, PhaseRule, bake_phases, phase_report, stride_phase};
+use sinew_tools::raw;
+use sinew_tools::raw::{AlignedBlob, Extras, RawAnnotations, RawClip, RawSkeleton};
 
 const RATE: f32 = 30.0;
 /// Stride period and foot swing of the synthetic stride.
@@ -59,7 +61,7 @@ fn desc<'a>(num_joints: usize, layers: &'a [LayerDesc]) -> CharacterDesc<'a> {
     }
 }
 
-fn bake_with_phase(skeleton: &RawSkeleton, clips: &[RawClip], phases: Vec<Option<bake::RawPhase>>) -> AlignedBlob {
+fn bake_with_phase(skeleton: &RawSkeleton, clips: &[RawClip], phases: Vec<Option<raw::RawPhase>>) -> AlignedBlob {
     let extras = Extras { phases, ..Default::default() };
     bake::bake_with(skeleton, clips, bake::KeyFormat::F32, &extras).expect("bake")
 }
@@ -212,24 +214,6 @@ fn the_loader_rejects_corrupt_phase_sections() {
     }
 }
 
-/// The Bandai walk and run baked with plants and phases, or `None` without the shared data.
-fn bandai(test: &str) -> Option<(AlignedBlob, RawSkeleton, Vec<RawClip>)> {
-    let dir = sinew_tests::shared_data(test)?;
-    let files = sinew_tests::files_with_extension(&dir.join("bvh/bandai"), "bvh");
-    let pick = |name: &str| files.iter().find(|f| f.to_string_lossy().contains(name)).cloned().expect(name);
-    let (skeleton, clips) = sinew_bench_host::bvh::load_raw_files(&[pick("walk"), pick("run")]).expect("load");
-    let feet = sinew_bench_host::phase::left_right_feet(&skeleton, &[]).expect("feet");
-    let mut annotations = vec![RawAnnotations::default(); clips.len()];
-    let found = bake_phases(&skeleton, &clips, feet, PlantRule::default(), PhaseRule::default(), &mut annotations)
-        .expect("phases");
-    let report = phase_report(&clips, &found);
-    let phases: Vec<_> = found.into_iter().map(Result::ok).collect();
-    assert!(phases.iter().all(Option::is_some), "{report:?}");
-    let extras = Extras { annotations, phases, ..Default::default() };
-    let blob = bake::bake_with(&skeleton, &clips, bake::KeyFormat::F32, &extras).expect("bake");
-    Some((blob, skeleton, clips))
-}
-
 /// The stride signal of every frame in f64: the feet by f64 forward kinematics, the direction from the pelvis
 /// (the feet's common parent chain) over ±0.25 s, projected on the ground.
 fn signal64(skeleton: &RawSkeleton, clip: &RawClip, feet: [usize; 2], pelvis: usize) -> Vec<f64> {
@@ -261,7 +245,9 @@ fn joint(skeleton: &RawSkeleton, name: &str) -> usize {
 
 #[test]
 fn walk_and_run_wrap_once_per_stride_at_the_signals_minima_with_plants_in_their_half() {
-    let Some((blob, skeleton, clips)) = bandai("walk_and_run_wrap_once_per_stride") else { return };
+    let Some((blob, skeleton, clips)) = sinew_tests::bandai_walk_run_phased("walk_and_run_wrap_once_per_stride") else {
+        return;
+    };
     let asset = sinew::Asset::load(blob.bytes()).expect("load");
     let feet = [joint(&skeleton, "Foot_L"), joint(&skeleton, "Foot_R")];
     for (c, clip) in clips.iter().enumerate() {
@@ -321,7 +307,11 @@ fn walk_and_run_wrap_once_per_stride_at_the_signals_minima_with_plants_in_their_
 
 #[test]
 fn matching_lands_on_the_sources_phase_and_foot() {
-    let Some((blob, skeleton, clips)) = bandai("matching_lands_on_the_sources_phase_and_foot") else { return };
+    let Some((blob, skeleton, clips)) =
+        sinew_tests::bandai_walk_run_phased("matching_lands_on_the_sources_phase_and_foot")
+    else {
+        return;
+    };
     let asset = sinew::Asset::load(blob.bytes()).expect("load");
     let feet = [joint(&skeleton, "Foot_L"), joint(&skeleton, "Foot_R")];
     let hips = joint(&skeleton, "Hips");
@@ -373,7 +363,10 @@ fn matching_lands_on_the_sources_phase_and_foot() {
 
 #[test]
 fn a_synced_transition_enters_at_the_matched_time_and_synced_layers_follow_the_phase() {
-    let Some((blob, _, _)) = bandai("a_synced_transition_enters_at_the_matched_time") else { return };
+    let Some((blob, _, _)) = sinew_tests::bandai_walk_run_phased("a_synced_transition_enters_at_the_matched_time")
+    else {
+        return;
+    };
     let asset = sinew::Asset::load(blob.bytes()).expect("load");
     let rig = Rig::new(&asset, None).expect("rig");
     let layers =
@@ -436,55 +429,4 @@ fn match_flags_off_keep_the_authored_time() {
     character.play(&asset, 0, 0, Play { time: 0.4, ..Play::looping(0) }).expect("play");
     let table = PhaseTable::of(&asset, 0).expect("table");
     assert_eq!(character.synced_time(&asset, 0, wrap, SyncMode::Phase), Ok(Some(table.time_at(table.phase_at(0.4)))));
-}
-
-#[test]
-fn the_naive_baselines_agree_with_the_tables() {
-    let Some((blob, skeleton, clips)) = bandai("the_naive_baselines_agree_with_the_tables") else { return };
-    let asset = sinew::Asset::load(blob.bytes()).expect("load");
-    let feet = [joint(&skeleton, "Foot_L"), joint(&skeleton, "Foot_R")];
-    let run = PhaseTable::of(&asset, 1).expect("run");
-    let (_, forward, _) = asset.phase(1).expect("run phase");
-    let frame = 1.0 / RATE;
-    for i in 0..50 {
-        let p = i as f32 / 50.0;
-        let (table, scan) = (run.time_at(p), sinew_bench_host::naive::phase_entry(forward, RATE, p));
-        assert!((table - scan).abs() <= 0.5 * frame, "phase {p}: table {table}, scan {scan}");
-    }
-    let steps = |clip, side: usize| Footsteps::of(&asset, clip, feet[side], false).expect("steps");
-    let times: [Vec<f32>; 2] = [steps(1, 0).times().collect(), steps(1, 1).times().collect()];
-    for k in 0..40 {
-        let at = 0.5 + 0.1 * k as f32;
-        let (Some(l), Some(r)) = (steps(0, 0).phase_at(at), steps(0, 1).phase_at(at)) else { continue };
-        let found = phase::match_foot_phase([&steps(1, 0), &steps(1, 1)], RATE, [l, r], 0.0..=f32::MAX).expect("match");
-        let naive =
-            sinew_bench_host::naive::match_foot_phase([&times[0], &times[1]], clips[1].frames.len(), RATE, [l, r])
-                .expect("naive");
-        // The naive match stops at key frames; sinew refines next to the best one.
-        assert!((found.time - naive).abs() <= frame + 1e-5, "at {at}: {} vs {naive}", found.time);
-    }
-}
-
-#[test]
-fn entering_at_the_matched_phase_slides_less_and_lands_on_the_right_foot() {
-    let Some(dir) = sinew_tests::shared_data("entering_at_the_matched_phase") else { return };
-    let files = sinew_tests::files_with_extension(&dir.join("bvh/bandai"), "bvh");
-    let paths: Vec<_> = files
-        .into_iter()
-        .filter(|f| {
-            f.file_name().is_some_and(|n| n.to_string_lossy().contains("walk") || n.to_string_lossy().contains("run"))
-        })
-        .collect();
-    use sinew_bench_host::locomotion::{Entry, locomotion_quality};
-    let table = locomotion_quality(&paths, &[], None, 0.2, 300, 1).expect("table");
-    assert!(table.cuts >= 100, "{} cuts", table.cuts);
-    let row = |entry| table.rows.iter().find(|r| r.entry == entry).expect("row");
-    let (unsynced, phase, foot) = (row(Entry::Unsynced), row(Entry::Phase), row(Entry::FootPhase));
-    for synced in [phase, foot] {
-        assert!(synced.slide_mean < 0.6 * unsynced.slide_mean, "{:?} vs {unsynced:?}", synced);
-        assert!(synced.wrong_foot_share < 0.5 * unsynced.wrong_foot_share, "{:?} vs {unsynced:?}", synced);
-        // The feet slide more than the target alone does: the transition still moves them.
-        assert!(synced.slide_mean >= synced.target_slide_mean, "{synced:?}");
-    }
-    assert!(phase.wrong_foot_share <= 0.05, "{phase:?}");
 }

@@ -5,9 +5,11 @@
 use sinew::control::{Control, Wrap};
 use sinew::math::{Quat, Transform, Vec3};
 use sinew::root_motion::{RootMotion, step_motion};
-use sinew_bench_host::bake::{self, RawClip, RawSkeleton};
-use sinew_bench_host::root_motion::{Extraction, MOTION_ROOT, Method, Source, extract};
 use sinew_tests::oracle::{self, IDENTITY, M4};
+use sinew_tools::bake;
+use sinew_tools::raw;
+use sinew_tools::raw::{RawClip, RawSkeleton};
+use sinew_tools::root_motion::{Extraction, MOTION_ROOT, Method, Source, extract};
 
 fn position(m: &M4) -> [f64; 3] {
     [m[12], m[13], m[14]]
@@ -36,8 +38,8 @@ fn real_clips() -> Option<Vec<(RawSkeleton, RawClip)>> {
         files
             .iter()
             .map(|path| {
-                let bvh = sinew_bench_host::bvh::Bvh::load(path).expect("load");
-                sinew_bench_host::bvh::to_raw(&bvh, "clip").expect("raw")
+                let bvh = sinew_tools::bvh::Bvh::load(path).expect("load");
+                sinew_tools::bvh::to_raw(&bvh, "clip").expect("raw")
             })
             .collect(),
     )
@@ -211,12 +213,12 @@ fn bandai_walk(test: &str) -> Option<std::path::PathBuf> {
 #[test]
 fn the_motion_command_reproduces_the_source_hips_and_carries_the_root_over_loops() {
     let Some(path) = bandai_walk("sinew-bench motion on the Bandai walk") else { return };
-    let bvh = sinew_bench_host::bvh::Bvh::load(&path).expect("load");
-    let (skeleton, clip) = sinew_bench_host::bvh::to_raw(&bvh, "walk").expect("raw");
+    let bvh = sinew_tools::bvh::Bvh::load(&path).expect("load");
+    let (skeleton, clip) = sinew_tools::bvh::to_raw(&bvh, "walk").expect("raw");
     let hips = skeleton.names.iter().position(|n| n == "Hips").expect("Hips");
     let last = clip.frames.len() - 1;
     for method in [Method::Delta, Method::Linear, Method::Arc] {
-        let json = sinew_bench_host::root_motion::motion_json(Source::Bvh(&path, method), 3).expect("motion");
+        let json = sinew_tools::root_motion::motion_json(Source::Bvh(&path, method), 3).expect("motion");
         let frames = json["frames"].as_array().expect("frames");
         assert_eq!(frames.len(), 3 * last + 1);
         let at = |k: usize, what: &str| -> [f64; 3] {
@@ -268,7 +270,7 @@ fn oracle_root(clip: &RawClip, time: f64) -> (f64, f64, f64) {
 }
 
 /// A clip walking a circle of radius 150 at 0.5 rad/s for 4 s, extracted (delta), baked in f32.
-fn circling() -> (RawClip, bake::AlignedBlob) {
+fn circling() -> (RawClip, raw::AlignedBlob) {
     let (radius, rate) = (150.0, 0.5);
     let source = synthetic(|t| ([radius * (1.0 - (rate * t).cos()), 0.0, radius * (rate * t).sin()], rate * t), 4.0);
     let (skeleton, clip) = extract_one(&source, Method::Delta);
@@ -533,14 +535,13 @@ mod warp {
 #[test]
 fn the_warp_command_lands_the_bandai_walk_on_its_target() {
     let Some(path) = bandai_walk("sinew-bench warp on the Bandai walk") else { return };
-    let plain = sinew_bench_host::root_motion::motion_json(Source::Bvh(&path, Method::Delta), 1).expect("motion");
+    let plain = sinew_tools::root_motion::motion_json(Source::Bvh(&path, Method::Delta), 1).expect("motion");
     let rate = 1.0 / plain["dt"].as_f64().unwrap() as f32;
     let at = 90.0 / rate;
     // Moved 20% further along and turned 15° at frame 90, warped from 1 s on.
     let target = [30.0, 120.0, 0.3];
-    let warped =
-        sinew_bench_host::root_motion::warp_json(Source::Bvh(&path, Method::Delta), at, target, Some([1.0, at]))
-            .expect("warp");
+    let warped = sinew_tools::root_motion::warp_json(Source::Bvh(&path, Method::Delta), at, target, Some([1.0, at]))
+        .expect("warp");
     let (plain, warped) = (plain["frames"].as_array().unwrap(), warped["frames"].as_array().unwrap());
     assert_eq!(plain.len(), warped.len());
     let root = |f: &serde_json::Value, i: usize| f["root"]["position"][i].as_f64().unwrap();
@@ -561,7 +562,7 @@ fn an_inertialized_transition_keeps_the_root_velocity_where_a_cut_jumps() {
     let Some(dir) = sinew_tests::shared_data("root velocity through a walk-to-run transition") else { return };
     let files = sinew_tests::files_with_extension(&dir.join("bvh/bandai"), "bvh");
     let pick = |name: &str| files.iter().find(|f| f.to_string_lossy().contains(name)).cloned().expect(name);
-    let (skeleton, clips) = sinew_bench_host::bvh::load_raw_files(&[pick("walk"), pick("run")]).expect("load");
+    let (skeleton, clips) = sinew_tools::bvh::load_raw_files(&[pick("walk"), pick("run")]).expect("load");
     let (skeleton, clips) = extract(&skeleton, &clips, &Extraction::default()).expect("extract");
     let blob = bake::bake(&skeleton, &clips, bake::KeyFormat::F32).expect("bake");
     let asset = sinew::Asset::load(blob.bytes()).expect("load");
@@ -605,8 +606,8 @@ fn an_inertialized_transition_keeps_the_root_velocity_where_a_cut_jumps() {
 #[test]
 fn the_line_through_the_bandai_walk_matches_its_measured_displacement() {
     let Some(path) = bandai_walk("linear extraction of the Bandai walk") else { return };
-    let bvh = sinew_bench_host::bvh::Bvh::load(&path).expect("load");
-    let source = sinew_bench_host::bvh::to_raw(&bvh, "walk").expect("raw");
+    let bvh = sinew_tools::bvh::Bvh::load(&path).expect("load");
+    let source = sinew_tools::bvh::to_raw(&bvh, "walk").expect("raw");
     let (linear, delta) = (extract_one(&source, Method::Linear), extract_one(&source, Method::Delta));
     let root = |clip: &RawClip, k: usize| clip.frames[k][0].translation;
     let last = source.1.frames.len() - 1;
@@ -693,8 +694,8 @@ fn a_warped_cmu_jump_lands_its_foot_on_the_moved_runtime_point() {
     // foot's plant at landing; the game moves it 20 % further from the take-off and turns the jump 15°.
     use sinew::root_motion::{WarpPoint, WarpWindow, root_at};
     let Some(dir) = sinew_tests::shared_data("a warped CMU jump") else { return };
-    let bvh = sinew_bench_host::bvh::Bvh::load(&dir.join("bvh/cmu/01_01.bvh")).expect("load");
-    let source = sinew_bench_host::bvh::to_raw(&bvh, "01_01").expect("raw");
+    let bvh = sinew_tools::bvh::Bvh::load(&dir.join("bvh/cmu/01_01.bvh")).expect("load");
+    let source = sinew_tools::bvh::to_raw(&bvh, "01_01").expect("raw");
     let (skeleton, clip) = extract_one(&source, Method::Delta);
     let blob = bake::bake(&skeleton, std::slice::from_ref(&clip), bake::KeyFormat::F32).expect("bake");
     let asset = sinew::Asset::load(blob.bytes()).expect("load");

@@ -4,9 +4,10 @@
 use sinew::clip::{Channel, ClipParts, ConstantTrack, Keys, QuantRange, decode_rotation, encode_rotation};
 use sinew::math::{Quat, SoaTransform, Transform, unpack_soa};
 use sinew::{Arena, Asset, Buffer, Clip, Error, Playback, SamplingContext, SamplingJob};
-use sinew_bench_host::bake::{self, AlignedBlob, KeyFormat, RawClip, RawSkeleton};
-use sinew_bench_host::compress::Precision;
 use sinew_tests::{JOINT_COUNTS, Rng, random_clip};
+use sinew_tools::bake::{self, KeyFormat};
+use sinew_tools::compress::Precision;
+use sinew_tools::raw::{AlignedBlob, RawClip, RawSkeleton};
 
 /// Per-component tolerance of f32 sampling against the f64 reference (relative to max(1, |value|)).
 const SAMPLE_TOLERANCE: f64 = 2e-6;

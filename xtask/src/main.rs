@@ -16,26 +16,41 @@ const AARCH64_LINUX: &str = "aarch64-unknown-linux-gnu";
 const AARCH64_BARE: &str = "aarch64-unknown-none";
 const X86_64_BARE: &str = "x86_64-unknown-none";
 
-type Step = (&'static str, &'static str, fn() -> Result<(), String>);
+/// A `ci` step: its name (also its own subcommand), what it checks, the function, and its time budget in seconds
+/// on a fresh clone on the 2-core reference machine (the summary flags a step over it; the landing check's limit is
+/// on the whole run).
+type Step = (&'static str, &'static str, fn() -> Result<(), String>, u32);
 
 const STEPS: &[Step] = &[
-    ("fmt", "cargo fmt --check", fmt),
-    ("clippy", "clippy -D warnings: SIMD, scalar and x86-64-v3 builds", clippy),
-    ("test", "cargo test --workspace (SIMD lanes, host CPU baseline)", test),
-    ("test-scalar", "the test suite on the scalar reference build", test_scalar),
-    ("build-v3", "x86-64-v3 (AVX2+FMA) tests, optimized (`ci` profile), own target dir", build_v3),
-    ("build-nostd", "no_std builds of sinew for aarch64-unknown-none (NEON) and x86_64-unknown-none", build_nostd),
-    ("test-aarch64", "the tests for aarch64-unknown-linux-gnu under qemu-user, optimized (`ci` profile)", test_aarch64),
-    ("budgets", "profiler stages against budgets.toml: pinned timings and callgrind instruction counts", budgets_step),
+    ("fmt", "cargo fmt --check", fmt, 10),
+    ("clippy", "clippy -D warnings: SIMD, scalar and x86-64-v3 builds", clippy, 240),
+    ("test", "cargo test --workspace (SIMD lanes, host CPU baseline)", test, 240),
+    ("test-scalar", "the test suite on the scalar reference build", test_scalar, 300),
+    ("build-v3", "x86-64-v3 (AVX2+FMA) tests, optimized (`ci` profile), own target dir", build_v3, 240),
+    ("build-nostd", "no_std builds of sinew for aarch64-unknown-none (NEON) and x86_64-unknown-none", build_nostd, 90),
+    (
+        "test-aarch64",
+        "the tests for aarch64-unknown-linux-gnu under qemu-user, optimized (`ci` profile)",
+        test_aarch64,
+        420,
+    ),
+    (
+        "budgets",
+        "profiler stages against budgets.toml: pinned timings and callgrind instruction counts",
+        budgets_step,
+        300,
+    ),
     (
         "miri",
-        "arena, skeleton, math, lane, local-to-model, skinning, sampling, asset, blending, vertex-skinning, inertialization, transition, control and character tests under Miri (scalar build, fewer cases)",
+        "arena, skeleton, math, lane, local-to-model, skinning, sampling, asset, blending, vertex-skinning, inertialization, transition, control, curves and character tests under Miri (scalar build, fewer cases), one test per process",
         miri,
+        720,
     ),
     (
         "fuzz",
-        "seeded blob mutations (fixed count), then each cargo-fuzz target for a fixed time on the checked-in corpus",
+        "seeded blob mutations (fixed count), then each cargo-fuzz target for 20 s on the checked-in corpus [--seconds N: a long run]",
         fuzz,
+        360,
     ),
 ];
 
@@ -46,7 +61,7 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     };
     let result = match command {
-        "ci" => ci(),
+        "ci" => ci(&args[1..]),
         "bench-report" => bench_report(),
         "budgets" => budgets::budgets(args.iter().any(|a| a == "--record")),
         "targets" => targets::targets(),
@@ -61,8 +76,15 @@ fn main() -> ExitCode {
             usage();
             Ok(())
         }
-        name => match STEPS.iter().find(|(n, _, _)| *n == name) {
-            Some((_, _, step)) => step(),
+        "fuzz" => match args.iter().position(|a| a == "--seconds") {
+            None => fuzz(),
+            Some(i) => match args.get(i + 1).and_then(|s| s.parse().ok()).filter(|s| *s > 0) {
+                Some(seconds) => fuzz_for(seconds),
+                None => Err("--seconds takes a positive count".into()),
+            },
+        },
+        name => match STEPS.iter().find(|(n, _, _, _)| *n == name) {
+            Some((_, _, step, _)) => step(),
             None => Err(format!("unknown command `{name}` (see `cargo xtask help`)")),
         },
     };
@@ -77,9 +99,9 @@ fn main() -> ExitCode {
 
 fn usage() {
     eprintln!("usage: cargo xtask <command>\n\ncommands:");
-    eprintln!("  {:<14} every step below, in order", "ci");
-    for (name, what, _) in STEPS {
-        eprintln!("  {name:<14} {what}");
+    eprintln!("  {:<14} every step below, in order [--skip STEP,STEP…]", "ci");
+    for (name, what, _, budget) in STEPS {
+        eprintln!("  {name:<14} {what} (budget {budget} s)");
     }
     eprintln!("  {:<14} medians of the last `cargo bench` run, ns per joint, per group", "bench-report");
     eprintln!(
@@ -95,24 +117,41 @@ fn usage() {
 /// Set while `ci` runs: steps that would skip part of their work on this host fail instead.
 static IN_CI: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-fn ci() -> Result<(), String> {
+/// Every step in order, or all but those `--skip` names (`.ci/run` skips `test`: the README's test command, which
+/// it runs first, is the same `cargo test --workspace`).
+fn ci(args: &[String]) -> Result<(), String> {
+    let skip: Vec<&str> = match args {
+        [] => vec![],
+        [flag, names] if flag == "--skip" => names.split(',').collect(),
+        _ => return Err("ci takes `--skip STEP,STEP…` or nothing".into()),
+    };
+    if let Some(unknown) = skip.iter().find(|s| !STEPS.iter().any(|(n, _, _, _)| n == *s)) {
+        return Err(format!("--skip: no step `{unknown}` (see `cargo xtask help`)"));
+    }
     IN_CI.store(true, std::sync::atomic::Ordering::Relaxed);
     let mut failed = vec![];
     let mut summary = vec![];
-    for (name, _, step) in STEPS {
+    let whole = Instant::now();
+    for (name, _, step, budget) in STEPS {
+        if skip.contains(name) {
+            summary.push(format!("  skip  {name:<14}"));
+            continue;
+        }
         eprintln!("\n==> xtask {name}");
         let start = Instant::now();
         let result = step();
         let secs = start.elapsed().as_secs_f64();
+        let over = if secs > f64::from(*budget) { format!("  over its {budget} s budget") } else { String::new() };
         match &result {
-            Ok(()) => summary.push(format!("  ok    {name:<14} {secs:>7.1} s")),
+            Ok(()) => summary.push(format!("  ok    {name:<14} {secs:>7.1} s{over}")),
             Err(e) => {
-                summary.push(format!("  FAIL  {name:<14} {secs:>7.1} s  {e}"));
+                summary.push(format!("  FAIL  {name:<14} {secs:>7.1} s{over}  {e}"));
                 failed.push(*name);
             }
         }
     }
-    eprintln!("\nxtask ci summary:\n{}", summary.join("\n"));
+    let total = whole.elapsed().as_secs_f64();
+    eprintln!("\nxtask ci summary:\n{}\n        {:<14} {total:>7.1} s", summary.join("\n"), "total");
     if failed.is_empty() { Ok(()) } else { Err(format!("failed steps: {}", failed.join(", "))) }
 }
 
@@ -368,91 +407,56 @@ fn ffi_aarch64() -> Result<(), String> {
 
 /// Miri checks the `unsafe` in the arena and the kernels' borrows. It cannot run inline asm or most SIMD
 /// intrinsics, so it runs the scalar build; the lane-precision sweep (pure arithmetic) is left out for time.
-/// Miri interprets one test binary on one thread, so the binaries are split in two halves of about equal time,
-/// each run by its own `cargo miri` in its own target directory, side by side.
+/// Miri interprets each test on one thread, so the tests run under cargo-nextest, one process per test, as
+/// many at once as the machine has cores, after one build: the slowest tests start first and no core waits
+/// on an unlucky split of test binaries.
 fn miri() -> Result<(), String> {
     let probe = Command::new("cargo").args(["+nightly", "miri", "--version"]).output();
     if !probe.is_ok_and(|o| o.status.success()) {
         return Err("Miri not found; install with `rustup toolchain install nightly --component miri rust-src`".into());
     }
-    const HALVES: [&[&str]; 2] = [
-        &[
-            "character",
-            "inertialization",
-            "math",
-            "arena",
-            "skeleton",
-            "lane",
-            "skinning",
-            "control",
-            "transition",
-            "curves",
-        ],
-        &["sampling", "asset", "local_to_model", "blending", "vertex_skinning"],
+    let probe = Command::new("cargo").args(["nextest", "--version"]).output();
+    if !probe.is_ok_and(|o| o.status.success()) {
+        return Err("cargo-nextest not found; install with `cargo install cargo-nextest --locked`".into());
+    }
+    const SUITES: &[&str] = &[
+        "arena",
+        "asset",
+        "blending",
+        "character",
+        "control",
+        "curves",
+        "inertialization",
+        "lane",
+        "local_to_model",
+        "math",
+        "sampling",
+        "skeleton",
+        "skinning",
+        "vertex_skinning",
     ];
-    let mut children: Vec<(std::process::Child, PathBuf)> = vec![];
-    // A half that cannot start stops the one already running, so nothing is left behind.
-    let stop = |children: Vec<(std::process::Child, PathBuf)>, e: String| {
-        for (mut child, _) in children {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-        Err(e)
-    };
-    for (half, tests) in HALVES.iter().enumerate() {
-        // `+nightly` is understood by the rustup proxy on PATH, not by the toolchain's own cargo in $CARGO.
-        let mut c = Command::new("cargo");
-        c.current_dir(root()).env_remove("RUSTFLAGS").env_remove("RUSTUP_TOOLCHAIN");
-        let target_dir = format!("target/miri-{half}");
-        c.args(["+nightly", "miri", "test", "-p", "sinew-tests", "--features", "sinew/scalar", "--target-dir"]);
-        c.arg(&target_dir);
-        for test in *tests {
-            c.args(["--test", test]);
-        }
-        // Each half's output goes to a log, shown whole when the half ends, so the two do not interleave.
-        let log = root().join(format!("{target_dir}.log"));
-        let files = std::fs::File::create(&log).and_then(|file| Ok((file.try_clone()?, file)));
-        let (out, err) = match files {
-            Ok(files) => files,
-            Err(e) => return stop(children, format!("{}: {e}", log.display())),
-        };
-        c.stdout(out).stderr(err);
-        eprintln!("    $ {c:?} > {}", log.display());
-        match c.spawn() {
-            Ok(child) => children.push((child, log)),
-            Err(e) => return stop(children, format!("could not start cargo miri: {e}")),
-        }
-    }
-    let mut failed = vec![];
-    for (mut child, log) in children {
-        let status = child.wait();
-        eprintln!("{}", std::fs::read_to_string(&log).unwrap_or_default());
-        match status {
-            Ok(status) if status.success() => {}
-            Ok(status) => failed.push(format!("{} ({status})", log.display())),
-            Err(e) => failed.push(format!("{} ({e})", log.display())),
-        }
-    }
-    if failed.is_empty() { Ok(()) } else { Err(format!("Miri failed: {}", failed.join(", "))) }
+    let suites = SUITES.iter().map(|s| format!("binary(={s})")).collect::<Vec<_>>().join(" | ");
+    // The transition figures' tests moved to the bench crate with the analysis they check.
+    let filter = format!("(package(sinew-tests) & ({suites})) | (package(sinew-bench-host) & binary(=transition))");
+    // `+nightly` is understood by the rustup proxy on PATH, not by the toolchain's own cargo in $CARGO.
+    let mut c = Command::new("cargo");
+    c.current_dir(root()).env_remove("RUSTFLAGS").env_remove("RUSTUP_TOOLCHAIN");
+    c.args(["+nightly", "miri", "nextest", "run", "-p", "sinew-tests", "-p", "sinew-bench-host"]);
+    c.args(["--features", "sinew/scalar", "--target-dir", "target/miri", "--no-fail-fast", "-E", &filter]);
+    run(c)
 }
 
 /// Blob mutations from a fixed seed, as many as `MUTATIONS`.
 const MUTATIONS: &str = "2000000";
-/// Seconds each cargo-fuzz target runs in `fuzz`.
-const FUZZ_SECONDS: &str = "60";
+/// Seconds each cargo-fuzz target runs in `fuzz` (and so in `ci`); long runs are `cargo xtask fuzz --seconds N`.
+const FUZZ_SECONDS: u32 = 20;
 
 fn fuzz() -> Result<(), String> {
-    run(cargo_with(&[
-        "run",
-        "--release",
-        "-p",
-        "sinew-bench-host",
-        "--example",
-        "mutate_blobs",
-        "--",
-        "1",
-        MUTATIONS,
-    ]))?;
+    fuzz_for(FUZZ_SECONDS)
+}
+
+fn fuzz_for(seconds: u32) -> Result<(), String> {
+    run(cargo_with(&["run", "--release", "-p", "sinew-tools", "--example", "mutate_blobs", "--", "1", MUTATIONS]))?;
     let probe = Command::new("cargo").args(["+nightly", "fuzz", "--version"]).output();
     if !probe.is_ok_and(|o| o.status.success()) {
         return Err("cargo-fuzz not found; install with `cargo install cargo-fuzz` (and a nightly toolchain)".into());
@@ -466,7 +470,7 @@ fn fuzz() -> Result<(), String> {
         c.current_dir(&fuzz_dir).env_remove("RUSTFLAGS").env_remove("RUSTUP_TOOLCHAIN");
         c.args(["+nightly", "fuzz", "run", target]);
         c.arg(&scratch).arg(fuzz_dir.join("corpus").join(target));
-        c.args(["--", &format!("-max_total_time={FUZZ_SECONDS}"), "-seed=1", "-rss_limit_mb=2048", "-max_len=65536"]);
+        c.args(["--", &format!("-max_total_time={seconds}"), "-seed=1", "-rss_limit_mb=2048", "-max_len=65536"]);
         run(c)?;
     }
     Ok(())

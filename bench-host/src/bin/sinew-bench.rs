@@ -1,11 +1,12 @@
 //! `sinew-bench`: the profiler CLI. With no subcommand it runs `profile` on the embedded procedural rigs.
 
 use clap::{Args, Parser, Subcommand};
-use sinew_bench_host::offline::{BakeArgs, InspectArgs, bake, feet_names, inspect, key_format, report};
-use sinew_bench_host::phase::MatchMethod;
-use sinew_bench_host::root_motion::{Method, Source};
 use sinew_bench_host::workload::Keys;
-use sinew_bench_host::{pose, profile, transition};
+use sinew_bench_host::{profile, transition};
+use sinew_tools::offline::{BakeArgs, InspectArgs, bake, feet_names, inspect, key_format, report};
+use sinew_tools::phase::MatchMethod;
+use sinew_tools::pose;
+use sinew_tools::root_motion::{Method, Source};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -87,7 +88,7 @@ struct MatchArgs {
 }
 
 fn phase(args: &PhaseArgs) -> Result<String, String> {
-    let value = sinew_bench_host::phase::phase_json(&args.bvh, &feet_names(&args.feet))?;
+    let value = sinew_tools::phase::phase_json(&args.bvh, &feet_names(&args.feet))?;
     if args.json {
         return Ok(value.to_string());
     }
@@ -103,8 +104,7 @@ fn phase(args: &PhaseArgs) -> Result<String, String> {
 }
 
 fn matched(args: &MatchArgs) -> Result<String, String> {
-    let value =
-        sinew_bench_host::phase::match_json(&args.bvh, args.at, &args.to_bvh, args.method, &feet_names(&args.feet))?;
+    let value = sinew_tools::phase::match_json(&args.bvh, args.at, &args.to_bvh, args.method, &feet_names(&args.feet))?;
     if args.json {
         return Ok(value.to_string());
     }
@@ -336,15 +336,15 @@ fn warp(args: &WarpArgs) -> Result<String, String> {
     let to = numbers::<3>("--to", &args.to)?;
     let window = args.window.as_deref().map(|w| numbers::<2>("--window", w)).transpose()?;
     let (source, path) = motion_source(&args.bvh, &args.blob, &args.clip, Method::Delta)?;
-    let value = sinew_bench_host::root_motion::warp_json(source, args.at, to, window)
+    let value = sinew_tools::root_motion::warp_json(source, args.at, to, window)
         .map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(if args.json { value.to_string() } else { motion_table(&value) })
 }
 
 fn motion(args: &MotionArgs) -> Result<String, String> {
     let (source, path) = motion_source(&args.bvh, &args.blob, &args.clip, args.method)?;
-    let value = sinew_bench_host::root_motion::motion_json(source, args.loops)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let value =
+        sinew_tools::root_motion::motion_json(source, args.loops).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(if args.json { value.to_string() } else { motion_table(&value) })
 }
 
@@ -398,7 +398,7 @@ fn pose(args: &PoseArgs) -> Result<String, String> {
             if args.quantize {
                 return Err("--quantize: a blob is sampled as it was baked".into());
             }
-            pose::blob_pose_json(&sinew_bench_host::blob::read(path)?, &args.clip, args.time)
+            pose::blob_pose_json(&sinew_tools::blob::read(path)?, &args.clip, args.time)
                 .map_err(|e| format!("{}: {e}", path.display()))?
         }
         (None, None, None) => return Err("give --bvh, --gltf or --blob".into()),
@@ -432,8 +432,8 @@ fn quality(args: &QualityArgs) -> Result<String, String> {
         return locomotion_quality(args);
     }
     let clips = match &args.blob {
-        Some(path) => transition::Clips::from_blob(path)?,
-        None => transition::Clips::from_bvh(&quality_files(args)?)?,
+        Some(path) => sinew_tools::cuts::Clips::from_blob(path)?,
+        None => sinew_tools::cuts::Clips::from_bvh(&quality_files(args)?)?,
     };
     if args.cuts == 0 {
         return Err("--cuts must be at least 1".into());
@@ -441,7 +441,7 @@ fn quality(args: &QualityArgs) -> Result<String, String> {
     let dt = rate_step(args.rate)?.unwrap_or(clips.dt);
     transition::check_simulation(dt, args.duration, args.cuts)?;
     let asset = clips.asset()?;
-    let cuts = transition::seeded_cuts(&asset, dt, args.duration, args.cuts, args.seed);
+    let cuts = sinew_tools::cuts::seeded_cuts(&asset, dt, args.duration, args.cuts, args.seed);
     if cuts.is_empty() {
         return Err("the clips are too short for this transition".into());
     }
@@ -477,7 +477,7 @@ fn locomotion_quality(args: &QualityArgs) -> Result<String, String> {
 /// The BVH files `quality` reads: those given, else the Bandai clips of the shared data.
 fn quality_files(args: &QualityArgs) -> Result<Vec<std::path::PathBuf>, String> {
     Ok(if args.bvh.is_empty() {
-        let dir = sinew_bench_host::shared_data_dir().ok_or("no --bvh given and no shared data to default to")?;
+        let dir = sinew_tools::shared_data_dir().ok_or("no --bvh given and no shared data to default to")?;
         let mut files: Vec<_> = std::fs::read_dir(dir.join("bvh/bandai"))
             .map_err(|e| e.to_string())?
             .filter_map(|e| e.ok().map(|e| e.path()))
@@ -502,13 +502,13 @@ fn rate_step(rate: Option<f32>) -> Result<Option<f32>, String> {
 fn transition(args: &TransitionArgs) -> Result<String, String> {
     let method = transition::Method::parse(&args.mode)?;
     let (clips, a, b) = match (&args.bvh, &args.to_bvh, &args.blob) {
-        (Some(from), Some(to), _) => (transition::Clips::from_bvh(&[from.clone(), to.clone()])?, 0, 1),
+        (Some(from), Some(to), _) => (sinew_tools::cuts::Clips::from_bvh(&[from.clone(), to.clone()])?, 0, 1),
         (_, _, Some(path)) => {
-            let clips = transition::Clips::from_blob(path)?;
+            let clips = sinew_tools::cuts::Clips::from_blob(path)?;
             let asset = clips.asset()?;
             let (a, b) = (
-                sinew_bench_host::blob::clip_index(&asset, &args.clip)?,
-                sinew_bench_host::blob::clip_index(&asset, &args.to_clip)?,
+                sinew_tools::blob::clip_index(&asset, &args.clip)?,
+                sinew_tools::blob::clip_index(&asset, &args.to_clip)?,
             );
             (clips, a, b)
         }
@@ -522,7 +522,7 @@ fn transition(args: &TransitionArgs) -> Result<String, String> {
         }
     }
     let asset = clips.asset()?;
-    let cut = transition::Cut { a, ta: args.at, b, tb: args.to_at };
+    let cut = sinew_tools::cuts::Cut { a, ta: args.at, b, tb: args.to_at };
     let half_second = (0.5 / dt).ceil() as usize;
     let trace = transition::simulate(&asset, dt, method, cut, args.duration, (half_second, half_second))?;
     let _ = args.json;
@@ -600,7 +600,7 @@ fn main() -> ExitCode {
             if let Some(&bad) = args
                 .joints
                 .iter()
-                .find(|&&j| !(sinew_bench_host::rig::MIN_JOINTS..=sinew_bench_host::rig::MAX_JOINTS).contains(&j))
+                .find(|&&j| !(sinew_tools::rig::MIN_JOINTS..=sinew_tools::rig::MAX_JOINTS).contains(&j))
             {
                 return report(Err(format!("--joints {bad}: the procedural rig has 22..=1024 joints")));
             }

@@ -22,7 +22,7 @@
 //! `--feet` name.
 
 use crate::annotate::{self, PlantRule};
-use crate::bake::{RawAnnotations, RawClip, RawPhase, RawSkeleton};
+use crate::raw::{RawAnnotations, RawClip, RawPhase, RawSkeleton};
 use glam::Vec3;
 use sinew::asset::{MATCH_IN, MATCH_OUT};
 
@@ -352,7 +352,7 @@ pub fn clip_phase(
 
 /// BVH files of one skeleton baked in memory (`f32` keys) with their feet's plants and stride phases.
 pub struct PhasedClips {
-    pub blob: crate::bake::AlignedBlob,
+    pub blob: crate::raw::AlignedBlob,
     pub skeleton: RawSkeleton,
     pub clips: Vec<RawClip>,
     pub feet: [usize; 2],
@@ -373,7 +373,7 @@ pub fn phased_bvhs(paths: &[std::path::PathBuf], feet: &[String]) -> Result<Phas
             Err(e) => (None, Some(e)),
         })
         .unzip();
-    let extras = crate::bake::Extras { annotations, phases, ..Default::default() };
+    let extras = crate::raw::Extras { annotations, phases, ..Default::default() };
     let blob = crate::bake::bake_with(&skeleton, &clips, crate::bake::KeyFormat::F32, &extras)?;
     Ok(PhasedClips { blob, skeleton, clips, feet, missing })
 }

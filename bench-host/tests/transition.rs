@@ -3,8 +3,9 @@
 
 use sinew::math::SoaTransform;
 use sinew::{Arena, Inertializer, Playback, SamplingContext, SamplingJob, Target, Transition};
-use sinew_bench_host::transition::{self, Clips, Cut, Method};
+use sinew_bench_host::transition::{self, Method};
 use sinew_tests::shared_data;
+use sinew_tools::cuts::{Clips, Cut};
 
 fn bandai(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     sinew_tests::files_with_extension(&dir.join("bvh/bandai"), "bvh")
@@ -15,7 +16,7 @@ fn quality_guarantees_on_bandai_clips() {
     let Some(dir) = shared_data("quality_guarantees_on_bandai_clips") else { return };
     let clips = Clips::from_bvh(&bandai(&dir)).unwrap();
     let asset = clips.asset().unwrap();
-    let cuts = transition::seeded_cuts(&asset, clips.dt, 0.2, 60, 7);
+    let cuts = sinew_tools::cuts::seeded_cuts(&asset, clips.dt, 0.2, 60, 7);
     assert_eq!(cuts.len(), 60);
     let rows = transition::quality(&asset, clips.dt, 0.2, &cuts).unwrap();
     let row = |m: Method| rows.iter().find(|q| q.method == m.name()).unwrap();
@@ -41,7 +42,7 @@ fn quality_guarantees_on_bandai_clips() {
     // And over 0.4 s, where a source's velocity has twice the time to carry the offset: its term dies out by
     // mid-curve, so the growth stays within the same 1.6 (on the goal's 300 cuts: a tail percentile over 60
     // moves by 0.2 with the seed).
-    let long_cuts = transition::seeded_cuts(&asset, clips.dt, 0.4, 300, 1);
+    let long_cuts = sinew_tools::cuts::seeded_cuts(&asset, clips.dt, 0.4, 300, 1);
     let long = transition::quality(&asset, clips.dt, 0.4, &long_cuts).unwrap();
     let long = long.iter().find(|q| q.method == Method::Continuous.name()).unwrap();
     assert!(long.joint_growth_p90 <= 1.6, "0.4 s: {}", long.joint_growth_p90);
@@ -58,17 +59,18 @@ fn continuous_shape_jump_shrinks_with_the_frame_time() {
     let Some(dir) = shared_data("continuous_shape_jump_shrinks_with_the_frame_time") else { return };
     let clips = Clips::from_bvh(&bandai(&dir)).unwrap();
     let asset = clips.asset().unwrap();
-    let cuts = transition::seeded_cuts(&asset, clips.dt, 0.2, 40, 11);
+    let cuts = sinew_tools::cuts::seeded_cuts(&asset, clips.dt, 0.2, 40, 11);
     let median_jump = |method: Method, rate: f32| {
         let mut jumps: Vec<f64> = cuts
             .iter()
             .map(|&cut| {
-                let trace = transition::simulate(&asset, 1.0 / rate, method, cut, 0.2, (transition::FRAMES_BEFORE, 4));
+                let trace =
+                    transition::simulate(&asset, 1.0 / rate, method, cut, 0.2, (sinew_tools::cuts::FRAMES_BEFORE, 4));
                 let trace = trace.unwrap();
                 (0..trace.output[0].len()).map(|j| transition::velocity_jump(&trace, j)).fold(0.0, f64::max)
             })
             .collect();
-        transition::percentile(&mut jumps, 0.5)
+        sinew_tools::stats::percentile(&mut jumps, 0.5)
     };
     let continuous = median_jump(Method::Continuous, 480.0) / median_jump(Method::Continuous, 1920.0);
     let clamped = median_jump(Method::Relative, 480.0) / median_jump(Method::Relative, 1920.0);

@@ -7,7 +7,9 @@
 //! job does, and moves a root by a finite motion. A panic, an `Err` after a successful load,
 //! or a non-finite matrix is a find.
 
-use crate::bake::{AlignedBlob, KeyFormat, RawClip, RawSkeleton};
+use crate::bake::KeyFormat;
+
+use crate::raw::{AlignedBlob, RawClip, RawSkeleton};
 use sinew::clip::Keys;
 use sinew::math::{Mat4, SoaTransform};
 use sinew::{Arena, Asset, LocalToModelJob, Playback, SamplingContext, SamplingJob};
@@ -177,9 +179,9 @@ pub fn bake_and_exercise(skeleton: &RawSkeleton, clips: &[RawClip]) {
 
 /// Footsteps, two curves and a phase table for each clip (1.5 strides, steps alternating every half stride on
 /// joints 1 and 2), so mutations reach the phase and curve sections and the footstep markers.
-pub fn phased_extras(rig: &crate::rig::Rig, clips: &[RawClip]) -> crate::bake::Extras {
-    use crate::bake::{RawAnnotations, RawMarker, RawPhase};
-    let mut extras = crate::bake::Extras::default();
+pub fn phased_extras(rig: &crate::rig::Rig, clips: &[RawClip]) -> crate::raw::Extras {
+    use crate::raw::{RawAnnotations, RawMarker, RawPhase};
+    let mut extras = crate::raw::Extras::default();
     for clip in clips {
         let frames = clip.frames.len();
         let duration = (frames - 1) as f32 / clip.sample_rate;
@@ -195,8 +197,8 @@ pub fn phased_extras(rig: &crate::rig::Rig, clips: &[RawClip]) -> crate::bake::E
             .collect();
         let wave: Vec<f32> = (0..frames).map(|k| (k as f32 * 0.7).sin() * 3.0).collect();
         let curves = vec![
-            crate::bake::RawCurve::from_frames("weight", Some(1e-3), clip.sample_rate, &forward),
-            crate::bake::RawCurve::from_frames("wave", Some(1e-2), clip.sample_rate, &wave),
+            crate::raw::RawCurve::from_frames("weight", Some(1e-3), clip.sample_rate, &forward),
+            crate::raw::RawCurve::from_frames("wave", Some(1e-2), clip.sample_rate, &wave),
         ];
         extras.annotations.push(RawAnnotations { markers, curves, ..Default::default() });
         let flags = sinew::asset::MATCH_IN | sinew::asset::MATCH_OUT;

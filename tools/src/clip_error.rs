@@ -7,10 +7,10 @@
 //! as the runtime interpolates), the decoded side from what `SamplingJob` returns for the baked clip. So the
 //! figure is the storage's error alone, not f32 rounding of the hierarchy.
 
-use crate::bake::{RawClip, RawSkeleton};
-use crate::root_motion::{dquat, dvec3};
+use crate::dmath::Trs;
+use crate::raw::{RawClip, RawSkeleton};
 use crate::sample::sample_clamped;
-use glam::{DMat4, DQuat, DVec3};
+use glam::{DMat4, DVec3};
 use sinew::math::{SoaTransform, Transform, unpack_soa};
 use sinew::{Arena, Asset, SamplingContext};
 
@@ -28,42 +28,6 @@ pub struct ClipError {
     pub p99: f64,
     /// Times compared: every frame and every midpoint.
     pub samples: usize,
-}
-
-/// A local transform in f64.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Trs {
-    pub translation: DVec3,
-    pub rotation: DQuat,
-    pub scale: DVec3,
-}
-
-impl Trs {
-    pub(crate) fn of(t: &Transform) -> Trs {
-        Trs { translation: dvec3(t.translation), rotation: dquat(t.rotation), scale: dvec3(t.scale) }
-    }
-
-    pub(crate) fn matrix(&self) -> DMat4 {
-        DMat4::from_scale_rotation_translation(self.scale, self.rotation, self.translation)
-    }
-
-    /// Back to `f32`.
-    pub(crate) fn to_transform(self) -> Transform {
-        let v = |v: DVec3| sinew::math::Vec3::new(v.x as f32, v.y as f32, v.z as f32);
-        let q = self.rotation;
-        let rotation = sinew::math::Quat::new(q.x as f32, q.y as f32, q.z as f32, q.w as f32);
-        Transform { translation: v(self.translation), rotation, scale: v(self.scale) }
-    }
-
-    /// `a` towards `b` by `u`: translations and scales linearly, rotations by normalized lerp on the shorter
-    /// arc (glam's `DQuat::lerp`), as the runtime interpolates keys.
-    pub(crate) fn lerp(a: &Trs, b: &Trs, u: f64) -> Trs {
-        Trs {
-            translation: a.translation.lerp(b.translation, u),
-            rotation: a.rotation.lerp(b.rotation, u),
-            scale: a.scale.lerp(b.scale, u),
-        }
-    }
 }
 
 /// Model matrices from local transforms (parents before children).
@@ -135,7 +99,7 @@ pub fn clip_error(
     }
     let samples = 2 * last + 1;
     let max = errors.iter().copied().fold(0.0, f64::max);
-    let p99 = crate::transition::percentile(&mut errors, 0.99);
+    let p99 = crate::stats::percentile(&mut errors, 0.99);
     Ok(ClipError { max, p99, samples })
 }
 

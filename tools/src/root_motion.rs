@@ -23,7 +23,8 @@
 //! Space: the source's model space and units. Errors: no hips-like joint, a skeleton that already has a
 //! `motion_root`, `up` and `forward` not unit and perpendicular; messages say which.
 
-use crate::bake::{RawClip, RawSkeleton};
+use crate::dmath::{dquat, dvec3};
+use crate::raw::{RawClip, RawSkeleton};
 use glam::{DMat4, DQuat, DVec3};
 use sinew::math::{Quat, Transform, Vec3};
 
@@ -255,16 +256,6 @@ fn model_of(parents: &[i16], locals: &[Transform], joint: usize) -> (DVec3, DQua
     (translation, rotation)
 }
 
-/// `v` in f64.
-pub(crate) fn dvec3(v: Vec3) -> DVec3 {
-    DVec3::new(v.x as f64, v.y as f64, v.z as f64)
-}
-
-/// `q` in f64, normalized.
-pub(crate) fn dquat(q: Quat) -> DQuat {
-    DQuat::from_xyzw(q.x as f64, q.y as f64, q.z as f64, q.w as f64).normalize()
-}
-
 fn vec3(v: DVec3) -> Vec3 {
     Vec3::new(v.x as f32, v.y as f32, v.z as f32)
 }
@@ -283,7 +274,7 @@ pub enum Source<'a> {
 
 /// A clip with a motion root, baked for the runtime.
 struct Baked {
-    blob: crate::bake::AlignedBlob,
+    blob: crate::raw::AlignedBlob,
     clip: usize,
     /// The hips' joint in the baked skeleton.
     hips: usize,

@@ -3,6 +3,7 @@
 //! argument types, the foot-name list, printing a command's result.
 
 use crate::bake::{self, KeyFormat};
+use crate::raw;
 use crate::root_motion::Method;
 use clap::Args;
 use std::io::Write;
@@ -121,7 +122,7 @@ pub fn bake(args: &BakeArgs) -> Result<String, String> {
                     import.relative_error()
                 );
             }
-            skin = asset.skin.map(|s| bake::RawSkin { remap: s.remap, inverse_bind: s.inverse_bind });
+            skin = asset.skin.map(|s| raw::RawSkin { remap: s.remap, inverse_bind: s.inverse_bind });
             (asset.skeleton, asset.clips)
         }
         None => crate::bvh::load_raw_files(&args.bvh)?,
@@ -129,7 +130,7 @@ pub fn bake(args: &BakeArgs) -> Result<String, String> {
     use crate::annotate;
     let mut annotations = match &args.markers {
         Some(path) => annotate::read_sidecar(path, &clips)?,
-        None => vec![bake::RawAnnotations::default(); clips.len()],
+        None => vec![raw::RawAnnotations::default(); clips.len()],
     };
     let plant_rule = annotate::PlantRule { height: args.plant_height, speed: args.plant_speed };
     if args.detect_plants {
@@ -162,7 +163,7 @@ pub fn bake(args: &BakeArgs) -> Result<String, String> {
         }
         None => (skeleton, clips),
     };
-    let extras = bake::Extras { annotations, skin, phases };
+    let extras = raw::Extras { annotations, skin, phases };
     let format = if args.compress {
         if !(args.max_error.is_finite() && args.max_error > 0.0) {
             return Err(format!("--max-error {}: give a positive number of centimetres", args.max_error));
@@ -180,9 +181,9 @@ pub fn bake(args: &BakeArgs) -> Result<String, String> {
 /// One line per clip: its virtual-point error against the imported clip, in centimetres on the figure scaled to
 /// 1.7 m, with points `distance_cm` from each joint.
 fn error_report(
-    skeleton: &bake::RawSkeleton,
-    clips: &[bake::RawClip],
-    blob: &bake::AlignedBlob,
+    skeleton: &raw::RawSkeleton,
+    clips: &[raw::RawClip],
+    blob: &raw::AlignedBlob,
     distance_cm: f64,
 ) -> Result<String, String> {
     use crate::clip_error::{clip_error, units_per_cm};

@@ -2,7 +2,7 @@
 //! phase), extracts root motion, and writes the runtime's asset blob; validates and describes a blob.
 
 use clap::{Parser, Subcommand};
-use sinew_bench_host::offline::{BakeArgs, InspectArgs, bake, inspect, report};
+use sinew_tools::offline::{BakeArgs, InspectArgs, bake, inspect, report};
 use std::process::ExitCode;
 
 #[derive(Parser)]

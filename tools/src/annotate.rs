@@ -11,7 +11,7 @@
 //!
 //! A clip may also carry scalar curve tracks (`"curves"`: `name`, `precision` in the curve's units, needed with
 //! `--compress`, and Hermite `keys` of `time`, `value` and an optional `slope` per second), baked to one value
-//! per frame (`bake::RawCurve`):
+//! per frame (`raw::RawCurve`):
 //!
 //! ```json
 //! { "clips": { "walk": { "curves": [{ "name": "blink", "precision": 0.001,
@@ -34,8 +34,8 @@
 //! default, 5 cm and 42 cm/s on a 1.7 m figure. Each run of at least two planted frames becomes a range
 //! `plant:<joint>` and a marker `footstep:<joint>` at its first frame.
 
-use crate::bake::{RawAnnotations, RawClip, RawMarker, RawRange, RawSkeleton};
-use crate::naive::{self, AosPose};
+use crate::glam_pose::{self, AosPose};
+use crate::raw::{RawAnnotations, RawClip, RawMarker, RawRange, RawSkeleton};
 use std::collections::BTreeMap;
 
 /// Most bytes a sidecar may have: it holds a few numbers per clip.
@@ -103,7 +103,7 @@ pub fn foot_joints(skeleton: &RawSkeleton, names: &[String]) -> Result<Vec<usize
 /// Model-space joint positions of one pose.
 pub fn pose_positions(skeleton: &RawSkeleton, pose: &[sinew::math::Transform]) -> Vec<glam::Vec3> {
     let mut model = vec![glam::Mat4::IDENTITY; skeleton.parents.len()];
-    naive::local_to_model(&skeleton.parents, &AosPose::new(pose), &mut model);
+    glam_pose::local_to_model(&skeleton.parents, &AosPose::new(pose), &mut model);
     model.iter().map(|m| m.w_axis.truncate()).collect()
 }
 

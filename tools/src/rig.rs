@@ -241,14 +241,14 @@ impl Rig {
     }
 
     /// The rig as importer output, for baking.
-    pub fn raw_skeleton(&self) -> crate::bake::RawSkeleton {
-        crate::bake::RawSkeleton { names: self.names.clone(), parents: self.parents.clone(), rest: self.rest.clone() }
+    pub fn raw_skeleton(&self) -> crate::raw::RawSkeleton {
+        crate::raw::RawSkeleton { names: self.names.clone(), parents: self.parents.clone(), rest: self.rest.clone() }
     }
 
     /// A looping clip of `frames` frames at `sample_rate`: the `poses` animation (every rotation animated, the
     /// hips' translation animated, everything else at rest), as a real clip elides it.
-    pub fn clip(&self, frames: usize, sample_rate: f32) -> crate::bake::RawClip {
-        crate::bake::RawClip { name: "procedural".into(), sample_rate, frames: self.poses(frames) }
+    pub fn clip(&self, frames: usize, sample_rate: f32) -> crate::raw::RawClip {
+        crate::raw::RawClip { name: "procedural".into(), sample_rate, frames: self.poses(frames) }
     }
 
     /// Depth of the deepest joint.
@@ -271,7 +271,7 @@ pub fn leg_chains(find: impl Fn(&str) -> Option<usize>) -> Option<[[usize; 3]; 2
 pub fn inverse_bind_of_rest(parents: &[i16], rest: &[Transform]) -> Vec<Mat3x4> {
     let mut model: Vec<glam::Mat4> = Vec::with_capacity(parents.len());
     for (j, t) in rest.iter().enumerate() {
-        let m = crate::naive::trs(t);
+        let m = crate::glam_pose::trs(t);
         model.push(if parents[j] < 0 { m } else { model[parents[j] as usize] * m });
     }
     model

@@ -24,7 +24,7 @@
 //!   all in f64, at every frame. Morph-weight channels are skipped.
 //! - Non-finite values anywhere are errors naming the accessor's use.
 
-use crate::bake::{RawClip, RawSkeleton};
+use crate::raw::{RawClip, RawSkeleton};
 use base64::Engine;
 use gltf::accessor::{DataType, Dimensions};
 use gltf::animation::{Interpolation, Property};
@@ -481,7 +481,7 @@ fn import_animation<'a>(
             true => (intervals + 1.0, intervals / duration),
             false => (1.0, rate.unwrap_or(MIN_RATE)),
         };
-        crate::bake::check_clip_shape(num_frames, bake_rate, skeleton.parents.len())
+        crate::raw::check_clip_shape(num_frames, bake_rate, skeleton.parents.len())
             .map_err(|e| format!("animation `{name}` at {bake_rate:.3} Hz: {e}"))?;
         let frame_step = if duration > 0.0 { duration / intervals } else { 0.0 };
         let frames: Vec<Vec<Transform>> = (0..num_frames as usize)
@@ -500,7 +500,7 @@ fn import_animation<'a>(
         && duration > 0.0
         && doublings < MAX_DOUBLINGS
         && best.1.relative_error() > TARGET_ERROR
-        && crate::bake::check_clip_shape(2.0 * intervals + 1.0, 2.0 * best.1.rate, skeleton.parents.len()).is_ok()
+        && crate::raw::check_clip_shape(2.0 * intervals + 1.0, 2.0 * best.1.rate, skeleton.parents.len()).is_ok()
     {
         let doubled = bake_at(2.0 * intervals)?;
         if doubled.1.max_error > 0.75 * best.1.max_error {

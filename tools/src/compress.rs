@@ -19,8 +19,9 @@
 //! Values decode through `TrackDecoder::decode`, the runtime's own function, so the search measures what
 //! sampling returns. The caller checks the whole clip afterwards (frames and midpoints, through `SamplingJob`).
 
-use crate::bake::{RawClip, RawSkeleton};
-use crate::clip_error::{Trs, compose, virtual_points};
+use crate::clip_error::{compose, virtual_points};
+use crate::dmath::Trs;
+use crate::raw::{RawClip, RawSkeleton};
 use glam::{DMat4, DQuat, DVec3};
 use sinew::clip::{
     COMPRESSED_SLACK, Channel, CurveDecoder, MAX_BITS, MIN_KEY_MAGNITUDE, SEGMENT_FRAMES, SEGMENT_TRACK_BYTES,
@@ -71,7 +72,7 @@ struct Track {
 /// A track's value at one frame: `bake`'s, rotations normalized (the dropped component is rebuilt for a unit
 /// quaternion).
 fn value_of(t: &sinew::math::Transform, channel: Channel) -> [f32; 4] {
-    let v = crate::bake::channel_value(t, channel);
+    let v = crate::raw::channel_value(t, channel);
     if channel != Channel::Rotation {
         return v;
     }
@@ -246,7 +247,7 @@ fn track_range(track: &Track) -> TrackRange {
     let mut range = TrackRange { min: [0.0; 4], extent: [0.0; 4] };
     for c in 0..n {
         let (lo, hi) = track.values.iter().fold((f32::MAX, f32::MIN), |(lo, hi), v| (lo.min(v[c]), hi.max(v[c])));
-        let lo = crate::bake::flush(lo);
+        let lo = crate::raw::flush(lo);
         // Rounded up so that `min + extent` covers the largest value.
         let mut extent = hi - lo;
         while lo + extent < hi {

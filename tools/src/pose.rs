@@ -1,7 +1,9 @@
 //! Pose export for checking against other tools: a baked clip sampled at one time through the runtime path
 //! (asset load → sampling → local-to-model), model-space joint positions as JSON.
 
-use crate::bake::{AlignedBlob, KeyFormat};
+use crate::bake::KeyFormat;
+
+use crate::raw::AlignedBlob;
 use crate::sample::sample_clamped;
 use sinew::math::{Mat4, SoaTransform};
 use sinew::{Arena, Asset, LocalToModelJob, SamplingContext};

@@ -1,7 +1,7 @@
 //! Baked `.snw` blobs as command-line input: reading one safely, describing it (`sinew-bench inspect`), and
 //! turning a clip back into importer form so every subcommand that takes `--bvh`/`--gltf` takes `--blob` too.
 
-use crate::bake::{AlignedBlob, RawClip, RawSkeleton};
+use crate::raw::{AlignedBlob, RawClip, RawSkeleton};
 use crate::sample::sample_clamped;
 use sinew::clip::{Channel, Keys};
 use sinew::math::{SoaTransform, Transform, unpack_soa};

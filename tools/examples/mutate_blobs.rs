@@ -1,5 +1,5 @@
-//! `cargo run --release -p sinew-bench-host --example mutate_blobs -- SEED COUNT`: the seeded blob mutation
-//! run of `cargo xtask fuzz` (see `sinew_bench_host::fuzz::mutate_blobs`). Exit 1 with the mutation on a find.
+//! `cargo run --release -p sinew-tools --example mutate_blobs -- SEED COUNT`: the seeded blob mutation
+//! run of `cargo xtask fuzz` (see `sinew_tools::fuzz::mutate_blobs`). Exit 1 with the mutation on a find.
 
 use std::process::ExitCode;
 
@@ -10,7 +10,7 @@ fn main() -> ExitCode {
         eprintln!("error: usage: mutate_blobs [SEED] [COUNT]");
         return ExitCode::FAILURE;
     };
-    match sinew_bench_host::fuzz::mutate_blobs(seed, count) {
+    match sinew_tools::fuzz::mutate_blobs(seed, count) {
         Ok(report) => {
             println!(
                 "mutate_blobs: seed {seed}, {} executions, {} loaded and posed, no find",

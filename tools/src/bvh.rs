@@ -9,7 +9,7 @@
 //! order listed (`Zrotation Xrotation Yrotation` is `Rz · Rx · Ry` on column vectors), in degrees; frame `k`
 //! is at `k × frame_time` seconds. End Sites carry no channels and are not joints.
 
-use crate::bake::{RawClip, RawSkeleton, check_clip_shape};
+use crate::raw::{RawClip, RawSkeleton, check_clip_shape};
 use sinew::math::{Quat, Transform, Vec3};
 use std::fmt;
 
@@ -137,7 +137,7 @@ impl Bvh {
     ///
     /// Errors (with the line): malformed syntax, more than `sinew::skeleton::MAX_JOINTS` joints (reported at
     /// the joint past the limit, before it is parsed), a frame count or frame time outside what a clip may hold
-    /// (`bake::check_clip_shape`), frames × joints above the file's byte count, and a value count other than
+    /// (`raw::check_clip_shape`), frames × joints above the file's byte count, and a value count other than
     /// frames × channels. Nothing is allocated before the counts are known to fit the file: the values need at
     /// least two bytes each.
     pub fn parse(text: &str) -> Result<Bvh, BvhError> {

@@ -1,0 +1,39 @@
+//! The offline side of sinew (std): importers, annotation, root-motion extraction, compression, the baker and
+//! blob inspection, behind the `sinew-bake` binary. Nothing here ships with the runtime.
+//!
+//! Modules, bottom to top (each imports only those before it):
+//! - `raw` (what importers produce and the baker consumes), `dmath` (f64 helpers), `stats`, `glam_pose`,
+//!   `sample` (the runtime's sampling on the host);
+//! - importers: `bvh`, `gltf_import`; the procedural `rig`;
+//! - `annotate` (markers, ranges, foot plants), `clip_error` (the error a viewer sees), `compress`, `bake`;
+//! - readers of blobs and what runs on them: `blob`, `pose`, `root_motion`, `phase`, `bounds`;
+//! - `offline` (the commands of `sinew-bake`) and `fuzz` (what every fuzz target checks).
+
+/// The shared data directory (`$SINEW_DATA`, else `../shared/data` next to the workspace), when it exists.
+pub fn shared_data_dir() -> Option<std::path::PathBuf> {
+    let dir = std::env::var_os("SINEW_DATA")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data"));
+    dir.is_dir().then_some(dir)
+}
+
+pub mod annotate;
+pub mod bake;
+pub mod blob;
+pub mod bounds;
+pub mod bvh;
+pub mod clip_error;
+pub mod compress;
+pub mod cuts;
+pub mod dmath;
+pub mod fuzz;
+pub mod glam_pose;
+pub mod gltf_import;
+pub mod offline;
+pub mod phase;
+pub mod pose;
+pub mod raw;
+pub mod rig;
+pub mod root_motion;
+pub mod sample;
+pub mod stats;
