@@ -455,3 +455,98 @@ fn the_bake_alias_writes_what_sinew_bake_writes() {
     assert_eq!(std::fs::read(&out).ok(), std::fs::read(&again).ok());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Three joints in a line along +Y (a two-bone chain `a`, `b`, `c`), two frames.
+fn three_joints() -> String {
+    "HIERARCHY\nROOT a\n{\n OFFSET 0 0 0\n CHANNELS 3 Zrotation Xrotation Yrotation\n JOINT b\n {\n  OFFSET 0 1 0\n  \
+     CHANNELS 3 Zrotation Xrotation Yrotation\n  JOINT c\n  {\n   OFFSET 0 1 0\n   CHANNELS 3 Zrotation Xrotation \
+     Yrotation\n   End Site\n   {\n    OFFSET 0 1 0\n   }\n  }\n }\n}\nMOTION\nFrames: 2\nFrame Time: 0.0333333\n\
+     0 0 0 0 10 0 0 20 0\n0 0 0 0 12 0 0 22 0\n"
+        .to_string()
+}
+
+/// The parser took every argument: the command ran, or stopped with its own `error: …` (exit 1), never with
+/// clap's usage error ("unexpected argument").
+fn parsed(output: &Output) {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("unexpected argument") && !stderr.contains("Usage:"), "{stderr}");
+    assert!(output.status.success() || output.status.code() == Some(1), "{stderr}");
+}
+
+/// The parser took a negative value as the value it is: the command ran, or refused it with its own message
+/// naming `flag`.
+fn took_negative(output: &Output, flag: &str) {
+    parsed(output);
+    if !output.status.success() {
+        assert_error(output, &[flag]);
+    }
+}
+
+#[test]
+fn ik_takes_negative_coordinates_as_typed() {
+    let dir = scratch("negative-ik");
+    let chain = write(&dir, "chain.bvh", &three_joints());
+    let two_bone = sinew_bench(&[
+        "ik",
+        "--bvh",
+        &chain,
+        "--time",
+        "-1",
+        "--chain",
+        "a,b,c",
+        "--target",
+        "-1.2,0.5,-0.3",
+        "--pole",
+        "-1,1,-2",
+        "--json",
+    ]);
+    assert!(two_bone.status.success(), "{}", String::from_utf8_lossy(&two_bone.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&two_bone.stdout).expect("JSON");
+    let end = &json["joints"][2]["position"];
+    let at = |i: usize| end[i].as_f64().expect("a coordinate");
+    // The target is within reach (two bones of length 1): the end lands on it.
+    assert!((at(0) + 1.2).abs() < 1e-3 && (at(1) - 0.5).abs() < 1e-3 && (at(2) + 0.3).abs() < 1e-3, "{json}");
+    let ccd = sinew_bench(&["ik", "--bvh", &chain, "--chain", "a,b,c", "--solver", "ccd", "--target", "-0.5,1,-1"]);
+    assert!(ccd.status.success(), "{}", String::from_utf8_lossy(&ccd.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn warp_takes_negative_positions_and_windows_as_typed() {
+    let dir = scratch("negative-warp");
+    let hips = bvh("2", "0.0333333", "0 0 0 0 0 0\n10 0 0 0 20 0").replace("ROOT a", "ROOT Hips");
+    let two = write(&dir, "two.bvh", &hips);
+    let window = ["warp", "--bvh", &two, "--at", "0.0333", "--to", "-1,-2,-0.5", "--window", "-1,0.02"];
+    took_negative(&sinew_bench(&window), "--window");
+    let at = ["warp", "--bvh", &two, "--at", "-0.5", "--to", "-1,-2,-0.5"];
+    took_negative(&sinew_bench(&at), "--at");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn pose_match_transition_and_quality_take_negative_numbers_as_typed() {
+    let dir = scratch("negative-times");
+    let two = write(&dir, "two.bvh", &bvh("2", "0.0333333", "0 0 0 0 0 0\n10 0 0 0 20 0"));
+    // A time before the first frame clamps to it.
+    let pose = sinew_bench(&["pose", "--bvh", &two, "--time", "-1.5", "--json"]);
+    assert!(pose.status.success(), "{}", String::from_utf8_lossy(&pose.stderr));
+    let transition = ["transition", "--bvh", &two, "--to-bvh", &two, "--at", "-1", "--to-at", "-2"];
+    took_negative(&sinew_bench(&transition), "--at");
+    let duration = ["transition", "--bvh", &two, "--to-bvh", &two, "--at", "0", "--to-at", "0", "--duration", "-0.2"];
+    took_negative(&sinew_bench(&duration), "--duration");
+    took_negative(&sinew_bench(&["quality", "--bvh", &two, "--duration", "-0.2"]), "--duration");
+    parsed(&sinew_bench(&["match", "--bvh", &two, "--at", "-1", "--to-bvh", &two, "--feet", "a,b"]));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bake_takes_negative_numbers_as_typed_and_refuses_them() {
+    let dir = scratch("negative-bake");
+    let two = write(&dir, "two.bvh", &bvh("2", "0.0333333", "0 0 0 0 0 0\n10 0 0 0 20 0"));
+    let out = dir.join("two.snw").display().to_string();
+    for (flag, value) in [("--max-error", "-0.05"), ("--plant-height", "-1"), ("--error-distance", "-3")] {
+        let output = sinew_bench(&["bake", "--bvh", &two, "--out", &out, "--compress", flag, value]);
+        took_negative(&output, flag);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -128,10 +128,10 @@ struct WarpArgs {
     #[arg(long)]
     at: f32,
     /// Where the marker must be: `X,Z,YAW` (ground position, facing in radians about +Y).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     to: String,
     /// `START,END` seconds of clip time over which the warp is applied (END at most `--at`).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     window: Option<String>,
     /// Print JSON (the `motion` frames) instead of a table.
     #[arg(long)]
@@ -300,10 +300,10 @@ struct IkArgs {
     #[arg(long)]
     chain: String,
     /// Where the chain's end should go: X,Y,Z in model space (the file's units).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     target: String,
     /// A model-space point X,Y,Z the middle joint bends toward; by default the current bend plane is kept.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pole: Option<String>,
     /// The solver: analytic two-bone, or CCD (free joints, the end within 1e-5 of the chain's length of the
     /// target, at most 400 iterations).
