@@ -15,6 +15,7 @@
 use crate::workload::Workload;
 use sinew::blending::{self, BlendLayer, BlendingJob, DEFAULT_THRESHOLD};
 use sinew::control::Wrap;
+use sinew::error::Index;
 use sinew::foot_planting::{FootPlanter, FootPlantingJob, Ground, PlantSettings};
 use sinew::ik::AimIkJob;
 use sinew::inertialization::{InertializationJob, Settings, Target, Transition};
@@ -466,10 +467,12 @@ impl Kernels<'_> {
         let g = out.len();
         let (s0, s1) = samples.split_at_mut(g);
         let mut sample = |index: usize, time: f32, output: &mut [SoaTransform]| {
-            let clip = self.asset.clip(index).ok_or(sinew::Error::StateMismatch)?;
+            let clip = self.asset.clip(index).ok_or(clip_missing(index, self.asset.num_clips()))?;
             let (skeleton, playback) = (self.skeleton, Playback::Clamp);
             let shared = contexts.len() == 1;
-            let context = contexts.get_mut(if shared { 0 } else { index }).ok_or(sinew::Error::StateMismatch)?;
+            let (slot, len) = (if shared { 0 } else { index }, contexts.len());
+            let context =
+                contexts.get_mut(slot).ok_or(sinew::Error::IndexOutOfRange { what: Index::Slot, index: slot, len })?;
             SamplingJob { skeleton, clip: &clip, time, playback, context, output, curves: &mut [] }.run()
         };
         sample(base.0, t, s0)?;
@@ -499,7 +502,7 @@ impl Kernels<'_> {
         let rest = &self.skeleton.rest_pose()[0];
         let (mut sum, mut yaw) = ([0.0f32; 3], 0.0f32);
         for (clip, weight) in [(base.0, LEAD), (base.1, 1.0 - LEAD)] {
-            let clip = self.asset.clip(clip).ok_or(sinew::Error::StateMismatch)?;
+            let clip = self.asset.clip(clip).ok_or(clip_missing(clip, self.asset.num_clips()))?;
             let at = |t: f32| root_motion::root_at(&clip, rest, t);
             let m = if to >= from {
                 RootMotion::between(at(from), at(to))
@@ -567,4 +570,9 @@ impl Kernels<'_> {
         .run()?;
         SkinningJob { skin: self.skin, model: d.model, palette: Palette::Rows(d.palette) }.run()
     }
+}
+
+/// The error for a clip index the crowd's asset does not have.
+fn clip_missing(index: usize, len: usize) -> sinew::Error {
+    sinew::Error::IndexOutOfRange { what: Index::Clip, index, len }
 }

@@ -139,8 +139,10 @@ pub enum Error {
     /// A blend needs at least one layer (normal or additive).
     NoLayers,
     /// Blend layer `layer` (of the additive list when `additive`) has a NaN or infinite weight, or a negative
-    /// one on a normal layer; `layer == usize::MAX` means the threshold (finite and > 0).
+    /// one on a normal layer.
     InvalidWeight { layer: usize, additive: bool },
+    /// A blend's threshold is NaN, infinite, zero or negative (it must be finite and > 0).
+    InvalidThreshold,
     /// A bone mask entry for `joint` is NaN, infinite or negative.
     InvalidJointWeight { layer: usize, additive: bool, joint: usize },
     /// An influence table needs at least one influence per vertex.
@@ -170,6 +172,9 @@ pub enum Error {
     InvalidTime,
     /// Bytes re-attached as state (an inertializer, a character) do not hold what the caller says they do.
     StateMismatch,
+    /// The asset given to a character is not the one its controls were started on: it lacks clip `clip`, or that
+    /// clip has another duration.
+    ForeignAsset { clip: usize },
     /// A count past its documented limit (`limits`).
     Limit { what: Limit, value: usize, max: usize },
     /// Layer 0 of a character must be its only `Base` layer (and a character needs one).
@@ -389,7 +394,7 @@ impl fmt::Display for Error {
             Error::Blob { section, problem } => write!(f, "asset section {section:?}: {problem:?}"),
             Error::BigEndianHost => write!(f, "asset blobs are little-endian; this host is big-endian"),
             Error::NoLayers => write!(f, "blend has no layers"),
-            Error::InvalidWeight { layer: usize::MAX, .. } => write!(f, "blend threshold must be finite and > 0"),
+            Error::InvalidThreshold => write!(f, "blend threshold must be finite and > 0"),
             Error::InvalidWeight { layer, additive } => {
                 write!(f, "blend layer {layer} (additive: {additive}) has a NaN, infinite or negative weight")
             }
@@ -431,6 +436,9 @@ impl fmt::Display for Error {
             }
             Error::InvalidTime => write!(f, "local time is NaN or outside the clip, or the duration is invalid"),
             Error::StateMismatch => write!(f, "the memory does not hold the state it is attached as"),
+            Error::ForeignAsset { clip } => {
+                write!(f, "clip {clip} of the asset is missing or not the clip the character started playing")
+            }
             Error::Limit { what, value, max } => write!(f, "{what:?}: {value}, allowed at most {max}"),
             Error::LayerOrder { layer } => write!(f, "layer {layer}: layer 0, and only it, must be the base layer"),
             Error::IndexOutOfRange { what, index, len } => write!(f, "{what:?} {index} out of range ({len})"),

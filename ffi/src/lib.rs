@@ -138,10 +138,13 @@ fn status_of(error: Error) -> sinew_status {
         | Error::InvalidDuration { .. }
         | Error::InvalidFade
         | Error::InvalidWeight { .. }
+        | Error::InvalidThreshold
         | Error::InvalidMaskWeight { .. }
         | Error::NonFinite { .. } => SINEW_ERROR_INVALID_ARGUMENT,
         Error::NoInertializer => SINEW_ERROR_NO_INERTIALIZER,
-        Error::StateMismatch | Error::BufferLength { .. } | Error::ForeignWalk => SINEW_ERROR_STATE_MISMATCH,
+        Error::StateMismatch | Error::ForeignAsset { .. } | Error::BufferLength { .. } | Error::ForeignWalk => {
+            SINEW_ERROR_STATE_MISMATCH
+        }
         _ => SINEW_ERROR_INTERNAL,
     }
 }

@@ -113,6 +113,33 @@ fn bad_joints_and_matrices_are_errors() {
 }
 
 #[test]
+fn validate_finds_what_run_refuses_and_passes_what_it_takes() {
+    let model = [Mat4::IDENTITY; 3];
+    let (id, mut nan, zero) =
+        (Mat4::IDENTITY, Mat4::IDENTITY, Mat4 { cols: [[0.0; 4], [0.0; 4], [0.0; 4], [0.0, 0.0, 0.0, 1.0]] });
+    nan.cols[3][1] = f32::NAN;
+    let mut projective = Mat4::IDENTITY;
+    projective.cols[0][3] = 0.5;
+    for (joint, offset, world) in [(0, &id, &id), (3, &id, &id), (0, &nan, &id), (0, &id, &projective), (2, &zero, &id)]
+    {
+        let job = AttachJob { model: &model, joint, offset, world };
+        assert_eq!(job.validate(), job.run().map(|_| ()), "attach joint {joint}");
+    }
+    let upright =
+        [None, Some(Quat::IDENTITY), Some(Quat::new(0.0, 0.0, 0.0, 0.0)), Some(Quat::new(f32::NAN, 0.0, 0.0, 1.0))];
+    for (joint, offset, object) in [(1, &id, &id), (5, &id, &id), (1, &nan, &id), (1, &id, &nan), (1, &id, &projective)]
+    {
+        for upright in upright {
+            let job = HangJob { model: &model, joint, offset, object, upright };
+            assert_eq!(job.validate(), job.run().map(|_| ()), "hang joint {joint}, upright {upright:?}");
+        }
+    }
+    // A singular grip is seen only by `run`, which inverts it.
+    let singular = HangJob { model: &model, joint: 1, offset: &zero, object: &id, upright: None };
+    assert_eq!((singular.validate(), singular.run()), (Ok(()), Err(Error::InvalidAttachment)));
+}
+
+#[test]
 fn the_affine_inverse_matches_the_f64_inverse() {
     let mut rng = Rng::new(0x1d);
     for _ in 0..500 {

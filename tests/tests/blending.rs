@@ -321,7 +321,7 @@ fn blending_job_errors() {
     assert_eq!(job.validate(), Err(Error::BufferLength { buffer: Buffer::SoaPose, expected: 2, actual: 1 }));
     let mut out = vec![SoaTransform::IDENTITY; 2];
     let job = BlendingJob { skeleton: &skeleton, layers: &[ok], additive: &[], threshold: 0.0, output: &mut out };
-    assert_eq!(job.validate(), Err(Error::InvalidWeight { layer: usize::MAX, additive: false }));
+    assert_eq!(job.validate(), Err(Error::InvalidThreshold));
 }
 
 #[test]

@@ -439,6 +439,12 @@ fn bad_input_is_an_error_and_leaves_the_character_as_it_was() {
     let asset = f.asset();
     let other = Fixture::new(8);
     let other_asset = other.asset();
+    // The same skeleton, its clip 0 a frame shorter: not the asset the character's control was started on.
+    let (raw_skeleton, raw_clips) = synthetic(f.n);
+    let mut shorter = raw_clips[0].clone();
+    shorter.frames.pop();
+    let foreign_blob = bake::bake(&raw_skeleton, &[shorter], KeyFormat::F32).expect("bake");
+    let foreign = Asset::load(foreign_blob.bytes()).expect("load");
     let remap: Vec<u16> = (0..8).collect();
     let other_skin = sinew::Skin::new(8, &remap, &[sinew::math::Mat3x4::IDENTITY; 8]).unwrap();
     assert_eq!(
@@ -469,6 +475,7 @@ fn bad_input_is_an_error_and_leaves_the_character_as_it_was() {
     check("other skeleton", Error::BufferLength { buffer: Buffer::ClipJoints, expected: 6, actual: 8 }, &|c| {
         c.update(0.1, &Rig::new(&other_asset, None).unwrap())
     });
+    check("another asset", Error::ForeignAsset { clip: 0 }, &|c| c.update(0.1, &Rig::new(&foreign, None).unwrap()));
     check("NaN speed", Error::InvalidSpeed, &|c| c.play(&asset, 0, 1, Play { speed: f32::NAN, ..Play::looping(1) }));
     check("negative weight", Error::InvalidFade, &|c| c.play(&asset, 0, 1, Play { weight: -1.0, ..Play::looping(1) }));
     check("NaN weight", Error::InvalidFade, &|c| c.with_control(0, 0, |k| k.fade_to(f32::NAN, 0.1)));

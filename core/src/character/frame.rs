@@ -46,9 +46,10 @@ impl Character<'_> {
         };
         rig.skin_for(&counts)?;
         for s in parts.controls.iter().filter(|s| s.used != 0) {
-            let duration = asset.clip_duration(s.control.clip() as usize).ok_or(Error::StateMismatch)?;
+            let clip = s.control.clip() as usize;
+            let duration = asset.clip_duration(clip).ok_or(Error::ForeignAsset { clip })?;
             if duration.to_bits() != s.control.duration().to_bits() {
-                return Err(Error::StateMismatch);
+                return Err(Error::ForeignAsset { clip });
             }
         }
         let (curves, previous_curves) = parts.curves.split_at_mut(counts.curves);
@@ -432,7 +433,8 @@ pub(super) fn sample_into(
     control: &Control,
     out: &mut [SoaTransform],
 ) -> Result<(), Error> {
-    let clip = asset.clip(control.clip() as usize).ok_or(Error::StateMismatch)?;
+    let index = control.clip() as usize;
+    let clip = asset.clip(index).ok_or(Error::ForeignAsset { clip: index })?;
     // The control already wrapped the time; clamping keeps a ping-pong or clamped end at the last frame.
     SamplingJob {
         skeleton: asset.skeleton(),

@@ -497,7 +497,7 @@ impl<'b> Character<'b> {
     /// Advances every clock by `dt` and produces this frame's pose, model matrices and palette.
     ///
     /// Errors, with the state unchanged: `InvalidTimeStep`; `BufferLength` (`ClipJoints` for an asset of
-    /// another skeleton, `SkinningPalette` for a missing skin or one of another size); `StateMismatch` for a
+    /// another skeleton, `SkinningPalette` for a missing skin or one of another size); `ForeignAsset` for a
     /// control whose clip the asset no longer has with the same duration; `NonFinite` for a non-finite curve
     /// target; `MissingScratch` for a character whose scratch is external (use
     /// [`Character::update_with_scratch`]); the errors of the kernels (which a validated asset does not cause).
@@ -574,7 +574,7 @@ impl<'b> Character<'b> {
     /// plant `plant:<joint>`, a segment) around the control's current time: 1 when every weighted control is
     /// inside such a range, 0 when none is (or nothing plays).
     ///
-    /// Errors: `IndexOutOfRange` (`Layer`); `StateMismatch` for a control whose clip the asset lacks.
+    /// Errors: `IndexOutOfRange` (`Layer`); `ForeignAsset` for a control whose clip the asset lacks.
     pub fn range_weight(&mut self, asset: &Asset<'_>, layer: usize, name: &str) -> Result<f32, Error> {
         let (parts, _) = self.parts()?;
         let len = parts.layers.len();
@@ -584,7 +584,7 @@ impl<'b> Character<'b> {
         for s in slots.iter().filter(|s| s.used != 0) {
             let (clip, time, weight) = (s.control.clip() as usize, s.control.time(), s.control.weight());
             if clip >= asset.num_clips() {
-                return Err(Error::StateMismatch);
+                return Err(Error::ForeignAsset { clip });
             }
             let covers =
                 |r: &crate::data::asset::Range| asset.name(r.name) == Some(name) && r.start <= time && time <= r.end;

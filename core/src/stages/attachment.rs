@@ -49,16 +49,31 @@ fn affine(m: &Mat4) -> Result<&Mat4, Error> {
     if m.is_finite() && m.is_affine() { Ok(m) } else { Err(Error::InvalidAttachment) }
 }
 
+/// A rotation an upright hang can keep: finite and not zero.
+fn valid_upright(q: Quat) -> bool {
+    q.is_finite() && q.length_squared() > 1e-12
+}
+
 fn joint_matrix(model: &[Mat4], joint: usize) -> Result<&Mat4, Error> {
     let m = model.get(joint).ok_or(Error::IndexOutOfRange { what: Index::Joint, index: joint, len: model.len() })?;
     if m.is_finite() { Ok(m) } else { Err(Error::NonFinite { buffer: Buffer::ModelMatrices, index: joint }) }
 }
 
 impl AttachJob<'_> {
-    /// The object's world transform.
+    /// Checks every input in O(1), computing nothing.
     ///
     /// Errors: `IndexOutOfRange` (`Joint`); `NonFinite` (`ModelMatrices`) for the joint's matrix;
     /// `InvalidAttachment` for an offset or world transform not finite and affine.
+    pub fn validate(&self) -> Result<(), Error> {
+        joint_matrix(self.model, self.joint)?;
+        affine(self.offset)?;
+        affine(self.world)?;
+        Ok(())
+    }
+
+    /// The object's world transform.
+    ///
+    /// Errors: those of [`AttachJob::validate`].
     pub fn run(&self) -> Result<Mat4, Error> {
         let joint = joint_matrix(self.model, self.joint)?;
         let (offset, world) = (affine(self.offset)?, affine(self.world)?);
@@ -67,11 +82,24 @@ impl AttachJob<'_> {
 }
 
 impl HangJob<'_> {
+    /// Checks every input in O(1), computing nothing (a singular grip shows only when `run` inverts it).
+    ///
+    /// Errors: those of [`AttachJob::validate`] for the model, joint and offset; `InvalidAttachment` for an
+    /// object not finite and affine, or a non-finite or zero upright rotation.
+    pub fn validate(&self) -> Result<(), Error> {
+        joint_matrix(self.model, self.joint)?;
+        affine(self.offset)?;
+        affine(self.object)?;
+        match self.upright {
+            Some(q) if !valid_upright(q) => Err(Error::InvalidAttachment),
+            _ => Ok(()),
+        }
+    }
+
     /// The character's model-to-world transform.
     ///
-    /// Errors: those of [`AttachJob::run`] for the model, joint and offset; `InvalidAttachment` for an object
-    /// not finite and affine, a singular joint-times-offset (rigid hanging), or a non-finite or zero upright
-    /// rotation.
+    /// Errors: those of [`HangJob::validate`]; `InvalidAttachment` for a singular joint-times-offset (rigid
+    /// hanging).
     pub fn run(&self) -> Result<Mat4, Error> {
         let joint = joint_matrix(self.model, self.joint)?;
         let (offset, object) = (affine(self.offset)?, affine(self.object)?);
@@ -80,7 +108,7 @@ impl HangJob<'_> {
         let world = match self.upright {
             None => object.mul(&grip.inverse_affine().ok_or(Error::InvalidAttachment)?),
             Some(q) => {
-                if !(q.is_finite() && q.length_squared() > 1e-12) {
+                if !valid_upright(q) {
                     return Err(Error::InvalidAttachment);
                 }
                 let mut world = Transform { rotation: q, ..Transform::IDENTITY }.to_mat4();

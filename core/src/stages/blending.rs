@@ -78,9 +78,9 @@ impl BlendingJob<'_> {
     /// Checks every input: O(joints) for the bone masks, O(1) otherwise.
     ///
     /// Errors: `NoLayers` when both layer lists are empty; `Limit` (`BlendLayers`) for more than `MAX_LAYERS`
-    /// in either; `InvalidWeight { layer, additive }` for a NaN or
-    /// infinite weight, a negative normal weight, or a non-finite or non-positive threshold (`layer` =
-    /// `usize::MAX`); `BufferLength` (`LayerPose`, `JointWeights`, `SoaPose` for the output);
+    /// in either; `InvalidThreshold` for a non-finite or non-positive threshold; `InvalidWeight { layer,
+    /// additive }` for a NaN or infinite weight or a negative normal weight; `BufferLength` (`LayerPose`,
+    /// `JointWeights`, `SoaPose` for the output);
     /// `InvalidJointWeight { layer, additive, joint }` for a NaN, infinite or negative mask entry.
     pub fn validate(&self) -> Result<(), Error> {
         if self.layers.is_empty() && self.additive.is_empty() {
@@ -92,7 +92,7 @@ impl BlendingJob<'_> {
             }
         }
         if !(self.threshold.is_finite() && self.threshold > 0.0) {
-            return Err(Error::InvalidWeight { layer: usize::MAX, additive: false });
+            return Err(Error::InvalidThreshold);
         }
         let n = self.skeleton.num_soa_joints();
         crate::error::check_len(Buffer::SoaPose, n, self.output.len())?;
