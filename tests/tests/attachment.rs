@@ -88,14 +88,30 @@ fn the_bandai_hand_carries_an_object_and_the_figure_hangs_from_it_across_the_wal
     println!("Bandai hand: worst round trip {worst:.1e} of the world's size");
 }
 
+/// The identity and three matrices an attachment refuses or cannot invert: one with a NaN, a singular one
+/// (all zero but `w`), a projective one.
+struct Matrices {
+    id: Mat4,
+    nan: Mat4,
+    zero: Mat4,
+    projective: Mat4,
+}
+
+impl Matrices {
+    fn new() -> Matrices {
+        let mut nan = Mat4::IDENTITY;
+        nan.cols[3][1] = f32::NAN;
+        let mut projective = Mat4::IDENTITY;
+        projective.cols[0][3] = 0.5;
+        let zero = Mat4 { cols: [[0.0; 4], [0.0; 4], [0.0; 4], [0.0, 0.0, 0.0, 1.0]] };
+        Matrices { id: Mat4::IDENTITY, nan, zero, projective }
+    }
+}
+
 #[test]
 fn bad_joints_and_matrices_are_errors() {
     let model = [Mat4::IDENTITY; 3];
-    let (id, mut nan, zero) =
-        (Mat4::IDENTITY, Mat4::IDENTITY, Mat4 { cols: [[0.0; 4], [0.0; 4], [0.0; 4], [0.0, 0.0, 0.0, 1.0]] });
-    nan.cols[3][1] = f32::NAN;
-    let mut projective = Mat4::IDENTITY;
-    projective.cols[0][3] = 0.5;
+    let Matrices { id, nan, zero, projective } = Matrices::new();
     let attach = |joint, offset: &Mat4, world: &Mat4| AttachJob { model: &model, joint, offset, world }.run();
     assert_eq!(attach(3, &id, &id), Err(Error::IndexOutOfRange { what: sinew::error::Index::Joint, index: 3, len: 3 }));
     assert_eq!(attach(0, &nan, &id), Err(Error::InvalidAttachment));
@@ -115,11 +131,7 @@ fn bad_joints_and_matrices_are_errors() {
 #[test]
 fn validate_finds_what_run_refuses_and_passes_what_it_takes() {
     let model = [Mat4::IDENTITY; 3];
-    let (id, mut nan, zero) =
-        (Mat4::IDENTITY, Mat4::IDENTITY, Mat4 { cols: [[0.0; 4], [0.0; 4], [0.0; 4], [0.0, 0.0, 0.0, 1.0]] });
-    nan.cols[3][1] = f32::NAN;
-    let mut projective = Mat4::IDENTITY;
-    projective.cols[0][3] = 0.5;
+    let Matrices { id, nan, zero, projective } = Matrices::new();
     for (joint, offset, world) in [(0, &id, &id), (3, &id, &id), (0, &nan, &id), (0, &id, &projective), (2, &zero, &id)]
     {
         let job = AttachJob { model: &model, joint, offset, world };
