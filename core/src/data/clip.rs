@@ -662,7 +662,9 @@ pub fn decode_rotations(k0: [u16; 4], k1: [u16; 4], k2: [u16; 4]) -> crate::math
 }
 
 /// Encodes a unit quaternion `(x, y, z, w)` for [`decode_rotation`]. The input need not be normalized; it
-/// must be finite and non-zero (the result is unspecified otherwise).
+/// must be finite and non-zero (the result is unspecified otherwise). The baker's: built with the `tools`
+/// feature only.
+#[cfg(feature = "tools")]
 pub fn encode_rotation(q: [f32; 4]) -> [u16; 3] {
     let len = crate::math::sqrt(q.iter().map(|v| v * v).sum::<f32>());
     let mut largest = 0;

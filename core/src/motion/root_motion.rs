@@ -8,8 +8,8 @@
 //! being one pass (the end of the clip joins its start, so each wrap carries the pass's displacement on).
 //! `Clamp` and `PingPong` steps retrace the clip, so their motion is `R(a)⁻¹ · R(b)` whatever happened between.
 //!
-//! Cost: O(1) in joints: root samples come from [`sample_first_group`] (the first lane group of two frames),
-//! two per step, four when it wraps.
+//! Cost: O(1) in joints: root samples come from the sampler's context-free `first_group` (the first lane group
+//! of two frames), two per step, four when it wraps.
 //!
 //! Space: the character's (the motion root's parent space), +Y up. Units: the clip's, radians.
 //! Precision: `f32`. A turn between two clip times is taken as the shorter way round (|Δyaw| ≤ π), true of any
@@ -20,7 +20,7 @@ use crate::data::clip::Clip;
 use crate::data::skeleton::Skeleton;
 use crate::math::{Mat4, SoaTransform, Transform, Vec3, wrap_angle};
 use crate::motion::control::{Step, Wrap};
-use crate::stages::sampling::{Playback, sample_first_group};
+use crate::stages::sampling::{Playback, first_group};
 use bytemuck::{Pod, Zeroable};
 
 /// The name of the joint whose track is the root motion.
@@ -99,7 +99,7 @@ pub fn has_motion_root(skeleton: &Skeleton<'_>) -> bool {
 /// The motion root of `clip` at local `time` (clamped to the clip): lane 0 of its first group. `rest` is the
 /// skeleton's first rest-pose group.
 pub fn root_at(clip: &Clip<'_>, rest: &SoaTransform, time: f32) -> RootMotion {
-    RootMotion::of_transform(&sample_first_group(clip, rest, time, Playback::Clamp).get(0))
+    RootMotion::of_transform(&first_group(clip, rest, time, Playback::Clamp).get(0))
 }
 
 /// The motion `clip`'s root makes from local time `start` to `end` (both clamped to the clip), its turn

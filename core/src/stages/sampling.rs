@@ -542,13 +542,21 @@ impl<'d> Decoders<'d> {
     }
 }
 
+/// [`first_group`] for the offline tools and tests (the `tools` feature): the first lane group of `clip` at
+/// `time` without a context, equal to [`SamplingJob`]'s output there bit for bit.
+#[cfg(feature = "tools")]
+pub fn sample_first_group(clip: &Clip<'_>, rest: &SoaTransform, time: f32, playback: Playback) -> SoaTransform {
+    first_group(clip, rest, time, playback)
+}
+
 /// The first lane group (joints 0–3) of `clip` at `time`, without a context: the motion root's sample.
 /// O(log tracks): it decodes the group's tracks of two frames and finds its constants by binary search
 /// (`Clip::new` keeps constants in channel, then joint order). The same decode and interpolation as
 /// [`SamplingJob`], so its lanes equal the job's output bit for bit.
 ///
-/// `rest` is the skeleton's first rest-pose group; `time` must be finite (else the first frame).
-pub fn sample_first_group(clip: &Clip<'_>, rest: &SoaTransform, time: f32, playback: Playback) -> SoaTransform {
+/// `rest` is the skeleton's first rest-pose group; `time` must be finite (else the first frame). Root motion's;
+/// the offline tools and tests reach it with the `tools` feature as [`sample_first_group`].
+pub(crate) fn first_group(clip: &Clip<'_>, rest: &SoaTransform, time: f32, playback: Playback) -> SoaTransform {
     let (f0, f1, fraction) = frame_position(clip.num_frames(), clip.sample_rate(), time, playback);
     let mut frames = [*rest; 2];
     let constants = clip.constants();
