@@ -5,8 +5,11 @@ use core::fmt;
 /// Which vertex attribute an error is about (vertex skinning; its sizes are `AttributeKind::bytes` there).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AttributeKind {
+    /// Vertex positions.
     Position,
+    /// Vertex normals.
     Normal,
+    /// Vertex tangents (`w` the handedness).
     Tangent,
 }
 
@@ -79,89 +82,251 @@ pub enum Buffer {
 #[non_exhaustive]
 pub enum Error {
     /// A skeleton must have between 1 and `max` joints.
-    JointCount { count: usize, max: usize },
+    JointCount {
+        /// Joints given.
+        count: usize,
+        /// The most a skeleton may have.
+        max: usize,
+    },
     /// A parent index is neither −1 (root) nor the index of an earlier joint.
-    ParentOrder { joint: usize, parent: i16 },
+    ParentOrder {
+        /// The joint whose parent is wrong.
+        joint: usize,
+        /// The parent index it has.
+        parent: i16,
+    },
     /// A buffer's length differs from what the other inputs require.
-    BufferLength { buffer: Buffer, expected: usize, actual: usize },
+    BufferLength {
+        /// The buffer.
+        buffer: Buffer,
+        /// The length it must have, in elements.
+        expected: usize,
+        /// The length it has.
+        actual: usize,
+    },
     /// A value in `buffer` is NaN or infinite; `index` is the joint (or matrix) it belongs to.
-    NonFinite { buffer: Buffer, index: usize },
+    NonFinite {
+        /// The buffer.
+        buffer: Buffer,
+        /// The first joint (or matrix) with a non-finite value.
+        index: usize,
+    },
     /// A rotation is too far from unit length (rest poses are held to `skeleton::UNIT_TOLERANCE`).
-    NonUnitRotation { joint: usize },
+    NonUnitRotation {
+        /// The joint.
+        joint: usize,
+    },
     /// A rotation quaternion has (near) zero length, so it names no rotation.
-    ZeroQuaternion { buffer: Buffer, index: usize },
+    ZeroQuaternion {
+        /// The buffer.
+        buffer: Buffer,
+        /// The first joint (or element) with a zero rotation.
+        index: usize,
+    },
     /// A stored rotation's squared length is above `limits::MAX_ROTATION_LENGTH_SQ` (or not finite).
-    RotationLength { buffer: Buffer, index: usize },
+    RotationLength {
+        /// The buffer.
+        buffer: Buffer,
+        /// The first stored rotation past the bound.
+        index: usize,
+    },
     /// A padding lane (past the last joint) of a SoA buffer is not the identity transform.
-    PaddingNotIdentity { buffer: Buffer, soa_index: usize },
+    PaddingNotIdentity {
+        /// The buffer.
+        buffer: Buffer,
+        /// The lane group holding the padding lane.
+        soa_index: usize,
+    },
     /// A skin joint refers to a skeleton joint that does not exist.
-    RemapOutOfRange { skin_joint: usize, joint: u16, num_joints: usize },
+    RemapOutOfRange {
+        /// The skin joint.
+        skin_joint: usize,
+        /// The skeleton joint it names.
+        joint: u16,
+        /// The skeleton's joint count.
+        num_joints: usize,
+    },
     /// A matrix that must be affine has a last row other than `(0, 0, 0, 1)`.
-    NotAffine { buffer: Buffer, index: usize },
+    NotAffine {
+        /// The buffer.
+        buffer: Buffer,
+        /// The first matrix that is not affine.
+        index: usize,
+    },
     /// A joint index argument is out of range.
-    JointOutOfRange { joint: usize, num_joints: usize },
+    JointOutOfRange {
+        /// The joint index given.
+        joint: usize,
+        /// The skeleton's joint count.
+        num_joints: usize,
+    },
     /// The arena cannot fit the request: `requested` bytes (including alignment padding), `available` left.
-    ArenaExhausted { requested: usize, available: usize },
+    ArenaExhausted {
+        /// Bytes asked for, alignment padding included.
+        requested: usize,
+        /// Bytes the arena has left.
+        available: usize,
+    },
     /// A checkpoint handed to `Arena::rewind` lies past the arena's current use: it is from another arena or
     /// from before an earlier rewind.
-    InvalidCheckpoint { checkpoint: usize, used: usize },
+    InvalidCheckpoint {
+        /// The checkpoint's offset.
+        checkpoint: usize,
+        /// The arena's current use, bytes.
+        used: usize,
+    },
     /// A clip's sample rate is not finite and positive.
     InvalidSampleRate,
     /// A clip needs at least one frame and may last at most `limits::MAX_DURATION` seconds.
-    FrameCount { frames: usize },
+    FrameCount {
+        /// Frames the clip has.
+        frames: usize,
+    },
     /// The translations and scales along the chain ending at `joint` could place it farther than
     /// `limits::MAX_MODEL_EXTENT` from the origin (or scale it beyond that), where `f32` matrices downstream
     /// would overflow. `clip` is `None` for the rest pose, else the asset's clip index.
-    Extent { clip: Option<usize>, joint: usize },
+    Extent {
+        /// `None` for the rest pose, else the clip index.
+        clip: Option<usize>,
+        /// The joint at the end of the chain.
+        joint: usize,
+    },
     /// A clip's tracks of `channel` (0 translation, 1 rotation, 2 scale) are out of order at `joint`: animated
     /// joints must ascend strictly, and a joint's channel may be animated or constant, once.
-    TrackOrder { joint: usize, channel: u16 },
+    TrackOrder {
+        /// The joint where the order breaks.
+        joint: usize,
+        /// 0 translation, 1 rotation, 2 scale.
+        channel: u16,
+    },
     /// Constant track `index` has a channel tag other than 0, 1, 2.
-    InvalidChannel { index: usize, channel: u16 },
+    InvalidChannel {
+        /// The constant track.
+        index: usize,
+        /// The tag it has.
+        channel: u16,
+    },
     /// A stored value in `buffer` is non-zero but below `limits::MIN_KEY_MAGNITUDE` (or a negative
     /// quantization step): it would make sampling compute with denormals.
-    Subnormal { buffer: Buffer, index: usize },
+    Subnormal {
+        /// The buffer.
+        buffer: Buffer,
+        /// The first such stored value.
+        index: usize,
+    },
     /// Segment `segment` of a compressed clip is inconsistent: its offset, bit count or bits lie outside the
     /// clip's data, or (`track`) a track's format byte or segment range is invalid.
-    CompressedSegment { segment: usize, track: Option<usize> },
+    CompressedSegment {
+        /// The segment.
+        segment: usize,
+        /// The track whose format byte or range is invalid, if it is one track.
+        track: Option<usize>,
+    },
     /// A clip's curve value (`f32`: the stored value's index; compressed: the curve, whose range reaches past
     /// the bound) is above `limits::MAX_CURVE_MAGNITUDE` in magnitude, where interpolating could overflow.
-    CurveMagnitude { index: usize },
+    CurveMagnitude {
+        /// The stored value (`f32` curves) or the curve (compressed ones).
+        index: usize,
+    },
     /// An asset blob does not start with `asset::MAGIC`.
     BadMagic,
     /// An asset blob's format version is one this build does not read (`supported` is the one it writes), or
     /// an older one it reads whose compressed clips or curves it does not (their tables changed layout).
-    UnsupportedVersion { found: u32, supported: u32 },
+    UnsupportedVersion {
+        /// The blob's version.
+        found: u32,
+        /// The version this build writes.
+        supported: u32,
+    },
     /// An asset blob's section is unusable; `problem` says how.
-    Blob { section: Section, problem: BlobProblem },
+    Blob {
+        /// The section.
+        section: Section,
+        /// What is wrong with it.
+        problem: BlobProblem,
+    },
     /// Asset blobs are little-endian and read in place; a big-endian host cannot use them.
     BigEndianHost,
     /// A blend needs at least one layer (normal or additive).
     NoLayers,
     /// Blend layer `layer` (of the additive list when `additive`) has a NaN or infinite weight, or a negative
     /// one on a normal layer.
-    InvalidWeight { layer: usize, additive: bool },
+    InvalidWeight {
+        /// The layer, in its list.
+        layer: usize,
+        /// Whether the layer is in the additive list.
+        additive: bool,
+    },
     /// A blend's threshold is NaN, infinite, zero or negative (it must be finite and > 0).
     InvalidThreshold,
     /// A bone mask entry for `joint` is NaN, infinite or negative.
-    InvalidJointWeight { layer: usize, additive: bool, joint: usize },
+    InvalidJointWeight {
+        /// The layer, in its list.
+        layer: usize,
+        /// Whether the layer is in the additive list.
+        additive: bool,
+        /// The joint whose mask entry is invalid.
+        joint: usize,
+    },
     /// An influence table needs at least one influence per vertex.
-    InfluenceCount { count: usize },
+    InfluenceCount {
+        /// Influences per vertex given.
+        count: usize,
+    },
     /// A skin weight of `vertex` is NaN, infinite or negative.
-    InvalidInfluenceWeight { vertex: usize },
+    InvalidInfluenceWeight {
+        /// The vertex.
+        vertex: usize,
+    },
     /// `vertex` is influenced by `joint`, but the palette has only `palette_len` matrices.
-    InfluenceOutOfRange { vertex: usize, joint: u16, palette_len: usize },
+    InfluenceOutOfRange {
+        /// The vertex.
+        vertex: usize,
+        /// The palette index it names.
+        joint: u16,
+        /// Matrices in the palette.
+        palette_len: usize,
+    },
     /// An attribute is in the input layout but not the output one, or the other way round.
-    AttributeMismatch { attribute: AttributeKind },
+    AttributeMismatch {
+        /// The attribute.
+        attribute: AttributeKind,
+    },
     /// An attribute's stride is below its element size `min`.
-    Stride { buffer: Buffer, attribute: AttributeKind, stride: usize, min: usize },
+    Stride {
+        /// The vertex buffer.
+        buffer: Buffer,
+        /// The attribute.
+        attribute: AttributeKind,
+        /// The stride given, bytes.
+        stride: usize,
+        /// The attribute's element size, bytes.
+        min: usize,
+    },
     /// An attribute's last element ends at `needed` (`None`: the end overflows), past the buffer's `len`.
-    VertexBufferTooShort { buffer: Buffer, attribute: AttributeKind, needed: Option<usize>, len: usize },
+    VertexBufferTooShort {
+        /// The vertex buffer.
+        buffer: Buffer,
+        /// The attribute.
+        attribute: AttributeKind,
+        /// Where its last element ends, bytes (`None` when that overflows).
+        needed: Option<usize>,
+        /// The buffer's length, bytes.
+        len: usize,
+    },
     /// Two output attributes would write the same bytes.
-    AttributeOverlap { first: AttributeKind, second: AttributeKind },
+    AttributeOverlap {
+        /// One attribute.
+        first: AttributeKind,
+        /// The attribute it overlaps.
+        second: AttributeKind,
+    },
     /// A transition duration (`joint: None`) or a joint's duration after its profile factor is NaN, infinite
     /// or shorter than `inertialization::MIN_DURATION`.
-    InvalidDuration { joint: Option<usize> },
+    InvalidDuration {
+        /// `None` for the transition's duration, else the joint whose profiled duration is invalid.
+        joint: Option<usize>,
+    },
     /// A time step is NaN, infinite or negative.
     InvalidTimeStep,
     /// Relative-velocity inertialization needs the previous target on a request frame.
@@ -174,29 +339,65 @@ pub enum Error {
     StateMismatch,
     /// The asset given to a character is not the one its controls were started on: it lacks clip `clip`, or that
     /// clip has another duration.
-    ForeignAsset { clip: usize },
+    ForeignAsset {
+        /// The playing control's clip index.
+        clip: usize,
+    },
     /// A count past its documented limit (`limits`).
-    Limit { what: Limit, value: usize, max: usize },
+    Limit {
+        /// The count.
+        what: Limit,
+        /// Its value.
+        value: usize,
+        /// The most allowed.
+        max: usize,
+    },
     /// Layer 0 of a character must be its only `Base` layer (and a character needs one).
-    LayerOrder { layer: usize },
+    LayerOrder {
+        /// The layer in the wrong place.
+        layer: usize,
+    },
     /// An index (layer, slot, clip, mask) past the `len` there are.
-    IndexOutOfRange { what: Index, index: usize, len: usize },
+    IndexOutOfRange {
+        /// What the index indexes.
+        what: Index,
+        /// The index given.
+        index: usize,
+        /// How many there are.
+        len: usize,
+    },
     /// An inertialized transition on a character made without an inertializer.
     NoInertializer,
     /// A character block must start on a multiple of `align` bytes.
-    BlockAlignment { align: usize },
+    BlockAlignment {
+        /// The alignment a block needs, bytes.
+        align: usize,
+    },
     /// Inverse bind matrix `index` has an entry beyond `limits::MAX_MODEL_EXTENT` in magnitude.
-    InverseBindExtent { index: usize },
+    InverseBindExtent {
+        /// The inverse bind matrix.
+        index: usize,
+    },
     /// A character made with external scratch was updated without one.
     MissingScratch,
     /// A character block of `len` bytes; it needs `needed`.
-    BlockSize { needed: usize, len: usize },
+    BlockSize {
+        /// Bytes the block needs.
+        needed: usize,
+        /// Bytes it has.
+        len: usize,
+    },
     /// A fade's target weight is NaN, infinite or negative, or its duration NaN, infinite or negative.
     InvalidFade,
     /// A local-to-model group walk built for another skeleton (another parent array).
     ForeignWalk,
     /// A character mask's weight for `joint` is NaN, infinite or negative, or not > 0 in a fade profile.
-    InvalidMaskWeight { mask: usize, joint: usize },
+    InvalidMaskWeight {
+        /// The mask.
+        mask: usize,
+        /// The first joint with an invalid weight.
+        joint: usize,
+    },
     /// A warp point with a NaN or infinite value, or a window that ends before it starts or after the marker.
     InvalidWarp,
     /// A motion correction with a NaN or infinite value, a segment that ends before it starts, a steering
@@ -218,7 +419,10 @@ pub enum Error {
     InvalidFootPlanting,
     /// Joint box `index` has a negative half extent, or a center or half extent beyond
     /// `limits::MAX_MODEL_EXTENT` in magnitude.
-    InvalidJointBox { index: usize },
+    InvalidJointBox {
+        /// The joint box.
+        index: usize,
+    },
 }
 
 /// Which count passed its limit.
@@ -227,11 +431,17 @@ pub enum Error {
 pub enum Limit {
     /// Normal or additive layers of one `BlendingJob`.
     BlendLayers,
+    /// Joints of a skin (`limits::MAX_JOINTS`).
     SkinJoints,
+    /// Layers of a character.
     Layers,
+    /// Control slots of one character layer.
     LayerControls,
+    /// Control slots of a character, over all layers.
     Controls,
+    /// Bone masks of a character.
     Masks,
+    /// Scalar curves a character carries.
     Curves,
     /// Scalar curve tracks of one clip.
     ClipCurves,
@@ -241,10 +451,15 @@ pub enum Limit {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Index {
+    /// A character layer.
     Layer,
+    /// A control slot of a layer.
     Slot,
+    /// A clip of an asset.
     Clip,
+    /// A bone mask of a character.
     Mask,
+    /// A skeleton joint.
     Joint,
 }
 
@@ -252,43 +467,72 @@ pub enum Index {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Section {
+    /// The 128-byte header.
     Header,
+    /// The skeleton's parent indices.
     Parents,
+    /// The skeleton's rest pose.
     RestPose,
+    /// The joints' names.
     JointNames,
+    /// The string table.
     Strings,
+    /// The per-clip records.
     ClipRecords,
+    /// A clip's name.
     ClipName {
+        /// The clip.
         clip: usize,
     },
+    /// A clip's constant tracks.
     Constants {
+        /// The clip.
         clip: usize,
     },
+    /// A clip's animated-track joint list.
     TrackJoints {
+        /// The clip.
         clip: usize,
     },
+    /// A clip's keys.
     Keys {
+        /// The clip.
         clip: usize,
     },
+    /// A clip's quantization or track ranges.
     QuantRanges {
+        /// The clip.
         clip: usize,
     },
+    /// The per-clip annotation runs.
     Annotations,
+    /// The markers.
     Markers,
+    /// The ranges.
     Ranges,
+    /// The skin's joint remap.
     SkinRemap,
+    /// The skin's inverse bind matrices.
     SkinInverseBinds,
+    /// The per-clip phase records.
     Phases,
+    /// The phase tables' values.
     PhaseValues,
     /// The per-clip curve records (format version 4).
     CurveRecords,
+    /// A clip's curve names.
     CurveNames {
+        /// The clip.
         clip: usize,
     },
+    /// A clip's curve values.
     CurveKeys {
+        /// The clip.
         clip: usize,
     },
+    /// A clip's compressed curve ranges.
     CurveRanges {
+        /// The clip.
         clip: usize,
     },
 }
@@ -298,17 +542,41 @@ pub enum Section {
 #[non_exhaustive]
 pub enum BlobProblem {
     /// The blob is shorter than the section's end (`offset + len`, `None` when that overflows).
-    OutOfBounds { end: Option<u64>, blob_len: usize },
+    OutOfBounds {
+        /// The section's end, bytes (`None` when `offset + len` overflows).
+        end: Option<u64>,
+        /// The blob's length, bytes.
+        blob_len: usize,
+    },
     /// The section's offset (or the blob's address, for the header) is not 16-byte aligned.
-    Misaligned { offset: u64 },
+    Misaligned {
+        /// The offset, bytes.
+        offset: u64,
+    },
     /// The section starts before the previous one ends: sections must be in order and disjoint.
-    Overlap { offset: u64, previous_end: u64 },
+    Overlap {
+        /// The section's offset, bytes.
+        offset: u64,
+        /// Where the previous section ends, bytes.
+        previous_end: u64,
+    },
     /// The section's byte length does not fit its contents (`expected` bytes).
-    Size { len: u64, expected: u64 },
+    Size {
+        /// The section's length, bytes.
+        len: u64,
+        /// The length its contents need, bytes.
+        expected: u64,
+    },
     /// A count or tag in the section is invalid (e.g. unknown encoding, string out of range).
-    Value { index: usize },
+    Value {
+        /// The element (or clip) whose count or tag is invalid.
+        index: usize,
+    },
     /// A string is not UTF-8.
-    Utf8 { index: usize },
+    Utf8 {
+        /// The string.
+        index: usize,
+    },
 }
 
 impl fmt::Display for Error {

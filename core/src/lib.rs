@@ -83,6 +83,7 @@
 //! ```
 
 #![no_std]
+#![deny(missing_docs)]
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![warn(missing_debug_implementations)]
 

@@ -80,6 +80,7 @@ typedef int32_t sinew_status;
 //
 // Layout: `SINEW_ASSET_SIZE` bytes, 8-byte aligned, opaque.
 typedef struct sinew_asset {
+  // Opaque words; only the library reads them.
   uint64_t opaque[SINEW_ASSET_WORDS];
 } sinew_asset;
 
@@ -99,6 +100,7 @@ typedef struct sinew_layer_desc {
 typedef struct sinew_character_desc {
   // `num_layers` layers; layer 0 must be the one `SINEW_LAYER_BASE`.
   const struct sinew_layer_desc *layers;
+  // Layers in `layers`.
   uint32_t num_layers;
   // Bone masks the character stores.
   uint32_t num_masks;
@@ -116,8 +118,11 @@ typedef struct sinew_character_desc {
 //
 // Layout: 32 bytes, 4-byte aligned.
 typedef struct sinew_play {
+  // The layer.
   uint32_t layer;
+  // The control slot in the layer.
   uint32_t slot;
+  // The clip index in the asset.
   uint32_t clip;
   // Local start time, seconds, in `[0, duration]`.
   float time;
@@ -131,32 +136,46 @@ typedef struct sinew_play {
   uint32_t mask;
 } sinew_play;
 
+// Success.
 #define SINEW_OK 0
 
+// A required pointer argument is NULL.
 #define SINEW_ERROR_NULL_POINTER 1
 
+// The asset or character was not made by `sinew_asset_load` or `sinew_character_init`, or was overwritten.
 #define SINEW_ERROR_INVALID_HANDLE 2
 
+// The blob does not start on a `SINEW_BLOB_ALIGN`-byte boundary.
 #define SINEW_ERROR_BLOB_ALIGNMENT 3
 
+// The blob is not a sinew asset, or one of another format version.
 #define SINEW_ERROR_BLOB_FORMAT 4
 
+// The blob is truncated or inconsistent.
 #define SINEW_ERROR_BLOB_CORRUPT 5
 
+// The character memory does not start on a `SINEW_CHARACTER_ALIGN`-byte boundary.
 #define SINEW_ERROR_MEMORY_ALIGNMENT 6
 
+// The character memory is shorter than `sinew_character_required_bytes`.
 #define SINEW_ERROR_MEMORY_TOO_SMALL 7
 
+// The character description is invalid.
 #define SINEW_ERROR_INVALID_DESC 8
 
+// A layer, slot, clip, mask or joint index is out of range.
 #define SINEW_ERROR_INDEX_OUT_OF_RANGE 9
 
+// A time, speed, weight, duration or time step is NaN, infinite or out of its range.
 #define SINEW_ERROR_INVALID_ARGUMENT 10
 
+// An inertialized transition on a character made without inertialization.
 #define SINEW_ERROR_NO_INERTIALIZER 11
 
+// The character's memory is damaged, or the asset is not the one the character was made for.
 #define SINEW_ERROR_STATE_MISMATCH 12
 
+// An error the C ABI has no specific status for.
 #define SINEW_ERROR_INTERNAL 13
 
 #ifdef __cplusplus

@@ -17,6 +17,7 @@
 //! (every input is checked first); should one happen, the handler calls the C library's `abort`.
 
 #![no_std]
+#![deny(missing_docs)]
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![allow(non_camel_case_types)]
 
@@ -59,19 +60,33 @@ pub extern "C" fn sinew_abi_version() -> u32 {
 /// 0 is success; every other value names a class of error (`sinew_status_message` describes it).
 pub type sinew_status = i32;
 
+/// Success.
 pub const SINEW_OK: sinew_status = 0;
+/// A required pointer argument is NULL.
 pub const SINEW_ERROR_NULL_POINTER: sinew_status = 1;
+/// The asset or character was not made by `sinew_asset_load` or `sinew_character_init`, or was overwritten.
 pub const SINEW_ERROR_INVALID_HANDLE: sinew_status = 2;
+/// The blob does not start on a `SINEW_BLOB_ALIGN`-byte boundary.
 pub const SINEW_ERROR_BLOB_ALIGNMENT: sinew_status = 3;
+/// The blob is not a sinew asset, or one of another format version.
 pub const SINEW_ERROR_BLOB_FORMAT: sinew_status = 4;
+/// The blob is truncated or inconsistent.
 pub const SINEW_ERROR_BLOB_CORRUPT: sinew_status = 5;
+/// The character memory does not start on a `SINEW_CHARACTER_ALIGN`-byte boundary.
 pub const SINEW_ERROR_MEMORY_ALIGNMENT: sinew_status = 6;
+/// The character memory is shorter than `sinew_character_required_bytes`.
 pub const SINEW_ERROR_MEMORY_TOO_SMALL: sinew_status = 7;
+/// The character description is invalid.
 pub const SINEW_ERROR_INVALID_DESC: sinew_status = 8;
+/// A layer, slot, clip, mask or joint index is out of range.
 pub const SINEW_ERROR_INDEX_OUT_OF_RANGE: sinew_status = 9;
+/// A time, speed, weight, duration or time step is NaN, infinite or out of its range.
 pub const SINEW_ERROR_INVALID_ARGUMENT: sinew_status = 10;
+/// An inertialized transition on a character made without inertialization.
 pub const SINEW_ERROR_NO_INERTIALIZER: sinew_status = 11;
+/// The character's memory is damaged, or the asset is not the one the character was made for.
 pub const SINEW_ERROR_STATE_MISMATCH: sinew_status = 12;
+/// An error the C ABI has no specific status for.
 pub const SINEW_ERROR_INTERNAL: sinew_status = 13;
 
 /// A static, NUL-terminated description of `status` (never NULL; an unknown value has a message too).
@@ -182,6 +197,7 @@ const _: () = assert!(
 /// Layout: `SINEW_ASSET_SIZE` bytes, 8-byte aligned, opaque.
 #[repr(C)]
 pub struct sinew_asset {
+    /// Opaque words; only the library reads them.
     pub opaque: [u64; SINEW_ASSET_WORDS],
 }
 
@@ -239,6 +255,7 @@ pub const SINEW_INERTIALIZATION_DEFAULT: u32 = 1;
 pub struct sinew_character_desc {
     /// `num_layers` layers; layer 0 must be the one `SINEW_LAYER_BASE`.
     pub layers: *const sinew_layer_desc,
+    /// Layers in `layers`.
     pub num_layers: u32,
     /// Bone masks the character stores.
     pub num_masks: u32,
@@ -279,8 +296,11 @@ pub const SINEW_NO_MASK: u32 = u32::MAX;
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct sinew_play {
+    /// The layer.
     pub layer: u32,
+    /// The control slot in the layer.
     pub slot: u32,
+    /// The clip index in the asset.
     pub clip: u32,
     /// Local start time, seconds, in `[0, duration]`.
     pub time: f32,

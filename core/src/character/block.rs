@@ -25,6 +25,7 @@ pub const BLOCK_ALIGN: usize = 64;
 pub struct Chunk(pub [u8; BLOCK_ALIGN]);
 
 impl Chunk {
+    /// A chunk of zeros (what a new block starts as).
     pub const ZERO: Chunk = Chunk([0; BLOCK_ALIGN]);
 
     /// Chunks enough for `bytes`.

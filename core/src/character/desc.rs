@@ -11,10 +11,12 @@ use crate::stages::inertialization::{Settings, Transition};
 /// Layout: `local` SoA (`num_soa_joints` lane groups), `model` AoS, one per joint. Space: local and model.
 #[derive(Debug)]
 pub struct PoseEdit<'e> {
+    /// The skeleton the pose is of.
     pub skeleton: &'e Skeleton<'e>,
     /// The model matrices of the pose before the edit; an edit may move them (foot planting shifts the
     /// pelvis's subtree); they are recomputed from `local` afterwards.
     pub model: &'e mut [Mat4],
+    /// The local pose; what the edit leaves here is what the character shows.
     pub local: &'e mut [SoaTransform],
 }
 
@@ -47,6 +49,7 @@ impl LayerKind {
 /// One layer of a [`CharacterDesc`]: its kind and how many controls it can play at once.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LayerDesc {
+    /// What the layer does.
     pub kind: LayerKind,
     /// Control slots, 1 to `MAX_LAYER_CONTROLS` (a crossfading base needs two).
     pub controls: usize,
@@ -84,14 +87,21 @@ pub enum Sampling {
     /// frame of a clip once, and a compressed clip of up to `max_tracks` animated tracks keeps its segment's
     /// decoders ([`SamplingContext::with_decoders`](crate::stages::sampling::SamplingContext::with_decoders)). Costs [`SamplingContext::required_bytes_with_decoders`](crate::stages::sampling::SamplingContext::required_bytes_with_decoders)
     /// (`num_joints`, `max_tracks`) and 80 bytes per control slot (`max_tracks` clamped to `3 × num_joints`).
-    PerControl { max_tracks: usize },
+    PerControl {
+        /// Animated tracks a compressed clip may have for its decoders to be kept.
+        max_tracks: usize,
+    },
 }
+/// How [`Character::transition`](super::Character::transition) switches the base layer to a new control.
 #[derive(Clone, Copy, Debug)]
 pub enum Blend<'a> {
     /// The other base controls stop at once; nothing smooths the switch.
     Cut,
     /// The other base controls fade out and the new one fades in over `duration` seconds.
-    Crossfade { duration: f32 },
+    Crossfade {
+        /// Seconds, finite and > 0.
+        duration: f32,
+    },
     /// The other base controls stop at once and the inertializer removes the offset (needs one).
     Inertialize(Transition<'a>),
 }
@@ -115,8 +125,11 @@ pub struct Play {
     pub clip: usize,
     /// Local start time, seconds, in `[0, duration]`.
     pub time: f32,
+    /// Playback speed: 1 is the clip's own, negative plays backward.
     pub speed: f32,
+    /// The control's weight, in [0, 1].
     pub weight: f32,
+    /// What happens at the clip's ends.
     pub wrap: Wrap,
     /// Bone mask index (per-joint factors on this control's weight), or `None`.
     pub mask: Option<usize>,

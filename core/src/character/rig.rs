@@ -39,16 +39,19 @@ impl<'r> Rig<'r> {
         Ok(Rig { asset, skin, walk })
     }
 
+    /// The asset the rig's characters play.
     #[inline]
     pub fn asset(&self) -> &'r Asset<'r> {
         self.asset
     }
 
+    /// The skin their palettes are for, if any.
     #[inline]
     pub fn skin(&self) -> Option<&'r Skin<'r>> {
         self.skin
     }
 
+    /// The local-to-model walk of the asset's skeleton.
     #[inline]
     pub fn walk(&self) -> &GroupWalk {
         &self.walk

@@ -54,7 +54,9 @@ pub const ALIGN: usize = 16;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
 #[repr(C)]
 pub struct SectionRef {
+    /// Byte offset from the blob's start, a multiple of `ALIGN`.
     pub offset: u32,
+    /// Length in bytes.
     pub len: u32,
 }
 
@@ -64,24 +66,35 @@ pub use crate::data::skeleton::StrRef;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Pod, Zeroable)]
 #[repr(C)]
 pub struct Header {
+    /// `MAGIC`.
     pub magic: [u8; 8],
+    /// The format version (`VERSION`, or an older one the loader reads).
     pub version: u32,
     /// The blob's length in bytes; a longer or shorter blob is rejected.
     pub total_len: u32,
+    /// Joints of the skeleton.
     pub num_joints: u32,
+    /// Clips.
     pub num_clips: u32,
+    /// `i16` parent per joint, parents first.
     pub parents: SectionRef,
+    /// The rest pose, SoA (`num_soa_joints` lane groups).
     pub rest_pose: SectionRef,
     /// Empty, or one `StrRef` per joint.
     pub joint_names: SectionRef,
+    /// UTF-8 bytes every `StrRef` points into.
     pub strings: SectionRef,
+    /// One [`ClipRecord`] per clip.
     pub clips: SectionRef,
     /// One [`Annotations`] per clip.
     pub annotations: SectionRef,
+    /// Every clip's [`Marker`]s, clip after clip.
     pub markers: SectionRef,
+    /// Every clip's [`Range`]s, clip after clip.
     pub ranges: SectionRef,
     /// The skin, both empty when there is none.
     pub skin_remap: SectionRef,
+    /// One inverse bind matrix (`Mat3x4` rows) per skin joint.
     pub skin_inverse_bind: SectionRef,
     /// Empty, or one [`PhaseRecord`] per clip.
     pub phases: SectionRef,
@@ -95,9 +108,13 @@ pub struct Header {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
 #[repr(C)]
 pub struct Annotations {
+    /// The clip's first marker in the marker table.
     pub first_marker: u32,
+    /// Markers of the clip.
     pub num_markers: u32,
+    /// The clip's first range in the range table.
     pub first_range: u32,
+    /// Ranges of the clip.
     pub num_ranges: u32,
 }
 
@@ -105,8 +122,11 @@ pub struct Annotations {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 #[repr(C)]
 pub struct Marker {
+    /// Local time, seconds.
     pub time: f32,
+    /// The marker's name.
     pub name: StrRef,
+    /// The author's value.
     pub value: f32,
 }
 
@@ -114,9 +134,13 @@ pub struct Marker {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 #[repr(C)]
 pub struct Range {
+    /// Local start time, seconds.
     pub start: f32,
+    /// Local end time, seconds.
     pub end: f32,
+    /// The range's name.
     pub name: StrRef,
+    /// The author's value.
     pub value: f32,
 }
 
@@ -129,14 +153,17 @@ pub struct Range {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 #[repr(C)]
 pub struct PhaseRecord {
+    /// The record's first value in the phase values.
     pub first: u32,
     /// The clip's key frames, or 0: no phase.
     pub num_frames: u32,
+    /// Inverse samples (clip times at evenly spaced phases) after the key frames' phases.
     pub num_inverse: u32,
     /// Inverse samples per stride, `1..=MAX_PHASE_STEPS`.
     pub per_stride: u32,
     /// The stride signal's centre and half swing (file units), for the phase of a pose that has no table.
     pub center: f32,
+    /// Half the stride signal's swing, file units.
     pub amplitude: f32,
     /// Left and right foot joints.
     pub feet: [u16; 2],
@@ -160,11 +187,15 @@ pub const MATCH_OUT: u32 = 2;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
 #[repr(C)]
 pub struct CurveRecord {
+    /// Curves of the clip.
     pub num_curves: u32,
     /// `Encoding as u32`: `F32` or `Compressed`.
     pub encoding: u32,
+    /// One [`StrRef`] per curve.
     pub names: SectionRef,
+    /// The curves' values (see the layout above).
     pub keys: SectionRef,
+    /// One [`TrackRange`] per curve when compressed, else empty.
     pub ranges: SectionRef,
 }
 
@@ -172,15 +203,21 @@ pub struct CurveRecord {
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 #[repr(C)]
 pub struct ClipRecord {
+    /// The clip's name.
     pub name: StrRef,
+    /// Key frames per second.
     pub sample_rate: f32,
+    /// Key frames (at least one).
     pub num_frames: u32,
     /// `Encoding as u32`.
     pub encoding: u32,
     /// Animated tracks: translation, rotation, scale.
     pub num_tracks: [u32; 3],
+    /// The constant tracks (`ConstantTrack`s).
     pub constants: SectionRef,
+    /// The animated tracks' joints (`u16` each), channel after channel.
     pub track_joints: SectionRef,
+    /// The keys: `f32`, quantized `u16` or compressed bytes, by `encoding`.
     pub keys: SectionRef,
     /// `QuantRange`s (quantized) or `TrackRange`s (compressed); empty for `f32` clips.
     pub ranges: SectionRef,
@@ -382,6 +419,7 @@ impl<'a> Asset<'a> {
         &self.skeleton
     }
 
+    /// Clips in the asset.
     #[inline]
     pub fn num_clips(&self) -> usize {
         self.records.len()

@@ -53,12 +53,16 @@ use bytemuck::{Pod, Zeroable};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u16)]
 pub enum Channel {
+    /// Translation, 3 components.
     Translation = 0,
+    /// Rotation, a quaternion.
     Rotation = 1,
+    /// Scale, 3 components.
     Scale = 2,
 }
 
 impl Channel {
+    /// The three, in storage order.
     pub const ALL: [Channel; 3] = [Channel::Translation, Channel::Rotation, Channel::Scale];
 
     /// `f32` values per key when stored unquantized.
@@ -96,9 +100,11 @@ impl Channel {
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 #[repr(C)]
 pub struct ConstantTrack {
+    /// The skeleton joint.
     pub joint: u16,
     /// `Channel as u16`.
     pub channel: u16,
+    /// The value (see above).
     pub value: [f32; 4],
 }
 
@@ -106,7 +112,9 @@ pub struct ConstantTrack {
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 #[repr(C)]
 pub struct QuantRange {
+    /// Per component, the value at `q = 0`.
     pub min: [f32; 3],
+    /// Per component, the value one `q` step adds.
     pub step: [f32; 3],
 }
 
@@ -116,7 +124,9 @@ pub struct QuantRange {
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 #[repr(C)]
 pub struct TrackRange {
+    /// Per component, the smallest value.
     pub min: [f32; 4],
+    /// Per component, the range's width (`max − min`).
     pub extent: [f32; 4],
 }
 
@@ -151,6 +161,7 @@ pub struct SegmentTrack {
     pub dropped: usize,
     /// Per stored component: the segment range's minimum and extent in 255ths of the clip range.
     pub range_min: [u8; 3],
+    /// Per stored component: the segment range's extent in 255ths of the clip range.
     pub range_extent: [u8; 3],
 }
 
@@ -258,7 +269,9 @@ impl SegmentTrack {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 #[repr(C)]
 pub struct TrackDecoder {
+    /// Per stored component, the value one level adds.
     pub scale: [f32; 3],
+    /// Per stored component, the value at level 0.
     pub offset: [f32; 3],
     /// Where the track's fields start within a frame's bits.
     pub first_bit: u32,
@@ -353,6 +366,7 @@ pub struct RotationQuadDecoder {
     pub scale: [[f32; 4]; 3],
     /// Per stored component `c`, each lane's `offset[c]`.
     pub offset: [[f32; 4]; 3],
+    /// Per lane, where its track's fields start within a frame's bits.
     pub first_bit: [u32; 4],
     /// Per stored component `c`, each lane's bits (a row, so a frame masks four fields at once).
     pub widths: [[u8; 4]; 3],
@@ -508,10 +522,13 @@ impl RotationQuadRows {
 /// decodes bit for bit as a one-component track does; the baker measures its error through this same type.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CurveDecoder {
+    /// The value one level adds.
     pub scale: f32,
+    /// The value at level 0.
     pub offset: f32,
     /// Where the curve's field starts within a frame's bits.
     pub first_bit: u32,
+    /// Bits of the field, `0 ..= MAX_BITS`.
     pub bits: u32,
 }
 
@@ -550,6 +567,7 @@ impl CurveDecoder {
 /// first.
 #[derive(Clone, Copy, Debug)]
 pub struct CompressedKeys<'a> {
+    /// Segment headers, track tables and frame bits (see above).
     pub data: &'a [u8],
     /// One per animated track, in track order.
     pub ranges: &'a [TrackRange],
@@ -595,12 +613,16 @@ pub fn read_bits(data: &[u8], at: usize, bits: u32) -> Option<u32> {
 /// Key storage of a clip's animated tracks, frame by frame (see the module docs).
 #[derive(Clone, Copy, Debug)]
 pub enum Keys<'a> {
+    /// `f32` values: `f32_components` per track per frame.
     F32(&'a [f32]),
+    /// 16-bit levels and their ranges.
     Quantized {
+        /// Three `u16` per track per frame (rotations smallest-three).
         keys: &'a [u16],
         /// One per animated translation track, then one per animated scale track.
         ranges: &'a [QuantRange],
     },
+    /// Segments with a bit rate per component.
     Compressed(CompressedKeys<'a>),
 }
 
@@ -608,8 +630,11 @@ pub enum Keys<'a> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u32)]
 pub enum Encoding {
+    /// Full-precision `f32` keys.
     F32 = 0,
+    /// 16-bit keys with per-track ranges.
     Quantized = 1,
+    /// Segments with a bit rate per component (see `CompressedKeys`).
     Compressed = 2,
 }
 
@@ -757,7 +782,9 @@ pub(crate) fn whole_groups(joints: &[u16], k: usize) -> usize {
 /// Precision: `f32` values come back exactly; compressed ones within the precision the baker was given.
 #[derive(Clone, Copy, Debug)]
 pub enum CurveKeys<'a> {
+    /// `num_curves × num_frames` values, curve after curve.
     F32(&'a [f32]),
+    /// One-component tracks in the compressed layout.
     Compressed(CompressedKeys<'a>),
 }
 
@@ -766,6 +793,7 @@ pub enum CurveKeys<'a> {
 pub struct Curves<'a> {
     /// `0 ..= MAX_CLIP_CURVES`.
     pub count: usize,
+    /// The values.
     pub keys: CurveKeys<'a>,
 }
 
@@ -832,10 +860,13 @@ pub struct ClipParts<'a> {
     pub sample_rate: f32,
     /// At least 1.
     pub num_frames: usize,
+    /// The constant tracks, in channel then joint order.
     pub constants: &'a [ConstantTrack],
     /// Joints of the animated tracks: `num_tracks[0]` translation, then rotation, then scale, each ascending.
     pub track_joints: &'a [u16],
+    /// Animated tracks per channel: translation, rotation, scale.
     pub num_tracks: [usize; 3],
+    /// The animated tracks' keys.
     pub keys: Keys<'a>,
 }
 
@@ -1006,6 +1037,7 @@ impl<'a> Clip<'a> {
         self.sample_rate
     }
 
+    /// Key frames, at least 1.
     #[inline]
     pub fn num_frames(&self) -> usize {
         self.num_frames
@@ -1017,6 +1049,7 @@ impl<'a> Clip<'a> {
         (self.num_frames - 1) as f32 / self.sample_rate
     }
 
+    /// The constant tracks, in channel then joint order.
     #[inline]
     pub fn constants(&self) -> &'a [ConstantTrack] {
         self.constants
@@ -1041,11 +1074,13 @@ impl<'a> Clip<'a> {
         self.num_tracks
     }
 
+    /// The animated tracks' keys.
     #[inline]
     pub fn keys(&self) -> Keys<'a> {
         self.keys
     }
 
+    /// How the keys are stored.
     #[inline]
     pub fn encoding(&self) -> Encoding {
         match self.keys {

@@ -18,8 +18,11 @@ use bytemuck::{Pod, Zeroable};
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct CurveKey {
+    /// The key's time, seconds.
     pub time: f32,
+    /// The curve's value there.
     pub value: f32,
+    /// The curve's slope there, value per second.
     pub slope: f32,
 }
 
@@ -41,6 +44,7 @@ impl<'a> Curve<'a> {
         Ok(Curve { keys })
     }
 
+    /// The keys, by increasing time.
     pub fn keys(&self) -> &'a [CurveKey] {
         self.keys
     }

@@ -16,7 +16,9 @@ pub const UNIT_TOLERANCE: f32 = 1e-3;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
 #[repr(C)]
 pub struct StrRef {
+    /// Byte offset into the string table.
     pub offset: u32,
+    /// Length in bytes (UTF-8).
     pub len: u32,
 }
 

@@ -69,11 +69,13 @@ impl<'a> Skin<'a> {
         self.num_skeleton_joints
     }
 
+    /// Per skin joint, the skeleton joint it follows.
     #[inline]
     pub fn joint_remap(&self) -> &'a [u16] {
         self.joint_remap
     }
 
+    /// Per skin joint, its inverse bind matrix as `Mat3x4` rows.
     #[inline]
     pub fn inverse_bind(&self) -> &'a [Mat3x4] {
         self.inverse_bind

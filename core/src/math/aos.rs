@@ -11,35 +11,46 @@ use bytemuck::{Pod, Zeroable};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 #[repr(C)]
 pub struct Vec3 {
+    /// X.
     pub x: f32,
+    /// Y.
     pub y: f32,
+    /// Z.
     pub z: f32,
 }
 
 impl Vec3 {
+    /// `(0, 0, 0)`.
     pub const ZERO: Vec3 = Vec3::new(0.0, 0.0, 0.0);
+    /// `(1, 1, 1)`.
     pub const ONE: Vec3 = Vec3::new(1.0, 1.0, 1.0);
 
+    /// The vector `(x, y, z)`.
     #[inline]
     pub const fn new(x: f32, y: f32, z: f32) -> Vec3 {
         Vec3 { x, y, z }
     }
+    /// `[x, y, z]`.
     #[inline]
     pub fn to_array(self) -> [f32; 3] {
         [self.x, self.y, self.z]
     }
+    /// Whether every component is finite.
     #[inline]
     pub fn is_finite(self) -> bool {
         self.x.is_finite() && self.y.is_finite() && self.z.is_finite()
     }
+    /// The dot product.
     #[inline]
     pub fn dot(self, o: Vec3) -> f32 {
         self.x * o.x + self.y * o.y + self.z * o.z
     }
+    /// The cross product `self × o` (right-handed).
     #[inline]
     pub fn cross(self, o: Vec3) -> Vec3 {
         Vec3::new(self.y * o.z - self.z * o.y, self.z * o.x - self.x * o.z, self.x * o.y - self.y * o.x)
     }
+    /// The Euclidean length.
     #[inline]
     pub fn length(self) -> f32 {
         super::sqrt(self.dot(self))
@@ -51,6 +62,7 @@ impl Vec3 {
         self + (to - self).scaled(t)
     }
 
+    /// Every component times `k`.
     #[inline]
     pub fn scaled(self, k: f32) -> Vec3 {
         Vec3::new(self.x * k, self.y * k, self.z * k)
@@ -77,9 +89,13 @@ impl core::ops::Sub for Vec3 {
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 #[repr(C)]
 pub struct Quat {
+    /// X of the vector part.
     pub x: f32,
+    /// Y of the vector part.
     pub y: f32,
+    /// Z of the vector part.
     pub z: f32,
+    /// The scalar part.
     pub w: f32,
 }
 
@@ -90,8 +106,10 @@ impl Default for Quat {
 }
 
 impl Quat {
+    /// The identity rotation `(0, 0, 0, 1)`.
     pub const IDENTITY: Quat = Quat::new(0.0, 0.0, 0.0, 1.0);
 
+    /// The quaternion `(x, y, z, w)`, as given (not normalized).
     #[inline]
     pub const fn new(x: f32, y: f32, z: f32, w: f32) -> Quat {
         Quat { x, y, z, w }
@@ -103,16 +121,19 @@ impl Quat {
         Quat::new(axis.x * s, axis.y * s, axis.z * s, c)
     }
 
+    /// The 4D dot product (the cosine of half the angle between unit rotations, up to sign).
     #[inline]
     pub fn dot(self, o: Quat) -> f32 {
         self.x * o.x + self.y * o.y + self.z * o.z + self.w * o.w
     }
 
+    /// `x² + y² + z² + w²`.
     #[inline]
     pub fn length_squared(self) -> f32 {
         self.dot(self)
     }
 
+    /// Whether every component is finite.
     #[inline]
     pub fn is_finite(self) -> bool {
         self.x.is_finite() && self.y.is_finite() && self.z.is_finite() && self.w.is_finite()
@@ -170,8 +191,11 @@ impl core::ops::Mul for Quat {
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 #[repr(C)]
 pub struct Transform {
+    /// Translation, in the parent's units.
     pub translation: Vec3,
+    /// Rotation, a unit quaternion.
     pub rotation: Quat,
+    /// Scale per axis (non-uniform allowed).
     pub scale: Vec3,
 }
 
@@ -182,8 +206,10 @@ impl Default for Transform {
 }
 
 impl Transform {
+    /// No translation, no rotation, unit scale.
     pub const IDENTITY: Transform = Transform { translation: Vec3::ZERO, rotation: Quat::IDENTITY, scale: Vec3::ONE };
 
+    /// Whether every component is finite.
     pub fn is_finite(&self) -> bool {
         self.translation.is_finite() && self.rotation.is_finite() && self.scale.is_finite()
     }
@@ -196,6 +222,7 @@ impl Transform {
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 #[repr(C, align(32))]
 pub struct Mat4 {
+    /// Columns, each `[x, y, z, w]`; the translation is `cols[3]`.
     pub cols: [[f32; 4]; 4],
 }
 
@@ -206,6 +233,7 @@ impl Default for Mat4 {
 }
 
 impl Mat4 {
+    /// The identity matrix.
     pub const IDENTITY: Mat4 =
         Mat4 { cols: [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]] };
 
@@ -215,6 +243,7 @@ impl Mat4 {
         self.cols[c][r]
     }
 
+    /// Whether every entry is finite.
     pub fn is_finite(&self) -> bool {
         self.cols.iter().flatten().all(|v| v.is_finite())
     }
@@ -310,6 +339,7 @@ impl Mat4 {
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 #[repr(C, align(16))]
 pub struct Mat3x4 {
+    /// Rows of the upper 3×4 block; the implied last row is `(0, 0, 0, 1)`.
     pub rows: [[f32; 4]; 3],
 }
 
@@ -320,6 +350,7 @@ impl Default for Mat3x4 {
 }
 
 impl Mat3x4 {
+    /// The identity transform.
     pub const IDENTITY: Mat3x4 = Mat3x4 { rows: [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0]] };
 
     /// The top three rows of `m`; `None` unless `m.is_affine()`.
@@ -338,6 +369,7 @@ impl Mat3x4 {
         Mat4 { cols: [col(0, 0.0), col(1, 0.0), col(2, 0.0), col(3, 1.0)] }
     }
 
+    /// Whether every entry is finite.
     pub fn is_finite(&self) -> bool {
         self.rows.iter().flatten().all(|v| v.is_finite())
     }

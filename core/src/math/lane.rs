@@ -55,19 +55,33 @@ pub trait Lanes:
     + core::ops::BitOr<Output = Self>
     + core::ops::Neg<Output = Self>
 {
+    /// Every lane `v`.
     fn splat(v: f32) -> Self;
+    /// `self · a + b` per lane (one fused instruction where `FUSED_MUL_ADD`).
     fn mul_add(self, a: Self, b: Self) -> Self;
+    /// `b − self · a` per lane.
     fn neg_mul_add(self, a: Self, b: Self) -> Self;
+    /// The smaller of each lane pair.
     fn min(self, rhs: Self) -> Self;
+    /// The larger of each lane pair.
     fn max(self, rhs: Self) -> Self;
+    /// `|x|` per lane.
     fn abs(self) -> Self;
+    /// The correctly rounded square root per lane.
     fn sqrt(self) -> Self;
+    /// Each lane with the sign of `of`'s lane multiplied in (`x · sign(of)`).
     fn mul_sign(self, of: Self) -> Self;
+    /// Each lane, or 0 where `mask`'s lane is set.
     fn zero_where(self, mask: Self) -> Self;
+    /// `if_set`'s lane where `mask`'s is set, else `if_clear`'s.
     fn select(mask: Self, if_set: Self, if_clear: Self) -> Self;
+    /// All bits set in each lane where `self < rhs`.
     fn cmp_lt(self, rhs: Self) -> Self;
+    /// All bits set in each lane where `self > rhs`.
     fn cmp_gt(self, rhs: Self) -> Self;
+    /// All bits set in each lane where `self != rhs` (NaN lanes included).
     fn cmp_ne(self, rhs: Self) -> Self;
+    /// Whether any lane has a bit set.
     fn any_set(self) -> bool;
 
     /// A mask whose lanes are set where `self` is NaN or infinite.
@@ -149,7 +163,9 @@ impl_lanes!(F4, F8);
 pub const BACKEND: &str = crate::math::backend::NAME;
 
 impl F4 {
+    /// Four zeros.
     pub const ZERO: F4 = F4::from_array([0.0; 4]);
+    /// Four ones.
     pub const ONE: F4 = F4::from_array([1.0; 4]);
 
     /// Lanes `(a, b, c, d)`.

@@ -12,8 +12,11 @@ use bytemuck::{Pod, Zeroable};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 #[repr(C)]
 pub struct SoaVec3 {
+    /// The four vectors' x.
     pub x: F4,
+    /// The four vectors' y.
     pub y: F4,
+    /// The four vectors' z.
     pub z: F4,
 }
 
@@ -21,9 +24,13 @@ pub struct SoaVec3 {
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 #[repr(C)]
 pub struct SoaQuat {
+    /// The four quaternions' x.
     pub x: F4,
+    /// The four quaternions' y.
     pub y: F4,
+    /// The four quaternions' z.
     pub z: F4,
+    /// The four quaternions' w.
     pub w: F4,
 }
 
@@ -34,8 +41,11 @@ pub struct SoaQuat {
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 #[repr(C)]
 pub struct SoaTransform {
+    /// The four translations.
     pub translation: SoaVec3,
+    /// The four rotations (unit quaternions).
     pub rotation: SoaQuat,
+    /// The four scales.
     pub scale: SoaVec3,
 }
 
@@ -50,6 +60,7 @@ pub const fn num_soa_joints(num_joints: usize) -> usize {
 }
 
 impl SoaVec3 {
+    /// `v` in every lane.
     #[inline(always)]
     pub fn splat(v: Vec3) -> SoaVec3 {
         SoaVec3 { x: F4::splat(v.x), y: F4::splat(v.y), z: F4::splat(v.z) }
@@ -75,6 +86,7 @@ impl SoaVec3 {
         SoaVec3 { x: (b.x - a.x).mul_add(t, a.x), y: (b.y - a.y).mul_add(t, a.y), z: (b.z - a.z).mul_add(t, a.z) }
     }
 
+    /// The cross product `a × b` per lane.
     #[inline(always)]
     pub fn cross(a: SoaVec3, b: SoaVec3) -> SoaVec3 {
         SoaVec3 { x: a.y * b.z - a.z * b.y, y: a.z * b.x - a.x * b.z, z: a.x * b.y - a.y * b.x }
@@ -82,8 +94,10 @@ impl SoaVec3 {
 }
 
 impl SoaQuat {
+    /// The identity rotation in every lane.
     pub const IDENTITY: SoaQuat = SoaQuat { x: F4::ZERO, y: F4::ZERO, z: F4::ZERO, w: F4::ONE };
 
+    /// `q` in every lane.
     #[inline(always)]
     pub fn splat(q: Quat) -> SoaQuat {
         SoaQuat { x: F4::splat(q.x), y: F4::splat(q.y), z: F4::splat(q.z), w: F4::splat(q.w) }
@@ -110,6 +124,7 @@ impl SoaQuat {
         self.x.mul_add(o.x, self.y * o.y) + self.z.mul_add(o.z, self.w * o.w)
     }
 
+    /// The conjugate (the inverse of a unit quaternion) per lane.
     #[inline(always)]
     pub fn conjugate(self) -> SoaQuat {
         SoaQuat { x: -self.x, y: -self.y, z: -self.z, w: self.w }
@@ -361,6 +376,7 @@ impl TransformPairs {
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[repr(C)]
 pub struct SoaAffine {
+    /// The columns: the 3×3 part, then the translation.
     pub cols: [SoaVec3; 4],
 }
 

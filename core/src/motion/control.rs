@@ -60,7 +60,9 @@ impl Wrap {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 pub struct Fade {
+    /// The weight now.
     pub weight: f32,
+    /// The weight it moves toward.
     pub target: f32,
     /// Weight units per second; 0 while settled.
     pub rate: f32,
@@ -127,8 +129,9 @@ pub struct Control {
 /// What one [`Control::advance`] did.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Step {
-    /// Local time before and after the step.
+    /// Local time before the step, seconds.
     pub from: f32,
+    /// Local time after the step, seconds.
     pub to: f32,
     /// Wraps (`Loop`: passes through the clip's end; `PingPong`: turnarounds) in the direction of play:
     /// positive forward, negative backward; 0 for `Clamp`.
@@ -161,11 +164,13 @@ impl Control {
         Ok(Control { clip, wrap: wrap as u32, duration, phase, speed, fade })
     }
 
+    /// The clip index in the asset.
     #[inline]
     pub fn clip(&self) -> u32 {
         self.clip
     }
 
+    /// What happens at the clip's ends.
     #[inline]
     pub fn wrap(&self) -> Wrap {
         Wrap::from_u32(self.wrap)
@@ -177,16 +182,19 @@ impl Control {
         self.duration
     }
 
+    /// Playback speed: 1 is the clip's own, negative plays backward.
     #[inline]
     pub fn speed(&self) -> f32 {
         self.speed
     }
 
+    /// The weight's fade.
     #[inline]
     pub fn fade(&self) -> Fade {
         self.fade
     }
 
+    /// The weight now.
     #[inline]
     pub fn weight(&self) -> f32 {
         self.fade.weight
@@ -300,6 +308,7 @@ pub(crate) fn check_time_step(dt: f32) -> Result<(), Error> {
 
 /// Anything with a local time a step can cross: `f32` seconds, or an asset's markers.
 pub trait MarkerTime {
+    /// The local time, seconds.
     fn time(&self) -> f32;
 }
 

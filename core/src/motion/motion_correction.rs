@@ -162,7 +162,9 @@ pub struct Steering {
 /// A steered facing: yaw (radians, unwrapped) and its rate (radians per second).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Facing {
+    /// Yaw, radians, unwrapped.
     pub yaw: f32,
+    /// Turn rate, radians per second.
     pub rate: f32,
 }
 
@@ -232,7 +234,9 @@ pub struct Lean {
 /// The lean's state: angle (radians) and its rate (radians per second).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct LeanState {
+    /// Lean angle, radians.
     pub angle: f32,
+    /// Its rate, radians per second.
     pub rate: f32,
 }
 

@@ -31,11 +31,14 @@ pub const MOTION_ROOT: &str = "motion_root";
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct RootMotion {
+    /// Ground translation, in the parent space of the motion root.
     pub translation: Vec3,
+    /// Turn about +Y, radians.
     pub yaw: f32,
 }
 
 impl RootMotion {
+    /// No motion.
     pub const IDENTITY: RootMotion = RootMotion { translation: Vec3::ZERO, yaw: 0.0 };
 
     /// A root transform's motion: its translation and its turn about +Y (the twist of its rotation about +Y;
@@ -65,6 +68,7 @@ impl RootMotion {
         RootMotion { translation: a + b, yaw: self.yaw + next.yaw }
     }
 
+    /// The motion that undoes this one.
     pub fn inverse(self) -> RootMotion {
         let back = RootMotion::turn(-self.yaw, self.translation);
         RootMotion { translation: back.scaled(-1.0), yaw: -self.yaw }
@@ -146,7 +150,9 @@ pub fn step_motion(clip: &Clip<'_>, rest: &SoaTransform, step: &Step) -> RootMot
 /// of it before `start`. `start == end` is a step.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct WarpWindow {
+    /// Clip time the warp starts, seconds.
     pub start: f32,
+    /// Clip time it ends, seconds (at most the marker's).
     pub end: f32,
 }
 

@@ -32,6 +32,7 @@ pub struct AttachJob<'a> {
 /// A character hanging from an object (see the module docs).
 #[derive(Clone, Copy, Debug)]
 pub struct HangJob<'a> {
+    /// The character's model matrices.
     pub model: &'a [Mat4],
     /// The joint that holds on.
     pub joint: usize,

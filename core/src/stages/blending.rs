@@ -42,6 +42,7 @@ pub struct BlendLayer<'a> {
 /// Blends layers into `output` (ozz's job pattern: borrowed buffers in public fields, `validate`, `run`).
 #[derive(Debug)]
 pub struct BlendingJob<'a> {
+    /// The skeleton the poses are of.
     pub skeleton: &'a Skeleton<'a>,
     /// At most `MAX_LAYERS` normal layers.
     pub layers: &'a [BlendLayer<'a>],
@@ -49,6 +50,7 @@ pub struct BlendingJob<'a> {
     pub additive: &'a [BlendLayer<'a>],
     /// Summed weight below which the rest pose fills in; finite and > 0.
     pub threshold: f32,
+    /// The blended pose, SoA (`num_soa_joints` lane groups).
     pub output: &'a mut [SoaTransform],
 }
 

@@ -33,6 +33,7 @@ use bytemuck::{Pod, Zeroable};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 #[repr(C, align(16))]
 pub struct JointBox {
+    /// The box's center, in the joint's space.
     pub center: [f32; 3],
     /// The skeleton joint whose model matrix carries the box.
     pub joint: u32,
@@ -46,7 +47,9 @@ pub struct JointBox {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 #[repr(C)]
 pub struct Aabb {
+    /// The smallest corner.
     pub min: [f32; 3],
+    /// The largest corner.
     pub max: [f32; 3],
 }
 
@@ -91,6 +94,7 @@ impl<'a> JointBounds<'a> {
 /// public fields, `validate`, then `run`).
 #[derive(Debug)]
 pub struct BoundsJob<'a> {
+    /// The joint boxes, checked once.
     pub bounds: &'a JointBounds<'a>,
     /// Model-space matrices, one per skeleton joint (local-to-model's output).
     pub model: &'a [Mat4],

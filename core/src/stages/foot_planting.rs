@@ -110,8 +110,11 @@ impl Default for PlantSettings {
 /// Foot planting on both legs of one character for one frame (see the module docs).
 #[derive(Debug)]
 pub struct FootPlantingJob<'a> {
+    /// The skeleton the pose is of.
     pub skeleton: &'a Skeleton<'a>,
+    /// The character's planting state, kept across frames.
     pub planter: &'a mut FootPlanter,
+    /// How planting behaves.
     pub settings: &'a PlantSettings,
     /// The joint whose translation carries the legs (the hips): its drop moves both legs.
     pub pelvis: usize,

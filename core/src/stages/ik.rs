@@ -30,6 +30,7 @@ pub use batch::{TwoBoneBatchChain, TwoBoneIkBatchJob, TwoBoneRotations};
 /// The analytic two-bone solver over one chain (see the module docs).
 #[derive(Debug)]
 pub struct TwoBoneIkJob<'a> {
+    /// The skeleton the chain's joints belong to.
     pub skeleton: &'a Skeleton<'a>,
     /// The chain's root, middle and end joints; each the parent of the next.
     pub chain: [usize; 3],
@@ -262,21 +263,27 @@ impl TwoBoneIkJob<'_> {
 /// matrices carrying rotations and uniform scales.
 #[derive(Debug)]
 pub struct AimIkJob<'a> {
+    /// The skeleton the joint belongs to.
     pub skeleton: &'a Skeleton<'a>,
+    /// The joint that aims.
     pub joint: usize,
     /// The joint's aim axis in its own frame (any length but zero).
     pub forward: Vec3,
     /// The joint's up axis in its own frame and the model-space up it should lean toward; `None` leaves the
     /// twist to the shortest arc.
     pub up: Option<(Vec3, Vec3)>,
+    /// Where to aim, model space.
     pub target: Vec3,
     /// The largest turn of the aim, radians in (0, π]; `None` for no limit.
     pub max_angle: Option<f32>,
     /// The largest twist about the aim that `up` may add, radians in (0, π] (a neck that levels the head
     /// only so far); `None` for no limit.
     pub max_twist: Option<f32>,
+    /// How much of the correction to apply, in [0, 1].
     pub weight: f32,
+    /// The model matrices of `local`, from local-to-model.
     pub model: &'a [Mat4],
+    /// The local pose the matrices came from; the joint's rotation is rewritten.
     pub local: &'a mut [SoaTransform],
 }
 
@@ -377,6 +384,7 @@ pub const MAX_CCD_JOINTS: usize = 32;
 /// rotations and uniform scales.
 #[derive(Debug)]
 pub struct AimChainJob<'a> {
+    /// The skeleton the joints belong to.
     pub skeleton: &'a Skeleton<'a>,
     /// Root first, each an ancestor of the next; 1 to [`MAX_CCD_JOINTS`] joints. The last one aims.
     pub joints: &'a [usize],
@@ -384,9 +392,11 @@ pub struct AimChainJob<'a> {
     pub weights: &'a [f32],
     /// The last joint's aim axis in its own frame (any length but zero).
     pub forward: Vec3,
+    /// Where the last joint should aim, model space.
     pub target: Vec3,
     /// The largest turn of the aim, radians in (0, π]; `None` for no limit.
     pub max_angle: Option<f32>,
+    /// The model matrices of `local`, from local-to-model.
     pub model: &'a [Mat4],
     /// The local pose the matrices came from; each chain joint's rotation is rewritten.
     pub local: &'a mut [SoaTransform],
@@ -477,19 +487,27 @@ impl AimChainJob<'_> {
 /// hinge axis, a shoulder's cone about the upper arm's direction), any length but zero. Angles in radians.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum JointLimit {
+    /// No limit.
     Free,
     /// A hinge: only turns about `axis`, between `min` and `max`.
     Hinge {
+        /// The hinge axis, in the joint's frame at rest.
         axis: Vec3,
+        /// The smallest turn about it, radians.
         min: f32,
+        /// The largest turn about it, radians.
         max: f32,
     },
     /// A cone about `axis` (the bone's rest direction, usually): a swing of at most `max_swing` away from it
     /// and a twist about it between `min_twist` and `max_twist`.
     Cone {
+        /// The cone's axis, in the joint's frame at rest.
         axis: Vec3,
+        /// The largest swing away from the axis, radians.
         max_swing: f32,
+        /// The smallest twist about the axis, radians.
         min_twist: f32,
+        /// The largest twist about the axis, radians.
         max_twist: f32,
     },
 }
@@ -503,26 +521,34 @@ pub enum JointLimit {
 /// uniform scales in the model matrices.
 #[derive(Debug)]
 pub struct CcdIkJob<'a> {
+    /// The skeleton the chain belongs to.
     pub skeleton: &'a Skeleton<'a>,
     /// The chain, root first; each joint the parent of the next; 2 to [`MAX_CCD_JOINTS`] joints.
     pub chain: &'a [usize],
     /// One limit per chain joint but the end (the end's rotation does not move it).
     pub limits: &'a [JointLimit],
+    /// Where the chain's end should go, model space.
     pub target: Vec3,
+    /// How close the end must come to stop, in the skeleton's units.
     pub tolerance: f32,
+    /// Iterations at most.
     pub max_iterations: u32,
     /// The largest turn of one joint in one iteration (radians, in (0, π]).
     pub max_step: f32,
+    /// The model matrices of `local`, from local-to-model.
     pub model: &'a [Mat4],
+    /// The local pose the matrices came from; the chain joints' rotations are rewritten.
     pub local: &'a mut [SoaTransform],
 }
 
 /// What a CCD solve did.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CcdSolve {
+    /// Iterations run.
     pub iterations: u32,
     /// The end's distance to the target at the end.
     pub distance: f32,
+    /// Whether the end came within `tolerance`.
     pub reached: bool,
 }
 

@@ -108,8 +108,11 @@ const INV_T1_ROUND_UP: f32 = 1.0 / (1 << 22) as f32;
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[repr(C)]
 pub struct Quintic<L = F4> {
+    /// α: the offset at the start.
     pub alpha: L,
+    /// β (see above).
     pub beta: L,
+    /// γ (see above; 0 for the continuous shape).
     pub gamma: L,
     /// `1/t1` after the limit, or 0 for a finished (or empty) curve, whose α, β, γ are then 0.
     pub inv_t1: L,
@@ -272,8 +275,11 @@ pub enum Shape {
 /// How transitions are shaped; fixed for an inertializer's life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Settings {
+    /// Per component or projected.
     pub channel: ChannelMode,
+    /// Absolute or relative velocity.
     pub velocity: VelocityMode,
+    /// The curve's shape.
     pub shape: Shape,
 }
 
@@ -315,7 +321,9 @@ pub struct Transition<'a> {
 /// The target of one frame: the pose the animation graph produced, and its scalar curves.
 #[derive(Clone, Copy, Debug)]
 pub struct Target<'a> {
+    /// The target pose, SoA (`num_soa_joints` lane groups).
     pub pose: &'a [SoaTransform],
+    /// The target's scalar curves, one value per curve.
     pub curves: &'a [f32],
     /// The target one frame earlier (`dt` before), read only on a request frame in relative mode.
     pub previous: Option<(&'a [SoaTransform], &'a [f32])>,
@@ -326,6 +334,7 @@ pub struct Target<'a> {
 pub struct Output<'s> {
     /// SoA local pose, `num_soa_joints` lane groups.
     pub pose: &'s [SoaTransform],
+    /// The scalar curves, one value per curve.
     pub curves: &'s [f32],
 }
 
@@ -338,9 +347,11 @@ pub struct Output<'s> {
 /// Layout: SoA poses, `num_soa_joints` lane groups; curves one `f32` each.
 #[derive(Debug)]
 pub struct InertializationJob<'j, 'a> {
+    /// The inertializer's state; its history receives the output.
     pub inertializer: &'j mut Inertializer<'a>,
     /// Seconds since the last run; finite and ≥ 0.
     pub dt: f32,
+    /// This frame's target.
     pub target: Target<'j>,
 }
 
@@ -520,16 +531,19 @@ impl<'a> Inertializer<'a> {
         self.state.end = 0.0;
     }
 
+    /// The settings the inertializer was made with.
     #[inline]
     pub fn settings(&self) -> Settings {
         self.settings
     }
 
+    /// Joints it was made for.
     #[inline]
     pub fn num_joints(&self) -> usize {
         self.num_joints
     }
 
+    /// Scalar curves it was made for.
     #[inline]
     pub fn num_curves(&self) -> usize {
         self.num_curves

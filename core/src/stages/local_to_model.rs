@@ -29,6 +29,7 @@ pub use crate::limits::MIN_ROTATION_LENGTH_SQ;
 /// public fields, `validate`, then `run` or `run_subtree`).
 #[derive(Debug)]
 pub struct LocalToModelJob<'a> {
+    /// The skeleton the pose is of.
     pub skeleton: &'a Skeleton<'a>,
     /// The skeleton's [`GroupWalk`], which x86-64-v3 follows to walk two chains side by side (8% faster on a
     /// 256-joint humanoid); `None` walks the groups in memory order, with the same results.

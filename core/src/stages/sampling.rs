@@ -624,11 +624,15 @@ fn dequantize(range: &crate::data::clip::QuantRange, key: &[u16]) -> [f32; 4] {
 /// then `run`).
 #[derive(Debug)]
 pub struct SamplingJob<'j, 'a> {
+    /// The skeleton the clip animates.
     pub skeleton: &'j Skeleton<'j>,
+    /// The clip.
     pub clip: &'j Clip<'j>,
     /// Seconds from the clip's first frame.
     pub time: f32,
+    /// Looping or clamped at the clip's ends.
     pub playback: Playback,
+    /// The context the job decodes through; keep one per clip playing forward.
     pub context: &'j mut SamplingContext<'a>,
     /// `skeleton.num_soa_joints()` lane groups.
     pub output: &'j mut [SoaTransform],

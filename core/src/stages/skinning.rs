@@ -38,7 +38,9 @@ impl Skin<'_> {
 /// The layout a [`SkinningJob`] writes: column-major `Mat4`s, or three rows (`Mat3x4`, 48 bytes, the GPU layout).
 #[derive(Debug)]
 pub enum Palette<'a> {
+    /// `Mat4`s, column-major.
     Matrices(&'a mut [Mat4]),
+    /// `Mat3x4` rows, the 48-byte layout GPU shaders read.
     Rows(&'a mut [Mat3x4]),
 }
 
@@ -55,6 +57,7 @@ impl Palette<'_> {
 /// buffers in public fields, `validate`, then `run`).
 #[derive(Debug)]
 pub struct SkinningJob<'a> {
+    /// The skin.
     pub skin: &'a Skin<'a>,
     /// Model-space matrices, one per skeleton joint.
     pub model: &'a [Mat4],

@@ -53,7 +53,9 @@ impl AttributeKind {
 /// Where one attribute lives in a byte buffer: vertex `v` starts at `offset + v * stride`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Attribute {
+    /// Byte offset of the first element in the buffer.
     pub offset: usize,
+    /// Bytes from one vertex's element to the next.
     pub stride: usize,
 }
 
@@ -68,8 +70,11 @@ impl Attribute {
 /// in both the input and the output layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct VertexLayout {
+    /// Positions (three `f32`).
     pub position: Attribute,
+    /// Normals (three `f32`), if any.
     pub normal: Option<Attribute>,
+    /// Tangents (four `f32`, `w` the handedness), if any.
     pub tangent: Option<Attribute>,
 }
 
@@ -180,6 +185,7 @@ impl<'a> Influences<'a> {
         self.count
     }
 
+    /// Vertices in the table.
     #[inline]
     pub fn num_vertices(&self) -> usize {
         self.joints.len() / self.count
@@ -197,11 +203,17 @@ impl<'a> Influences<'a> {
 pub struct VertexSkinningJob<'a> {
     /// Skinning matrices (see [`crate::SkinningJob`]), indexed by the influence joint indices.
     pub palette: &'a [Mat4],
+    /// Per vertex, its joints and weights.
     pub influences: &'a Influences<'a>,
+    /// How normals are transformed.
     pub normal_mode: NormalMode,
+    /// The vertex bytes read.
     pub input: &'a [u8],
+    /// Where each attribute is in `input`.
     pub input_layout: VertexLayout,
+    /// The vertex bytes written.
     pub output: &'a mut [u8],
+    /// Where each attribute goes in `output`.
     pub output_layout: VertexLayout,
 }
 

@@ -38,10 +38,12 @@ fn bits(a: F4, b: F4, f: impl Fn(u32, u32) -> u32) -> F4 {
 }
 
 impl F4 {
+    /// Four lanes from an array, lane 0 first.
     #[inline(always)]
     pub const fn from_array(a: [f32; 4]) -> F4 {
         F4(a)
     }
+    /// The four lanes as an array, lane 0 first.
     #[inline(always)]
     pub fn to_array(self) -> [f32; 4] {
         self.0
@@ -79,6 +81,7 @@ impl F4 {
     pub fn from_bits(bits: [u32; 4]) -> F4 {
         F4(bits.map(f32::from_bits))
     }
+    /// Every lane `v`.
     #[inline(always)]
     pub fn splat(v: f32) -> F4 {
         F4([v; 4])
@@ -93,26 +96,33 @@ impl F4 {
     pub fn neg_mul_add(self, a: F4, b: F4) -> F4 {
         b - self * a
     }
+    /// Lane-wise minimum; when a lane is NaN the result lane is unspecified (not propagated).
     #[inline(always)]
     pub fn min(self, rhs: F4) -> F4 {
         zip(self, rhs, |x, y| if x < y { x } else { y })
     }
+    /// Lane-wise maximum; when a lane is NaN the result lane is unspecified (not propagated).
     #[inline(always)]
     pub fn max(self, rhs: F4) -> F4 {
         zip(self, rhs, |x, y| if x > y { x } else { y })
     }
+    /// `|x|` per lane.
     #[inline(always)]
     pub fn abs(self) -> F4 {
         map(self, libm::fabsf)
     }
+    /// `self` with its sign flipped where `of` has its sign bit set (−0 and NaN with the bit included).
     #[inline(always)]
     pub fn mul_sign(self, of: F4) -> F4 {
         bits(self, of, |x, s| x ^ (s & 0x8000_0000))
     }
+    /// `self` with the lanes where `mask` is set cleared to +0 (one `andnps`). `mask` lanes must be all-ones
+    /// or all-zeros.
     #[inline(always)]
     pub fn zero_where(self, mask: F4) -> F4 {
         bits(self, mask, |x, m| x & !m)
     }
+    /// Correctly rounded square root.
     #[inline(always)]
     pub fn sqrt(self) -> F4 {
         map(self, libm::sqrtf)
@@ -122,24 +132,30 @@ impl F4 {
     pub fn rsqrt_est(self) -> F4 {
         map(self, |x| 1.0 / libm::sqrtf(x))
     }
+    /// Lanes of `if_set` where `mask` is set, else of `if_clear`. `mask` lanes must be all-ones or all-zeros:
+    /// that lets SSE4.1 and AVX use one `blendvps` (which reads only the sign bit) instead of and/andnot/or.
     #[inline(always)]
     pub fn select(mask: F4, if_set: F4, if_clear: F4) -> F4 {
         let m = bits(mask, if_set, |m, a| m & a);
         let n = bits(mask, if_clear, |m, b| !m & b);
         bits(m, n, |a, b| a | b)
     }
+    /// All bits set in each lane where `self < rhs`.
     #[inline(always)]
     pub fn cmp_lt(self, rhs: F4) -> F4 {
         mask(self, rhs, |x, y| x < y)
     }
+    /// All bits set in each lane where `self > rhs`.
     #[inline(always)]
     pub fn cmp_gt(self, rhs: F4) -> F4 {
         mask(self, rhs, |x, y| x > y)
     }
+    /// All bits set in each lane where `self == rhs`.
     #[inline(always)]
     pub fn cmp_eq(self, rhs: F4) -> F4 {
         mask(self, rhs, |x, y| x == y)
     }
+    /// All bits set in each lane where `self != rhs` (NaN lanes included).
     #[inline(always)]
     pub fn cmp_ne(self, rhs: F4) -> F4 {
         mask(self, rhs, |x, y| x != y)
@@ -154,6 +170,7 @@ impl F4 {
     pub(super) fn transpose_lanes(rows: [F4; 4]) -> [F4; 4] {
         core::array::from_fn(|c| F4(core::array::from_fn(|r| rows[r].0[c])))
     }
+    /// Bit `i` set where lane `i` of a comparison mask is set.
     #[inline(always)]
     pub fn mask_bits(self) -> u32 {
         self.0.iter().enumerate().fold(0, |acc, (i, v)| acc | ((v.to_bits() >> 31) << i))
@@ -221,70 +238,87 @@ unsafe impl bytemuck::Zeroable for F8 {}
 unsafe impl bytemuck::Pod for F8 {}
 
 impl F8 {
+    /// Lanes 0–3 from `lo`, 4–7 from `hi` (one `vinsertf128` on AVX).
     #[inline(always)]
     pub fn from_halves(lo: F4, hi: F4) -> F8 {
         F8(lo, hi)
     }
+    /// `(lanes 0–3, lanes 4–7)`.
     #[inline(always)]
     pub fn halves(self) -> (F4, F4) {
         (self.0, self.1)
     }
+    /// Every lane `v`.
     #[inline(always)]
     pub fn splat(v: f32) -> F8 {
         F8(F4::splat(v), F4::splat(v))
     }
+    /// As `F4::mul_add`.
     #[inline(always)]
     pub fn mul_add(self, a: F8, b: F8) -> F8 {
         F8(self.0.mul_add(a.0, b.0), self.1.mul_add(a.1, b.1))
     }
+    /// As `F4::neg_mul_add`.
     #[inline(always)]
     pub fn neg_mul_add(self, a: F8, b: F8) -> F8 {
         F8(self.0.neg_mul_add(a.0, b.0), self.1.neg_mul_add(a.1, b.1))
     }
+    /// As `F4::min`.
     #[inline(always)]
     pub fn min(self, rhs: F8) -> F8 {
         F8(self.0.min(rhs.0), self.1.min(rhs.1))
     }
+    /// As `F4::mul_sign`.
     #[inline(always)]
     pub fn mul_sign(self, of: F8) -> F8 {
         F8(self.0.mul_sign(of.0), self.1.mul_sign(of.1))
     }
+    /// As `F4::zero_where`.
     #[inline(always)]
     pub fn zero_where(self, mask: F8) -> F8 {
         F8(self.0.zero_where(mask.0), self.1.zero_where(mask.1))
     }
+    /// As `F4::max`.
     #[inline(always)]
     pub fn max(self, rhs: F8) -> F8 {
         F8(self.0.max(rhs.0), self.1.max(rhs.1))
     }
+    /// `|x|` per lane.
     #[inline(always)]
     pub fn abs(self) -> F8 {
         F8(self.0.abs(), self.1.abs())
     }
+    /// Correctly rounded square root.
     #[inline(always)]
     pub fn sqrt(self) -> F8 {
         F8(self.0.sqrt(), self.1.sqrt())
     }
+    /// As `F4::select`.
     #[inline(always)]
     pub fn select(mask: F8, if_set: F8, if_clear: F8) -> F8 {
         F8(F4::select(mask.0, if_set.0, if_clear.0), F4::select(mask.1, if_set.1, if_clear.1))
     }
+    /// All bits set in each lane where `self < rhs`.
     #[inline(always)]
     pub fn cmp_lt(self, rhs: F8) -> F8 {
         F8(self.0.cmp_lt(rhs.0), self.1.cmp_lt(rhs.1))
     }
+    /// All bits set in each lane where `self > rhs`.
     #[inline(always)]
     pub fn cmp_gt(self, rhs: F8) -> F8 {
         F8(self.0.cmp_gt(rhs.0), self.1.cmp_gt(rhs.1))
     }
+    /// All bits set in each lane where `self != rhs` (NaN lanes included).
     #[inline(always)]
     pub fn cmp_ne(self, rhs: F8) -> F8 {
         F8(self.0.cmp_ne(rhs.0), self.1.cmp_ne(rhs.1))
     }
+    /// True when any lane of a comparison mask is set.
     #[inline(always)]
     pub fn any_set(self) -> bool {
         self.0.mask_bits() | self.1.mask_bits() != 0
     }
+    /// As `F4::rsqrt_est`, lane for lane the same estimate.
     #[inline(always)]
     pub fn rsqrt_est(self) -> F8 {
         F8(self.0.rsqrt_est(), self.1.rsqrt_est())

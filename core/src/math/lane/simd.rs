@@ -14,10 +14,12 @@ unsafe impl bytemuck::Zeroable for F4 {}
 unsafe impl bytemuck::Pod for F4 {}
 
 impl F4 {
+    /// Four lanes from an array, lane 0 first.
     #[inline(always)]
     pub const fn from_array(a: [f32; 4]) -> F4 {
         F4(f32x4::new(a))
     }
+    /// The four lanes as an array, lane 0 first.
     #[inline(always)]
     pub fn to_array(self) -> [f32; 4] {
         self.0.to_array()
@@ -66,6 +68,7 @@ impl F4 {
     pub fn from_bytes(word: u32) -> F4 {
         F4(byte_lanes(word).round_float())
     }
+    /// Every lane `v`.
     #[inline(always)]
     pub fn splat(v: f32) -> F4 {
         F4(f32x4::splat(v))
@@ -90,6 +93,7 @@ impl F4 {
     pub fn max(self, rhs: F4) -> F4 {
         F4(self.0.fast_max(rhs.0))
     }
+    /// `|x|` per lane.
     #[inline(always)]
     pub fn abs(self) -> F4 {
         F4(self.0.abs())
@@ -139,18 +143,22 @@ impl F4 {
     pub fn select(mask: F4, if_set: F4, if_clear: F4) -> F4 {
         F4(wide::Select::select(mask.0, if_set.0, if_clear.0))
     }
+    /// All bits set in each lane where `self < rhs`.
     #[inline(always)]
     pub fn cmp_lt(self, rhs: F4) -> F4 {
         F4(self.0.simd_lt(rhs.0))
     }
+    /// All bits set in each lane where `self > rhs`.
     #[inline(always)]
     pub fn cmp_gt(self, rhs: F4) -> F4 {
         F4(self.0.simd_gt(rhs.0))
     }
+    /// All bits set in each lane where `self == rhs`.
     #[inline(always)]
     pub fn cmp_eq(self, rhs: F4) -> F4 {
         F4(self.0.simd_eq(rhs.0))
     }
+    /// All bits set in each lane where `self != rhs` (NaN lanes included).
     #[inline(always)]
     pub fn cmp_ne(self, rhs: F4) -> F4 {
         F4(self.0.simd_ne(rhs.0))
@@ -260,6 +268,7 @@ impl F8 {
         let [lo, hi] = unsafe { core::mem::transmute::<wide::f32x8, [f32x4; 2]>(self.0) };
         (F4(lo), F4(hi))
     }
+    /// Every lane `v`.
     #[inline(always)]
     pub fn splat(v: f32) -> F8 {
         F8(wide::f32x8::splat(v))
@@ -284,6 +293,7 @@ impl F8 {
     pub fn max(self, rhs: F8) -> F8 {
         F8(self.0.fast_max(rhs.0))
     }
+    /// `|x|` per lane.
     #[inline(always)]
     pub fn abs(self) -> F8 {
         F8(self.0.abs())
@@ -298,14 +308,17 @@ impl F8 {
     pub fn select(mask: F8, if_set: F8, if_clear: F8) -> F8 {
         F8(wide::Select::select(mask.0, if_set.0, if_clear.0))
     }
+    /// All bits set in each lane where `self < rhs`.
     #[inline(always)]
     pub fn cmp_lt(self, rhs: F8) -> F8 {
         F8(self.0.simd_lt(rhs.0))
     }
+    /// All bits set in each lane where `self > rhs`.
     #[inline(always)]
     pub fn cmp_gt(self, rhs: F8) -> F8 {
         F8(self.0.simd_gt(rhs.0))
     }
+    /// All bits set in each lane where `self != rhs` (NaN lanes included).
     #[inline(always)]
     pub fn cmp_ne(self, rhs: F8) -> F8 {
         F8(self.0.simd_ne(rhs.0))

@@ -21,9 +21,11 @@ use crate::math::{F4, F8, F8_IS_ONE_REGISTER, Lanes, Mat4, Quat, SoaTransform, V
 /// One chain of a batched solve.
 #[derive(Clone, Copy, Debug)]
 pub struct TwoBoneBatchChain<'a> {
+    /// The character's skeleton.
     pub skeleton: &'a Skeleton<'a>,
-    /// The character's model matrices, and the local pose they came from.
+    /// The character's model matrices.
     pub model: &'a [Mat4],
+    /// The local pose the matrices came from.
     pub local: &'a [SoaTransform],
     /// Root, middle and end joints, each the parent of the next.
     pub chain: [usize; 3],
@@ -38,10 +40,12 @@ pub struct TwoBoneBatchChain<'a> {
 /// A chain's new local rotations: the root's, then the middle joint's.
 pub type TwoBoneRotations = [Quat; 2];
 
-/// Solves every chain of `chains` into `turns` (see the module docs).
+/// Solves every chain of `chains` into `rotations` (see the module docs).
 #[derive(Debug)]
 pub struct TwoBoneIkBatchJob<'a> {
+    /// The chains, of any number of characters.
     pub chains: &'a [TwoBoneBatchChain<'a>],
+    /// One pair of rotations per chain, written.
     pub rotations: &'a mut [TwoBoneRotations],
 }
 
