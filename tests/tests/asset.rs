@@ -70,14 +70,18 @@ fn header_errors() {
     let mut b = good.clone();
     header(&mut b).version = 4;
     sinew::Asset::load(b.bytes()).expect("a version 4 blob of f32 clips loads");
-    let precision = sinew_tools::compress::Precision { max_error: 1e-3, distance: 0.03 };
-    let mut b = valid_blob(KeyFormat::Compressed(precision));
-    sinew::Asset::load(b.bytes()).expect("a compressed blob loads");
-    header(&mut b).version = 4;
-    assert_eq!(load_err(&b), Error::UnsupportedVersion { found: 4, supported: VERSION });
-    // The message must not claim that version 4 is unreadable as a whole: its other clips load.
-    let message = load_err(&b).to_string();
-    assert!(message.contains("version 4, or its compressed clips") && message.contains("again"), "{message}");
+    // Under Miri the compressor's error search (soft floats) costs most of this test; the loader's refusal is
+    // a version compare, which every other build checks.
+    if !cfg!(miri) {
+        let precision = sinew_tools::compress::Precision { max_error: 1e-3, distance: 0.03 };
+        let mut b = valid_blob(KeyFormat::Compressed(precision));
+        sinew::Asset::load(b.bytes()).expect("a compressed blob loads");
+        header(&mut b).version = 4;
+        assert_eq!(load_err(&b), Error::UnsupportedVersion { found: 4, supported: VERSION });
+        // The message must not claim that version 4 is unreadable as a whole: its other clips load.
+        let message = load_err(&b).to_string();
+        assert!(message.contains("version 4, or its compressed clips") && message.contains("again"), "{message}");
+    }
     let mut b = good.clone();
     header(&mut b).total_len += 16;
     let len = good.bytes().len() as u64;
