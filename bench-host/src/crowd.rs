@@ -467,7 +467,7 @@ impl Kernels<'_> {
         let g = out.len();
         let (s0, s1) = samples.split_at_mut(g);
         let mut sample = |index: usize, time: f32, output: &mut [SoaTransform]| {
-            let clip = self.asset.clip(index).ok_or(clip_missing(index, self.asset.num_clips()))?;
+            let clip = self.asset.clip(index).ok_or_else(|| clip_missing(index, self.asset.num_clips()))?;
             let (skeleton, playback) = (self.skeleton, Playback::Clamp);
             let shared = contexts.len() == 1;
             let (slot, len) = (if shared { 0 } else { index }, contexts.len());
@@ -502,7 +502,7 @@ impl Kernels<'_> {
         let rest = &self.skeleton.rest_pose()[0];
         let (mut sum, mut yaw) = ([0.0f32; 3], 0.0f32);
         for (clip, weight) in [(base.0, LEAD), (base.1, 1.0 - LEAD)] {
-            let clip = self.asset.clip(clip).ok_or(clip_missing(clip, self.asset.num_clips()))?;
+            let clip = self.asset.clip(clip).ok_or_else(|| clip_missing(clip, self.asset.num_clips()))?;
             let at = |t: f32| root_motion::root_at(&clip, rest, t);
             let m = if to >= from {
                 RootMotion::between(at(from), at(to))

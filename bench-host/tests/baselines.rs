@@ -1,23 +1,17 @@
 //! The naive glam baselines the benches compare sinew against do the same work as sinew: on the procedural
 //! humanoid and the Bandai walk and run, both write the same rotations, translations and entry times.
 
+use sinew::Skeleton;
 use sinew::foot_planting::{FootPlanter, FootPlantingJob, Ground, PlantSettings};
 use sinew::ik::{AimChainJob, TwoBoneIkJob};
-use sinew::math::{Mat4, SoaTransform, Transform, Vec3};
+use sinew::math::{Mat4, Transform, Vec3};
 use sinew::phase::{self, Footsteps, PhaseTable};
-use sinew::{LocalToModelJob, Skeleton};
 use sinew_bench_host::naive;
-use sinew_tests::{oracle, to_soa};
+use sinew_tests::{model_of, oracle, to_soa};
 use sinew_tools::raw::RawSkeleton;
 
 /// Sample rate the Bandai clips are baked at.
 const RATE: f32 = 30.0;
-
-fn model_of(skeleton: &Skeleton<'_>, local: &[SoaTransform]) -> Vec<Mat4> {
-    let mut model = vec![Mat4::IDENTITY; skeleton.num_joints()];
-    LocalToModelJob { skeleton, walk: None, local, root: None, model: &mut model }.run().expect("local to model");
-    model
-}
 
 fn joint(skeleton: &RawSkeleton, name: &str) -> usize {
     skeleton.names.iter().position(|n| n == name).expect(name)

@@ -326,3 +326,13 @@ pub fn bandai_walk_run_phased(
     let blob = bake::bake_with(&skeleton, &clips, bake::KeyFormat::F32, &extras).expect("bake");
     Some((blob, skeleton, clips))
 }
+
+/// Model matrices of `local` through sinew's `LocalToModelJob` (whole skeleton, no root): the input the IK and
+/// post-process tests hand their jobs.
+pub fn model_of(skeleton: &sinew::Skeleton<'_>, local: &[sinew::math::SoaTransform]) -> Vec<sinew::math::Mat4> {
+    let mut model = vec![sinew::math::Mat4::IDENTITY; skeleton.num_joints()];
+    sinew::LocalToModelJob { skeleton, walk: None, local, root: None, model: &mut model }
+        .run()
+        .expect("local to model");
+    model
+}

@@ -6,14 +6,8 @@
 
 use sinew::ik::TwoBoneIkJob;
 use sinew::math::{Mat4, SoaTransform, Transform, Vec3};
-use sinew::{Error, LocalToModelJob, Skeleton};
-use sinew_tests::{Rng, oracle, to_soa};
-
-fn model_of(skeleton: &Skeleton<'_>, local: &[SoaTransform]) -> Vec<Mat4> {
-    let mut model = vec![Mat4::IDENTITY; skeleton.num_joints()];
-    LocalToModelJob { skeleton, walk: None, local, root: None, model: &mut model }.run().expect("local to model");
-    model
-}
+use sinew::{Error, Skeleton};
+use sinew_tests::{Rng, model_of, oracle, to_soa};
 
 fn aos(local: &[SoaTransform], n: usize) -> Vec<Transform> {
     (0..n).map(|j| local[j / 4].get(j % 4)).collect()
