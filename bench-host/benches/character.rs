@@ -6,7 +6,7 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use sinew::inertialization::Settings;
-use sinew::{Asset, Character, CharacterDesc, Chunk, LayerDesc, LayerKind, Play, Rig, Scratch};
+use sinew::{Asset, Character, CharacterDesc, Chunk, LayerDesc, LayerKind, Play, Rig, Scratch, SlotId};
 use sinew_bench_host::bench_support::BENCH_JOINTS;
 use sinew_bench_host::crowd::with_crowds;
 use sinew_bench_host::workload::Workload;
@@ -94,9 +94,9 @@ fn silent_layers(c: &mut Criterion) {
             let desc = desc(n, &layers[..count]);
             let mut memory = vec![Chunk::ZERO; Chunk::count(Character::required_bytes(&desc).expect("size"))];
             let mut character = Character::new(Chunk::bytes_mut(&mut memory), &desc).expect("character");
-            character.play(&asset, 0, 0, Play::looping(0)).expect("play");
+            character.play(&asset, SlotId::base(0), Play::looping(0)).expect("play");
             for layer in 1..count {
-                character.play(&asset, layer, 0, Play::looping(layer)).expect("play");
+                character.play(&asset, SlotId::on(layer, 0), Play::looping(layer)).expect("play");
                 character.fade_layer(layer, 0.0, 0.0).expect("fade");
             }
             group.throughput(Throughput::Elements(n as u64));
@@ -120,8 +120,8 @@ fn motion_only(c: &mut Criterion) {
         let desc = desc(n + 1, &layers);
         let mut memory = vec![Chunk::ZERO; Chunk::count(Character::required_bytes(&desc).expect("size"))];
         let mut character = Character::new(Chunk::bytes_mut(&mut memory), &desc).expect("character");
-        character.play(&asset, 0, 0, Play { weight: 0.6, ..Play::looping(0) }).expect("play");
-        character.play(&asset, 0, 1, Play { time: 0.5, weight: 0.4, ..Play::looping(1) }).expect("play");
+        character.play(&asset, SlotId::base(0), Play { weight: 0.6, ..Play::looping(0) }).expect("play");
+        character.play(&asset, SlotId::base(1), Play { time: 0.5, weight: 0.4, ..Play::looping(1) }).expect("play");
         group.throughput(Throughput::Elements(n as u64));
         group.bench_function(BenchmarkId::new("full_update", n), |b| {
             b.iter(|| character.update(1.0 / 60.0, &rig).expect("update"))
@@ -150,7 +150,7 @@ fn post_process(c: &mut Criterion) {
         let desc = CharacterDesc { num_skin_joints: skin.num_joints(), ..desc(n, &layers) };
         let mut memory = vec![Chunk::ZERO; Chunk::count(Character::required_bytes(&desc).expect("size"))];
         let mut character = Character::new(Chunk::bytes_mut(&mut memory), &desc).expect("character");
-        character.play(&asset, 0, 0, Play::looping(0)).expect("play");
+        character.play(&asset, SlotId::base(0), Play::looping(0)).expect("play");
         let names = &workload.skeleton.names;
         let index = |name: &str| names.iter().position(|j| j == name).expect(name);
         let legs = sinew_tools::rig::leg_chains(|n| names.iter().position(|j| j == n)).expect("legs");
@@ -229,8 +229,8 @@ fn sampling_caches(c: &mut Criterion) {
                 let bytes = Character::required_bytes(&desc).expect("size");
                 let mut block = vec![Chunk::ZERO; Chunk::count(bytes)];
                 let mut character = Character::new(Chunk::bytes_mut(&mut block), &desc).expect("character");
-                character.play(&asset, 0, 0, Play { weight: 0.6, ..Play::looping(0) }).expect("play");
-                character.play(&asset, 0, 1, Play { weight: 0.4, ..Play::looping(1) }).expect("play");
+                character.play(&asset, SlotId::base(0), Play { weight: 0.6, ..Play::looping(0) }).expect("play");
+                character.play(&asset, SlotId::base(1), Play { weight: 0.4, ..Play::looping(1) }).expect("play");
                 group.bench_function(BenchmarkId::new(format!("{label}_{mode}"), n), |b| {
                     b.iter(|| character.update_unskinned(1.0 / 60.0, &rig, None).expect("update"))
                 });

@@ -6,7 +6,7 @@
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use sinew::character::{CharacterDesc, SyncMode};
 use sinew::phase::{self, Footsteps, PhaseTable};
-use sinew::{Blend, Character, Chunk, LayerDesc, LayerKind, Play};
+use sinew::{Blend, Character, Chunk, LayerDesc, LayerKind, Play, SlotId};
 use std::hint::black_box;
 
 fn phase(c: &mut Criterion) {
@@ -76,7 +76,7 @@ fn phase(c: &mut Criterion) {
     };
     let mut block = vec![Chunk([0; 64]); Character::required_bytes(&desc).expect("bytes").div_ceil(64)];
     let mut character = Character::new(Chunk::bytes_mut(&mut block), &desc).expect("character");
-    character.play(&asset, 0, 0, Play::looping(0)).expect("walk");
+    character.play(&asset, SlotId::base(0), Play::looping(0)).expect("walk");
     for (name, sync) in [("plain", SyncMode::None), ("phase", SyncMode::Phase), ("foot_phase", SyncMode::FootPhase)] {
         group.bench_function(name, |b| {
             b.iter(|| {

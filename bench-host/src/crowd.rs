@@ -23,7 +23,7 @@ use sinew::math::{F4, Mat3x4, Mat4, SoaTransform, Transform, Vec3, num_soa_joint
 use sinew::root_motion::{self, RootMotion};
 use sinew::{
     Arena, Asset, Blend, Character, CharacterDesc, Chunk, GroupWalk, Inertializer, LayerDesc, LayerKind,
-    LocalToModelJob, Play, Playback, Rig, Sampling, SamplingContext, SamplingJob, Scratch, Skeleton, Skin,
+    LocalToModelJob, Play, Playback, Rig, Sampling, SamplingContext, SamplingJob, Scratch, Skeleton, Skin, SlotId,
 };
 use sinew::{Palette, SkinningJob};
 use sinew_tools::annotate;
@@ -232,10 +232,11 @@ pub fn with_crowds<R>(
         let mut ch = Character::new(block, &desc).map_err(err)?;
         ch.set_mask(0, &mask).map_err(err)?;
         let t = start_time(c);
-        ch.play(&asset, 0, 0, Play { time: t, weight: LEAD, ..Play::looping(0) }).map_err(err)?;
-        ch.play(&asset, 0, 1, Play { time: t, weight: 1.0 - LEAD, ..Play::looping(1) }).map_err(err)?;
-        ch.play(&asset, 1, 0, Play { time: t, ..Play::looping(2) }).map_err(err)?;
-        ch.play(&asset, 2, 0, Play { weight: ADDITIVE, wrap: Wrap::Loop, ..Play::looping(3) }).map_err(err)?;
+        ch.play(&asset, SlotId::base(0), Play { time: t, weight: LEAD, ..Play::looping(0) }).map_err(err)?;
+        ch.play(&asset, SlotId::base(1), Play { time: t, weight: 1.0 - LEAD, ..Play::looping(1) }).map_err(err)?;
+        ch.play(&asset, SlotId::on(1, 0), Play { time: t, ..Play::looping(2) }).map_err(err)?;
+        ch.play(&asset, SlotId::on(2, 0), Play { weight: ADDITIVE, wrap: Wrap::Loop, ..Play::looping(3) })
+            .map_err(err)?;
         ch.set_layer_masks(1, Some(0), None).map_err(err)?;
         crowd.push(ch);
     }
@@ -253,14 +254,14 @@ pub fn with_crowds<R>(
             if transitions_at(c, f) {
                 transitions[c] += 1;
                 let (lead, other) = base_clips(transitions[c]);
-                let t = ch.control(0, 0)?.map_or(0.0, |k| k.time());
+                let t = ch.control(SlotId::base(0))?.map_or(0.0, |k| k.time());
                 ch.transition(
                     &asset,
                     0,
                     Play { time: t, weight: LEAD, ..Play::looping(lead) },
                     Blend::Inertialize(TRANSITION),
                 )?;
-                ch.play(&asset, 0, 1, Play { time: t, weight: 1.0 - LEAD, ..Play::looping(other) })?;
+                ch.play(&asset, SlotId::base(1), Play { time: t, weight: 1.0 - LEAD, ..Play::looping(other) })?;
             }
             ch.update_with_scratch(DT, &rig, scratch)?;
             worlds[c] = worlds[c].then(ch.root_motion());

@@ -30,7 +30,7 @@
 //! ```
 //! use sinew::inertialization::{Settings, Transition};
 //! use sinew::character::Chunk;
-//! use sinew::{Asset, Blend, Character, CharacterDesc, LayerDesc, LayerKind, Play, Rig, Sampling, Scratch};
+//! use sinew::{Asset, Blend, Character, CharacterDesc, LayerDesc, LayerKind, Play, SlotId, Rig, Sampling, Scratch};
 //!
 //! // The blob must sit at a 16-byte aligned address.
 //! #[repr(C, align(16))]
@@ -60,7 +60,7 @@
 //! let mut character = Character::new(Chunk::bytes_mut(&mut block), &desc)?;
 //!
 //! let (swing, back) = (asset.find_clip("swing").unwrap(), asset.find_clip("back").unwrap());
-//! character.play(&asset, 0, 0, Play::looping(swing))?;
+//! character.play(&asset, SlotId::base(0), Play::looping(swing))?;
 //! for frame in 0..60 {
 //!     if frame == 30 {
 //!         // Cut to the other clip; the inertializer hides the pop over 0.2 s.
@@ -71,7 +71,7 @@
 //!     // The footstep marker, whenever the clip playing passes it.
 //!     let slot = if frame < 30 { 0 } else { 1 };
 //!     let clip = if frame < 30 { swing } else { back };
-//!     let step = character.last_step(0, slot)?.expect("a control plays");
+//!     let step = character.last_step(SlotId::base(slot))?.expect("a control plays");
 //!     for marker in step.crossings(asset.markers(clip)) {
 //!         let _footstep = asset.name(asset.markers(clip)[marker].name);
 //!     }
@@ -127,7 +127,7 @@ pub use asset::Asset;
 pub use blending::{BlendLayer, BlendingJob};
 pub use bounds::{BoundsJob, JointBounds};
 pub use character::{
-    Blend, Character, CharacterDesc, Chunk, LayerDesc, LayerKind, Play, PoseEdit, Rig, Sampling, Scratch,
+    Blend, Character, CharacterDesc, Chunk, LayerDesc, LayerKind, Play, PoseEdit, Rig, Sampling, Scratch, SlotId,
 };
 pub use clip::Clip;
 pub use control::{Control, Fade, Step, Wrap};

@@ -28,7 +28,9 @@ use sinew::inertialization::{Settings, Transition};
 use sinew::limits::MAX_CHARACTER_LAYERS;
 use sinew::math::{F4, Mat3x4, Mat4};
 use sinew::skeleton::MAX_JOINTS;
-use sinew::{Asset, Blend, Character, CharacterDesc, Error, GroupWalk, LayerDesc, LayerKind, Play, Rig, Scratch, Wrap};
+use sinew::{
+    Asset, Blend, Character, CharacterDesc, Error, GroupWalk, LayerDesc, LayerKind, Play, Rig, Scratch, SlotId, Wrap,
+};
 
 #[cfg(all(feature = "panic-handler", panic = "abort", not(test)))]
 #[panic_handler]
@@ -735,7 +737,9 @@ pub unsafe extern "C" fn sinew_character_play_slot(
     status((|| {
         // SAFETY: the caller's contract.
         let (asset, mut character) = unsafe { (stored(asset)?, attach(character)?) };
-        character.play(&asset.asset, play.layer as usize, play.slot as usize, core_play(&play)?).map_err(status_of)
+        character
+            .play(&asset.asset, SlotId::on(play.layer as usize, play.slot as usize), core_play(&play)?)
+            .map_err(status_of)
     })())
 }
 

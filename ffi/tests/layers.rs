@@ -3,7 +3,7 @@
 
 use sinew::inertialization::Settings;
 use sinew::math::F4;
-use sinew::{Asset, Character, CharacterDesc, Chunk, LayerDesc, LayerKind, Play, Rig, Scratch, Wrap};
+use sinew::{Asset, Character, CharacterDesc, Chunk, LayerDesc, LayerKind, Play, Rig, Scratch, SlotId, Wrap};
 use sinew_ffi::*;
 
 const FRAMES: usize = 12;
@@ -100,9 +100,9 @@ fn through_rust(blob: &[u8]) -> Vec<f32> {
         .collect();
     character.set_mask(0, &mask).expect("mask");
     character.set_layer_masks(1, Some(0), None).expect("layer mask");
-    character.play(&asset, 0, 0, Play { time: 0.1, ..Play::looping(0) }).expect("play");
+    character.play(&asset, SlotId::base(0), Play { time: 0.1, ..Play::looping(0) }).expect("play");
     let overlay = Play { clip: 1, time: 0.2, speed: 0.8, weight: 0.7, wrap: Wrap::PingPong, mask: None };
-    character.play(&asset, 1, 0, overlay).expect("overlay");
+    character.play(&asset, SlotId::on(1, 0), overlay).expect("overlay");
     character.fade_layer(1, 0.5, 0.2).expect("fade");
     character.curves_mut().expect("curves").copy_from_slice(&[0.3, -0.2]);
     let rig = Rig::new(&asset, None).expect("rig");

@@ -8,7 +8,9 @@ use sinew::control::Wrap;
 use sinew::error::{Index, Limit};
 use sinew::inertialization::{Settings, Shape, Transition};
 use sinew::math::{F4, Transform, unpack_soa};
-use sinew::{Asset, Blend, Buffer, Character, CharacterDesc, Chunk, Error, LayerDesc, LayerKind, Play, Rig, Scratch};
+use sinew::{
+    Asset, Blend, Buffer, Character, CharacterDesc, Chunk, Error, LayerDesc, LayerKind, Play, Rig, Scratch, SlotId,
+};
 use sinew_tests::oracle::{self, Flat};
 use sinew_tests::{Rng, random_clip};
 use sinew_tools::bake::{self, KeyFormat};
@@ -129,7 +131,7 @@ fn layer_stack_against_reference(
         (3, 0, Play { clip: 1, time: 0.3, speed: 0.7, weight: 0.25, wrap: Wrap::Loop, mask: None }),
     ];
     for (layer, slot, play) in plays {
-        character.play(&asset, layer, slot, play).unwrap();
+        character.play(&asset, SlotId::on(layer, slot), play).unwrap();
     }
     character.set_layer_masks(1, Some(0), Some(1)).unwrap();
     // The overlay fades in over 0.3 s (0.6 s below `overlay_joint`).
@@ -225,13 +227,13 @@ fn zero_weight_controls_and_layers_are_not_sampled() {
     let mut full = Character::new(a.bytes(0, bytes), &desc).unwrap();
     let mut bare = Character::new(b.bytes(0, bytes), &desc).unwrap();
     for c in [&mut full, &mut bare] {
-        c.play(&asset, 0, 0, Play::looping(0)).unwrap();
+        c.play(&asset, SlotId::base(0), Play::looping(0)).unwrap();
     }
     // The same base, plus a silent base control, a silent overlay layer and an additive at weight 0.
-    full.play(&asset, 0, 1, Play { weight: 0.0, ..Play::looping(1) }).unwrap();
-    full.play(&asset, 1, 0, Play::looping(2)).unwrap();
+    full.play(&asset, SlotId::base(1), Play { weight: 0.0, ..Play::looping(1) }).unwrap();
+    full.play(&asset, SlotId::on(1, 0), Play::looping(2)).unwrap();
     full.fade_layer(1, 0.0, 0.0).unwrap();
-    full.play(&asset, 3, 0, Play { weight: 0.0, ..Play::looping(3) }).unwrap();
+    full.play(&asset, SlotId::on(3, 0), Play { weight: 0.0, ..Play::looping(3) }).unwrap();
     let frames = if cfg!(miri) { 4 } else { 20 };
     for _ in 0..frames {
         full.update(1.0 / 60.0, &Rig::new(&asset, None).unwrap()).unwrap();
@@ -240,7 +242,7 @@ fn zero_weight_controls_and_layers_are_not_sampled() {
         assert_eq!(bytemuck::cast_slice::<_, u32>(full.pose()), bytemuck::cast_slice::<_, u32>(bare.pose()));
     }
     // Their clocks still ran: the overlay's control moved on.
-    let overlay = full.control(1, 0).unwrap().expect("still playing");
+    let overlay = full.control(SlotId::on(1, 0)).unwrap().expect("still playing");
     assert!((overlay.time() - frames as f32 / 60.0).abs() < 1e-5);
     // Weight back on: the overlay is sampled again.
     let before = full.decoded_frames();
@@ -267,9 +269,9 @@ fn a_block_moved_with_memcpy_carries_on_bit_for_bit() {
     let mut elsewhere = Block::new(bytes + 64);
     {
         let mut c = Character::new(home.bytes(0, bytes), &desc).unwrap();
-        c.play(&asset, 0, 0, Play::looping(0)).unwrap();
-        c.play(&asset, 1, 0, Play { speed: -1.0, ..Play::looping(2) }).unwrap();
-        c.play(&asset, 3, 0, Play { weight: 0.5, wrap: Wrap::PingPong, ..Play::looping(1) }).unwrap();
+        c.play(&asset, SlotId::base(0), Play::looping(0)).unwrap();
+        c.play(&asset, SlotId::on(1, 0), Play { speed: -1.0, ..Play::looping(2) }).unwrap();
+        c.play(&asset, SlotId::on(3, 0), Play { weight: 0.5, wrap: Wrap::PingPong, ..Play::looping(1) }).unwrap();
         for k in 0..10 {
             c.curves_mut().unwrap().copy_from_slice(&[k as f32, 1.0, -2.0]);
             c.update(1.0 / 30.0, &Rig::new(&asset, Some(&skin)).unwrap()).unwrap();
@@ -312,9 +314,9 @@ fn external_scratch_gives_the_same_frames_as_scratch_in_the_block() {
     let mut one = Character::new(a.bytes(0, inline_bytes), &inline).unwrap();
     let mut two = Character::new(b.bytes(0, external_bytes), &external).unwrap();
     for c in [&mut one, &mut two] {
-        c.play(&asset, 0, 0, Play::looping(0)).unwrap();
-        c.play(&asset, 1, 0, Play { weight: 0.5, ..Play::looping(1) }).unwrap();
-        c.play(&asset, 2, 0, Play { weight: 0.3, ..Play::looping(2) }).unwrap();
+        c.play(&asset, SlotId::base(0), Play::looping(0)).unwrap();
+        c.play(&asset, SlotId::on(1, 0), Play { weight: 0.5, ..Play::looping(1) }).unwrap();
+        c.play(&asset, SlotId::on(2, 0), Play { weight: 0.3, ..Play::looping(2) }).unwrap();
     }
     assert_eq!(two.update(0.1, &Rig::new(&asset, None).unwrap()), Err(Error::MissingScratch));
     for k in 0..12 {
@@ -345,14 +347,14 @@ fn an_inertialized_transition_ends_on_its_target_and_a_crossfade_on_its_clip() {
     let (mut a, mut b) = (Block::new(bytes), Block::new(bytes));
     let mut cut = Character::new(a.bytes(0, bytes), &desc).unwrap();
     let mut plain = Character::new(b.bytes(0, bytes), &desc).unwrap();
-    cut.play(&asset, 0, 0, Play::looping(0)).unwrap();
+    cut.play(&asset, SlotId::base(0), Play::looping(0)).unwrap();
     for _ in 0..5 {
         cut.update(1.0 / 30.0, &Rig::new(&asset, None).unwrap()).unwrap();
     }
     let t = Transition { duration: 0.2, profile: None };
     cut.transition(&asset, 1, Play::looping(1), Blend::Inertialize(t)).unwrap();
-    assert_eq!(cut.control(0, 0).unwrap(), None, "the old control stops");
-    plain.play(&asset, 0, 1, Play::looping(1)).unwrap();
+    assert_eq!(cut.control(SlotId::base(0)).unwrap(), None, "the old control stops");
+    plain.play(&asset, SlotId::base(1), Play::looping(1)).unwrap();
     let mut differed = false;
     for k in 0..12 {
         cut.update(1.0 / 30.0, &Rig::new(&asset, None).unwrap()).unwrap();
@@ -372,14 +374,14 @@ fn an_inertialized_transition_ends_on_its_target_and_a_crossfade_on_its_clip() {
 
     // Crossfade: both controls play until the old one has faded out, then it is freed.
     let mut c = Character::new(a.bytes(0, bytes), &desc).unwrap();
-    c.play(&asset, 0, 0, Play::looping(0)).unwrap();
+    c.play(&asset, SlotId::base(0), Play::looping(0)).unwrap();
     c.transition(&asset, 1, Play::looping(1), Blend::Crossfade { duration: 0.25 }).unwrap();
     c.update(0.1, &Rig::new(&asset, None).unwrap()).unwrap();
-    let (old, new) = (c.control(0, 0).unwrap().unwrap(), c.control(0, 1).unwrap().unwrap());
+    let (old, new) = (c.control(SlotId::base(0)).unwrap().unwrap(), c.control(SlotId::base(1)).unwrap().unwrap());
     assert!((old.weight() - 0.6).abs() < 1e-6 && (new.weight() - 0.4).abs() < 1e-6);
     c.update(0.2, &Rig::new(&asset, None).unwrap()).unwrap();
-    assert_eq!(c.control(0, 0).unwrap(), None);
-    assert_eq!(c.control(0, 1).unwrap().unwrap().weight(), 1.0);
+    assert_eq!(c.control(SlotId::base(0)).unwrap(), None);
+    assert_eq!(c.control(SlotId::base(1)).unwrap().unwrap().weight(), 1.0);
 }
 
 /// A character made with the continuous shape re-attaches with it (the header's code covers every setting) and
@@ -394,7 +396,7 @@ fn the_continuous_shape_survives_attach_and_changes_only_the_transition() {
         let desc = desc(f.n, Some(Settings { shape, ..Settings::default() }));
         let bytes = Character::required_bytes(&desc).unwrap();
         let mut block = Block::new(bytes);
-        Character::new(block.bytes(0, bytes), &desc).unwrap().play(&asset, 0, 0, Play::looping(0)).unwrap();
+        Character::new(block.bytes(0, bytes), &desc).unwrap().play(&asset, SlotId::base(0), Play::looping(0)).unwrap();
         let mut frames = vec![];
         for k in 0..20 {
             let mut c = Character::attach(block.bytes(0, bytes)).unwrap();
@@ -422,13 +424,13 @@ fn each_update_reports_the_markers_its_controls_crossed() {
     let bytes = Character::required_bytes(&desc).unwrap();
     let mut block = Block::new(bytes);
     let mut c = Character::new(block.bytes(0, bytes), &desc).unwrap();
-    assert_eq!(c.last_step(0, 0).unwrap(), None);
-    c.play(&asset, 0, 0, Play { speed: 2.0, ..Play::looping(0) }).unwrap();
+    assert_eq!(c.last_step(SlotId::base(0)).unwrap(), None);
+    c.play(&asset, SlotId::base(0), Play { speed: 2.0, ..Play::looping(0) }).unwrap();
     // Clip 0 lasts 1 s (31 frames at 30 Hz): three updates of 0.4 s at speed 2 pass 2.4 loops.
     let mut fired = Vec::new();
     for _ in 0..3 {
         c.update(0.4, &Rig::new(&asset, None).unwrap()).unwrap();
-        fired.extend(c.last_step(0, 0).unwrap().expect("a step").crossings(&[0.25, 0.75]));
+        fired.extend(c.last_step(SlotId::base(0)).unwrap().expect("a step").crossings(&[0.25, 0.75]));
     }
     assert_eq!(fired, [0, 1, 0, 1, 0]);
 }
@@ -457,7 +459,7 @@ fn bad_input_is_an_error_and_leaves_the_character_as_it_was() {
     let mut block = Block::new(bytes + 64);
     {
         let mut c = Character::new(block.bytes(0, bytes), &desc).unwrap();
-        c.play(&asset, 0, 0, Play::looping(0)).unwrap();
+        c.play(&asset, SlotId::base(0), Play::looping(0)).unwrap();
         c.set_mask(1, &vec![F4::ZERO; f.n.div_ceil(4)]).unwrap();
         c.set_mask(0, &vec![F4::ONE; f.n.div_ceil(4)]).unwrap();
         c.set_layer_masks(2, None, Some(0)).unwrap();
@@ -476,21 +478,25 @@ fn bad_input_is_an_error_and_leaves_the_character_as_it_was() {
         c.update(0.1, &Rig::new(&other_asset, None).unwrap())
     });
     check("another asset", Error::ForeignAsset { clip: 0 }, &|c| c.update(0.1, &Rig::new(&foreign, None).unwrap()));
-    check("NaN speed", Error::InvalidSpeed, &|c| c.play(&asset, 0, 1, Play { speed: f32::NAN, ..Play::looping(1) }));
-    check("negative weight", Error::InvalidFade, &|c| c.play(&asset, 0, 1, Play { weight: -1.0, ..Play::looping(1) }));
-    check("NaN weight", Error::InvalidFade, &|c| c.with_control(0, 0, |k| k.fade_to(f32::NAN, 0.1)));
-    check("NaN speed change", Error::InvalidSpeed, &|c| c.with_control(0, 0, |k| k.set_speed(f32::NAN)));
+    check("NaN speed", Error::InvalidSpeed, &|c| {
+        c.play(&asset, SlotId::base(1), Play { speed: f32::NAN, ..Play::looping(1) })
+    });
+    check("negative weight", Error::InvalidFade, &|c| {
+        c.play(&asset, SlotId::base(1), Play { weight: -1.0, ..Play::looping(1) })
+    });
+    check("NaN weight", Error::InvalidFade, &|c| c.with_control(SlotId::base(0), |k| k.fade_to(f32::NAN, 0.1)));
+    check("NaN speed change", Error::InvalidSpeed, &|c| c.with_control(SlotId::base(0), |k| k.set_speed(f32::NAN)));
     check("missing clip", Error::IndexOutOfRange { what: Index::Clip, index: 9, len: 4 }, &|c| {
-        c.play(&asset, 0, 1, Play::looping(9))
+        c.play(&asset, SlotId::base(1), Play::looping(9))
     });
     check("missing layer", Error::IndexOutOfRange { what: Index::Layer, index: 4, len: 4 }, &|c| {
-        c.play(&asset, 4, 0, Play::looping(0))
+        c.play(&asset, SlotId::on(4, 0), Play::looping(0))
     });
     check("missing slot", Error::IndexOutOfRange { what: Index::Slot, index: 1, len: 1 }, &|c| {
-        c.play(&asset, 1, 1, Play::looping(0))
+        c.play(&asset, SlotId::on(1, 1), Play::looping(0))
     });
     check("missing mask", Error::IndexOutOfRange { what: Index::Mask, index: 2, len: 2 }, &|c| {
-        c.play(&asset, 0, 1, Play { mask: Some(2), ..Play::looping(0) })
+        c.play(&asset, SlotId::base(1), Play { mask: Some(2), ..Play::looping(0) })
     });
     check("short mask", Error::BufferLength { buffer: Buffer::JointWeights, expected: g, actual: g + 1 }, &|c| {
         c.set_mask(0, &vec![F4::ONE; g + 1])
@@ -582,7 +588,7 @@ fn an_edit_after_an_unskinned_update_shows_what_an_edit_after_a_full_update_show
     let (mut full_block, mut bare_block) = (Block::new(bytes), Block::new(bytes));
     {
         let mut c = Character::new(full_block.bytes(0, bytes), &desc).unwrap();
-        c.play(&asset, 0, 0, Play::looping(0)).unwrap();
+        c.play(&asset, SlotId::base(0), Play::looping(0)).unwrap();
         c.update(1.0 / 60.0, &rig).unwrap();
     }
     bare_block.bytes(0, bytes).copy_from_slice(full_block.bytes(0, bytes));
@@ -646,10 +652,10 @@ fn controls_sampling_through_their_own_contexts_give_the_same_frames_and_decode_
         let mut moved = Block::new(sizes[1]);
         for ((block, d), &bytes) in blocks.iter_mut().zip(&descs).zip(&sizes) {
             let mut c = Character::new(block.bytes(0, bytes), d).unwrap();
-            c.play(&asset, 0, 0, Play::looping(0)).unwrap();
-            c.play(&asset, 0, 1, Play { weight: 0.4, speed: -0.7, ..Play::looping(1) }).unwrap();
-            c.play(&asset, 1, 0, Play { weight: 0.6, ..Play::looping(2) }).unwrap();
-            c.play(&asset, 3, 0, Play { weight: 0.5, wrap: Wrap::PingPong, ..Play::looping(3) }).unwrap();
+            c.play(&asset, SlotId::base(0), Play::looping(0)).unwrap();
+            c.play(&asset, SlotId::base(1), Play { weight: 0.4, speed: -0.7, ..Play::looping(1) }).unwrap();
+            c.play(&asset, SlotId::on(1, 0), Play { weight: 0.6, ..Play::looping(2) }).unwrap();
+            c.play(&asset, SlotId::on(3, 0), Play { weight: 0.5, wrap: Wrap::PingPong, ..Play::looping(3) }).unwrap();
         }
         let frames = if cfg!(miri) { 9 } else { 60 };
         for k in 0..frames {

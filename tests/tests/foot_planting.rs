@@ -6,7 +6,7 @@
 use sinew::foot_planting::{FootPlanter, FootPlantingJob, Ground, PlantSettings};
 use sinew::math::{Mat4, Vec3};
 use sinew::root_motion::RootMotion;
-use sinew::{Character, Chunk, LayerDesc, LayerKind, Play, Rig};
+use sinew::{Character, Chunk, LayerDesc, LayerKind, Play, Rig, SlotId};
 use sinew_tests::oracle;
 use sinew_tools::annotate::{PlantRule, detect_plants};
 use sinew_tools::bake;
@@ -75,7 +75,7 @@ fn walk(
     };
     let mut memory = vec![Chunk::ZERO; Chunk::count(Character::required_bytes(&desc).expect("size"))];
     let mut character = Character::new(Chunk::bytes_mut(&mut memory), &desc).expect("character");
-    character.play(&asset, 0, 0, Play::looping(clip)).expect("play");
+    character.play(&asset, SlotId::base(0), Play::looping(clip)).expect("play");
     let (mut placed, mut planter, settings) = (RootMotion::IDENTITY, FootPlanter::default(), PlantSettings::default());
     let dt = 1.0 / 60.0;
     let mut frames = Vec::new();

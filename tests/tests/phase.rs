@@ -7,7 +7,7 @@ use sinew::asset::{Header, MATCH_IN, PhaseRecord};
 use sinew::character::{CharacterDesc, SyncMode};
 use sinew::math::{Quat, Transform, Vec3};
 use sinew::phase::{self, Footsteps, PhaseTable};
-use sinew::{BlobProblem, Character, Chunk, Error, LayerDesc, LayerKind, Play, Rig, Section};
+use sinew::{BlobProblem, Character, Chunk, Error, LayerDesc, LayerKind, Play, Rig, Section, SlotId};
 use sinew_tests::oracle;
 use sinew_tools::annotate::PlantRule;
 use sinew_tools::bake;
@@ -375,14 +375,14 @@ fn a_synced_transition_enters_at_the_matched_time_and_synced_layers_follow_the_p
     let mut block = vec![Chunk([0; 64]); Character::required_bytes(&desc).expect("bytes").div_ceil(64)];
     let mut character = Character::new(Chunk::bytes_mut(&mut block), &desc).expect("character");
     let (walk, run) = (PhaseTable::of(&asset, 0).expect("walk"), PhaseTable::of(&asset, 1).expect("run"));
-    character.play(&asset, 0, 0, Play::looping(0)).expect("walk");
-    character.play(&asset, 1, 0, Play { weight: 0.5, ..Play::looping(1) }).expect("synced run");
+    character.play(&asset, SlotId::base(0), Play::looping(0)).expect("walk");
+    character.play(&asset, SlotId::on(1, 0), Play { weight: 0.5, ..Play::looping(1) }).expect("synced run");
     for _ in 0..40 {
         character.update(1.0 / 30.0, &rig).expect("update");
     }
-    let walk_time = character.control(0, 0).expect("slot").expect("walk").time();
+    let walk_time = character.control(SlotId::base(0)).expect("slot").expect("walk").time();
     // The synced additive run follows the walk's stride phase, not its normalized time.
-    let synced = character.control(1, 0).expect("slot").expect("run").time();
+    let synced = character.control(SlotId::on(1, 0)).expect("slot").expect("run").time();
     assert!((synced - run.time_at(walk.phase_at(walk_time))).abs() < 1e-5, "synced run at {synced}");
     assert!(phase::circular_distance(run.phase_at(synced), walk.phase_at(walk_time)) < 0.02);
 
@@ -395,7 +395,7 @@ fn a_synced_transition_enters_at_the_matched_time_and_synced_layers_follow_the_p
     let mut other = Character::attach(Chunk::bytes_mut(&mut copy)).expect("attach");
     let entered = other.transition_synced(&asset, 1, authored, cut, SyncMode::Phase).expect("phase");
     assert_eq!(entered, run.time_at(walk.phase_at(walk_time)));
-    assert_eq!(other.control(0, 1).expect("slot").expect("run").time(), entered);
+    assert_eq!(other.control(SlotId::base(1)).expect("slot").expect("run").time(), entered);
     let mut character = Character::attach(Chunk::bytes_mut(&mut block)).expect("attach");
     let entered = character.transition_synced(&asset, 1, authored, cut, SyncMode::FootPhase).expect("foot phase");
     let steps = |clip, foot, looping| Footsteps::of(&asset, clip, foot, looping).expect("steps");
@@ -419,14 +419,14 @@ fn match_flags_off_keep_the_authored_time() {
     let desc = desc(3, &base);
     let mut block = vec![Chunk([0; 64]); Character::required_bytes(&desc).expect("bytes").div_ceil(64)];
     let mut character = Character::new(Chunk::bytes_mut(&mut block), &desc).expect("character");
-    character.play(&asset, 0, 0, Play { time: 0.4, ..Play::looping(0) }).expect("play");
+    character.play(&asset, SlotId::base(0), Play { time: 0.4, ..Play::looping(0) }).expect("play");
     let wrap = sinew::Wrap::Loop;
     assert_eq!(character.synced_time(&asset, 1, wrap, SyncMode::Phase), Ok(None));
     // Into the clip whose flags allow it, from the other, which does not match out: nothing either.
-    character.play(&asset, 0, 0, Play { time: 0.4, ..Play::looping(1) }).expect("play");
+    character.play(&asset, SlotId::base(0), Play { time: 0.4, ..Play::looping(1) }).expect("play");
     assert_eq!(character.synced_time(&asset, 0, wrap, SyncMode::Phase), Ok(None));
     // Between two clips that allow it, the phase.
-    character.play(&asset, 0, 0, Play { time: 0.4, ..Play::looping(0) }).expect("play");
+    character.play(&asset, SlotId::base(0), Play { time: 0.4, ..Play::looping(0) }).expect("play");
     let table = PhaseTable::of(&asset, 0).expect("table");
     assert_eq!(character.synced_time(&asset, 0, wrap, SyncMode::Phase), Ok(Some(table.time_at(table.phase_at(0.4)))));
 }

@@ -370,7 +370,7 @@ fn base_desc<'a>(asset: &sinew::Asset<'_>, layers: &'a [sinew::LayerDesc]) -> si
 
 #[test]
 fn a_character_reports_its_root_motion_and_keeps_the_root_out_of_its_pose() {
-    use sinew::{Character, Chunk, LayerDesc, LayerKind, Play, Rig};
+    use sinew::{Character, Chunk, LayerDesc, LayerKind, Play, Rig, SlotId};
     let (raw, blob) = circling();
     let asset = sinew::Asset::load(blob.bytes()).expect("load");
     let duration = asset.clip(0).expect("clip").duration();
@@ -380,13 +380,13 @@ fn a_character_reports_its_root_motion_and_keeps_the_root_out_of_its_pose() {
     let mut character = Character::new(Chunk::bytes_mut(&mut memory), &desc).expect("character");
     let rig = Rig::new(&asset, None).expect("rig");
     assert_eq!(character.root_motion(), RootMotion::IDENTITY, "before the first update");
-    character.play(&asset, 0, 0, Play { time: 0.3, ..Play::looping(0) }).expect("play");
+    character.play(&asset, SlotId::base(0), Play { time: 0.3, ..Play::looping(0) }).expect("play");
     let (mut world, mut wraps, mut time) = (RootMotion::IDENTITY, 0, 0.3f32);
     let dt = 1.0 / 60.0;
     for _ in 0..600 {
         character.update(dt, &rig).expect("update");
         world = world.then(character.root_motion());
-        let step = character.last_step(0, 0).expect("slot").expect("playing");
+        let step = character.last_step(SlotId::base(0)).expect("slot").expect("playing");
         (wraps, time) = (wraps + step.wraps, step.to);
         // The motion root stays at the identity in the pose: the game moves the character instead.
         assert_eq!(character.pose()[0].get(0), sinew::math::Transform::IDENTITY);
@@ -397,12 +397,14 @@ fn a_character_reports_its_root_motion_and_keeps_the_root_out_of_its_pose() {
     assert!((x - want.0).abs().max((z - want.1).abs()) < 0.05, "{world:?} vs {want:?}");
 
     // Two controls at weights 0.25 and 0.75 at different speeds move by the weighted mean of their motions.
-    character.play(&asset, 0, 1, Play { time: 1.0, speed: 2.0, weight: 0.75, ..Play::looping(0) }).expect("play");
-    character.with_control(0, 0, |k| k.fade_to(0.25, 0.0)).expect("weight");
+    character
+        .play(&asset, SlotId::base(1), Play { time: 1.0, speed: 2.0, weight: 0.75, ..Play::looping(0) })
+        .expect("play");
+    character.with_control(SlotId::base(0), |k| k.fade_to(0.25, 0.0)).expect("weight");
     character.update(dt, &rig).expect("update");
     let clip = asset.clip(0).expect("clip");
     let rest = asset.skeleton().rest_pose()[0];
-    let each = [0, 1].map(|slot| step_motion(&clip, &rest, &character.last_step(0, slot).unwrap().unwrap()));
+    let each = [0, 1].map(|slot| step_motion(&clip, &rest, &character.last_step(SlotId::base(slot)).unwrap().unwrap()));
     let got = character.root_motion();
     let mean = 0.25 * each[0].translation.z + 0.75 * each[1].translation.z;
     assert!((got.translation.z - mean).abs() < 1e-5, "{got:?} vs {each:?}");
@@ -410,18 +412,21 @@ fn a_character_reports_its_root_motion_and_keeps_the_root_out_of_its_pose() {
     // Pose-only blending: the motion of slot 0 alone, whatever its weight in the pose.
     character.set_motion_slot(Some(0)).expect("slot");
     character.update(dt, &rig).expect("update");
-    let alone = step_motion(&clip, &rest, &character.last_step(0, 0).unwrap().unwrap());
+    let alone = step_motion(&clip, &rest, &character.last_step(SlotId::base(0)).unwrap().unwrap());
     assert_eq!(character.root_motion(), alone);
     let missing = sinew::Error::IndexOutOfRange { what: sinew::error::Index::Slot, index: 2, len: 2 };
     assert_eq!(character.set_motion_slot(Some(2)), Err(missing));
     character.set_motion_slot(None).expect("blend again");
     character.update(dt, &rig).expect("update");
-    assert_ne!(character.root_motion(), step_motion(&clip, &rest, &character.last_step(0, 0).unwrap().unwrap()));
+    assert_ne!(
+        character.root_motion(),
+        step_motion(&clip, &rest, &character.last_step(SlotId::base(0)).unwrap().unwrap())
+    );
 }
 
 #[test]
 fn a_motion_only_update_moves_the_character_as_a_full_one_and_samples_only_the_root() {
-    use sinew::{Character, Chunk, LayerDesc, LayerKind, Play, Rig};
+    use sinew::{Character, Chunk, LayerDesc, LayerKind, Play, Rig, SlotId};
     let (_, blob) = circling();
     let asset = sinew::Asset::load(blob.bytes()).expect("load");
     let rig = Rig::new(&asset, None).expect("rig");
@@ -431,8 +436,9 @@ fn a_motion_only_update_moves_the_character_as_a_full_one_and_samples_only_the_r
     let (mut full_memory, mut motion_memory) = (vec![Chunk::ZERO; chunks], vec![Chunk::ZERO; chunks]);
     {
         let mut full = Character::new(Chunk::bytes_mut(&mut full_memory), &desc).expect("character");
-        full.play(&asset, 0, 0, Play { weight: 0.7, ..Play::looping(0) }).expect("play");
-        full.play(&asset, 0, 1, Play { time: 2.0, speed: -1.3, weight: 0.3, ..Play::looping(0) }).expect("play");
+        full.play(&asset, SlotId::base(0), Play { weight: 0.7, ..Play::looping(0) }).expect("play");
+        full.play(&asset, SlotId::base(1), Play { time: 2.0, speed: -1.3, weight: 0.3, ..Play::looping(0) })
+            .expect("play");
     }
     motion_memory.copy_from_slice(&full_memory);
     let mut full = Character::attach(Chunk::bytes_mut(&mut full_memory)).expect("attach");
@@ -442,7 +448,11 @@ fn a_motion_only_update_moves_the_character_as_a_full_one_and_samples_only_the_r
         full.update(1.0 / 60.0, &rig).expect("full");
         motion.update_motion(1.0 / 60.0, &rig).expect("motion only");
         assert_eq!(full.root_motion(), motion.root_motion(), "frame {frame}");
-        assert_eq!(full.last_step(0, 1).unwrap(), motion.last_step(0, 1).unwrap(), "frame {frame}");
+        assert_eq!(
+            full.last_step(SlotId::base(1)).unwrap(),
+            motion.last_step(SlotId::base(1)).unwrap(),
+            "frame {frame}"
+        );
     }
     assert_eq!(motion.decoded_frames(), 0, "nothing of the pose decoded");
     assert!(full.decoded_frames() > 600);
@@ -558,7 +568,7 @@ fn the_warp_command_lands_the_bandai_walk_on_its_target() {
 #[test]
 fn an_inertialized_transition_keeps_the_root_velocity_where_a_cut_jumps() {
     use sinew::inertialization::Transition;
-    use sinew::{Blend, Character, Chunk, LayerDesc, LayerKind, Play, Rig};
+    use sinew::{Blend, Character, Chunk, LayerDesc, LayerKind, Play, Rig, SlotId};
     let Some(dir) = sinew_tests::shared_data("root velocity through a walk-to-run transition") else { return };
     let files = sinew_tests::files_with_extension(&dir.join("bvh/bandai"), "bvh");
     let pick = |name: &str| files.iter().find(|f| f.to_string_lossy().contains(name)).cloned().expect(name);
@@ -581,7 +591,7 @@ fn an_inertialized_transition_keeps_the_root_velocity_where_a_cut_jumps() {
         let mut characters = [cut_memory, smooth_memory].map(|m| Character::new(Chunk::bytes_mut(m), &desc).unwrap());
         let mut jumps = [0.0; 2];
         for (character, (blend, jump)) in characters.iter_mut().zip(blends.into_iter().zip(&mut jumps)) {
-            character.play(&asset, 0, 0, Play { time: cut - 0.5, ..Play::looping(0) }).expect("play");
+            character.play(&asset, SlotId::base(0), Play { time: cut - 0.5, ..Play::looping(0) }).expect("play");
             for _ in 0..30 {
                 character.update(dt, &rig).expect("update");
             }
@@ -634,7 +644,7 @@ fn a_run_stops_where_the_stop_clip_takes_it_facing_the_way_the_game_asked() {
     use sinew::asset::Range;
     use sinew::motion_correction::TurnToFace;
     use sinew::root_motion::motion_between;
-    use sinew::{Blend, Character, Chunk, LayerDesc, LayerKind, Play, Rig};
+    use sinew::{Blend, Character, Chunk, LayerDesc, LayerKind, Play, Rig, SlotId};
     // A run at 365 units/s; a stop braking from it to rest in 0.6 s, then turning 0.6 rad in place by 1.1 s.
     let run = synthetic(|t| ([0.0, 0.0, 365.0 * t], 0.0), 2.0);
     let braking = |t: f64| 365.0 * t.min(0.6) - 365.0 * t.min(0.6).powi(2) / 1.2;
@@ -652,7 +662,7 @@ fn a_run_stops_where_the_stop_clip_takes_it_facing_the_way_the_game_asked() {
     let turn_range = Range { start: 0.65, end: 1.15, ..Default::default() };
     let desired = -0.4f32;
     let dt = 1.0 / 60.0;
-    character.play(&asset, 0, 0, Play::looping(0)).expect("run");
+    character.play(&asset, SlotId::base(0), Play::looping(0)).expect("run");
     let mut world = RootMotion { translation: Vec3::new(100.0, 0.0, 50.0), yaw: 0.3 };
     for _ in 0..50 {
         character.update(dt, &rig).expect("update");
@@ -665,11 +675,14 @@ fn a_run_stops_where_the_stop_clip_takes_it_facing_the_way_the_game_asked() {
     let turn = TurnToFace::over(&stop_clip, &rest, &turn_range, desired).expect("turn");
     for frame in 0..100 {
         character.update(dt, &rig).expect("update");
-        let step = character.last_step(0, 1).expect("slot").expect("the stop plays");
+        let step = character.last_step(SlotId::base(1)).expect("slot").expect("the stop plays");
         let moved = character.root_motion();
         world = world.then(RootMotion { yaw: moved.yaw + turn.step(step.from, step.to), ..moved });
         if frame < 11 {
-            assert!(character.last_step(0, 0).expect("slot").is_some(), "the run still fades out in the pose");
+            assert!(
+                character.last_step(SlotId::base(0)).expect("slot").is_some(),
+                "the run still fades out in the pose"
+            );
         }
     }
     // The distance after the request is the stop clip's, measured on the source in f64; the facing the asked one.

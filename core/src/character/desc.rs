@@ -118,6 +118,28 @@ pub enum SyncMode {
     FootPhase,
 }
 
+/// A control slot: slot `slot` of layer `layer` (layer 0 is the base). Checked against the character's layers
+/// by every method that takes one (`IndexOutOfRange`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SlotId {
+    /// The layer, in the order of [`CharacterDesc::layers`].
+    pub layer: usize,
+    /// The slot within the layer, below its [`LayerDesc::controls`].
+    pub slot: usize,
+}
+
+impl SlotId {
+    /// Slot `slot` of the base layer.
+    pub const fn base(slot: usize) -> SlotId {
+        SlotId { layer: 0, slot }
+    }
+
+    /// Slot `slot` of layer `layer`.
+    pub const fn on(layer: usize, slot: usize) -> SlotId {
+        SlotId { layer, slot }
+    }
+}
+
 /// What to play in a control slot.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Play {

@@ -50,7 +50,7 @@ use crate::stages::skinning::{Palette, SkinningJob};
 use bytemuck::Zeroable;
 
 pub use block::{BLOCK_ALIGN, Chunk};
-pub use desc::{Blend, CharacterDesc, LayerDesc, LayerKind, Play, PoseEdit, Sampling, Scratch, SyncMode};
+pub use desc::{Blend, CharacterDesc, LayerDesc, LayerKind, Play, PoseEdit, Sampling, Scratch, SlotId, SyncMode};
 pub use rig::Rig;
 
 use block::{
@@ -207,65 +207,65 @@ impl<'b> Character<'b> {
         self.counts.joints
     }
 
-    /// Which slots layer `layer` owns, after validating both indices.
-    fn slot_index(parts: &Parts<'_>, layer: usize, slot: usize) -> Result<usize, Error> {
-        let l = parts.layers.get(layer).ok_or(Error::IndexOutOfRange {
+    /// The character-wide index of slot `at`, after validating its layer and slot.
+    fn slot_index(parts: &Parts<'_>, at: SlotId) -> Result<usize, Error> {
+        let l = parts.layers.get(at.layer).ok_or(Error::IndexOutOfRange {
             what: Index::Layer,
-            index: layer,
+            index: at.layer,
             len: parts.layers.len(),
         })?;
-        if slot >= l.num_controls as usize {
-            return Err(Error::IndexOutOfRange { what: Index::Slot, index: slot, len: l.num_controls as usize });
+        if at.slot >= l.num_controls as usize {
+            return Err(Error::IndexOutOfRange { what: Index::Slot, index: at.slot, len: l.num_controls as usize });
         }
-        Ok(l.first_control as usize + slot)
+        Ok(l.first_control as usize + at.slot)
     }
 
-    /// Plays `play` in slot `slot` of layer `layer`, replacing what played there.
+    /// Plays `play` in slot `at`, replacing what played there.
     ///
     /// Errors: `IndexOutOfRange` (layer, slot, clip, mask); `BufferLength` (`ClipJoints`) when the asset's
     /// skeleton is not the character's; the errors of [`Control::new`].
-    pub fn play(&mut self, asset: &Asset<'_>, layer: usize, slot: usize, play: Play) -> Result<(), Error> {
+    pub fn play(&mut self, asset: &Asset<'_>, at: SlotId, play: Play) -> Result<(), Error> {
         let (parts, counts) = self.parts()?;
-        let index = Self::slot_index(&parts, layer, slot)?;
+        let index = Self::slot_index(&parts, at)?;
         let control = new_control(asset, &counts, play)?;
         parts.controls[index] = Slot { control, before: control, mask: mask_index(play.mask, &counts)?, used: 1 };
         Ok(())
     }
 
-    /// Stops slot `slot` of layer `layer`.
+    /// Stops slot `at`.
     ///
     /// Errors: `IndexOutOfRange` (layer, slot).
-    pub fn stop(&mut self, layer: usize, slot: usize) -> Result<(), Error> {
+    pub fn stop(&mut self, at: SlotId) -> Result<(), Error> {
         let (parts, _) = self.parts()?;
-        let index = Self::slot_index(&parts, layer, slot)?;
+        let index = Self::slot_index(&parts, at)?;
         parts.controls[index] = Slot::empty();
         Ok(())
     }
 
-    /// The control in slot `slot` of layer `layer`, `None` when the slot is empty.
+    /// The control in slot `at`, `None` when the slot is empty.
     ///
     /// Errors: `IndexOutOfRange` (layer, slot).
-    pub fn control(&mut self, layer: usize, slot: usize) -> Result<Option<Control>, Error> {
+    pub fn control(&mut self, at: SlotId) -> Result<Option<Control>, Error> {
         let (parts, _) = self.parts()?;
-        let index = Self::slot_index(&parts, layer, slot)?;
+        let index = Self::slot_index(&parts, at)?;
         let s = parts.controls[index];
         Ok((s.used != 0).then_some(s.control))
     }
 
-    /// Changes a control with `change` (a [`Control`] setter: speed, time, fade); on an `Err` nothing changes.
+    /// Changes the control in slot `at` with `change` (a [`Control`] setter: speed, time, fade); on an `Err`
+    /// nothing changes.
     ///
     /// Errors: `IndexOutOfRange` (layer, slot, or an empty slot); whatever `change` returns.
     pub fn with_control(
         &mut self,
-        layer: usize,
-        slot: usize,
+        at: SlotId,
         change: impl FnOnce(&mut Control) -> Result<(), Error>,
     ) -> Result<(), Error> {
         let (parts, _) = self.parts()?;
-        let index = Self::slot_index(&parts, layer, slot)?;
+        let index = Self::slot_index(&parts, at)?;
         let s = &mut parts.controls[index];
         if s.used == 0 {
-            return Err(Error::IndexOutOfRange { what: Index::Slot, index: slot, len: 0 });
+            return Err(Error::IndexOutOfRange { what: Index::Slot, index: at.slot, len: 0 });
         }
         let mut control = s.control;
         change(&mut control)?;
@@ -273,14 +273,14 @@ impl<'b> Character<'b> {
         Ok(())
     }
 
-    /// The step the control in slot `slot` of layer `layer` took in the last update, for its markers
-    /// ([`Step::crossings`]); `None` for an empty slot or before the first update. Synced controls report the
-    /// step their own clock would have taken (their time follows the base instead).
+    /// The step the control in slot `at` took in the last update, for its markers ([`Step::crossings`]);
+    /// `None` for an empty slot or before the first update. Synced controls report the step their own clock
+    /// would have taken (their time follows the base instead).
     ///
     /// Errors: `IndexOutOfRange` (layer, slot).
-    pub fn last_step(&mut self, layer: usize, slot: usize) -> Result<Option<Step>, Error> {
+    pub fn last_step(&mut self, at: SlotId) -> Result<Option<Step>, Error> {
         let (parts, _) = self.parts()?;
-        let index = Self::slot_index(&parts, layer, slot)?;
+        let index = Self::slot_index(&parts, at)?;
         let s = parts.controls[index];
         if s.used == 0 || parts.header.updates == 0 {
             return Ok(None);
@@ -295,7 +295,7 @@ impl<'b> Character<'b> {
     /// changes on an `Err`.
     pub fn transition(&mut self, asset: &Asset<'_>, slot: usize, play: Play, blend: Blend<'_>) -> Result<(), Error> {
         let (parts, counts) = self.parts()?;
-        let index = Self::slot_index(&parts, 0, slot)?;
+        let index = Self::slot_index(&parts, SlotId::base(slot))?;
         let mut control = new_control(asset, &counts, play)?;
         let mask = mask_index(play.mask, &counts)?;
         let base = parts.layers[0];
@@ -404,7 +404,9 @@ impl<'b> Character<'b> {
     pub fn set_motion_slot(&mut self, slot: Option<usize>) -> Result<(), Error> {
         let (parts, _) = self.parts()?;
         parts.header.motion_slot = match slot {
-            Some(slot) => (Self::slot_index(&parts, 0, slot)? - parts.layers[0].first_control as usize) as u32,
+            Some(slot) => {
+                (Self::slot_index(&parts, SlotId::base(slot))? - parts.layers[0].first_control as usize) as u32
+            }
             None => NONE,
         };
         Ok(())

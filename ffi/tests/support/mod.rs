@@ -97,7 +97,7 @@ pub fn output_of(exe: &Path, args: &[&Path]) -> Result<String, String> {
 /// an inertialized transition to the last clip at frame 12, 1/30 s steps), the same text.
 pub fn rust_frames(blob: &[u8]) -> Result<String, sinew::Error> {
     use sinew::inertialization::{Settings, Transition};
-    use sinew::{Asset, Blend, Character, CharacterDesc, Chunk, LayerDesc, LayerKind, Play, Rig, Scratch};
+    use sinew::{Asset, Blend, Character, CharacterDesc, Chunk, LayerDesc, LayerKind, Play, Rig, Scratch, SlotId};
     use std::fmt::Write;
 
     let mut words = vec![0u128; blob.len().div_ceil(16)];
@@ -136,7 +136,7 @@ pub fn rust_frames(blob: &[u8]) -> Result<String, sinew::Error> {
     };
     let mut memory = vec![Chunk::ZERO; Chunk::count(Character::required_bytes(&desc)?)];
     let mut character = Character::new(Chunk::bytes_mut(&mut memory), &desc)?;
-    character.play(&asset, 0, 0, Play::looping(0))?;
+    character.play(&asset, SlotId::base(0), Play::looping(0))?;
     let rig = Rig::new(&asset, asset.skin())?;
     for frame in 0..24 {
         if frame == 12 {
