@@ -60,7 +60,7 @@ pub(super) struct Header {
     pub(super) inertialization: u32,
     /// Byte offset of the last output pose in the block (the inertializer's history or the pose scratch).
     pub(super) pose_offset: u32,
-    /// `dt` of the last update, for [`Character::last_step`].
+    /// `dt` of the last update, for [`Character::last_step`](super::Character::last_step).
     pub(super) last_dt: f32,
     pub(super) updates: u32,
     /// 1 when the scratch is external.

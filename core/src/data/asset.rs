@@ -27,9 +27,10 @@
 //! Errors: `BadMagic`, `UnsupportedVersion`, `Blob { section, problem }`, `BigEndianHost`, `Extent`, and
 //! whatever `Skeleton::new` and `Clip::new` reject. No panics and no allocation, whatever the bytes.
 
-use crate::data::clip::{
-    Channel, Clip, ClipParts, CompressedKeys, ConstantTrack, CurveKeys, Curves, Encoding, Keys, QuantRange, TrackRange,
-};
+use crate::data::clip::compressed::{CompressedKeys, TrackRange};
+use crate::data::clip::curves::{CurveKeys, Curves};
+use crate::data::clip::quantized::QuantRange;
+use crate::data::clip::{Channel, Clip, ClipParts, ConstantTrack, Encoding, Keys};
 use crate::data::skeleton::{JointNames, MAX_JOINTS, Skeleton, check_model_extent, rest_extents};
 use crate::error::{BlobProblem, Error, Section};
 use crate::math::{SoaTransform, num_soa_joints};
@@ -41,7 +42,7 @@ pub const MAGIC: [u8; 8] = *b"SINEWANM";
 /// version 4 stored a compressed segment's track table entry by entry rather than as rows, and version 3 had no
 /// curve tracks (its `curves` field was reserved, zero).
 pub const VERSION: u32 = 5;
-/// The first version whose compressed segment tables are rows (see [`crate::data::clip::SegmentTrack::entry`]).
+/// The first version whose compressed segment tables are rows (see [`SegmentTrack::entry`](crate::data::clip::compressed::SegmentTrack::entry)).
 const ROW_TABLES: u32 = 5;
 /// The oldest format version this build reads.
 pub const OLDEST_VERSION: u32 = 3;
@@ -182,7 +183,7 @@ pub const MATCH_OUT: u32 = 2;
 /// follow the curve records in clip order (a clip without curves has every field zero).
 ///
 /// Layout: `names` is one [`StrRef`] per curve; `keys` is `f32[num_curves × num_frames]` (encoding 0) or the
-/// compressed bytes (encoding 2, see [`crate::data::clip::CurveKeys`]); `ranges` is one [`TrackRange`] per curve when
+/// compressed bytes (encoding 2, see [`CurveKeys`]); `ranges` is one [`TrackRange`] per curve when
 /// compressed, else empty.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
 #[repr(C)]
@@ -283,7 +284,7 @@ impl<'a> Asset<'a> {
         if header.version < 4 && header.curves != SectionRef::default() {
             return Err(Error::Blob { section: Section::Header, problem: BlobProblem::Value { index: 0 } });
         }
-        let mut cursor = Cursor { blob, end: HEADER_LEN as u64 };
+        let mut cursor = Cursor::checking(blob, HEADER_LEN as u64);
         let parents: &[i16] = cursor.section(Section::Parents, header.parents, Some(num_joints as u64))?;
         let rest_pose: &[SoaTransform] =
             cursor.section(Section::RestPose, header.rest_pose, Some(num_soa_joints(num_joints) as u64))?;
@@ -428,9 +429,8 @@ impl<'a> Asset<'a> {
     /// Clip `index`, `None` past the last. O(1): the clip was validated by `load`.
     pub fn clip(&self, index: usize) -> Option<Clip<'a>> {
         let record = self.records.get(index)?;
-        // The section cursor only checks order; any start position works for a validated blob, whose version
-        // `load` checked against its encodings.
-        let mut cursor = Cursor { blob: self.blob, end: 0 };
+        // `load` checked the blob's version against its encodings, so the newest version reads every record.
+        let mut cursor = Cursor::validated(self.blob);
         let parts = clip_parts(&mut cursor, VERSION, self.skeleton.num_joints(), index, record).ok()?;
         let clip = Clip::from_validated(parts);
         match self.curve_records.get(index) {
@@ -442,8 +442,8 @@ impl<'a> Asset<'a> {
     /// Clip `index`'s curve names, in curve order (empty for a clip without curves or an index out of range).
     pub fn curve_names(&self, index: usize) -> impl Iterator<Item = &'a str> + 'a {
         let record = self.curve_records.get(index).copied().unwrap_or_default();
-        let names: &'a [StrRef] = curve_parts(&mut Cursor { blob: self.blob, end: 0 }, VERSION, index, &record)
-            .map_or(&[], |(names, _)| names);
+        let names: &'a [StrRef] =
+            curve_parts(&mut Cursor::validated(self.blob), VERSION, index, &record).map_or(&[], |(names, _)| names);
         let strings = self.strings;
         names.iter().map(move |r| str_at(strings, *r).unwrap_or_default())
     }
@@ -590,14 +590,32 @@ fn str_at(strings: &str, r: StrRef) -> Option<&str> {
 struct Cursor<'a> {
     blob: &'a [u8],
     end: u64,
+    /// The blob passed `load`: sections are only sliced, the loader's checks are not repeated.
+    validated: bool,
 }
 
 impl<'a> Cursor<'a> {
+    /// A cursor that checks every section of `blob`, for `load`.
+    fn checking(blob: &'a [u8], end: u64) -> Cursor<'a> {
+        Cursor { blob, end, validated: false }
+    }
+
+    /// A cursor over a blob `load` accepted, for the views built on the frame path.
+    fn validated(blob: &'a [u8]) -> Cursor<'a> {
+        Cursor { blob, end: 0, validated: true }
+    }
+
     /// Section `r` as a `T` slice: in bounds, aligned, after the previous section, a whole number of `T`s,
     /// and exactly `count` of them when given.
     fn section<T: Pod>(&mut self, section: Section, r: SectionRef, count: Option<u64>) -> Result<&'a [T], Error> {
         let err = |problem| Error::Blob { section, problem };
         let (offset, len) = (r.offset as u64, r.len as u64);
+        if self.validated {
+            // `load` checked all of this; the checked slicing only keeps the frame path free of panics.
+            let bytes = self.blob.get(offset as usize..(offset + len) as usize);
+            let cast = bytes.and_then(|b| bytemuck::try_cast_slice(b).ok());
+            return cast.ok_or_else(|| err(BlobProblem::Value { index: 0 }));
+        }
         let size = core::mem::size_of::<T>() as u64;
         if let Some(count) = count {
             let expected = count.saturating_mul(size);
