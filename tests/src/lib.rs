@@ -139,15 +139,7 @@ pub fn shared_data(test: &str) -> Option<std::path::PathBuf> {
         eprintln!("{test}: skipped under Miri (file I/O)");
         return None;
     }
-    let dir = sinew_tools::shared_data_dir();
-    if dir.is_none() {
-        assert!(
-            std::env::var_os("SINEW_REQUIRE_DATA").is_none(),
-            "{test}: shared data not found (../shared/data or $SINEW_DATA) and SINEW_REQUIRE_DATA is set"
-        );
-        eprintln!("{test}: SKIPPED — shared data not found (../shared/data or $SINEW_DATA)");
-    }
-    dir
+    sinew_tools::shared_data_for_test(test)
 }
 
 /// Every BVH and glTF file of the shared data: (file, skeleton, clips).

@@ -10,9 +10,9 @@ use sinew::clip::{
 use sinew::math::{F4, SoaTransform};
 use sinew::{Arena, Asset, Buffer, Clip, Error, Playback, SamplingContext, SamplingJob};
 use sinew_tests::Rng;
-use sinew_tools::annotate::figure_height;
+use sinew_tools::annotate::figure_scale;
 use sinew_tools::bake::{self, KeyFormat};
-use sinew_tools::clip_error::{clip_error, units_per_cm};
+use sinew_tools::clip_error::clip_error;
 use sinew_tools::compress::Precision;
 use sinew_tools::raw;
 use sinew_tools::raw::{RawClip, RawSkeleton};
@@ -42,7 +42,7 @@ fn every_shared_clip_stays_within_the_bound_at_its_rate_and_at_30_hz() {
                 let raw_bytes = 40 * skeleton.parents.len() * raw.frames.len();
                 raw_total += raw_bytes;
                 stored_total += stored;
-                let per_cm = units_per_cm(figure_height(&skeleton) as f64);
+                let per_cm = figure_scale(&skeleton).units_per_cm();
                 eprintln!(
                     "{file} `{}` at {:.0} Hz ({}): max {:.4} cm, p99 {:.4} cm, {:.1}:1",
                     raw.name,

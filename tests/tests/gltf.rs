@@ -578,7 +578,7 @@ fn jittered_keys_are_resampled_within_the_measured_error() {
         (0..=60).map(|k| ((k as f64 + rng.range(-0.3, 0.3) as f64 * (k > 0) as u8 as f64) / 30.0) as f32).collect();
     let import = check_leg_against_reference(&leg_gltf(&times), "jittered-keys");
     assert!(import.key_rate.is_none(), "{import:?}");
-    assert!(import.relative_error() <= gltf_import::TARGET_ERROR, "{import:?}");
+    assert!(import.relative_error().expect("a figure") <= gltf_import::TARGET_ERROR, "{import:?}");
 }
 
 #[test]
@@ -590,7 +590,7 @@ fn a_rate_given_by_the_caller_keeps_the_exact_duration() {
     // 1.25 s at 100 Hz is 125 intervals exactly.
     assert_eq!(clip.frames.len(), 126);
     assert!((clip.sample_rate - 100.0).abs() < 1e-4);
-    assert!(asset.imports[0].max_error > 0.0 && asset.imports[0].relative_error() < 1e-2, "{:?}", asset.imports[0]);
+    assert!(asset.imports[0].max_error > 0.0 && asset.imports[0].scaled_error() < 1e-2, "{:?}", asset.imports[0]);
 }
 
 /// Accessors of the wrong shape (found by fuzzing: the `gltf` crate reads them assuming the right one) are
@@ -628,4 +628,73 @@ fn accessors_of_the_wrong_type_are_errors() {
     glb.extend([0u8; 20]);
     let err = gltf_import::import(&glb, dir).expect_err("short GLB length");
     assert!(err.contains("GLB header declares 0 bytes"), "{err}");
+}
+
+#[test]
+fn keys_on_a_grid_finer_than_their_shortest_interval_bake_at_the_grid() {
+    // Keys 9, 11, 10 and 11 steps of 1/24 s apart (InterpolationTest's), and at 37.5 Hz with 0.14 % of a step
+    // of jitter (an exporter's rounding): both are grids, so every key becomes a frame.
+    let on_24 = [0, 9, 20, 30, 41].map(|k| (k as f64 / 24.0) as f32);
+    let import = check_leg_against_reference(&leg_gltf(&on_24), "keys-on-24hz");
+    // Key times are f32: rates within their rounding.
+    assert!((import.key_rate.expect("the 1/24 s grid") - 24.0).abs() < 1e-5, "{import:?}");
+    let multiple = import.rate / import.key_rate.unwrap_or(f64::NAN);
+    assert!((multiple - multiple.round()).abs() < 1e-9, "every key a frame: {import:?}");
+    let mut rng = sinew_tests::Rng::new(0x375);
+    let jittered: Vec<f32> = (0..=75)
+        .map(|k| ((k as f64 + (k > 0) as u8 as f64 * rng.range(-0.0014, 0.0014) as f64) / 37.5) as f32)
+        .collect();
+    let import = check_leg_against_reference(&leg_gltf(&jittered), "keys-37.5hz-jittered");
+    assert!((import.key_rate.expect("37.5 Hz within the tolerance") - 37.5).abs() < 1e-3, "{import:?}");
+}
+
+#[test]
+fn the_fox_run_bakes_on_its_120_hz_key_grid() {
+    let Some(dir) = shared_data("the_fox_run_bakes_on_its_120_hz_key_grid") else { return };
+    let fox = gltf_import::load(&dir.join("gltf/Fox.glb")).expect("import");
+    let run = fox.clips.iter().position(|c| c.name == "Run").expect("a Run clip");
+    let import = fox.imports[run];
+    assert!((import.key_rate.expect("a 1/120 s grid") - 120.0).abs() < 1e-4, "{import:?}");
+    assert!(import.relative_error().expect("a figure") < 1e-6, "{import:?}");
+}
+
+/// A root with a leaf one unit below it whose scale is keyed LINEAR off the frame grid, baked at 30 Hz: the
+/// resampling error counts the leaf's scale through its virtual points (a joint position alone never moves).
+#[test]
+fn a_leaf_nodes_scale_counts_in_the_resampling_error() {
+    let times = [0.0f32, 0.31, 1.0];
+    let scales = [[1.0f32, 1.0, 1.0], [0.5, 0.5, 0.5], [1.0, 1.0, 1.0]];
+    let flat: Vec<f32> = scales.iter().flatten().copied().collect();
+    let text = gltf_document(
+        r#"[{"name":"root","children":[1]},{"name":"leaf","translation":[0,-1,0]}]"#,
+        &[(&times, "SCALAR"), (&flat, "VEC3")],
+        &[(1, "scale", 0, 1, "LINEAR")],
+    );
+    let import =
+        gltf_import::import_with(text.as_bytes(), std::path::Path::new("."), Some(30.0)).expect("import").imports[0];
+    // At the middle key the glTF scale is 0.5; the 30 Hz frames around it (0.3 s and 1/3 s) lerp to more.
+    let gltf_scale = |t: f64| if t <= 0.31 { 1.0 - 0.5 * t / 0.31 } else { 0.5 + 0.5 * (t - 0.31) / 0.69 };
+    let (a, b) = (gltf_scale(0.3), gltf_scale(1.0 / 3.0));
+    let resampled = a + (b - a) * (0.31 - 0.3) * 30.0;
+    let distance = gltf_import::VIRTUAL_POINT_FRACTION * import.extent;
+    let at_key = (resampled - 0.5) * distance;
+    assert!((import.extent - 1.0).abs() < 1e-9, "root to leaf is the extent: {import:?}");
+    assert!(at_key > 0.0 && import.max_error >= 0.999 * at_key, "{import:?} against {at_key}");
+    assert!(import.max_error <= 0.5 * distance * 1.001, "within the keys' scale range: {import:?}");
+}
+
+#[test]
+fn a_figure_without_extent_reports_file_units() {
+    // One node that only scales: no extent to scale by, so the error is in file units and no ratio is made up.
+    let flat = [1.0f32, 1.0, 1.0, 2.0, 2.0, 2.0, 1.0, 1.0, 1.0];
+    let text = gltf_document(
+        r#"[{"name":"a"}]"#,
+        &[(&[0.0, 0.37, 1.0], "SCALAR"), (&flat, "VEC3")],
+        &[(0, "scale", 0, 1, "LINEAR")],
+    );
+    let import = gltf_import::import_with(text.as_bytes(), std::path::Path::new("."), Some(30.0)).expect("import");
+    let import = import.imports[0];
+    assert_eq!(import.extent, 0.0);
+    assert_eq!(import.relative_error(), None);
+    assert!(import.max_error > 0.0 && import.scaled_error() == import.max_error, "{import:?}");
 }

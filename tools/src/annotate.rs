@@ -120,6 +120,49 @@ pub fn figure_height(skeleton: &RawSkeleton) -> f32 {
     (high - low).max(f32::MIN_POSITIVE)
 }
 
+/// How a figure's centimetre options and reports scale to its file units.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum FigureScale {
+    /// The rest pose has a height along +Y: centimetres on the figure scaled to 1.7 m.
+    Centimetres {
+        /// File units per centimetre.
+        units_per_cm: f64,
+    },
+    /// The rest pose is flat along +Y or a single point (a box, one node): errors are reported in file units,
+    /// and centimetre options apply as if `size` (the rest pose's largest side, or 1 file unit when it has
+    /// none) were 1.7 m.
+    FileUnits {
+        /// File units taken as 1.7 m.
+        size: f64,
+    },
+}
+
+impl FigureScale {
+    /// File units per centimetre of an option given in centimetres.
+    pub fn units_per_cm(self) -> f64 {
+        match self {
+            FigureScale::Centimetres { units_per_cm } => units_per_cm,
+            FigureScale::FileUnits { size } => size / crate::dmath::FIGURE_CM,
+        }
+    }
+}
+
+/// `skeleton`'s [`FigureScale`]: centimetres when the rest pose's height along +Y is above a millionth of its
+/// largest side, else file units.
+pub fn figure_scale(skeleton: &RawSkeleton) -> FigureScale {
+    let rest = pose_positions(skeleton, &skeleton.rest);
+    let (lo, hi) = rest
+        .iter()
+        .fold((glam::Vec3::splat(f32::MAX), glam::Vec3::splat(f32::MIN)), |(l, h), p| (l.min(*p), h.max(*p)));
+    let side = (hi - lo).max_element() as f64;
+    let height = (hi.y - lo.y) as f64;
+    if height > 0.0 && height > 1e-6 * side {
+        FigureScale::Centimetres { units_per_cm: height / crate::dmath::FIGURE_CM }
+    } else {
+        FigureScale::FileUnits { size: if side > 0.0 { side } else { 1.0 } }
+    }
+}
+
 /// Joint `joint`'s velocity at frame `f`: a central difference (one-sided at the ends, zero for one frame).
 fn velocity_at(positions: &[Vec<glam::Vec3>], joint: usize, f: usize, rate: f32) -> glam::Vec3 {
     let (a, b) = (f.saturating_sub(1), (f + 1).min(positions.len() - 1));

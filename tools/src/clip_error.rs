@@ -7,17 +7,11 @@
 //! as the runtime interpolates), the decoded side from what `SamplingJob` returns for the baked clip. So the
 //! figure is the storage's error alone, not f32 rounding of the hierarchy.
 
-use crate::dmath::Trs;
+use crate::dmath::{Trs, virtual_points};
 use crate::raw::{RawClip, RawSkeleton};
 use crate::sample::sample_clamped;
-use glam::{DMat4, DVec3};
 use sinew::math::{SoaTransform, Transform, unpack_soa};
 use sinew::{Arena, Asset, SamplingContext};
-
-/// The virtual points' default distance from their joint, centimetres on a 1.7 m figure (ACL's 3 cm).
-pub const DEFAULT_DISTANCE_CM: f64 = 3.0;
-/// The figure height the centimetre figures are scaled to.
-pub const FIGURE_CM: f64 = 170.0;
 
 /// A clip's virtual-point error, file units.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -28,26 +22,6 @@ pub struct ClipError {
     pub p99: f64,
     /// Times compared: every frame and every midpoint.
     pub samples: usize,
-}
-
-/// Model matrices from local transforms (parents before children).
-pub(crate) fn compose(parents: &[i16], local: &[Trs]) -> Vec<DMat4> {
-    let mut model: Vec<DMat4> = Vec::with_capacity(local.len());
-    for (j, t) in local.iter().enumerate() {
-        let m = t.matrix();
-        model.push(match usize::try_from(parents[j]) {
-            Ok(p) => model[p] * m,
-            Err(_) => m,
-        });
-    }
-    model
-}
-
-/// Each joint's virtual points in model space: the joint, then `distance` along its local x, y and z.
-pub(crate) fn virtual_points(parents: &[i16], local: &[Trs], distance: f64) -> Vec<[DVec3; 4]> {
-    let model = compose(parents, local);
-    let axes = [DVec3::ZERO, DVec3::X * distance, DVec3::Y * distance, DVec3::Z * distance];
-    model.iter().map(|m| axes.map(|a| m.transform_point3(a))).collect()
 }
 
 /// The virtual-point error of clip `index` of `asset` (baked from `raw` on `skeleton`, the same joints),
@@ -101,9 +75,4 @@ pub fn clip_error(
     let max = errors.iter().copied().fold(0.0, f64::max);
     let p99 = crate::stats::percentile(&mut errors, 0.99);
     Ok(ClipError { max, p99, samples })
-}
-
-/// File units per centimetre on a figure of `height` file units scaled to 1.7 m.
-pub fn units_per_cm(height: f64) -> f64 {
-    height / FIGURE_CM
 }

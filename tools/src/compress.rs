@@ -19,8 +19,8 @@
 //! Values decode through `TrackDecoder::decode`, the runtime's own function, so the search measures what
 //! sampling returns. The caller checks the whole clip afterwards (frames and midpoints, through `SamplingJob`).
 
-use crate::clip_error::{compose, virtual_points};
 use crate::dmath::Trs;
+use crate::dmath::{compose, virtual_points};
 use crate::raw::{RawClip, RawSkeleton};
 use glam::{DMat4, DQuat, DVec3};
 use sinew::clip::{
@@ -42,15 +42,15 @@ pub const DEFAULT_MAX_ERROR_CM: f64 = 0.05;
 
 impl Precision {
     /// `sinew-bake --compress`'s defaults on `skeleton`'s figure: [`DEFAULT_MAX_ERROR_CM`] at virtual points
-    /// [`crate::clip_error::DEFAULT_DISTANCE_CM`] from each joint.
+    /// [`crate::dmath::DEFAULT_DISTANCE_CM`] from each joint.
     pub fn default_on_figure(skeleton: &RawSkeleton) -> Precision {
-        Precision::on_figure(skeleton, DEFAULT_MAX_ERROR_CM, crate::clip_error::DEFAULT_DISTANCE_CM)
+        Precision::on_figure(skeleton, DEFAULT_MAX_ERROR_CM, crate::dmath::DEFAULT_DISTANCE_CM)
     }
 
     /// `max_error_cm` at virtual points `distance_cm` from each joint, centimetres on `skeleton`'s figure scaled
-    /// to 1.7 m (as `clip_error` reports).
+    /// to 1.7 m (as `clip_error` reports; see [`crate::annotate::FigureScale`] for a figure without a height).
     pub fn on_figure(skeleton: &RawSkeleton, max_error_cm: f64, distance_cm: f64) -> Precision {
-        let per_cm = crate::clip_error::units_per_cm(crate::annotate::figure_height(skeleton) as f64);
+        let per_cm = crate::annotate::figure_scale(skeleton).units_per_cm();
         Precision { max_error: max_error_cm * per_cm, distance: distance_cm * per_cm }
     }
 }

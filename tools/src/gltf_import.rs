@@ -11,21 +11,25 @@
 //!   key). Channels animate only some nodes; the others stay at their node transform. Key times must increase
 //!   strictly, as glTF 2.0 requires.
 //! - **Rate**: when every key time lies on one uniform grid from the first key (within `GRID_TOLERANCE` of a
-//!   step), the clip is baked at that grid's rate, so every key is a frame, raised by a whole factor to at
+//!   step; the coarsest grid dividing the shortest key interval, up to `MAX_GRID_RATE`), the clip is baked at
+//!   that grid's rate, so every key is a frame, raised by a whole factor to at
 //!   least `MIN_RATE` (nlerp between frames then stays close to glTF's slerp). Otherwise the rate starts at the
 //!   median key interval's (at least `MIN_RATE`). Either way the rate doubles while the measured resampling
 //!   error exceeds `TARGET_ERROR` of the figure's extent and keeps falling, at most `MAX_DOUBLINGS` times and
 //!   within the runtime's limits; `import_with` takes a rate instead. The frame step is always the duration over a whole number of frames.
-//! - **Resampling error** (`ClipImport`): model-space joint positions of the glTF evaluation against the
-//!   baked frames interpolated as the runtime does (lerp, nlerp), at every key time and half way between
-//!   frames, in f64; the largest distance in file units and over the figure's extent (the largest side of the
-//!   joints' bounding box across those poses).
+//! - **Resampling error** (`ClipImport`): model-space virtual points (each joint and one point along each of
+//!   its axes, `VIRTUAL_POINT_FRACTION` of the figure's extent out, so every node's rotation and scale shows)
+//!   of the glTF evaluation against the baked frames interpolated as the runtime does (lerp, nlerp), at every
+//!   key time and half way between frames, in f64; the largest distance in file units and over the figure's
+//!   extent (the largest side of the joints' bounding box across those poses; file units alone when it is 0).
 //! - LINEAR translation/scale is lerp, rotation slerp; STEP holds; CUBICSPLINE evaluates the Hermite spline —
 //!   all in f64, at every frame. Morph-weight channels are skipped.
 //! - Non-finite values anywhere are errors naming the accessor's use.
 
+use crate::dmath::{Trs, virtual_points};
 use crate::raw::{RawClip, RawSkeleton};
 use base64::Engine;
+use glam::{DQuat, DVec3};
 use gltf::accessor::{DataType, Dimensions};
 use gltf::animation::{Interpolation, Property};
 use sinew::math::{Mat3x4, Mat4, Quat, Transform, Vec3};
@@ -79,9 +83,15 @@ pub struct ClipImport {
 }
 
 impl ClipImport {
-    /// `max_error` as a fraction of the figure's extent.
-    pub fn relative_error(&self) -> f64 {
-        self.max_error / self.extent.max(f64::MIN_POSITIVE)
+    /// `max_error` as a fraction of the figure's extent; `None` for a figure without extent (one node, or
+    /// every joint at one point), whose error is in file units only.
+    pub fn relative_error(&self) -> Option<f64> {
+        (self.extent > 0.0).then(|| self.max_error / self.extent)
+    }
+
+    /// `max_error` against which bounds are set: over the extent, or in file units for a figure without one.
+    pub fn scaled_error(&self) -> f64 {
+        self.relative_error().unwrap_or(self.max_error)
     }
 }
 
@@ -89,10 +99,18 @@ impl ClipImport {
 /// reaching it, so every key is a frame and the runtime's nlerp between frames stays close to glTF's slerp.
 pub const MIN_RATE: f64 = 30.0;
 /// A key is on a grid when it lies within this fraction of a step (plus four `f32` ulps of its time, the
-/// precision glTF stores times with) from a grid point.
-pub const GRID_TOLERANCE: f64 = 1e-3;
+/// precision glTF stores times with) from a grid point: exporters' rounding jitter (0.1–0.2 % of a step is
+/// common) passes, keys placed by hand between grid points do not.
+pub const GRID_TOLERANCE: f64 = 1e-2;
+/// The virtual points of the resampling error sit this fraction of the figure's extent from their joint (the
+/// compressor's default, 3 cm on a 1.7 m figure), or of 1 file unit for a figure without extent.
+pub const VIRTUAL_POINT_FRACTION: f64 = crate::dmath::DEFAULT_DISTANCE_CM / crate::dmath::FIGURE_CM;
+/// Finest key grid looked for, Hz (motion capture reaches 480 Hz): keys on no grid up to it are resampled.
+pub const MAX_GRID_RATE: f64 = 480.0;
 /// The resampling error the rate choice aims for, as a fraction of the figure's extent.
 pub const TARGET_ERROR: f64 = 1e-4;
+/// `sinew-bake bake`'s default bound on a clip's resampling error (10 × `TARGET_ERROR`): above it the bake stops.
+pub const MAX_RESAMPLING_ERROR: f64 = 1e-3;
 /// Most times the rate doubles towards `TARGET_ERROR` (8× the starting rate): keys off the frame grid leave
 /// kinks whose error only halves per doubling, and Fox's Run (24 Hz keys but a last interval of 0.2 s) would
 /// otherwise climb to ~1 kHz for 5e-4. The reported error says what was reached; `--rate` overrides.
@@ -499,7 +517,7 @@ fn import_animation<'a>(
     while rate.is_none()
         && duration > 0.0
         && doublings < MAX_DOUBLINGS
-        && best.1.relative_error() > TARGET_ERROR
+        && best.1.scaled_error() > TARGET_ERROR
         && crate::raw::check_clip_shape(2.0 * intervals + 1.0, 2.0 * best.1.rate, skeleton.parents.len()).is_ok()
     {
         let doubled = bake_at(2.0 * intervals)?;
@@ -512,25 +530,37 @@ fn import_animation<'a>(
 }
 
 /// The number of uniform steps from `start` to `start + duration` on which every key time lies (within
-/// `GRID_TOLERANCE`), if any. The step is refined at each key in time order (the key's time from the start
-/// over its index), so its error shrinks as the keys get later and long clips keyed in `f32` still land on
-/// the grid, where a step taken from one key interval drifts by a frame within a few hundred keys.
+/// `GRID_TOLERANCE` of a step), if any: the coarsest grid whose step divides the shortest key interval a whole
+/// number of times, up to `MAX_GRID_RATE` (keys every 9, 10 and 11 steps of 1/24 s lie on the 1/24 s grid).
 fn key_grid(tracks: &[Track], start: f64, duration: f64) -> Option<f64> {
     let mut times: Vec<f64> = tracks.iter().flat_map(|t| t.times.iter().map(|&time| time - start)).collect();
     times.sort_by(f64::total_cmp);
     // Four f32 ulps of the latest time: what storing a grid time in f32 may move it by.
     let noise = 4.0 * f32::EPSILON as f64 * (start.abs() + duration);
-    let mut step = times.windows(2).map(|w| w[1] - w[0]).filter(|&d| d > noise).reduce(f64::min)?;
-    for &time in &times {
+    let shortest = times.windows(2).map(|w| w[1] - w[0]).filter(|&d| d > noise).reduce(f64::min)?;
+    let most_divisions = (shortest * MAX_GRID_RATE).floor().max(1.0) as u32;
+    let steps = (1..=most_divisions).find_map(|n| grid_step(&times, shortest / n as f64, noise))?;
+    (duration > 0.0).then(|| (duration / steps).round())
+}
+
+/// The step of the grid near `guess` that every time lies on, if one does. Each time's grid index comes from
+/// the step refined so far (its time over its index, so the error shrinks as the times get later and long clips
+/// keyed in `f32` stay on the grid); then every time is checked against the final step, the least-squares fit
+/// through the origin, within `GRID_TOLERANCE` of it.
+fn grid_step(times: &[f64], guess: f64, noise: f64) -> Option<f64> {
+    let mut step = guess;
+    let mut indices = Vec::with_capacity(times.len());
+    for &time in times {
         let k = (time / step).round();
-        if (time - k * step).abs() > GRID_TOLERANCE * step + noise {
-            return None;
-        }
+        indices.push(k);
         if k >= 1.0 {
             step = time / k;
         }
     }
-    (duration > 0.0).then(|| (duration / step).round())
+    let (sum_tk, sum_kk) = times.iter().zip(&indices).fold((0.0, 0.0), |(tk, kk), (t, k)| (tk + t * k, kk + k * k));
+    let step = if sum_kk > 0.0 { sum_tk / sum_kk } else { guess };
+    let on_grid = times.iter().zip(&indices).all(|(t, k)| (t - k * step).abs() <= GRID_TOLERANCE * step + noise);
+    on_grid.then_some(step)
 }
 
 /// A sampled local transform in f64: translation, rotation `(x, y, z, w)`, scale.
@@ -578,8 +608,10 @@ impl Evaluator<'_> {
         pose
     }
 
-    /// The largest model-space joint distance between the glTF evaluation and `frames` interpolated as the
-    /// runtime samples them, at every key time and half way between frames; and the figure's extent.
+    /// The largest model-space distance between the glTF evaluation and `frames` interpolated as the runtime
+    /// samples them, over every joint's virtual points (the joint and `VIRTUAL_POINT_FRACTION` of the figure's
+    /// extent along each of its axes, so a leaf's rotation and scale count), at every key time and half way
+    /// between frames; and the figure's extent (the largest side of the joints' bounding box over those times).
     fn resampling_error(&self, frames: &[Vec<Transform>], frame_step: f64) -> (f64, f64) {
         let parents = &self.skeleton.parents;
         let mut times: Vec<f64> = self.tracks.iter().flat_map(|t| t.times.iter().map(|&k| k - self.start)).collect();
@@ -587,19 +619,38 @@ impl Evaluator<'_> {
         times.push(0.0);
         times.sort_by(f64::total_cmp);
         times.dedup();
-        let (mut worst, mut lo, mut hi) = (0.0f64, [f64::MAX; 3], [f64::MIN; 3]);
-        for time in times {
-            let source = model_positions(parents, &self.pose(time));
-            let resampled = model_positions(parents, &interpolate(frames, frame_step, time));
-            for (a, b) in source.iter().zip(&resampled) {
-                worst = worst.max((0..3).map(|i| (a[i] - b[i]).powi(2)).sum::<f64>().sqrt());
-                for i in 0..3 {
-                    (lo[i], hi[i]) = (lo[i].min(a[i]), hi[i].max(a[i]));
-                }
+        let poses: Vec<(Vec<Trs>, Vec<Trs>)> = times
+            .iter()
+            .map(|&time| (trs_pose(&self.pose(time)), trs_pose(&interpolate(frames, frame_step, time))))
+            .collect();
+        let (mut lo, mut hi) = (DVec3::splat(f64::MAX), DVec3::splat(f64::MIN));
+        for (source, _) in &poses {
+            for joint in virtual_points(parents, source, 0.0) {
+                (lo, hi) = (lo.min(joint[0]), hi.max(joint[0]));
             }
         }
-        (worst, (0..3).map(|i| hi[i] - lo[i]).fold(0.0, f64::max))
+        let extent = (hi - lo).max_element().max(0.0);
+        let distance = VIRTUAL_POINT_FRACTION * if extent > 0.0 { extent } else { 1.0 };
+        let mut worst = 0.0f64;
+        for (source, resampled) in &poses {
+            let (want, got) = (virtual_points(parents, source, distance), virtual_points(parents, resampled, distance));
+            for (w, g) in want.iter().zip(&got) {
+                worst = (0..4).map(|p| w[p].distance(g[p])).fold(worst, f64::max);
+            }
+        }
+        (worst, extent)
     }
+}
+
+/// A pose of f64 locals as [`Trs`]s, rotations normalized.
+fn trs_pose(pose: &[Local]) -> Vec<Trs> {
+    pose.iter()
+        .map(|(t, q, s)| Trs {
+            translation: DVec3::from_array(*t),
+            rotation: DQuat::from_xyzw(q[0], q[1], q[2], q[3]).normalize(),
+            scale: DVec3::from_array(*s),
+        })
+        .collect()
 }
 
 /// `frames` at `time` as the runtime samples them: the two neighbouring frames, translation and scale lerped,
@@ -623,35 +674,6 @@ fn interpolate(frames: &[Vec<Transform>], frame_step: f64, time: f64) -> Vec<Loc
             )
         })
         .collect()
-}
-
-/// Model-space joint positions of a local pose, f64 (parents first).
-fn model_positions(parents: &[i16], pose: &[Local]) -> Vec<[f64; 3]> {
-    // Per joint: the model linear part (three columns) and translation.
-    let mut model: Vec<([[f64; 3]; 3], [f64; 3])> = Vec::with_capacity(pose.len());
-    for (joint, (t, q, s)) in pose.iter().enumerate() {
-        let len = q.iter().map(|x| x * x).sum::<f64>().sqrt().max(1e-150);
-        let [x, y, z, w] = q.map(|v| v / len);
-        let rotation = [
-            [1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y + z * w), 2.0 * (x * z - y * w)],
-            [2.0 * (x * y - z * w), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z + x * w)],
-            [2.0 * (x * z + y * w), 2.0 * (y * z - x * w), 1.0 - 2.0 * (x * x + y * y)],
-        ];
-        let local: [[f64; 3]; 3] = std::array::from_fn(|c| rotation[c].map(|v| v * s[c]));
-        let entry = match parents[joint] {
-            p if p < 0 => (local, *t),
-            p => {
-                let (parent_linear, parent_t) = &model[p as usize];
-                let apply = |v: &[f64; 3]| -> [f64; 3] {
-                    std::array::from_fn(|r| (0..3).map(|k| parent_linear[k][r] * v[k]).sum())
-                };
-                let moved = apply(t);
-                (local.map(|c| apply(&c)), std::array::from_fn(|r| parent_t[r] + moved[r]))
-            }
-        };
-        model.push(entry);
-    }
-    model.into_iter().map(|(_, t)| t).collect()
 }
 
 /// The channel's value at `time` (clamped to its keys), per the glTF 2.0 interpolation rules.

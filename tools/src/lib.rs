@@ -17,6 +17,23 @@ pub fn shared_data_dir() -> Option<std::path::PathBuf> {
     dir.is_dir().then_some(dir)
 }
 
+/// [`shared_data_dir`] for the data-driven test `test`: `None` with a message saying it is skipped.
+///
+/// # Panics
+/// When the data is missing and `SINEW_REQUIRE_DATA` is set (as `.ci/run` does): in CI a skipped data test
+/// would pass silently.
+pub fn shared_data_for_test(test: &str) -> Option<std::path::PathBuf> {
+    let dir = shared_data_dir();
+    if dir.is_none() {
+        assert!(
+            std::env::var_os("SINEW_REQUIRE_DATA").is_none(),
+            "{test}: shared data not found (../shared/data or $SINEW_DATA) and SINEW_REQUIRE_DATA is set"
+        );
+        eprintln!("{test}: SKIPPED — shared data not found (../shared/data or $SINEW_DATA)");
+    }
+    dir
+}
+
 pub mod annotate;
 pub mod bake;
 pub mod blob;

@@ -36,6 +36,10 @@ pub struct BakeArgs {
     /// duration, instead of the rate chosen from its keys.
     #[arg(long, requires = "gltf")]
     pub rate: Option<f64>,
+    /// glTF: the largest resampling error a clip may have, as a fraction of the figure's extent (file units for
+    /// a figure without one); a clip above it stops the bake with exit status 1 and writes nothing.
+    #[arg(long, default_value_t = crate::gltf_import::MAX_RESAMPLING_ERROR, requires = "gltf")]
+    pub max_resampling_error: f64,
     /// Clip annotations (markers, ranges and curves) from a JSON sidecar: `{"clips": {"<clip>": {"markers":
     /// [{"name", "time", "value"}], "ranges": [{"name", "start", "end", "value"}], "curves": [{"name",
     /// "precision", "keys": [{"time", "value", "slope"}]}]}}}`. Curves are baked to one value per frame; with
@@ -71,7 +75,7 @@ pub struct BakeArgs {
     pub hips: Option<String>,
     /// The virtual points' distance from each joint for the reported error, centimetres on the figure scaled to
     /// 1.7 m.
-    #[arg(long, default_value_t = crate::clip_error::DEFAULT_DISTANCE_CM)]
+    #[arg(long, default_value_t = crate::dmath::DEFAULT_DISTANCE_CM)]
     pub error_distance: f64,
 }
 
@@ -90,7 +94,7 @@ pub fn key_format(quantize: bool) -> KeyFormat {
 }
 
 pub fn bake(args: &BakeArgs) -> Result<String, String> {
-    use crate::clip_error::FIGURE_CM;
+    use crate::dmath::FIGURE_CM;
     if !(args.error_distance.is_finite() && (0.0..=FIGURE_CM).contains(&args.error_distance)) {
         return Err(format!("--error-distance {}: give centimetres in 0..={FIGURE_CM}", args.error_distance));
     }
@@ -110,17 +114,31 @@ pub fn bake(args: &BakeArgs) -> Result<String, String> {
                 crate::blob::count(asset.skeleton.parents.len(), "node"),
                 crate::blob::count(skin_joints, "joint")
             );
+            if !(args.max_resampling_error.is_finite() && args.max_resampling_error >= 0.0) {
+                return Err(format!("--max-resampling-error {}: give a fraction >= 0", args.max_resampling_error));
+            }
+            let mut over = Vec::new();
             for (clip, import) in asset.clips.iter().zip(&asset.imports) {
                 let keys = import.key_rate.map_or("keys not uniform".into(), |r| format!("keys uniform at {r:.4} Hz"));
+                let scaled = match import.relative_error() {
+                    Some(relative) => format!("{relative:.2e} of the figure's extent"),
+                    None => "the figure has no extent: file units only".into(),
+                };
                 notes += &format!(
-                    "\n  `{}`: {keys}, baked at {:.4} Hz from glTF time {:.4} s for {:.4} s; resampling error {:.3e} (file units), {:.2e} of the figure's extent",
-                    clip.name,
-                    import.rate,
-                    import.start,
-                    import.duration,
-                    import.max_error,
-                    import.relative_error()
+                    "\n  `{}`: {keys}, baked at {:.4} Hz from glTF time {:.4} s for {:.4} s; resampling error {:.3e} (file units), {scaled}",
+                    clip.name, import.rate, import.start, import.duration, import.max_error,
                 );
+                if import.scaled_error() > args.max_resampling_error {
+                    over.push(format!("`{}` ({:.3e})", clip.name, import.scaled_error()));
+                }
+            }
+            if !over.is_empty() {
+                return Err(format!(
+                    "{}{notes}\nresampling error above --max-resampling-error {:e} in {}: nothing written (give --rate, or raise the bound to bake anyway)",
+                    path.display(),
+                    args.max_resampling_error,
+                    over.join(", ")
+                ));
             }
             skin = asset.skin.map(|s| raw::RawSkin { remap: s.remap, inverse_bind: s.inverse_bind });
             (asset.skeleton, asset.clips)
@@ -179,26 +197,39 @@ pub fn bake(args: &BakeArgs) -> Result<String, String> {
 }
 
 /// One line per clip: its virtual-point error against the imported clip, in centimetres on the figure scaled to
-/// 1.7 m, with points `distance_cm` from each joint.
+/// 1.7 m (file units for a figure without a height), with points `distance_cm` from each joint.
 fn error_report(
     skeleton: &raw::RawSkeleton,
     clips: &[raw::RawClip],
     blob: &raw::AlignedBlob,
     distance_cm: f64,
 ) -> Result<String, String> {
-    use crate::clip_error::{clip_error, units_per_cm};
+    use crate::annotate::{FigureScale, figure_scale};
+    use crate::clip_error::clip_error;
     let asset = crate::blob::asset(blob)?;
-    let per_cm = units_per_cm(crate::annotate::figure_height(skeleton) as f64);
+    let scale = figure_scale(skeleton);
+    let per_cm = scale.units_per_cm();
     let mut out = String::new();
     for (index, clip) in clips.iter().enumerate() {
         let error = clip_error(skeleton, clip, &asset, index, distance_cm * per_cm)?;
         let stored = asset.clip(index).map_or(0, |c| c.data_bytes());
         let raw = RAW_BYTES_PER_JOINT_FRAME * skeleton.parents.len() * clip.frames.len();
+        let measured = match scale {
+            FigureScale::Centimetres { .. } => format!(
+                "error max {:.4} cm, p99 {:.4} cm (virtual points {distance_cm} cm from each joint, figure scaled to 1.7 m",
+                error.max / per_cm,
+                error.p99 / per_cm
+            ),
+            FigureScale::FileUnits { size } => format!(
+                "error max {:.4e}, p99 {:.4e} file units (the figure has no height to scale to centimetres; virtual points {:.4e} file units from each joint, {distance_cm}/170 of its size {size:.4e}",
+                error.max,
+                error.p99,
+                distance_cm * per_cm
+            ),
+        };
         out += &format!(
-            "\n  `{}`: error max {:.4} cm, p99 {:.4} cm (virtual points {distance_cm} cm from each joint, figure scaled to 1.7 m; {} times); {stored} bytes, {:.1}:1 against raw f32",
+            "\n  `{}`: {measured}; {} times); {stored} bytes, {:.1}:1 against raw f32",
             clip.name,
-            error.max / per_cm,
-            error.p99 / per_cm,
             error.samples,
             raw as f64 / stored.max(1) as f64
         );

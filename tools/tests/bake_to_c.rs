@@ -25,9 +25,9 @@ fn bake(name: &str, args: &[&str]) -> PathBuf {
 
 #[test]
 fn blobs_baked_by_sinew_bake_play_through_the_c_abi_as_through_rust() {
-    let Some(data) = sinew_tools::shared_data_dir() else {
-        assert!(std::env::var_os("SINEW_REQUIRE_DATA").is_none(), "shared data missing and SINEW_REQUIRE_DATA set");
-        eprintln!("blobs_baked_by_sinew_bake_play_through_the_c_abi_as_through_rust: SKIPPED — shared data not found");
+    let Some(data) =
+        sinew_tools::shared_data_for_test("blobs_baked_by_sinew_bake_play_through_the_c_abi_as_through_rust")
+    else {
         return;
     };
     let Some(example) = ffi_support::compile("ffi/examples/frame.c", false).unwrap_or_else(|e| panic!("{e}")) else {

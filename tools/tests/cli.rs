@@ -4,7 +4,7 @@
 #[path = "support/cli.rs"]
 mod cli_support;
 
-use cli_support::{assert_error, bvh, scratch, write};
+use cli_support::{assert_error, bvh, gltf_keys, scratch, write};
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -40,4 +40,46 @@ fn sinew_bake_bakes_and_inspects_and_refuses_bad_input_like_the_profiler() {
     // Profiling is the other binary's job.
     assert!(!sinew_bake(&["profile"]).status.success());
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_bake_above_the_resampling_bound_stops_and_writes_nothing() {
+    let dir = scratch("resampling-bound");
+    // A kink at 0.31 s, baked at 5 Hz: the frames cut it by far more than the default bound.
+    let file = write(&dir, "kink.gltf", &gltf_keys(&[0.0, 0.31, 1.0], &[[0.0; 3], [1.0, 0.0, 0.0], [0.0; 3]]));
+    let out = dir.join("kink.snw").display().to_string();
+    let refused = sinew_bake(&["bake", "--gltf", &file, "--out", &out, "--rate", "5"]);
+    assert_error(&refused, &["--max-resampling-error", "animation0", "nothing written"]);
+    assert!(!Path::new(&out).exists());
+    // Raised, the bake goes through and reports the same error.
+    let raised = sinew_bake(&["bake", "--gltf", &file, "--out", &out, "--rate", "5", "--max-resampling-error", "1"]);
+    assert!(raised.status.success(), "{}", String::from_utf8_lossy(&raised.stderr));
+    assert!(Path::new(&out).exists());
+    assert_error(
+        &sinew_bake(&["bake", "--gltf", &file, "--out", &out, "--max-resampling-error", "NaN"]),
+        &["--max-resampling-error"],
+    );
+}
+
+#[test]
+fn a_figure_without_height_reports_file_units_not_centimetres() {
+    let Some(data) = sinew_tools::shared_data_for_test("a_figure_without_height_reports_file_units_not_centimetres")
+    else {
+        return;
+    };
+    let dir = scratch("flat-figure");
+    let out = dir.join("box.snw").display().to_string();
+    let boxed = data.join("gltf/khronos/BoxAnimated.glb").display().to_string();
+    let baked = sinew_bake(&["bake", "--gltf", &boxed, "--out", &out]);
+    let stdout = String::from_utf8_lossy(&baked.stdout);
+    assert!(baked.status.success(), "{}", String::from_utf8_lossy(&baked.stderr));
+    let report = stdout.lines().find(|l| l.contains("error max")).expect("an error line");
+    assert!(report.contains("file units") && !report.contains(" cm"), "{report}");
+    let max: f64 = report
+        .split("error max ")
+        .nth(1)
+        .and_then(|r| r.split(',').next())
+        .and_then(|v| v.parse().ok())
+        .expect("a number");
+    assert!(max < 1e-3, "{report}");
 }

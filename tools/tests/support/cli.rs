@@ -37,19 +37,26 @@ pub fn bvh(frames: &str, frame_time: &str, values: &str) -> String {
 
 /// One node, a translation channel keyed at the two `times`.
 pub fn gltf(times: [f32; 2]) -> String {
+    gltf_keys(&times, &[[0.0, 0.0, 0.0], [1.0, 2.0, 3.0]])
+}
+
+/// One node, a LINEAR translation channel with `values` at `times`.
+pub fn gltf_keys(times: &[f32], values: &[[f32; 3]]) -> String {
     use base64::Engine;
-    let floats = [times[0], times[1], 0.0, 0.0, 0.0, 1.0, 2.0, 3.0];
+    let floats: Vec<f32> = times.iter().copied().chain(values.iter().flatten().copied()).collect();
     let bytes: Vec<u8> = floats.iter().flat_map(|f| f.to_le_bytes()).collect();
     let uri = base64::engine::general_purpose::STANDARD.encode(&bytes);
+    let (n, first, last) = (times.len(), times[0], times[times.len() - 1]);
     format!(
         r#"{{"asset":{{"version":"2.0"}},"scene":0,"scenes":[{{"nodes":[0]}}],"nodes":[{{"name":"a"}}],
-        "buffers":[{{"byteLength":32,"uri":"data:application/octet-stream;base64,{uri}"}}],
-        "bufferViews":[{{"buffer":0,"byteOffset":0,"byteLength":8}},{{"buffer":0,"byteOffset":8,"byteLength":24}}],
-        "accessors":[{{"bufferView":0,"componentType":5126,"count":2,"type":"SCALAR","min":[{a}],"max":[{b}]}},
-                     {{"bufferView":1,"componentType":5126,"count":2,"type":"VEC3"}}],
+        "buffers":[{{"byteLength":{len},"uri":"data:application/octet-stream;base64,{uri}"}}],
+        "bufferViews":[{{"buffer":0,"byteOffset":0,"byteLength":{t}}},{{"buffer":0,"byteOffset":{t},"byteLength":{v}}}],
+        "accessors":[{{"bufferView":0,"componentType":5126,"count":{n},"type":"SCALAR","min":[{first}],"max":[{last}]}},
+                     {{"bufferView":1,"componentType":5126,"count":{n},"type":"VEC3"}}],
         "animations":[{{"channels":[{{"sampler":0,"target":{{"node":0,"path":"translation"}}}}],
                        "samplers":[{{"input":0,"output":1}}]}}]}}"#,
-        a = times[0],
-        b = times[1]
+        len = bytes.len(),
+        t = 4 * n,
+        v = 12 * n,
     )
 }
