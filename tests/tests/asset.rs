@@ -523,3 +523,19 @@ fn detected_foot_plants_fire_once_per_step_over_looped_passes() {
     }
     assert!(fired.iter().all(|&k| k == 3), "{fired:?}");
 }
+
+#[test]
+fn step_keys_are_a_version_6_flag_and_other_encoding_bits_are_refused() {
+    let mut b = valid_blob(KeyFormat::F32);
+    assert!(!Asset::load(b.bytes()).expect("load").clip(1).expect("clip").has_step_keys());
+    record(&mut b, 1).encoding |= sinew::clip::STEP_KEYS;
+    let asset = Asset::load(b.bytes()).expect("a version 6 clip with step keys loads");
+    assert!(asset.clip(1).expect("clip").has_step_keys() && !asset.clip(0).expect("clip").has_step_keys());
+    // Version 5 had no step keys: the bit is refused there rather than ignored.
+    header(&mut b).version = 5;
+    let refused = Error::Blob { section: Section::Keys { clip: 1 }, problem: BlobProblem::Value { index: 1 } };
+    assert_eq!(load_err(&b), refused);
+    header(&mut b).version = VERSION;
+    record(&mut b, 1).encoding = sinew::clip::Encoding::F32 as u32 | 0x200;
+    assert_eq!(load_err(&b), refused);
+}

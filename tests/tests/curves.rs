@@ -168,7 +168,7 @@ fn small_clip() -> (RawSkeleton, RawClip) {
             vec![t, rest]
         })
         .collect();
-    (skeleton.clone(), RawClip { name: "walk".into(), sample_rate: 30.0, frames })
+    (skeleton.clone(), RawClip { name: "walk".into(), sample_rate: 30.0, frames, step: false })
 }
 
 fn bake_curves(curves: Vec<RawCurve>, format: KeyFormat) -> Result<raw::AlignedBlob, String> {

@@ -688,3 +688,69 @@ fn the_first_group_alone_equals_the_sampling_job_bit_for_bit() {
         }
     }
 }
+
+/// The frame a clip with step keys shows at `time`, from the f64 clock: the last frame whose time has been
+/// reached (looping or clamping as `playback` says). `None` within a millionth of a frame of a key, where
+/// the runtime's snap decides.
+fn held_frame(clip: &RawClip, time: f64, playback: Playback) -> Option<usize> {
+    let last = (clip.frames.len() - 1) as f64;
+    let x = time * clip.sample_rate as f64;
+    let x = match playback {
+        Playback::Clamp => x.clamp(0.0, last),
+        Playback::Loop => x.rem_euclid(last),
+    };
+    let near_key = (x - x.round()).abs() < 1e-6 * (1.0 + x) && x > 0.0 && x < last;
+    (!near_key).then_some(x.floor() as usize)
+}
+
+#[test]
+fn step_keys_hold_each_frame_until_the_next_in_every_encoding() {
+    let mut rng = Rng::new(0x57E9);
+    let n = if cfg!(miri) { 22 } else { 67 };
+    let frames = if cfg!(miri) { 5 } else { 37 };
+    let (skeleton, mut clip) = random_clip(&mut rng, n, frames);
+    clip.step = true;
+    let quantized = bake_one(&skeleton, &clip, KeyFormat::Quantized);
+    let compressed = bake_one(&skeleton, &clip, KeyFormat::Compressed(Precision::default_on_figure(&skeleton)));
+    let f32_blob = bake_one(&skeleton, &clip, KeyFormat::F32);
+    for (label, blob) in [("f32", &f32_blob), ("quantized", &quantized), ("compressed", &compressed)] {
+        let asset = Asset::load(blob.bytes()).expect("load");
+        assert!(asset.clip(0).expect("clip").has_step_keys(), "{label}");
+        let mut sampler = Sampler::new(n);
+        let arena = Arena::new(&mut sampler.memory);
+        let mut context = SamplingContext::new(&arena, n).expect("context");
+        let duration = (frames - 1) as f64 / clip.sample_rate as f64;
+        // Each frame, at its time and just before the next; then random times.
+        let mut probes: Vec<(f64, Playback)> = (0..frames)
+            .flat_map(|f| [f as f64, f as f64 + 0.999].map(|x| (x / clip.sample_rate as f64, Playback::Clamp)))
+            .collect();
+        probes.extend((0..if cfg!(miri) { 4 } else { 80 }).map(|i| {
+            let playback = if i % 2 == 0 { Playback::Loop } else { Playback::Clamp };
+            (rng.range(-1.5, 2.5) as f64 * duration, playback)
+        }));
+        for (time, playback) in probes {
+            let Some(frame) = held_frame(&clip, time as f32 as f64, playback) else { continue };
+            let pose = sample(&asset, &mut context, time as f32, playback);
+            // The held frame as this encoding stores it: the same sampler at that frame's own time.
+            let stored = sample(&asset, &mut context, (frame as f64 / clip.sample_rate as f64) as f32, Playback::Clamp);
+            assert_eq!(pose, stored, "{label}: t = {time} ({playback:?}) holds frame {frame}");
+            if label == "f32" {
+                let want: Vec<[f64; 10]> = clip.frames[frame].iter().map(|t| normalized(flatten(t))).collect();
+                let err = max_error(&pose, &want);
+                assert!(err < 1e-6, "f32: t = {time}: frame {frame} off by {err:e}");
+            }
+        }
+    }
+    // The same keys without steps interpolate between frames: the flag is what holds them.
+    clip.step = false;
+    let linear = bake_one(&skeleton, &clip, KeyFormat::F32);
+    let asset = Asset::load(linear.bytes()).expect("load");
+    let mut sampler = Sampler::new(n);
+    let arena = Arena::new(&mut sampler.memory);
+    let mut context = SamplingContext::new(&arena, n).expect("context");
+    let mid = 1.5 / clip.sample_rate;
+    assert_ne!(
+        sample(&asset, &mut context, mid, Playback::Clamp),
+        sample(&asset, &mut context, 1.0 / clip.sample_rate, Playback::Clamp)
+    );
+}

@@ -6,7 +6,7 @@ use sinew::asset::{
     ALIGN, Annotations, ClipRecord, CurveRecord, HEADER_LEN, Header, MAGIC, Marker, PhaseRecord, Range, SectionRef,
     StrRef, VERSION,
 };
-use sinew::clip::{Channel, ConstantTrack, Encoding, MIN_KEY_MAGNITUDE, QuantRange, encode_rotation};
+use sinew::clip::{Channel, ConstantTrack, Encoding, MIN_KEY_MAGNITUDE, QuantRange, STEP_KEYS, encode_rotation};
 use sinew::math::{SoaTransform, num_soa_joints, pack_soa};
 
 /// How to store keys.
@@ -360,7 +360,7 @@ pub fn bake_with(
             name: clip_names[i],
             sample_rate: clip.sample_rate,
             num_frames: clip.frames.len() as u32,
-            encoding: encoding as u32,
+            encoding: encoding as u32 | if clip.step { STEP_KEYS } else { 0 },
             num_tracks: baked.num_tracks,
             constants,
             track_joints,

@@ -203,7 +203,7 @@ pub fn raw(blob: &AlignedBlob, clip: usize) -> Result<(RawSkeleton, RawClip), St
         })
         .collect::<Result<Vec<_>, String>>()?;
     let name = asset.clip_name(clip).unwrap_or("clip").to_string();
-    Ok((raw_skeleton, RawClip { name, sample_rate: rate, frames }))
+    Ok((raw_skeleton, RawClip { name, sample_rate: rate, frames, step: runtime_clip.has_step_keys() }))
 }
 
 /// Clip index from an index or a name (the runtime's `Asset::find_clip`).

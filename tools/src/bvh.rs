@@ -320,7 +320,7 @@ pub fn to_raw(bvh: &Bvh, name: &str) -> Result<(RawSkeleton, RawClip), String> {
                 .collect()
         })
         .collect();
-    Ok((skeleton, RawClip { name: name.to_string(), sample_rate: (1.0 / bvh.frame_time) as f32, frames }))
+    Ok((skeleton, RawClip { name: name.to_string(), sample_rate: (1.0 / bvh.frame_time) as f32, frames, step: false }))
 }
 
 /// BVH files of one skeleton (same joint names and parents): the skeleton and one clip per file, named

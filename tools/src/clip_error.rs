@@ -53,7 +53,8 @@ pub fn clip_error(
     for step in 0..=2 * last {
         let (k, half) = (step / 2, step % 2 == 1);
         let midpoint: Vec<Trs>;
-        let reference = if half {
+        // Step keys hold the earlier frame up to the next one; otherwise the runtime interpolates.
+        let reference = if half && !raw.step {
             midpoint = raw_frames[k].iter().zip(&raw_frames[k + 1]).map(|(a, b)| Trs::lerp(a, b, 0.5)).collect();
             &midpoint
         } else {

@@ -22,7 +22,8 @@
 //!   of the glTF evaluation against the baked frames interpolated as the runtime does (lerp, nlerp), at every
 //!   key time and half way between frames, in f64; the largest distance in file units and over the figure's
 //!   extent (the largest side of the joints' bounding box across those poses; file units alone when it is 0).
-//! - LINEAR translation/scale is lerp, rotation slerp; STEP holds; CUBICSPLINE evaluates the Hermite spline —
+//! - LINEAR translation/scale is lerp, rotation slerp; STEP holds (an animation whose channels are all STEP is
+//!   baked with step keys, so its jumps stay exact); CUBICSPLINE evaluates the Hermite spline —
 //!   all in f64, at every frame. Morph-weight channels are skipped.
 //! - Non-finite values anywhere are errors naming the accessor's use.
 
@@ -105,6 +106,8 @@ pub const GRID_TOLERANCE: f64 = 1e-2;
 /// The virtual points of the resampling error sit this fraction of the figure's extent from their joint (the
 /// compressor's default, 3 cm on a 1.7 m figure), or of 1 file unit for a figure without extent.
 pub const VIRTUAL_POINT_FRACTION: f64 = crate::dmath::DEFAULT_DISTANCE_CM / crate::dmath::FIGURE_CM;
+/// Seconds a frame's computed time may fall short of the key time it stands for (f64 sums of f32 times).
+const KEY_TIME_ROUNDING: f64 = 1e-9;
 /// Finest key grid looked for, Hz (motion capture reaches 480 Hz): keys on no grid up to it are resampled.
 pub const MAX_GRID_RATE: f64 = 480.0;
 /// The resampling error the rate choice aims for, as a fraction of the figure's extent.
@@ -493,7 +496,12 @@ fn import_animation<'a>(
             (duration / median).ceil().max((duration * MIN_RATE).ceil()).max(1.0)
         }
     };
-    let evaluator = Evaluator { skeleton, tracks: &tracks, start };
+    // Every channel STEP: a clip with step keys, whose jumps the runtime reproduces exactly on the key grid.
+    let step = !tracks.is_empty() && tracks.iter().all(|t| t.interpolation == Interpolation::Step);
+    let evaluator = Evaluator { skeleton, tracks: &tracks, start, step };
+    // A frame takes a key within the grid's tolerance of it (a STEP key a jitter after its frame still jumps
+    // there); off a grid, only what the clock's rounding moves.
+    let key_snap = key_intervals.map_or(KEY_TIME_ROUNDING, |k| GRID_TOLERANCE * duration / k + KEY_TIME_ROUNDING);
     let bake_at = |intervals: f64| -> Result<(RawClip, ClipImport), Err> {
         let (num_frames, bake_rate) = match duration > 0.0 {
             true => (intervals + 1.0, intervals / duration),
@@ -503,12 +511,12 @@ fn import_animation<'a>(
             .map_err(|e| format!("animation `{name}` at {bake_rate:.3} Hz: {e}"))?;
         let frame_step = if duration > 0.0 { duration / intervals } else { 0.0 };
         let frames: Vec<Vec<Transform>> = (0..num_frames as usize)
-            .map(|f| evaluator.pose(f as f64 * frame_step).iter().map(to_transform).collect())
+            .map(|f| evaluator.pose(f as f64 * frame_step, key_snap).iter().map(to_transform).collect())
             .collect();
         let (max_error, extent) = evaluator.resampling_error(&frames, frame_step);
         let key_rate = key_intervals.map(|k| k / duration);
         let import = ClipImport { start, duration, rate: bake_rate, key_rate, max_error, extent };
-        Ok((RawClip { name: name.clone(), sample_rate: bake_rate as f32, frames }, import))
+        Ok((RawClip { name: name.clone(), sample_rate: bake_rate as f32, frames, step }, import))
     };
     let mut best = bake_at(intervals)?;
     // Doubling keeps every key that was a frame a frame. It stops at the target, at the runtime's limits, or
@@ -590,14 +598,17 @@ struct Evaluator<'a> {
     skeleton: &'a RawSkeleton,
     tracks: &'a [Track],
     start: f64,
+    /// The clip is baked with step keys (every channel STEP).
+    step: bool,
 }
 
 impl Evaluator<'_> {
     /// Local transforms of every joint at clip time `time` (glTF time `start + time`).
-    fn pose(&self, time: f64) -> Vec<Local> {
+    /// STEP keys up to `snap` seconds after `time` count as reached.
+    fn pose(&self, time: f64, snap: f64) -> Vec<Local> {
         let mut pose: Vec<Local> = self.skeleton.rest.iter().map(from_transform).collect();
         for track in self.tracks {
-            let v = evaluate(track, self.start + time);
+            let v = evaluate(track, self.start + time, snap);
             let local = &mut pose[track.joint];
             match track.property {
                 Property::Translation => local.0 = [v[0], v[1], v[2]],
@@ -621,7 +632,10 @@ impl Evaluator<'_> {
         times.dedup();
         let poses: Vec<(Vec<Trs>, Vec<Trs>)> = times
             .iter()
-            .map(|&time| (trs_pose(&self.pose(time)), trs_pose(&interpolate(frames, frame_step, time))))
+            .map(|&time| {
+                let resampled = interpolate(frames, frame_step, time, self.step);
+                (trs_pose(&self.pose(time, KEY_TIME_ROUNDING)), trs_pose(&resampled))
+            })
             .collect();
         let (mut lo, mut hi) = (DVec3::splat(f64::MAX), DVec3::splat(f64::MIN));
         for (source, _) in &poses {
@@ -655,11 +669,17 @@ fn trs_pose(pose: &[Local]) -> Vec<Trs> {
 
 /// `frames` at `time` as the runtime samples them: the two neighbouring frames, translation and scale lerped,
 /// rotation nlerped along the shorter arc.
-fn interpolate(frames: &[Vec<Transform>], frame_step: f64, time: f64) -> Vec<Local> {
+fn interpolate(frames: &[Vec<Transform>], frame_step: f64, time: f64, step: bool) -> Vec<Local> {
     let last = frames.len() - 1;
     let position = if frame_step > 0.0 { (time / frame_step).clamp(0.0, last as f64) } else { 0.0 };
+    // Step keys: the frame a time reaches holds, within the runtime's snap (4 ulps of the frame coordinate,
+    // at least `sampling::MIN_FRACTION`).
+    let position = match step {
+        true => (position + (position / 2_097_152.0).max(sinew::sampling::MIN_FRACTION as f64)).floor(),
+        false => position,
+    };
     let f = (position.floor() as usize).min(last);
-    let (a, b, s) = (&frames[f], &frames[(f + 1).min(last)], position - f as f64);
+    let (a, b, s) = (&frames[f], &frames[(f + 1).min(last)], (position - f as f64).min(1.0));
     a.iter()
         .zip(b)
         .map(|(a, b)| {
@@ -676,9 +696,15 @@ fn interpolate(frames: &[Vec<Transform>], frame_step: f64, time: f64) -> Vec<Loc
         .collect()
 }
 
-/// The channel's value at `time` (clamped to its keys), per the glTF 2.0 interpolation rules.
-fn evaluate(track: &Track, time: f64) -> [f64; 4] {
+/// The channel's value at `time` (clamped to its keys), per the glTF 2.0 interpolation rules; a STEP key up to
+/// `snap` seconds after `time` counts as reached (a frame's time, computed from the clip's start and step,
+/// lands a rounding below the key it stands for).
+fn evaluate(track: &Track, time: f64, snap: f64) -> [f64; 4] {
     let times = &track.times;
+    if track.interpolation == Interpolation::Step {
+        let k = times.partition_point(|&t| t <= time + snap).max(1) - 1;
+        return track.values[k];
+    }
     let cubic = track.interpolation == Interpolation::CubicSpline;
     let value = |k: usize| if cubic { track.values[3 * k + 1] } else { track.values[k] };
     if time <= times[0] {

@@ -21,12 +21,15 @@ pub struct RawClip {
     pub name: String,
     pub sample_rate: f32,
     pub frames: Vec<Vec<Transform>>,
+    /// Step keys: each frame holds until the next replaces it (glTF STEP samplers), baked as a clip with step
+    /// keys; else values interpolate between frames.
+    pub step: bool,
 }
 
 impl RawClip {
     /// The clip resampled to `rate` Hz over the same duration (its last frame at the last whole step): between
     /// frames, translations and scales interpolate linearly and rotations by normalized lerp on the shorter arc,
-    /// in f64, as sampling does.
+    /// in f64, as sampling does; a clip with step keys holds each frame (and stays one).
     ///
     /// Errors: a rate outside the runtime's range, a clip without frames or too long at that rate.
     pub fn resampled(&self, rate: f32) -> Result<RawClip, String> {
@@ -43,7 +46,11 @@ impl RawClip {
                 let x = (k as f64 / rate as f64 * self.sample_rate as f64).min(last as f64);
                 let f0 = (x.floor() as usize).min(last.saturating_sub(1));
                 let f1 = (f0 + 1).min(last);
-                let u = x - f0 as f64;
+                let u = match self.step {
+                    // The held frame, the next one from its time on (within the same snap as the runtime's).
+                    true => ((x - f0 as f64) >= 1.0 - 1e-9) as u8 as f64,
+                    false => x - f0 as f64,
+                };
                 self.frames[f0]
                     .iter()
                     .zip(&self.frames[f1])
@@ -51,7 +58,7 @@ impl RawClip {
                     .collect()
             })
             .collect();
-        Ok(RawClip { name: self.name.clone(), sample_rate: rate, frames })
+        Ok(RawClip { name: self.name.clone(), sample_rate: rate, frames, step: self.step })
     }
 }
 

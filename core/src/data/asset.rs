@@ -30,7 +30,7 @@
 use crate::data::clip::compressed::{CompressedKeys, TrackRange};
 use crate::data::clip::curves::{CurveKeys, Curves};
 use crate::data::clip::quantized::QuantRange;
-use crate::data::clip::{Channel, Clip, ClipParts, ConstantTrack, Encoding, Keys};
+use crate::data::clip::{Channel, Clip, ClipParts, ConstantTrack, Encoding, Keys, STEP_KEYS};
 use crate::data::skeleton::{JointNames, MAX_JOINTS, Skeleton, check_model_extent, rest_extents};
 use crate::error::{BlobProblem, Error, Section};
 use crate::math::{SoaTransform, num_soa_joints};
@@ -38,10 +38,12 @@ use bytemuck::{Pod, Zeroable};
 
 /// First eight bytes of every blob.
 pub const MAGIC: [u8; 8] = *b"SINEWANM";
-/// The format version this build writes. It also reads versions 3 and 4 without compressed clips or curves:
-/// version 4 stored a compressed segment's track table entry by entry rather than as rows, and version 3 had no
-/// curve tracks (its `curves` field was reserved, zero).
-pub const VERSION: u32 = 5;
+/// The format version this build writes. It also reads version 5, which had no step keys, and versions 3 and 4
+/// without compressed clips or curves: version 4 stored a compressed segment's track table entry by entry rather
+/// than as rows, and version 3 had no curve tracks (its `curves` field was reserved, zero).
+pub const VERSION: u32 = 6;
+/// The first version whose clip records may carry `clip::STEP_KEYS`.
+const STEP_KEYS_VERSION: u32 = 6;
 /// The first version whose compressed segment tables are rows (see [`SegmentTrack::entry`](crate::data::clip::compressed::SegmentTrack::entry)).
 const ROW_TABLES: u32 = 5;
 /// The oldest format version this build reads.
@@ -210,7 +212,7 @@ pub struct ClipRecord {
     pub sample_rate: f32,
     /// Key frames (at least one).
     pub num_frames: u32,
-    /// `Encoding as u32`.
+    /// `Encoding as u32`, with `clip::STEP_KEYS` set for a clip with step keys (version 6 onward).
     pub encoding: u32,
     /// Animated tracks: translation, rotation, scale.
     pub num_tracks: [u32; 3],
@@ -432,7 +434,10 @@ impl<'a> Asset<'a> {
         // `load` checked the blob's version against its encodings, so the newest version reads every record.
         let mut cursor = Cursor::validated(self.blob);
         let parts = clip_parts(&mut cursor, VERSION, self.skeleton.num_joints(), index, record).ok()?;
-        let clip = Clip::from_validated(parts);
+        let clip = match record.encoding & STEP_KEYS {
+            0 => Clip::from_validated(parts),
+            _ => Clip::from_validated(parts).with_step_keys(),
+        };
         match self.curve_records.get(index) {
             Some(curves) => Some(clip.with_validated_curves(curve_parts(&mut cursor, VERSION, index, curves).ok()?.1)),
             None => Some(clip),
@@ -688,7 +693,10 @@ fn clip_parts<'a>(
     let [t, r, s] = record.num_tracks.map(u64::from);
     let constants: &[ConstantTrack] = cursor.section(Section::Constants { clip }, record.constants, None)?;
     let track_joints: &[u16] = cursor.section(Section::TrackJoints { clip }, record.track_joints, Some(t + r + s))?;
-    let keys = match record.encoding {
+    if record.encoding & STEP_KEYS != 0 && version < STEP_KEYS_VERSION {
+        return Err(Error::Blob { section: Section::Keys { clip }, problem: BlobProblem::Value { index: clip } });
+    }
+    let keys = match record.encoding & !STEP_KEYS {
         e if e == Encoding::F32 as u32 => {
             let keys: &[f32] = cursor.section(Section::Keys { clip }, record.keys, None)?;
             cursor.section::<QuantRange>(Section::QuantRanges { clip }, record.ranges, Some(0))?;

@@ -5,7 +5,8 @@
 //! tracks. A sample needs frames `f` and `f + 1`: frames already cached are not decoded again (playing forward
 //! or backward decodes at most one new frame per frame crossed; scrubbing within a frame interval decodes none),
 //! and a random seek decodes two. The output is then one SoA pass: lerp for translation and scale, nlerp along
-//! the shortest arc for rotation.
+//! the shortest arc for rotation. A clip with step keys (`Clip::has_step_keys`) needs only the frame whose time
+//! has been reached, which it shows as stored (its curves too): the next frame replaces it at its own time.
 //!
 //! Layout: output and cache are SoA, `num_soa_joints` lane groups, identity in padding lanes.
 //! Space: local. Units: time in seconds.
@@ -276,7 +277,7 @@ pub fn sample_first_group(clip: &Clip<'_>, rest: &SoaTransform, time: f32, playb
 /// `rest` is the skeleton's first rest-pose group; `time` must be finite (else the first frame). Root motion's;
 /// the offline tools and tests reach it with the `tools` feature as `sample_first_group`.
 pub(crate) fn first_group(clip: &Clip<'_>, rest: &SoaTransform, time: f32, playback: Playback) -> SoaTransform {
-    let (f0, f1, fraction) = frame_position(clip.num_frames(), clip.sample_rate(), time, playback);
+    let (f0, f1, fraction) = frame_position(clip, time, playback);
     let mut frames = [*rest; 2];
     let constants = clip.constants();
     let tracks = Channel::ALL.map(|channel| clip.animated_joints(channel).partition_point(|&joint| joint < 4));
@@ -342,7 +343,7 @@ impl SamplingJob<'_, '_> {
     pub fn run(&mut self) -> Result<(), Error> {
         self.validate()?;
         let clip = self.clip;
-        let (f0, f1, fraction) = frame_position(clip.num_frames(), clip.sample_rate(), self.time, self.playback);
+        let (f0, f1, fraction) = frame_position(clip, self.time, self.playback);
         self.context.bind(clip, self.skeleton.rest_pose());
         let (s0, s1) = self.context.fetch(clip, f0, f1);
         let t = F4::splat(fraction);
@@ -390,9 +391,21 @@ fn sample_curves(curves: &Curves<'_>, [f0, f1]: [u32; 2], fraction: f32, out: &m
     }
 }
 
-/// The two frames around `time` and the fraction between them, after looping or clamping.
-/// `time` must be finite.
-pub(crate) fn frame_position(num_frames: usize, sample_rate: f32, time: f32, playback: Playback) -> (u32, u32, f32) {
+/// The two frames around `time` and the fraction between them, after looping or clamping; for a clip with step
+/// keys, the frame that holds at `time` twice and no fraction (a time within the snap resolution below a frame
+/// is that frame's, as for interpolated clips). `time` must be finite.
+pub(crate) fn frame_position(clip: &Clip<'_>, time: f32, playback: Playback) -> (u32, u32, f32) {
+    let (f0, f1, fraction) = interpolation_position(clip.num_frames(), clip.sample_rate(), time, playback);
+    if !clip.has_step_keys() {
+        return (f0, f1, fraction);
+    }
+    // Snapping left fractions of exactly 1 only at the clip's end: the last frame holds from its time on.
+    let held = if fraction >= 1.0 { f1 } else { f0 };
+    (held, held, 0.0)
+}
+
+/// [`frame_position`] of an interpolated clip of `num_frames` frames at `sample_rate`.
+fn interpolation_position(num_frames: usize, sample_rate: f32, time: f32, playback: Playback) -> (u32, u32, f32) {
     if num_frames < 2 {
         return (0, 0, 0.0);
     }

@@ -30,7 +30,8 @@
 //! or the compressed format above with each curve a one-component track whose bits were chosen against the
 //! curve's own precision (an absolute bound in its units).
 //!
-//! Time: frame `f` sits at `f / sample_rate` seconds; the clip lasts `(num_frames - 1) / sample_rate`.
+//! Time: frame `f` sits at `f / sample_rate` seconds; the clip lasts `(num_frames - 1) / sample_rate`. Between
+//! frames values interpolate, or, in a clip with step keys ([`Clip::with_step_keys`]), the earlier frame holds.
 //!
 //! Precision: `f32` keys come back exactly. Compressed keys are within what the baker's search allowed. Quantized translation and scale are within `step / 2` per
 //! component; quantized rotations store three components within 2.2e-5 (half a 15-bit step over ±1/√2),
@@ -151,6 +152,10 @@ pub enum Encoding {
     Compressed = 2,
 }
 
+/// A clip record's `encoding` bit saying the clip has step keys ([`Clip::with_step_keys`]), above the
+/// [`Encoding`] in the low byte (format version 6 onward).
+pub const STEP_KEYS: u32 = 0x100;
+
 /// A channel's animated tracks (`joints` strictly ascending) as runs `(first track, length)`: a length of
 /// `4m` covers `m` whole lane groups without a gap, each group's four tracks stored component-major (the
 /// four `x`, then the four `y`, …); a length of 1 is a single track. A fully animated channel is one run, so a
@@ -216,6 +221,7 @@ pub struct Clip<'a> {
     num_tracks: [usize; 3],
     keys: Keys<'a>,
     curves: Curves<'a>,
+    step_keys: bool,
 }
 
 /// The parts of a clip, before validation.
@@ -363,7 +369,30 @@ impl<'a> Clip<'a> {
     pub(crate) fn from_validated(parts: ClipParts<'a>) -> Clip<'a> {
         let ClipParts { num_joints, sample_rate, num_frames, constants, track_joints, num_tracks, keys } = parts;
         let curves = Curves::NONE;
-        Clip { num_joints, sample_rate, num_frames, constants, track_joints, num_tracks, keys, curves }
+        Clip {
+            num_joints,
+            sample_rate,
+            num_frames,
+            constants,
+            track_joints,
+            num_tracks,
+            keys,
+            curves,
+            step_keys: false,
+        }
+    }
+
+    /// The clip with step keys: each frame's values hold until the next frame, which replaces them at its time
+    /// (glTF's STEP samplers), so jumps are exact; every track and curve steps.
+    pub fn with_step_keys(self) -> Clip<'a> {
+        Clip { step_keys: true, ..self }
+    }
+
+    /// Whether each frame holds until the next (see [`Clip::with_step_keys`]); else values interpolate between
+    /// frames.
+    #[inline]
+    pub fn has_step_keys(&self) -> bool {
+        self.step_keys
     }
 
     /// The clip carrying `curves` (in place of any it had), one value per frame each.
