@@ -749,3 +749,114 @@ fn khronos_interpolation_test_plays_as_the_spec_evaluates_it() {
         }
     }
 }
+
+/// Khronos' AnimatedMorphCube (and its `KHR_mesh_quantization` copy): the morph weights become curves named
+/// after the mesh and target, the clip keeps its 4.2 s, and the runtime's curve values follow the spec's f64
+/// evaluation of the weights (LINEAR) at 20 times and around every key.
+#[test]
+fn morph_target_weights_become_curves_that_follow_the_gltf() {
+    let Some(dir) = shared_data("morph_target_weights_become_curves_that_follow_the_gltf") else { return };
+    for (file, mesh) in
+        [("AnimatedMorphCube.glb", "Cube"), ("AnimatedMorphCube-Quantized/AnimatedMorphCube.gltf", "mesh0")]
+    {
+        let path = dir.join("gltf/khronos").join(file);
+        let imported = gltf_import::load(&path).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let import = imported.imports[0];
+        assert!((import.duration - 4.2).abs() < 1e-5, "{file}: {import:?}");
+        let names: Vec<&str> = imported.curves[0].iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, [format!("{mesh}/0"), format!("{mesh}/1")], "{file}");
+        let mut annotations = vec![sinew_tools::raw::RawAnnotations::default()];
+        annotations[0].curves = imported.curves[0].clone();
+        let extras = sinew_tools::raw::Extras { annotations, ..Default::default() };
+        let blob =
+            sinew_tools::bake::bake_with(&imported.skeleton, &imported.clips, KeyFormat::F32, &extras).expect("bake");
+        let asset = sinew::Asset::load(blob.bytes()).expect("load");
+        let clip = asset.clip(0).expect("clip");
+        assert_eq!(asset.curve_names(0).collect::<Vec<_>>(), names, "{file}");
+        // The spec's weights, from the file's own accessors (read without the `gltf` crate's validation, which
+        // refuses `KHR_mesh_quantization`).
+        let bytes = std::fs::read(&path).expect("read");
+        let gltf::Gltf { document, blob } = gltf::Gltf::from_slice_without_validation(&bytes).expect("gltf");
+        let buffers = gltf::import_buffers(&document, path.parent(), blob).expect("buffers");
+        let get = |b: gltf::Buffer<'_>| Some(&buffers[b.index()].0[..]);
+        let channel = document.animations().next().expect("animation").channels().next().expect("channel");
+        let reader = channel.reader(get);
+        let times: Vec<f32> = reader.read_inputs().expect("inputs").collect();
+        let flat: Vec<f64> = match reader.read_outputs().expect("outputs") {
+            gltf::animation::util::ReadOutputs::MorphTargetWeights(w) => w.into_f32().map(f64::from).collect(),
+            _ => panic!("{file}: weights expected"),
+        };
+        let per_target: Vec<Vec<Vec<f64>>> =
+            (0..2).map(|k| flat.iter().skip(k).step_by(2).map(|&w| vec![w]).collect()).collect();
+        let mut probes: Vec<f64> = (0..20).map(|i| import.duration * i as f64 / 19.0).collect();
+        probes.extend(times.iter().flat_map(|&t| [t as f64 - 1e-3, t as f64, t as f64 + 1e-3]));
+        let n = asset.skeleton().num_joints();
+        let mut memory = vec![0u8; sinew::SamplingContext::required_bytes(n)];
+        let arena = sinew::Arena::new(&mut memory);
+        let mut context = sinew::SamplingContext::new(&arena, n).expect("context");
+        let mut local = vec![sinew::math::SoaTransform::IDENTITY; asset.skeleton().num_soa_joints()];
+        let mut curves = [0.0f32; 2];
+        for time in probes {
+            let time = time.clamp(0.0, import.duration);
+            let skeleton = asset.skeleton();
+            let playback = sinew::Playback::Clamp;
+            let output = &mut local;
+            sinew::SamplingJob {
+                skeleton,
+                clip: &clip,
+                time: time as f32,
+                playback,
+                context: &mut context,
+                output,
+                curves: &mut curves,
+            }
+            .run()
+            .expect("sample");
+            for (k, weights) in per_target.iter().enumerate() {
+                let want = channel_value(&times, weights, gltf::animation::Interpolation::Linear, false, time)[0];
+                let d = (curves[k] as f64 - want).abs();
+                assert!(d <= 2e-4, "{file}: target {k} at {time} s: {} against {want}", curves[k]);
+            }
+        }
+    }
+}
+
+/// Required extensions: ones that change nothing the importer reads are accepted, mesh compression is refused
+/// in one line naming it, as is any other; a document with many broken accessors lists a few, not thousands.
+#[test]
+fn required_extensions_are_accepted_or_refused_in_one_line() {
+    let dir = std::path::Path::new(".");
+    let base = tiny_gltf_keys(&[0.0, 1.0], &[[0.0; 3], [1.0, 0.0, 0.0]], "LINEAR");
+    let with = |names: &str| base.replacen(r#"{"asset""#, &format!(r#"{{"extensionsRequired":[{names}],"asset""#), 1);
+    for accepted in
+        [r#""KHR_texture_transform""#, r#""KHR_materials_unlit","KHR_mesh_quantization""#, r#""KHR_texture_basisu""#]
+    {
+        gltf_import::import(with(accepted).as_bytes(), dir).unwrap_or_else(|e| panic!("{accepted}: {e}"));
+    }
+    for (refused, named) in [
+        (r#""KHR_draco_mesh_compression""#, "KHR_draco_mesh_compression"),
+        (r#""EXT_meshopt_compression""#, "EXT_meshopt_compression"),
+        (r#""EXT_made_up""#, "EXT_made_up"),
+    ] {
+        let error = gltf_import::import(with(refused).as_bytes(), dir).expect_err(refused);
+        assert!(error.contains(named) && !error.contains('\n') && error.len() < 200, "{error}");
+    }
+    // Forty accessors without data: a few problems and a count, not forty.
+    let broken: Vec<String> =
+        (0..40).map(|_| r#"{"componentType":5126,"count":1,"type":"SCALAR"}"#.to_string()).collect();
+    let text = base.replacen(r#""accessors":["#, &format!(r#""accessors":[{},"#, broken.join(",")), 1);
+    let error = gltf_import::import(text.as_bytes(), dir).expect_err("broken accessors");
+    assert!(error.contains("more") && error.len() < 1000, "{} bytes: {error}", error.len());
+}
+
+#[test]
+fn animation_of_a_node_outside_the_scene_is_an_error_naming_it() {
+    // Node 1 is not in scene 0 (whose only node is 0), yet the animation moves it.
+    let text = gltf_document(
+        r#"[{"name":"in"},{"name":"outside"}]"#,
+        &[(&[0.0, 1.0], "SCALAR"), (&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0], "VEC3")],
+        &[(1, "translation", 0, 1, "LINEAR")],
+    );
+    let error = gltf_import::import(text.as_bytes(), std::path::Path::new(".")).expect_err("outside the scene");
+    assert!(error.contains("node 1") && error.contains("outside"), "{error}");
+}

@@ -28,7 +28,7 @@
 //! - Non-finite values anywhere are errors naming the accessor's use.
 
 use crate::dmath::{Trs, virtual_points};
-use crate::raw::{RawClip, RawSkeleton};
+use crate::raw::{RawClip, RawCurve, RawCurveKey, RawSkeleton};
 use base64::Engine;
 use glam::{DQuat, DVec3};
 use gltf::accessor::{DataType, Dimensions};
@@ -45,6 +45,8 @@ pub struct GltfAsset {
     pub clips: Vec<RawClip>,
     /// How each clip was resampled, in `clips` order.
     pub imports: Vec<ClipImport>,
+    /// Each clip's morph-target weights as curves (`mesh/target`, one key per frame), in `clips` order.
+    pub curves: Vec<Vec<RawCurve>>,
     /// Skeleton index of each glTF node of the scene (`None` for nodes outside it).
     pub node_to_joint: Vec<Option<usize>>,
 }
@@ -81,6 +83,9 @@ pub struct ClipImport {
     pub max_error: f64,
     /// The figure's extent the error is measured against, file units.
     pub extent: f64,
+    /// Largest difference between a morph weight's glTF value and its baked curve as the runtime samples it,
+    /// over the same times (0 without morph weights).
+    pub weight_error: f64,
 }
 
 impl ClipImport {
@@ -93,6 +98,12 @@ impl ClipImport {
     /// `max_error` against which bounds are set: over the extent, or in file units for a figure without one.
     pub fn scaled_error(&self) -> f64 {
         self.relative_error().unwrap_or(self.max_error)
+    }
+
+    /// The larger of [`ClipImport::scaled_error`] and the morph weights' error: what the rate choice and the
+    /// bake's bound look at.
+    pub fn worst_error(&self) -> f64 {
+        self.scaled_error().max(self.weight_error)
     }
 }
 
@@ -108,6 +119,8 @@ pub const GRID_TOLERANCE: f64 = 1e-2;
 pub const VIRTUAL_POINT_FRACTION: f64 = crate::dmath::DEFAULT_DISTANCE_CM / crate::dmath::FIGURE_CM;
 /// Seconds a frame's computed time may fall short of the key time it stands for (f64 sums of f32 times).
 const KEY_TIME_ROUNDING: f64 = 1e-9;
+/// The precision morph-weight curves are compressed to (`bake --compress`), in weight units.
+pub const MORPH_WEIGHT_PRECISION: f32 = 1e-4;
 /// Finest key grid looked for, Hz (motion capture reaches 480 Hz): keys on no grid up to it are resampled.
 pub const MAX_GRID_RATE: f64 = 480.0;
 /// The resampling error the rate choice aims for, as a fraction of the figure's extent.
@@ -256,7 +269,9 @@ pub fn import(bytes: &[u8], dir: &Path) -> Result<GltfAsset, Err> {
 /// [`import`] with an optional bake rate for every clip (see [`load_with`]).
 pub fn import_with(bytes: &[u8], dir: &Path, rate: Option<f64>) -> Result<GltfAsset, Err> {
     check_glb_header(bytes)?;
-    let gltf::Gltf { document, blob } = gltf::Gltf::from_slice(bytes).map_err(|e| e.to_string())?;
+    let gltf::Gltf { document, blob } = gltf::Gltf::from_slice_without_validation(bytes).map_err(|e| e.to_string())?;
+    let document =
+        gltf::Document::from_json(accept_required_extensions(document.into_json())?).map_err(validation_summary)?;
     check_unvalidated_indices(&document)?;
     let buffers = load_buffers(&document, blob, dir)?;
     let get = |b: gltf::Buffer<'_>| buffers.get(b.index()).map(Vec::as_slice);
@@ -312,13 +327,55 @@ pub fn import_with(bytes: &[u8], dir: &Path, rate: Option<f64>) -> Result<GltfAs
         }
     };
 
-    let (clips, imports) = document
-        .animations()
-        .map(|anim| import_animation(&anim, &skeleton, &node_to_joint, get, rate))
-        .collect::<Result<Vec<_>, Err>>()?
-        .into_iter()
-        .unzip();
-    Ok(GltfAsset { skeleton, skin, clips, imports, node_to_joint })
+    let (mut clips, mut curves, mut imports) = (Vec::new(), Vec::new(), Vec::new());
+    for anim in document.animations() {
+        let (clip, weights, import) = import_animation(&anim, &skeleton, &node_to_joint, get, rate)?;
+        clips.push(clip);
+        curves.push(weights);
+        imports.push(import);
+    }
+    Ok(GltfAsset { skeleton, skin, clips, imports, curves, node_to_joint })
+}
+
+/// Required extensions that change nothing the importer reads (materials, textures, lights) or that it reads
+/// (`KHR_mesh_quantization`: normalized-integer data, which the importer decodes where it accepts it).
+const ACCEPTED_EXTENSIONS: [&str; 6] = [
+    "KHR_mesh_quantization",
+    "KHR_texture_transform",
+    "KHR_texture_basisu",
+    "EXT_texture_webp",
+    "KHR_lights_punctual",
+    "KHR_materials_",
+];
+/// Required extensions that compress mesh data the importer would have to decode first.
+const MESH_COMPRESSION: [&str; 2] = ["KHR_draco_mesh_compression", "EXT_meshopt_compression"];
+
+/// `json` without the required extensions the importer accepts (the `gltf` crate's validation refuses every
+/// required extension it does not itself implement); a required extension it cannot honour is an error in one
+/// line naming it.
+fn accept_required_extensions(mut json: gltf::json::Root) -> Result<gltf::json::Root, Err> {
+    for name in &json.extensions_required {
+        if MESH_COMPRESSION.contains(&name.as_str()) {
+            return Err(format!(
+                "requires {name} (compressed meshes), which this importer does not decode: decompress the file first"
+            ));
+        }
+        if !ACCEPTED_EXTENSIONS.iter().any(|accepted| name.starts_with(accepted)) {
+            return Err(format!("requires the extension {name}, which this importer does not support"));
+        }
+    }
+    json.extensions_required.clear();
+    Ok(json)
+}
+
+/// The first few problems of a failed validation (a broken file can list thousands), and how many more.
+fn validation_summary(error: gltf::Error) -> Err {
+    const SHOWN: usize = 5;
+    let gltf::Error::Validation(problems) = error else { return error.to_string() };
+    let listed: Vec<String> = problems.iter().take(SHOWN).map(|(path, e)| format!("{path}: {e}")).collect();
+    let more = problems.len().saturating_sub(SHOWN);
+    let tail = if more > 0 { format!("; and {more} more") } else { String::new() };
+    format!("invalid glTF: {}{tail}", listed.join("; "))
 }
 
 /// A GLB's declared length must cover its 12-byte header and fit the bytes (the `gltf` crate subtracts the
@@ -436,16 +493,25 @@ fn import_animation<'a>(
     node_to_joint: &[Option<usize>],
     get: impl Fn(gltf::Buffer<'_>) -> Option<&'a [u8]> + Clone,
     rate: Option<f64>,
-) -> Result<(RawClip, ClipImport), Err> {
+) -> Result<(RawClip, Vec<RawCurve>, ClipImport), Err> {
     let name = anim.name().map_or_else(|| format!("animation{}", anim.index()), str::to_string);
     let mut tracks = Vec::new();
+    let mut weights: Vec<(String, Track)> = Vec::new();
     for channel in anim.channels() {
         let what = format!("animation `{name}` channel {}", channel.index());
         let property = channel.target().property();
+        let node = channel.target().node();
+        let Some(joint) = node_to_joint[node.index()] else {
+            return Err(format!(
+                "{what} animates node {} ({}), which is not in the scene imported",
+                node.index(),
+                node.name().unwrap_or("unnamed")
+            ));
+        };
         if property == Property::MorphTargetWeights {
+            weights.extend(morph_weights(&channel, get.clone(), joint, &what)?);
             continue;
         }
-        let Some(joint) = node_to_joint[channel.target().node().index()] else { continue };
         let sampler = channel.sampler();
         check_accessor(&sampler.input(), Dimensions::Scalar, &[DataType::F32], &format!("{what} input"))?;
         let (dimensions, types) = match property {
@@ -464,59 +530,57 @@ fn import_animation<'a>(
             gltf::animation::util::ReadOutputs::Rotations(it) => it.into_f32().map(|v| v.map(f64::from)).collect(),
             gltf::animation::util::ReadOutputs::MorphTargetWeights(_) => continue,
         };
-        let interpolation = channel.sampler().interpolation();
-        let per_key = if interpolation == Interpolation::CubicSpline { 3 } else { 1 };
-        if times.is_empty() || values.len() != times.len() * per_key {
-            return Err(format!("{what}: {} keys, {} values", times.len(), values.len()));
-        }
-        if times.iter().any(|t| !t.is_finite()) || values.iter().flatten().any(|v| !v.is_finite()) {
-            return Err(format!("{what}: non-finite key"));
-        }
-        if let Some(k) = times.windows(2).position(|w| w[1] <= w[0]) {
-            return Err(format!(
-                "{what}: key times must increase strictly (glTF 2.0); key {} at {} s follows {} s",
-                k + 1,
-                times[k + 1],
-                times[k]
-            ));
-        }
-        tracks.push(Track { joint, property, interpolation, times, values });
+        let track = Track { joint, property, interpolation: channel.sampler().interpolation(), times, values };
+        tracks.push(check_track(track, &what)?);
     }
-    let start = tracks.iter().map(|t| t.times[0]).reduce(f64::min).unwrap_or(0.0);
-    let end = tracks.iter().filter_map(|t| t.times.last().copied()).fold(start, f64::max);
+    if weights.len() > sinew::clip::MAX_CLIP_CURVES {
+        return Err(format!(
+            "animation `{name}`: {} morph weights; a clip may have at most {} curves",
+            weights.len(),
+            sinew::clip::MAX_CLIP_CURVES
+        ));
+    }
+    // A morph weight's frames are counted like a joint's against the importer's memory bound.
+    let memory_joints = skeleton.parents.len() + weights.len();
+    // Joints and morph weights share the clip's timeline.
+    let timed: Vec<&Track> = tracks.iter().chain(weights.iter().map(|(_, w)| w)).collect();
+    let start = timed.iter().map(|t| t.times[0]).reduce(f64::min).unwrap_or(0.0);
+    let end = timed.iter().filter_map(|t| t.times.last().copied()).fold(start, f64::max);
     let duration = end - start;
-    let key_intervals = key_grid(&tracks, start, duration);
+    let key_intervals = key_grid(&timed, start, duration);
     let mut intervals = match (rate, key_intervals) {
         (Some(rate), _) => (duration * rate).round().max(1.0),
         (None, Some(k)) => k * (MIN_RATE * duration / k).ceil().max(1.0),
         (None, None) => {
-            let mut steps: Vec<f64> = tracks.iter().flat_map(|t| t.times.windows(2).map(|w| w[1] - w[0])).collect();
+            let mut steps: Vec<f64> = timed.iter().flat_map(|t| t.times.windows(2).map(|w| w[1] - w[0])).collect();
             steps.sort_by(f64::total_cmp);
             let median = steps.get(steps.len() / 2).copied().unwrap_or(duration);
             (duration / median).ceil().max((duration * MIN_RATE).ceil()).max(1.0)
         }
     };
     // Every channel STEP: a clip with step keys, whose jumps the runtime reproduces exactly on the key grid.
-    let step = !tracks.is_empty() && tracks.iter().all(|t| t.interpolation == Interpolation::Step);
+    let step = !timed.is_empty() && timed.iter().all(|t| t.interpolation == Interpolation::Step);
     let evaluator = Evaluator { skeleton, tracks: &tracks, start, step };
     // A frame takes a key within the grid's tolerance of it (a STEP key a jitter after its frame still jumps
     // there); off a grid, only what the clock's rounding moves.
     let key_snap = key_intervals.map_or(KEY_TIME_ROUNDING, |k| GRID_TOLERANCE * duration / k + KEY_TIME_ROUNDING);
-    let bake_at = |intervals: f64| -> Result<(RawClip, ClipImport), Err> {
+    let bake_at = |intervals: f64| -> Result<(RawClip, Vec<RawCurve>, ClipImport), Err> {
         let (num_frames, bake_rate) = match duration > 0.0 {
             true => (intervals + 1.0, intervals / duration),
             false => (1.0, rate.unwrap_or(MIN_RATE)),
         };
-        crate::raw::check_clip_shape(num_frames, bake_rate, skeleton.parents.len())
+        crate::raw::check_clip_shape(num_frames, bake_rate, memory_joints)
             .map_err(|e| format!("animation `{name}` at {bake_rate:.3} Hz: {e}"))?;
         let frame_step = if duration > 0.0 { duration / intervals } else { 0.0 };
         let frames: Vec<Vec<Transform>> = (0..num_frames as usize)
             .map(|f| evaluator.pose(f as f64 * frame_step, key_snap).iter().map(to_transform).collect())
             .collect();
         let (max_error, extent) = evaluator.resampling_error(&frames, frame_step);
+        let (curves, weight_error) =
+            evaluator.morph_curves(&weights, num_frames as usize, frame_step, bake_rate as f32, key_snap);
         let key_rate = key_intervals.map(|k| k / duration);
-        let import = ClipImport { start, duration, rate: bake_rate, key_rate, max_error, extent };
-        Ok((RawClip { name: name.clone(), sample_rate: bake_rate as f32, frames, step }, import))
+        let import = ClipImport { start, duration, rate: bake_rate, key_rate, max_error, extent, weight_error };
+        Ok((RawClip { name: name.clone(), sample_rate: bake_rate as f32, frames, step }, curves, import))
     };
     let mut best = bake_at(intervals)?;
     // Doubling keeps every key that was a frame a frame. It stops at the target, at the runtime's limits, or
@@ -525,11 +589,11 @@ fn import_animation<'a>(
     while rate.is_none()
         && duration > 0.0
         && doublings < MAX_DOUBLINGS
-        && best.1.scaled_error() > TARGET_ERROR
-        && crate::raw::check_clip_shape(2.0 * intervals + 1.0, 2.0 * best.1.rate, skeleton.parents.len()).is_ok()
+        && best.2.worst_error() > TARGET_ERROR
+        && crate::raw::check_clip_shape(2.0 * intervals + 1.0, 2.0 * best.2.rate, memory_joints).is_ok()
     {
         let doubled = bake_at(2.0 * intervals)?;
-        if doubled.1.max_error > 0.75 * best.1.max_error {
+        if doubled.2.worst_error() > 0.75 * best.2.worst_error() {
             break;
         }
         (best, intervals, doublings) = (doubled, 2.0 * intervals, doublings + 1);
@@ -537,10 +601,89 @@ fn import_animation<'a>(
     Ok(best)
 }
 
+/// A channel's keys, checked: as many values as keys (three per key for CUBICSPLINE), finite, times strictly
+/// increasing.
+fn check_track(track: Track, what: &str) -> Result<Track, Err> {
+    let (times, values) = (&track.times, &track.values);
+    let per_key = if track.interpolation == Interpolation::CubicSpline { 3 } else { 1 };
+    if times.is_empty() || values.len() != times.len() * per_key {
+        return Err(format!("{what}: {} keys, {} values", times.len(), values.len()));
+    }
+    if times.iter().any(|t| !t.is_finite()) || values.iter().flatten().any(|v| !v.is_finite()) {
+        return Err(format!("{what}: non-finite key"));
+    }
+    if let Some(k) = times.windows(2).position(|w| w[1] <= w[0]) {
+        return Err(format!(
+            "{what}: key times must increase strictly (glTF 2.0); key {} at {} s follows {} s",
+            k + 1,
+            times[k + 1],
+            times[k]
+        ));
+    }
+    Ok(track)
+}
+
+/// A morph-weights channel as one scalar track per target (the weight in `x`), each named `mesh/target`: the
+/// mesh's name (or `mesh<index>`), and the target's name from the mesh's `extras.targetNames` (the exporters'
+/// convention) or its index.
+fn morph_weights<'a>(
+    channel: &gltf::animation::Channel<'_>,
+    get: impl Fn(gltf::Buffer<'_>) -> Option<&'a [u8]> + Clone,
+    joint: usize,
+    what: &str,
+) -> Result<Vec<(String, Track)>, Err> {
+    let node = channel.target().node();
+    let mesh =
+        node.mesh().ok_or_else(|| format!("{what}: morph weights on node {}, which has no mesh", node.index()))?;
+    let targets = mesh.primitives().next().map_or(0, |p| p.morph_targets().len());
+    if targets == 0 || targets > sinew::clip::MAX_CLIP_CURVES {
+        return Err(format!(
+            "{what}: morph weights on mesh {} with {targets} morph targets (1 to {} are imported)",
+            mesh.index(),
+            sinew::clip::MAX_CLIP_CURVES
+        ));
+    }
+    let sampler = channel.sampler();
+    check_accessor(&sampler.input(), Dimensions::Scalar, &[DataType::F32], &format!("{what} input"))?;
+    let types = [DataType::F32, DataType::I8, DataType::U8, DataType::I16, DataType::U16];
+    check_accessor(&sampler.output(), Dimensions::Scalar, &types, &format!("{what} output"))?;
+    let reader = channel.reader(get);
+    let times: Vec<f64> = reader.read_inputs().ok_or(format!("{what}: no inputs"))?.map(f64::from).collect();
+    let flat: Vec<f64> = match reader.read_outputs().ok_or(format!("{what}: no outputs"))? {
+        gltf::animation::util::ReadOutputs::MorphTargetWeights(w) => w.into_f32().map(f64::from).collect(),
+        _ => return Err(format!("{what}: outputs are not morph weights")),
+    };
+    if !flat.len().is_multiple_of(targets) {
+        return Err(format!("{what}: {} weights for {targets} targets", flat.len()));
+    }
+    let names: Vec<Option<String>> = mesh
+        .extras()
+        .as_ref()
+        .and_then(|raw| serde_json::from_str::<serde_json::Value>(raw.get()).ok())
+        .and_then(|extras| extras.get("targetNames").and_then(|n| n.as_array()).cloned())
+        .map(|names| names.iter().map(|n| n.as_str().map(str::to_string)).collect())
+        .unwrap_or_default();
+    let mesh_name = mesh.name().map_or_else(|| format!("mesh{}", mesh.index()), str::to_string);
+    (0..targets)
+        .map(|k| {
+            let target = names.get(k).cloned().flatten().unwrap_or_else(|| k.to_string());
+            let values = flat.iter().skip(k).step_by(targets).map(|&w| [w, 0.0, 0.0, 0.0]).collect();
+            let track = Track {
+                joint,
+                property: Property::MorphTargetWeights,
+                interpolation: sampler.interpolation(),
+                times: times.clone(),
+                values,
+            };
+            Ok((format!("{mesh_name}/{target}"), check_track(track, what)?))
+        })
+        .collect()
+}
+
 /// The number of uniform steps from `start` to `start + duration` on which every key time lies (within
 /// `GRID_TOLERANCE` of a step), if any: the coarsest grid whose step divides the shortest key interval a whole
 /// number of times, up to `MAX_GRID_RATE` (keys every 9, 10 and 11 steps of 1/24 s lie on the 1/24 s grid).
-fn key_grid(tracks: &[Track], start: f64, duration: f64) -> Option<f64> {
+fn key_grid(tracks: &[&Track], start: f64, duration: f64) -> Option<f64> {
     let mut times: Vec<f64> = tracks.iter().flat_map(|t| t.times.iter().map(|&time| time - start)).collect();
     times.sort_by(f64::total_cmp);
     // Four f32 ulps of the latest time: what storing a grid time in f32 may move it by.
@@ -656,6 +799,63 @@ impl Evaluator<'_> {
     }
 }
 
+impl Evaluator<'_> {
+    /// Each morph weight as a curve keyed at every frame (as `RawCurve::frame_values` reads it back, so each
+    /// frame holds the glTF value), and the largest difference between the glTF weights and those frames as
+    /// the runtime samples them (interpolated or held), at every key time and half way between frames.
+    fn morph_curves(
+        &self,
+        weights: &[(String, Track)],
+        frames: usize,
+        frame_step: f64,
+        rate: f32,
+        snap: f64,
+    ) -> (Vec<RawCurve>, f64) {
+        let mut worst = 0.0f64;
+        let curves = weights
+            .iter()
+            .map(|(name, track)| {
+                let at = |f: usize| evaluate(track, self.start + f as f64 * frame_step, snap)[0];
+                let values: Vec<f64> = (0..frames).map(at).collect();
+                let mut probes: Vec<f64> = track.times.iter().map(|t| t - self.start).collect();
+                probes.extend((0..frames.saturating_sub(1)).map(|f| (f as f64 + 0.5) * frame_step));
+                for time in probes {
+                    let want = evaluate(track, self.start + time, KEY_TIME_ROUNDING)[0];
+                    worst = worst.max((want - sampled_weight(&values, frame_step, time, self.step)).abs());
+                }
+                let keys = values
+                    .iter()
+                    .enumerate()
+                    .map(|(f, &value)| RawCurveKey { time: f as f32 / rate, value: value as f32, slope: 0.0 })
+                    .collect();
+                RawCurve { name: name.clone(), precision: Some(MORPH_WEIGHT_PRECISION), keys }
+            })
+            .collect();
+        (curves, worst)
+    }
+}
+
+/// A curve's per-frame `values` at `time` as the runtime samples them: lerp between frames, or the reached
+/// frame for step keys (within the runtime's snap).
+fn sampled_weight(values: &[f64], frame_step: f64, time: f64, step: bool) -> f64 {
+    let (f, next, u) = runtime_position(values.len(), frame_step, time, step);
+    values[f] + (values[next] - values[f]) * u
+}
+
+/// Where the runtime samples `time` in `frames` frames `frame_step` apart: the frame before, the frame after
+/// and the fraction between them; for step keys the frame reached, within the runtime's snap (4 ulps of the
+/// frame coordinate, at least `sampling::MIN_FRACTION`), and no fraction.
+fn runtime_position(frames: usize, frame_step: f64, time: f64, step: bool) -> (usize, usize, f64) {
+    let last = frames - 1;
+    let position = if frame_step > 0.0 { (time / frame_step).clamp(0.0, last as f64) } else { 0.0 };
+    let position = match step {
+        true => (position + (position / 2_097_152.0).max(sinew::sampling::MIN_FRACTION as f64)).floor(),
+        false => position,
+    };
+    let f = (position.floor() as usize).min(last);
+    (f, (f + 1).min(last), (position - f as f64).min(1.0))
+}
+
 /// A pose of f64 locals as [`Trs`]s, rotations normalized.
 fn trs_pose(pose: &[Local]) -> Vec<Trs> {
     pose.iter()
@@ -670,16 +870,8 @@ fn trs_pose(pose: &[Local]) -> Vec<Trs> {
 /// `frames` at `time` as the runtime samples them: the two neighbouring frames, translation and scale lerped,
 /// rotation nlerped along the shorter arc.
 fn interpolate(frames: &[Vec<Transform>], frame_step: f64, time: f64, step: bool) -> Vec<Local> {
-    let last = frames.len() - 1;
-    let position = if frame_step > 0.0 { (time / frame_step).clamp(0.0, last as f64) } else { 0.0 };
-    // Step keys: the frame a time reaches holds, within the runtime's snap (4 ulps of the frame coordinate,
-    // at least `sampling::MIN_FRACTION`).
-    let position = match step {
-        true => (position + (position / 2_097_152.0).max(sinew::sampling::MIN_FRACTION as f64)).floor(),
-        false => position,
-    };
-    let f = (position.floor() as usize).min(last);
-    let (a, b, s) = (&frames[f], &frames[(f + 1).min(last)], (position - f as f64).min(1.0));
+    let (f, next, s) = runtime_position(frames.len(), frame_step, time, step);
+    let (a, b) = (&frames[f], &frames[next]);
     a.iter()
         .zip(b)
         .map(|(a, b)| {

@@ -100,6 +100,7 @@ pub fn bake(args: &BakeArgs) -> Result<String, String> {
     }
     let mut notes = String::new();
     let mut skin = None;
+    let mut morph_curves = Vec::new();
     let (skeleton, clips) = match &args.gltf {
         Some(path) => {
             if let Some(rate) = args.rate
@@ -128,8 +129,19 @@ pub fn bake(args: &BakeArgs) -> Result<String, String> {
                     "\n  `{}`: {keys}, baked at {:.4} Hz from glTF time {:.4} s for {:.4} s; resampling error {:.3e} (file units), {scaled}",
                     clip.name, import.rate, import.start, import.duration, import.max_error,
                 );
-                if import.scaled_error() > args.max_resampling_error {
-                    over.push(format!("`{}` ({:.3e})", clip.name, import.scaled_error()));
+                if import.worst_error() > args.max_resampling_error {
+                    over.push(format!("`{}` ({:.3e})", clip.name, import.worst_error()));
+                }
+            }
+            for (clip, (curves, import)) in asset.clips.iter().zip(asset.curves.iter().zip(&asset.imports)) {
+                if !curves.is_empty() {
+                    let names: Vec<&str> = curves.iter().map(|c| c.name.as_str()).collect();
+                    notes += &format!(
+                        "\n  `{}`: morph weights as curves {}; largest weight error {:.3e}",
+                        clip.name,
+                        names.join(", "),
+                        import.weight_error
+                    );
                 }
             }
             if !over.is_empty() {
@@ -141,6 +153,7 @@ pub fn bake(args: &BakeArgs) -> Result<String, String> {
                 ));
             }
             skin = asset.skin.map(|s| raw::RawSkin { remap: s.remap, inverse_bind: s.inverse_bind });
+            morph_curves = asset.curves;
             (asset.skeleton, asset.clips)
         }
         None => crate::bvh::load_raw_files(&args.bvh)?,
@@ -150,6 +163,12 @@ pub fn bake(args: &BakeArgs) -> Result<String, String> {
         Some(path) => annotate::read_sidecar(path, &clips)?,
         None => vec![raw::RawAnnotations::default(); clips.len()],
     };
+    for ((annotation, curves), clip) in annotations.iter_mut().zip(morph_curves).zip(&clips) {
+        if let Some(curve) = curves.iter().find(|c| annotation.curves.iter().any(|a| a.name == c.name)) {
+            return Err(format!("clip {}: the sidecar's curve {:?} has a morph weight's name", clip.name, curve.name));
+        }
+        annotation.curves.extend(curves);
+    }
     let plant_rule = annotate::PlantRule { height: args.plant_height, speed: args.plant_speed };
     if args.detect_plants {
         let feet = annotate::foot_joints(&skeleton, &args.foot)?;
