@@ -550,3 +550,48 @@ fn bake_takes_negative_numbers_as_typed_and_refuses_them() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--time` is seconds from the clip's first key for a glTF file as for its blob; `--gltf-time` is the file's
+/// own timeline (CesiumMan's clip starts at 1/24 s).
+#[test]
+fn pose_time_means_the_same_for_every_input() {
+    let Some(data) = sinew_tools::shared_data_for_test("pose_time_means_the_same_for_every_input") else { return };
+    let dir = scratch("pose-time");
+    let cesium = data.join("gltf/CesiumMan.glb").display().to_string();
+    let blob = dir.join("cesium.snw").display().to_string();
+    let baked = sinew_bench(&["bake", "--gltf", &cesium, "--out", &blob]);
+    assert!(baked.status.success(), "{}", String::from_utf8_lossy(&baked.stderr));
+    let pose = |args: &[&str]| -> serde_json::Value {
+        let output = sinew_bench(&[&["pose", "--json"][..], args].concat());
+        assert!(output.status.success(), "{args:?}: {}", String::from_utf8_lossy(&output.stderr));
+        serde_json::from_slice(&output.stdout).expect("json")
+    };
+    let positions = |json: &serde_json::Value| -> Vec<f64> {
+        let joints = json["joints"].as_array().expect("joints");
+        joints
+            .iter()
+            .flat_map(|j| j["position"].as_array().expect("position").iter().map(|v| v.as_f64().expect("x")))
+            .collect()
+    };
+    let gltf = positions(&pose(&["--gltf", &cesium, "--time", "0.5"]));
+    let file = positions(&pose(&["--gltf", &cesium, "--gltf-time", &(0.5 + 1.0 / 24.0).to_string()]));
+    let from_blob = pose(&["--blob", &blob, "--time", "0.5"]);
+    let close = |a: &[f64], b: &[f64]| a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-5);
+    assert!(close(&gltf, &file), "--time 0.5 against --gltf-time 0.5417");
+    // The blob lists every node, the glTF pose the skin's joints: the skin's joints are found by name.
+    let blob_joints = from_blob["joints"].as_array().expect("joints");
+    let gltf_json = pose(&["--gltf", &cesium, "--time", "0.5"]);
+    for joint in gltf_json["joints"].as_array().expect("joints") {
+        let named = blob_joints.iter().find(|b| b["name"] == joint["name"]).expect("the joint in the blob");
+        let (a, b) = (&joint["position"], &named["position"]);
+        for i in 0..3 {
+            assert!(
+                (a[i].as_f64().unwrap_or(f64::NAN) - b[i].as_f64().unwrap_or(f64::NAN)).abs() < 1e-5,
+                "{joint} against {named}"
+            );
+        }
+    }
+    let earlier = positions(&pose(&["--gltf", &cesium, "--gltf-time", "0.5"]));
+    assert!(!close(&gltf, &earlier), "the two timelines differ by the clip's start");
+    assert_error(&sinew_bench(&["pose", "--blob", &blob, "--gltf-time", "0.5"]), &["--gltf"]);
+}

@@ -158,15 +158,25 @@ pub struct GltfPoser {
     blob: AlignedBlob,
 }
 
-/// The glTF pose of clip `clip` (index or name) at `time` seconds; see [`GltfPoser::pose_json`].
+/// A time on one of a glTF clip's two timelines.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum At {
+    /// Seconds from the clip's first key: what a time means for every input (a BVH's frame `k` is at
+    /// `k × Frame Time`, a blob's clip starts at 0).
+    Clip(f32),
+    /// Seconds on the glTF file's own timeline, on which the clip starts at its first key's time.
+    File(f64),
+}
+
+/// The glTF pose of clip `clip` (index or name) at `at`; see [`GltfPoser::pose_json`].
 pub fn gltf_pose_json(
     path: &std::path::Path,
     clip: &str,
-    time: f32,
+    at: At,
     skin: bool,
     format: KeyFormat,
 ) -> Result<serde_json::Value, String> {
-    GltfPoser::new(path, format)?.pose_json(clip, time, skin)
+    GltfPoser::new(path, format)?.pose_json(clip, at, skin)
 }
 
 impl GltfPoser {
@@ -176,18 +186,22 @@ impl GltfPoser {
         Ok(GltfPoser { asset, blob })
     }
 
-    /// The pose of clip `clip` (index or name) at `time` seconds of the file's timeline, in scene space.
+    /// The pose of clip `clip` (index or name) at `at` (clamped to the clip), in scene space.
     /// Joints are the first skin's joints in skin order (all scene nodes when there is no skin); `parent` is
     /// the nearest ancestor in that list. With `skin`, adds `"vertices"`: the first skinned primitive's
     /// positions skinned by the runtime palette (`model × inverse bind`, the mesh node's transform ignored, as
     /// glTF 2.0 specifies).
-    pub fn pose_json(&self, clip: &str, time: f32, skin: bool) -> Result<serde_json::Value, String> {
+    pub fn pose_json(&self, clip: &str, at: At, skin: bool) -> Result<serde_json::Value, String> {
         let (asset, blob) = (&self.asset, &self.blob);
         let runtime = load(blob)?;
         let index = crate::blob::clip_index(&runtime, clip)?;
         // Clip time 0 is the animation's first key.
         let start = asset.imports.get(index).map_or(0.0, |i| i.start);
-        let model = model_pose(&runtime, index, (time as f64 - start) as f32)?;
+        let time = match at {
+            At::Clip(time) => time,
+            At::File(time) => (time - start) as f32,
+        };
+        let model = model_pose(&runtime, index, time)?;
         let n = asset.skeleton.parents.len();
         let listed: Vec<usize> = match &asset.skin {
             Some(s) => s.remap.iter().map(|&j| j as usize).collect(),

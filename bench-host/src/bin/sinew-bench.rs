@@ -275,9 +275,14 @@ struct PoseArgs {
     /// glTF: also print the skinned vertex positions of the first primitive using the first skin.
     #[arg(long)]
     skin: bool,
-    /// Seconds from the first frame (frame k is at k × Frame Time); clamped to the clip.
+    /// Seconds from the clip's first key, for every input (a BVH's frame k is at k × Frame Time; a glTF clip
+    /// starts at its first key; a blob's at 0); clamped to the clip.
     #[arg(long, default_value_t = 0.0)]
     time: f32,
+    /// glTF: seconds on the file's own timeline instead (where the clip starts at its first key's time, as a
+    /// glTF viewer shows it); clamped to the clip.
+    #[arg(long, conflicts_with = "time")]
+    gltf_time: Option<f64>,
     /// Sample a quantized bake instead of f32.
     #[arg(long)]
     quantize: bool,
@@ -390,10 +395,16 @@ fn pose(args: &PoseArgs) -> Result<String, String> {
     if args.skin && args.gltf.is_none() {
         return Err("--skin needs --gltf: only glTF files carry a skin".into());
     }
+    if args.gltf_time.is_some() && args.gltf.is_none() {
+        return Err("--gltf-time needs --gltf: other inputs have one timeline, which --time gives".into());
+    }
     let format = key_format(args.quantize);
     let value = match (&args.bvh, &args.gltf, &args.blob) {
         (Some(bvh), _, _) => pose::bvh_pose_json(bvh, args.time, format)?,
-        (None, Some(gltf), _) => pose::gltf_pose_json(gltf, &args.clip, args.time, args.skin, format)?,
+        (None, Some(gltf), _) => {
+            let at = args.gltf_time.map_or(pose::At::Clip(args.time), pose::At::File);
+            pose::gltf_pose_json(gltf, &args.clip, at, args.skin, format)?
+        }
         (None, None, Some(path)) => {
             if args.quantize {
                 return Err("--quantize: a blob is sampled as it was baked".into());
