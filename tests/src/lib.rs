@@ -159,7 +159,7 @@ pub fn shared_clips(
                     out.push((name, skeleton, clips));
                 }
                 Some("glb") | Some("gltf") => {
-                    let asset = sinew_tools::gltf_import::load_with(&path, None).expect("import");
+                    let asset = sinew_tools::gltf_import::load(&path).expect("import");
                     if !asset.clips.is_empty() {
                         out.push((name, asset.skeleton, asset.clips));
                     }

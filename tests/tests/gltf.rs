@@ -10,6 +10,11 @@ use sinew_tools::pose::{At, GltfPoser, gltf_pose_json};
 
 type M4 = [[f64; 4]; 4];
 
+/// Import options baking every clip at `rate` Hz.
+fn at_rate(rate: f64) -> gltf_import::Options {
+    gltf_import::Options { rate: Some(rate), ..Default::default() }
+}
+
 fn mul(a: &M4, b: &M4) -> M4 {
     // Column-major: (a * b)[c][r] = Σ_k a[k][r] b[c][k].
     std::array::from_fn(|c| std::array::from_fn(|r| (0..4).map(|k| a[k][r] * b[c][k]).sum()))
@@ -585,7 +590,7 @@ fn jittered_keys_are_resampled_within_the_measured_error() {
 fn a_rate_given_by_the_caller_keeps_the_exact_duration() {
     let times: Vec<f32> = (0..=30).map(|k| k as f32 / 24.0).collect();
     let text = leg_gltf(&times);
-    let asset = gltf_import::import_with(text.as_bytes(), std::path::Path::new("."), Some(100.0)).expect("import");
+    let asset = gltf_import::import_with(text.as_bytes(), std::path::Path::new("."), &at_rate(100.0)).expect("import");
     let clip = &asset.clips[0];
     // 1.25 s at 100 Hz is 125 intervals exactly.
     assert_eq!(clip.frames.len(), 126);
@@ -670,8 +675,9 @@ fn a_leaf_nodes_scale_counts_in_the_resampling_error() {
         &[(&times, "SCALAR"), (&flat, "VEC3")],
         &[(1, "scale", 0, 1, "LINEAR")],
     );
-    let import =
-        gltf_import::import_with(text.as_bytes(), std::path::Path::new("."), Some(30.0)).expect("import").imports[0];
+    let import = gltf_import::import_with(text.as_bytes(), std::path::Path::new("."), &at_rate(30.0))
+        .expect("import")
+        .imports[0];
     // At the middle key the glTF scale is 0.5; the 30 Hz frames around it (0.3 s and 1/3 s) lerp to more.
     let gltf_scale = |t: f64| if t <= 0.31 { 1.0 - 0.5 * t / 0.31 } else { 0.5 + 0.5 * (t - 0.31) / 0.69 };
     let (a, b) = (gltf_scale(0.3), gltf_scale(1.0 / 3.0));
@@ -692,7 +698,7 @@ fn a_figure_without_extent_reports_file_units() {
         &[(&[0.0, 0.37, 1.0], "SCALAR"), (&flat, "VEC3")],
         &[(0, "scale", 0, 1, "LINEAR")],
     );
-    let import = gltf_import::import_with(text.as_bytes(), std::path::Path::new("."), Some(30.0)).expect("import");
+    let import = gltf_import::import_with(text.as_bytes(), std::path::Path::new("."), &at_rate(30.0)).expect("import");
     let import = import.imports[0];
     assert_eq!(import.extent, 0.0);
     assert_eq!(import.relative_error(), None);
@@ -859,4 +865,26 @@ fn animation_of_a_node_outside_the_scene_is_an_error_naming_it() {
     );
     let error = gltf_import::import(text.as_bytes(), std::path::Path::new(".")).expect_err("outside the scene");
     assert!(error.contains("node 1") && error.contains("outside"), "{error}");
+}
+
+#[test]
+fn the_skin_option_imports_that_skin() {
+    let Some(dir) = shared_data("the_skin_option_imports_that_skin") else { return };
+    let path = dir.join("gltf/khronos/RecursiveSkeletons.glb");
+    let (document, _, _) = gltf::import(&path).expect("gltf");
+    for chosen in [0, 5, 83] {
+        let options = gltf_import::Options { skin: chosen, ..Default::default() };
+        let asset = gltf_import::load_with(&path, &options).expect("import");
+        assert_eq!(asset.skins.len(), 84);
+        let want: Vec<u16> = document
+            .skins()
+            .nth(chosen)
+            .expect("skin")
+            .joints()
+            .map(|n| asset.node_to_joint[n.index()].expect("in the scene") as u16)
+            .collect();
+        assert_eq!(asset.skin.expect("a skin").remap, want, "skin {chosen}");
+    }
+    let past = gltf_import::Options { skin: 84, ..Default::default() };
+    assert!(gltf_import::load_with(&path, &past).expect_err("no skin 84").contains("skin 84"));
 }

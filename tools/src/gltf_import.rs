@@ -40,8 +40,10 @@ use std::path::Path;
 #[derive(Clone, Debug)]
 pub struct GltfAsset {
     pub skeleton: RawSkeleton,
-    /// The first skin, if any.
+    /// The chosen skin ([`Options::skin`]), if the file has any.
     pub skin: Option<GltfSkin>,
+    /// Every skin of the file: its name (or `skin<index>`) and joint count.
+    pub skins: Vec<(String, usize)>,
     pub clips: Vec<RawClip>,
     /// How each clip was resampled, in `clips` order.
     pub imports: Vec<ClipImport>,
@@ -251,23 +253,36 @@ fn node_transform(node: &gltf::Node<'_>) -> Result<Transform, Err> {
 
 /// Reads `path` (`.glb` or `.gltf`), choosing each clip's rate from its keys.
 pub fn load(path: &Path) -> Result<GltfAsset, Err> {
-    load_with(path, None)
+    load_with(path, &Options::default())
 }
 
-/// Reads `path`, baking every clip at `rate` Hz when given (adjusted to a whole number of frames over the
-/// clip's exact duration).
-pub fn load_with(path: &Path, rate: Option<f64>) -> Result<GltfAsset, Err> {
+/// What to import from a file.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Options {
+    /// Bake every clip at this rate, Hz (adjusted to a whole number of frames over the clip's exact duration),
+    /// instead of the rate chosen from its keys.
+    pub rate: Option<f64>,
+    /// The scene whose nodes become the skeleton: `None` for the file's default scene (else its first).
+    pub scene: Option<usize>,
+    /// The skin imported (the first by default).
+    pub skin: usize,
+}
+
+/// Reads `path` as `options` say.
+pub fn load_with(path: &Path, options: &Options) -> Result<GltfAsset, Err> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    import_with(&bytes, path.parent().unwrap_or(Path::new(".")), rate).map_err(|e| format!("{}: {e}", path.display()))
+    let dir = path.parent().unwrap_or(Path::new("."));
+    import_with(&bytes, dir, options).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Imports a glTF document from memory; `dir` resolves relative buffer URIs.
 pub fn import(bytes: &[u8], dir: &Path) -> Result<GltfAsset, Err> {
-    import_with(bytes, dir, None)
+    import_with(bytes, dir, &Options::default())
 }
 
-/// [`import`] with an optional bake rate for every clip (see [`load_with`]).
-pub fn import_with(bytes: &[u8], dir: &Path, rate: Option<f64>) -> Result<GltfAsset, Err> {
+/// [`import`] as `options` say (see [`load_with`]).
+pub fn import_with(bytes: &[u8], dir: &Path, options: &Options) -> Result<GltfAsset, Err> {
+    let rate = options.rate;
     check_glb_header(bytes)?;
     let gltf::Gltf { document, blob } = gltf::Gltf::from_slice_without_validation(bytes).map_err(|e| e.to_string())?;
     let document =
@@ -277,7 +292,10 @@ pub fn import_with(bytes: &[u8], dir: &Path, rate: Option<f64>) -> Result<GltfAs
     let get = |b: gltf::Buffer<'_>| buffers.get(b.index()).map(Vec::as_slice);
 
     // Skeleton: the scene's nodes, depth first.
-    let scene = document.default_scene().or_else(|| document.scenes().next()).ok_or("no scene")?;
+    let scene = match options.scene {
+        None => document.default_scene().or_else(|| document.scenes().next()).ok_or("no scene")?,
+        Some(n) => document.scenes().nth(n).ok_or_else(|| scene_error(n, document.scenes().len()))?,
+    };
     let mut node_to_joint = vec![None; document.nodes().len()];
     let (mut names, mut parents, mut rest) = (Vec::new(), Vec::new(), Vec::new());
     let mut stack: Vec<(gltf::Node<'_>, i16)> =
@@ -298,7 +316,19 @@ pub fn import_with(bytes: &[u8], dir: &Path, rate: Option<f64>) -> Result<GltfAs
     }
     let skeleton = RawSkeleton { names, parents, rest };
 
-    let skin = match document.skins().next() {
+    let skins: Vec<(String, usize)> = document
+        .skins()
+        .map(|s| (s.name().map_or_else(|| format!("skin{}", s.index()), str::to_string), s.joints().len()))
+        .collect();
+    if options.skin > 0 && options.skin >= skins.len() {
+        return Err(format!(
+            "skin {}: the file has {} (0 to {})",
+            options.skin,
+            skins.len(),
+            skins.len().saturating_sub(1)
+        ));
+    }
+    let skin = match document.skins().nth(options.skin) {
         None => None,
         Some(skin) => {
             let remap = skin
@@ -334,7 +364,11 @@ pub fn import_with(bytes: &[u8], dir: &Path, rate: Option<f64>) -> Result<GltfAs
         curves.push(weights);
         imports.push(import);
     }
-    Ok(GltfAsset { skeleton, skin, clips, imports, curves, node_to_joint })
+    Ok(GltfAsset { skeleton, skin, skins, clips, imports, curves, node_to_joint })
+}
+
+fn scene_error(n: usize, scenes: usize) -> Err {
+    format!("scene {n}: the file has {scenes} scene{}", if scenes == 1 { "" } else { "s" })
 }
 
 /// Required extensions that change nothing the importer reads (materials, textures, lights) or that it reads

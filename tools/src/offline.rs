@@ -36,6 +36,12 @@ pub struct BakeArgs {
     /// duration, instead of the rate chosen from its keys.
     #[arg(long, requires = "gltf")]
     pub rate: Option<f64>,
+    /// glTF: the skin to import, by index (the bake lists the file's skins); default the first.
+    #[arg(long, default_value_t = 0, requires = "gltf")]
+    pub skin: usize,
+    /// glTF: the scene whose nodes become the skeleton, by index; default the file's default scene.
+    #[arg(long, requires = "gltf")]
+    pub scene: Option<usize>,
     /// glTF: the largest resampling error a clip may have, as a fraction of the figure's extent (file units for
     /// a figure without one); a clip above it stops the bake with exit status 1 and writes nothing.
     #[arg(long, default_value_t = crate::gltf_import::MAX_RESAMPLING_ERROR, requires = "gltf")]
@@ -98,6 +104,10 @@ pub fn bake(args: &BakeArgs) -> Result<String, String> {
     if !(args.error_distance.is_finite() && (0.0..=FIGURE_CM).contains(&args.error_distance)) {
         return Err(format!("--error-distance {}: give centimetres in 0..={FIGURE_CM}", args.error_distance));
     }
+    // Spelled out: clap's `requires = "gltf"` does not fire here (`gltf` is the `--bvh` flag's alternative).
+    if args.gltf.is_none() && (args.rate.is_some() || args.skin != 0 || args.scene.is_some()) {
+        return Err("--rate, --skin and --scene are glTF options: give --gltf".into());
+    }
     let mut notes = String::new();
     let mut skin = None;
     let mut morph_curves = Vec::new();
@@ -108,12 +118,12 @@ pub fn bake(args: &BakeArgs) -> Result<String, String> {
             {
                 return Err(format!("--rate {rate}: give a positive rate in Hz"));
             }
-            let asset = crate::gltf_import::load_with(path, args.rate)?;
-            let skin_joints = asset.skin.as_ref().map_or(0, |s| s.remap.len());
+            let options = crate::gltf_import::Options { rate: args.rate, scene: args.scene, skin: args.skin };
+            let asset = crate::gltf_import::load_with(path, &options)?;
             notes += &format!(
-                "\n  skeleton: every node of the scene ({}); first skin: {}",
+                "\n  skeleton: every node of the scene ({}); {}",
                 crate::blob::count(asset.skeleton.parents.len(), "node"),
-                crate::blob::count(skin_joints, "joint")
+                skins_report(&asset.skins, args.skin)
             );
             if !(args.max_resampling_error.is_finite() && args.max_resampling_error >= 0.0) {
                 return Err(format!("--max-resampling-error {}: give a fraction >= 0", args.max_resampling_error));
@@ -213,6 +223,22 @@ pub fn bake(args: &BakeArgs) -> Result<String, String> {
     std::fs::write(&args.out, blob.bytes()).map_err(|e| format!("{}: {e}", args.out.display()))?;
     notes += &error_report(&skeleton, &clips, &blob, args.error_distance)?;
     Ok(format!("{}: {}{notes}", args.out.display(), crate::blob::summary(&blob)?))
+}
+
+/// The file's skins, the one baked first (`--skin`): at most eight listed, then a count.
+fn skins_report(skins: &[(String, usize)], chosen: usize) -> String {
+    const LISTED: usize = 8;
+    let Some((name, joints)) = skins.get(chosen) else { return "no skin".into() };
+    let mut listed: Vec<String> =
+        skins.iter().enumerate().take(LISTED).map(|(i, (name, n))| format!("{i} `{name}` ({n})")).collect();
+    if skins.len() > LISTED {
+        listed.push(format!("… {} more", skins.len() - LISTED));
+    }
+    format!(
+        "skin {chosen} `{name}`: {} (skins, joints: {}; choose with --skin)",
+        crate::blob::count(*joints, "joint"),
+        listed.join(", ")
+    )
 }
 
 /// One line per clip: its virtual-point error against the imported clip, in centimetres on the figure scaled to

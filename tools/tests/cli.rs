@@ -83,3 +83,24 @@ fn a_figure_without_height_reports_file_units_not_centimetres() {
         .expect("a number");
     assert!(max < 1e-3, "{report}");
 }
+
+#[test]
+fn skin_and_scene_choose_what_a_gltf_bake_imports() {
+    let Some(data) = sinew_tools::shared_data_for_test("skin_and_scene_choose_what_a_gltf_bake_imports") else {
+        return;
+    };
+    let dir = scratch("skin-scene");
+    let out = dir.join("skins.snw").display().to_string();
+    let recursive = data.join("gltf/khronos/RecursiveSkeletons.glb").display().to_string();
+    let baked = sinew_bake(&["bake", "--gltf", &recursive, "--out", &out, "--skin", "5"]);
+    let stdout = String::from_utf8_lossy(&baked.stdout);
+    assert!(baked.status.success(), "{}", String::from_utf8_lossy(&baked.stderr));
+    assert!(stdout.contains("skin 5 `skin5`") && stdout.contains("76 more"), "{stdout}");
+    assert_error(&sinew_bake(&["bake", "--gltf", &recursive, "--out", &out, "--skin", "84"]), &["skin 84", "84"]);
+    assert_error(&sinew_bake(&["bake", "--gltf", &recursive, "--out", &out, "--scene", "1"]), &["scene 1"]);
+    let tiny = write(&dir, "tiny.gltf", &gltf_keys(&[0.0, 1.0], &[[0.0; 3], [1.0, 0.0, 0.0]]));
+    let scene0 = sinew_bake(&["bake", "--gltf", &tiny, "--out", &out, "--scene", "0"]);
+    assert!(scene0.status.success(), "{}", String::from_utf8_lossy(&scene0.stderr));
+    let walk = write(&dir, "two.bvh", &bvh("2", "0.0333333", "0 0 0 0 0 0\n10 0 0 0 20 0"));
+    assert_error(&sinew_bake(&["bake", "--bvh", &walk, "--out", &out, "--skin", "1"]), &["--gltf"]);
+}
