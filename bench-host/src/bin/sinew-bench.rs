@@ -22,7 +22,7 @@ enum Command {
     Profile(ProfileArgs),
     /// `sinew-bake bake`, kept here for existing scripts: import animation files and write the asset blob.
     #[command(hide = true)]
-    Bake(BakeArgs),
+    Bake(Box<BakeArgs>),
     /// Print model-space joint positions of a clip at one time, computed through the baked runtime path.
     Pose(PoseArgs),
     /// A BVH pose at one time after IK on one chain: model-space joints in `pose`'s format.

@@ -15,7 +15,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Import animation files and write the runtime's asset blob.
-    Bake(BakeArgs),
+    Bake(Box<BakeArgs>),
     /// Validate a baked blob and print its skeleton, clips, rates, durations and bytes per kind of track.
     Inspect(InspectArgs),
 }
