@@ -115,9 +115,15 @@ pub fn model_positions(skeleton: &RawSkeleton, clip: &RawClip) -> Vec<Vec<glam::
 /// The rest pose's height along +Y (at least the smallest positive `f32`): the unit the detectors' thresholds
 /// scale with.
 pub fn figure_height(skeleton: &RawSkeleton) -> f32 {
+    let (low, high) = rest_bounds(skeleton);
+    (high.y - low.y).max(f32::MIN_POSITIVE)
+}
+
+/// The rest pose's joint bounding box in model space (lowest, highest corner).
+fn rest_bounds(skeleton: &RawSkeleton) -> (glam::Vec3, glam::Vec3) {
     let rest = pose_positions(skeleton, &skeleton.rest);
-    let (low, high) = rest.iter().fold((f32::MAX, f32::MIN), |(l, h), p| (l.min(p.y), h.max(p.y)));
-    (high - low).max(f32::MIN_POSITIVE)
+    let start = (glam::Vec3::splat(f32::MAX), glam::Vec3::splat(f32::MIN));
+    rest.iter().fold(start, |(low, high), p| (low.min(*p), high.max(*p)))
 }
 
 /// How a figure's centimetre options and reports scale to its file units.
@@ -150,10 +156,7 @@ impl FigureScale {
 /// `skeleton`'s [`FigureScale`]: centimetres when the rest pose's height along +Y is above a millionth of its
 /// largest side, else file units.
 pub fn figure_scale(skeleton: &RawSkeleton) -> FigureScale {
-    let rest = pose_positions(skeleton, &skeleton.rest);
-    let (lo, hi) = rest
-        .iter()
-        .fold((glam::Vec3::splat(f32::MAX), glam::Vec3::splat(f32::MIN)), |(l, h), p| (l.min(*p), h.max(*p)));
+    let (lo, hi) = rest_bounds(skeleton);
     let side = (hi - lo).max_element() as f64;
     let height = (hi.y - lo.y) as f64;
     if height > 0.0 && height > 1e-6 * side {

@@ -28,7 +28,7 @@
 //! - Non-finite values anywhere are errors naming the accessor's use.
 
 use crate::dmath::{Trs, virtual_points};
-use crate::raw::{RawClip, RawCurve, RawCurveKey, RawSkeleton};
+use crate::raw::{RawClip, RawCurve, RawCurveKey, RawSkeleton, runtime_position};
 use base64::Engine;
 use glam::{DQuat, DVec3};
 use gltf::accessor::{DataType, Dimensions};
@@ -874,20 +874,6 @@ impl Evaluator<'_> {
 fn sampled_weight(values: &[f64], frame_step: f64, time: f64, step: bool) -> f64 {
     let (f, next, u) = runtime_position(values.len(), frame_step, time, step);
     values[f] + (values[next] - values[f]) * u
-}
-
-/// Where the runtime samples `time` in `frames` frames `frame_step` apart: the frame before, the frame after
-/// and the fraction between them; for step keys the frame reached, within the runtime's snap (4 ulps of the
-/// frame coordinate, at least `sampling::MIN_FRACTION`), and no fraction.
-fn runtime_position(frames: usize, frame_step: f64, time: f64, step: bool) -> (usize, usize, f64) {
-    let last = frames - 1;
-    let position = if frame_step > 0.0 { (time / frame_step).clamp(0.0, last as f64) } else { 0.0 };
-    let position = match step {
-        true => (position + (position / 2_097_152.0).max(sinew::sampling::MIN_FRACTION as f64)).floor(),
-        false => position,
-    };
-    let f = (position.floor() as usize).min(last);
-    (f, (f + 1).min(last), (position - f as f64).min(1.0))
 }
 
 /// A pose of f64 locals as [`Trs`]s, rotations normalized.

@@ -26,6 +26,22 @@ pub struct RawClip {
     pub step: bool,
 }
 
+/// Where the runtime samples `time` in `frames` frames `frame_step` seconds apart: the frame before, the frame
+/// after and the fraction between them; with step keys the frame reached, within the runtime's snap
+/// (`sampling::SNAP_ULPS` of the frame coordinate, at least `sampling::MIN_FRACTION`), twice and no fraction.
+pub fn runtime_position(frames: usize, frame_step: f64, time: f64, step: bool) -> (usize, usize, f64) {
+    use sinew::sampling::{MIN_FRACTION, SNAP_ULPS};
+    let last = frames.saturating_sub(1);
+    let position = if frame_step > 0.0 { (time / frame_step).clamp(0.0, last as f64) } else { 0.0 };
+    if step {
+        let snap = (position * SNAP_ULPS as f64).max(MIN_FRACTION as f64);
+        let held = ((position + snap).floor() as usize).min(last);
+        return (held, held, 0.0);
+    }
+    let f = (position.floor() as usize).min(last);
+    (f, (f + 1).min(last), (position - f as f64).min(1.0))
+}
+
 impl RawClip {
     /// The clip resampled to `rate` Hz over the same duration (its last frame at the last whole step): between
     /// frames, translations and scales interpolate linearly and rotations by normalized lerp on the shorter arc,
@@ -44,12 +60,12 @@ impl RawClip {
         let frames = (0..count as usize)
             .map(|k| {
                 let x = (k as f64 / rate as f64 * self.sample_rate as f64).min(last as f64);
-                let f0 = (x.floor() as usize).min(last.saturating_sub(1));
-                let f1 = (f0 + 1).min(last);
-                let u = match self.step {
-                    // The held frame, the next one from its time on (within the same snap as the runtime's).
-                    true => ((x - f0 as f64) >= 1.0 - 1e-9) as u8 as f64,
-                    false => x - f0 as f64,
+                let (f0, f1, u) = match self.step {
+                    true => runtime_position(self.frames.len(), 1.0, x, true),
+                    false => {
+                        let f0 = (x.floor() as usize).min(last.saturating_sub(1));
+                        (f0, (f0 + 1).min(last), x - f0 as f64)
+                    }
                 };
                 self.frames[f0]
                     .iter()

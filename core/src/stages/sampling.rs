@@ -440,5 +440,6 @@ fn interpolation_position(num_frames: usize, sample_rate: f32, time: f32, playba
     (f0, f0 + 1, fraction)
 }
 
-/// Relative resolution of the frame coordinate: 4 ulps (`2^-21`).
-const SNAP_ULPS: f32 = 1.0 / 2_097_152.0;
+/// Relative resolution of the frame coordinate, 4 ulps (`2^-21`): a fraction within `x × SNAP_ULPS` (at least
+/// [`MIN_FRACTION`]) of a key at frame coordinate `x` snaps to it.
+pub const SNAP_ULPS: f32 = 1.0 / 2_097_152.0;
