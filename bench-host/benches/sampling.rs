@@ -107,7 +107,12 @@ fn sampling_curves(c: &mut Criterion) {
     group.throughput(Throughput::Elements(CURVES as u64));
     let rest = sinew::math::Transform::IDENTITY;
     let skeleton = RawSkeleton { names: vec!["root".into()], parents: vec![-1], rest: vec![rest] };
-    let clip = RawClip { name: "curves".into(), sample_rate: RATE, frames: vec![vec![rest]; FRAMES], step: false };
+    let clip = RawClip {
+        name: "curves".into(),
+        sample_rate: RATE,
+        frames: vec![vec![rest]; FRAMES],
+        step: Default::default(),
+    };
     // Each curve a sum of two sines of its own frequencies, as blend-shape weights move.
     let values: Vec<Vec<f32>> = (0..CURVES)
         .map(|k| {

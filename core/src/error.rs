@@ -199,6 +199,14 @@ pub enum Error {
         /// 0 translation, 1 rotation, 2 scale.
         channel: u16,
     },
+    /// Entry `index` of a clip's step tracks names animated track `track`, which does not follow the entry
+    /// before it or lies past the clip's animated tracks: step tracks ascend strictly below their count.
+    StepTrack {
+        /// The entry in the step-track list.
+        index: usize,
+        /// The animated track it names.
+        track: usize,
+    },
     /// Constant track `index` has a channel tag other than 0, 1, 2.
     InvalidChannel {
         /// The constant track.
@@ -636,6 +644,10 @@ impl fmt::Display for Error {
             Error::TrackOrder { joint, channel } => {
                 write!(f, "clip track of joint {joint}, channel {channel}, is out of order or repeated")
             }
+            Error::StepTrack { index, track } => write!(
+                f,
+                "step track {index} names animated track {track}: step tracks ascend strictly below the clip's tracks"
+            ),
             Error::InvalidChannel { index, channel } => {
                 write!(f, "constant track {index} has channel tag {channel}; expected 0, 1 or 2")
             }

@@ -138,6 +138,7 @@ fn status_of(error: Error) -> sinew_status {
         | Error::FrameCount { .. }
         | Error::Extent { .. }
         | Error::TrackOrder { .. }
+        | Error::StepTrack { .. }
         | Error::InvalidChannel { .. }
         | Error::Subnormal { .. }
         | Error::CompressedSegment { .. }

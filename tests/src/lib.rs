@@ -251,7 +251,15 @@ pub fn random_clip(
     }
     let skeleton = sinew_tools::raw::RawSkeleton { names, parents, rest };
     let rate = 30.0;
-    (skeleton, sinew_tools::raw::RawClip { name: "random".into(), sample_rate: rate, frames: all, step: false })
+    (
+        skeleton,
+        sinew_tools::raw::RawClip {
+            name: "random".into(),
+            sample_rate: rate,
+            frames: all,
+            step: sinew_tools::raw::StepKeys::None,
+        },
+    )
 }
 
 /// Regression limits of the quantized bakes of the shared files, in mm on a figure scaled to 1.7 m: each the

@@ -5,7 +5,7 @@ use sinew::asset::{ClipRecord, Header, VERSION};
 use sinew::{Asset, BlobProblem, Buffer, Error, Section};
 use sinew_tests::{Rng, random_clip};
 use sinew_tools::bake::{self, KeyFormat};
-use sinew_tools::raw::AlignedBlob;
+use sinew_tools::raw::{AlignedBlob, StepKeys};
 
 fn valid_blob(format: KeyFormat) -> AlignedBlob {
     let mut rng = Rng::new(0xA55E7);
@@ -159,8 +159,9 @@ fn section_errors() {
     );
 
     let mut b = good.clone();
-    record(&mut b, 0).track_joints.len += 2;
-    let expected = record(&mut b, 0).track_joints.len as u64 - 2;
+    // Fewer joints than tracks (more are step tracks from version 7).
+    record(&mut b, 0).track_joints.len -= 2;
+    let expected = record(&mut b, 0).track_joints.len as u64 + 2;
     assert!(matches!(
         load_err(&b),
         Error::Blob { section: Section::TrackJoints { clip: 0 }, problem: BlobProblem::Size { expected: e, .. } } if e == expected
@@ -538,4 +539,40 @@ fn step_keys_are_a_version_6_flag_and_other_encoding_bits_are_refused() {
     header(&mut b).version = VERSION;
     record(&mut b, 1).encoding = sinew::clip::Encoding::F32 as u32 | 0x200;
     assert_eq!(load_err(&b), refused);
+}
+
+#[test]
+fn step_tracks_follow_the_track_joints_from_version_7_and_are_checked_at_load() {
+    let (skeleton, mut clip) = random_clip(&mut Rng::new(0x57E7), 9, 6);
+    let channels = (0..9).map(|j| [j % 2 == 0, j % 3 == 0, false]).collect();
+    clip.step = StepKeys::Some { channels, curves: false };
+    let good = bake::bake(&skeleton, &[clip], KeyFormat::F32).expect("bake");
+    let asset = Asset::load(good.bytes()).expect("load");
+    let tracks = asset.clip(0).expect("clip").step_tracks().to_vec();
+    assert!(tracks.len() >= 3 && tracks.windows(2).all(|w| w[0] < w[1]), "{tracks:?}");
+    let r = *record(&mut good.clone(), 0);
+    let count: u32 = r.num_tracks.iter().sum();
+    let entry_at = |k: usize| r.track_joints.offset as usize + 2 * (count as usize + k);
+    let set = |b: &mut AlignedBlob, k: usize, v: u16| {
+        b.bytes_mut()[entry_at(k)..entry_at(k) + 2].copy_from_slice(&v.to_le_bytes())
+    };
+    let last = tracks.len() - 1;
+    let mut b = good.clone();
+    set(&mut b, last, tracks[last - 1]);
+    assert_eq!(load_err(&b), Error::StepTrack { index: last, track: tracks[last - 1] as usize });
+    set(&mut b, last, count as u16);
+    assert_eq!(load_err(&b), Error::StepTrack { index: last, track: count as usize });
+    // Version 6 lists exactly the tracks' joints.
+    let mut b = good.clone();
+    header(&mut b).version = 6;
+    let section = Section::TrackJoints { clip: 0 };
+    let size = BlobProblem::Size { len: u64::from(r.track_joints.len), expected: 2 * u64::from(count) };
+    assert_eq!(load_err(&b), Error::Blob { section, problem: size });
+    // A clip stepping every track lists none.
+    let mut b = good.clone();
+    record(&mut b, 0).encoding |= sinew::clip::STEP_KEYS;
+    assert_eq!(
+        load_err(&b),
+        Error::Blob { section: Section::Keys { clip: 0 }, problem: BlobProblem::Value { index: 0 } }
+    );
 }

@@ -30,7 +30,7 @@ fn a_root_rotation_error_shows_at_the_childs_furthest_point() {
             vec![root, skeleton.rest[1]]
         })
         .collect();
-    let raw = RawClip { name: "raw".into(), sample_rate: 30.0, frames, step: false };
+    let raw = RawClip { name: "raw".into(), sample_rate: 30.0, frames, step: sinew_tools::raw::StepKeys::None };
     // The stored clip turns the root a further `delta` about z at every frame.
     let turn = Quat::from_axis_angle(Vec3::new(0.0, 0.0, 1.0), delta);
     let perturbed = RawClip {
@@ -52,7 +52,12 @@ fn a_root_rotation_error_shows_at_the_childs_furthest_point() {
 #[test]
 fn a_clip_of_another_skeleton_is_an_error() {
     let skeleton = chain(1.0);
-    let raw = RawClip { name: "raw".into(), sample_rate: 30.0, frames: vec![skeleton.rest.clone(); 2], step: false };
+    let raw = RawClip {
+        name: "raw".into(),
+        sample_rate: 30.0,
+        frames: vec![skeleton.rest.clone(); 2],
+        step: sinew_tools::raw::StepKeys::None,
+    };
     let blob = bake::bake(&skeleton, std::slice::from_ref(&raw), KeyFormat::F32).expect("bake");
     let asset = Asset::load(blob.bytes()).expect("load");
     let three = RawClip { frames: vec![vec![Transform::IDENTITY; 3]; 2], ..raw.clone() };

@@ -168,7 +168,10 @@ fn small_clip() -> (RawSkeleton, RawClip) {
             vec![t, rest]
         })
         .collect();
-    (skeleton.clone(), RawClip { name: "walk".into(), sample_rate: 30.0, frames, step: false })
+    (
+        skeleton.clone(),
+        RawClip { name: "walk".into(), sample_rate: 30.0, frames, step: sinew_tools::raw::StepKeys::None },
+    )
 }
 
 fn bake_curves(curves: Vec<RawCurve>, format: KeyFormat) -> Result<raw::AlignedBlob, String> {
@@ -340,6 +343,15 @@ fn damaged_curve_sections_are_load_errors() {
         let names = bytemuck::from_bytes::<CurveRecord>(&b.bytes()[at..at + 32]).names.offset as usize;
         bytemuck::from_bytes_mut::<sinew::asset::StrRef>(&mut b.bytes_mut()[names..names + 8]).len = 9999;
         assert_eq!(Asset::load(b.bytes()).map(|_| ()), Err(value(Section::CurveNames { clip: 0 })));
+        // Curves that step are a version 7 flag.
+        let mut b = good.clone();
+        let at = record_at(&mut b);
+        bytemuck::from_bytes_mut::<CurveRecord>(&mut b.bytes_mut()[at..at + 32]).encoding |= sinew::clip::STEP_KEYS;
+        assert!(Asset::load(b.bytes()).expect("step curves").clip(0).expect("clip").has_step_curves());
+        let mut h = header(&mut b);
+        h.version = 6;
+        b.bytes_mut()[..128].copy_from_slice(bytemuck::bytes_of(&h));
+        assert_eq!(Asset::load(b.bytes()).map(|_| ()), Err(value(Section::CurveKeys { clip: 0 })));
         let mut b = good.clone();
         let mut h = header(&mut b);
         h.curves.len = 64;
@@ -364,5 +376,52 @@ fn a_curve_decodes_bit_for_bit_as_a_one_component_track() {
         let track = format.decoder(&range, false, 0).decode([level, 0, 0])[0];
         let curve = CurveDecoder::new(&format.to_bytes(), &range, 0).decode(level);
         assert_eq!(curve.to_bits(), track.to_bits(), "{format:?} {range:?} level {level}: {curve} against {track}");
+    }
+}
+
+#[test]
+fn curves_that_step_hold_each_frame_while_the_tracks_interpolate() {
+    let values: Vec<f32> = (0..40).map(|f| (f as f32 * 0.37).sin()).collect();
+    let curve = RawCurve::from_frames("w", Some(1e-4), 30.0, &values);
+    let (skeleton, mut clip) = small_clip();
+    let joints = clip.frames[0].len();
+    clip.step = raw::StepKeys::Some { channels: vec![[false; 3]; joints], curves: true };
+    for format in [KeyFormat::F32, compressed_format()] {
+        let extras = Extras {
+            annotations: vec![RawAnnotations { curves: vec![curve.clone()], ..Default::default() }],
+            ..Default::default()
+        };
+        let blob = bake::bake_with(&skeleton, std::slice::from_ref(&clip), format, &extras).expect("bake");
+        let asset = Asset::load(blob.bytes()).expect("load");
+        let runtime = asset.clip(0).expect("clip");
+        assert!(runtime.has_step_curves() && !runtime.has_step_keys() && runtime.step_tracks().is_empty());
+        let skeleton = asset.skeleton();
+        let mut memory = vec![0u8; SamplingContext::required_bytes(skeleton.num_joints())];
+        let arena = Arena::new(&mut memory);
+        let mut context = SamplingContext::new(&arena, skeleton.num_joints()).expect("context");
+        let mut output = vec![SoaTransform::IDENTITY; skeleton.num_soa_joints()];
+        let mut sample = |time: f32| {
+            let mut out = [0.0f32];
+            let mut job = SamplingJob {
+                skeleton,
+                clip: &runtime,
+                time,
+                playback: Playback::Clamp,
+                context: &mut context,
+                output: &mut output,
+                curves: &mut out,
+            };
+            job.run().expect("sample");
+            out[0]
+        };
+        for (f, &value) in values.iter().enumerate().take(39) {
+            let at_key = sample(f as f32 / 30.0);
+            for x in [0.25, 0.5, 0.99] {
+                let between = sample((f as f32 + x) / 30.0);
+                assert_eq!(between, at_key, "{format:?}: frame {f} + {x}");
+            }
+            assert!((at_key - value).abs() <= 1e-4, "{format:?}: frame {f}: {at_key} against {value}");
+        }
+        assert_eq!(sample(100.0), sample(39.0 / 30.0), "the last frame holds from its time on");
     }
 }

@@ -7,6 +7,7 @@ use sinew_tests::{gltf_characters, shared_data};
 use sinew_tools::bake::KeyFormat;
 use sinew_tools::gltf_import;
 use sinew_tools::pose::{At, GltfPoser, gltf_pose_json};
+use sinew_tools::raw::StepKeys;
 
 type M4 = [[f64; 4]; 4];
 
@@ -480,6 +481,11 @@ fn tiny_gltf_keys(times: &[f32], values: &[[f32; 3]], interpolation: &str) -> St
 /// A hip–knee–foot chain (each child one unit below its parent) keyed at `times`: the hip's translation and
 /// rotation and the knee's rotation follow smooth functions of time, LINEAR.
 fn leg_gltf(times: &[f32]) -> String {
+    leg_gltf_with(times, "LINEAR")
+}
+
+/// [`leg_gltf`] with the hip's translation sampled by `interpolation`.
+fn leg_gltf_with(times: &[f32], interpolation: &str) -> String {
     let axis_angle = |axis: usize, angle: f64| {
         let mut q = [0.0f32; 4];
         q[axis] = (angle / 2.0).sin() as f32;
@@ -499,7 +505,7 @@ fn leg_gltf(times: &[f32]) -> String {
         r#"[{"name":"hip","children":[1]},{"name":"knee","translation":[0,-1,0],"children":[2]},
             {"name":"foot","translation":[0,-1,0]}]"#,
         &[(times, "SCALAR"), (&hip_t, "VEC3"), (&hip_r, "VEC4"), (&knee_r, "VEC4")],
-        &[(0, "translation", 0, 1, "LINEAR"), (0, "rotation", 0, 2, "LINEAR"), (1, "rotation", 0, 3, "LINEAR")],
+        &[(0, "translation", 0, 1, interpolation), (0, "rotation", 0, 2, "LINEAR"), (1, "rotation", 0, 3, "LINEAR")],
     )
 }
 
@@ -511,8 +517,8 @@ fn leg_reference(doc: &gltf::Document, buffers: &[gltf::buffer::Data], time: f64
 }
 
 /// Imports `text` through the file path (as `sinew-bench pose` does) and checks the runtime's joint positions
-/// against the f64 glTF evaluation at every key time, half way between keys and at seeded random times:
-/// within 2e-4 of the figure's extent. Returns the import record.
+/// against the f64 glTF evaluation at every key time, a millisecond either side, half way between keys and at
+/// seeded random times: within 2e-4 of the figure's extent. Returns the import record.
 fn check_leg_against_reference(text: &str, label: &str) -> gltf_import::ClipImport {
     let path = std::env::temp_dir().join(format!("sinew-{label}-{}.gltf", std::process::id()));
     std::fs::write(&path, text).expect("write");
@@ -528,7 +534,7 @@ fn check_leg_against_reference(text: &str, label: &str) -> gltf_import::ClipImpo
         channel.reader(get).read_inputs().expect("inputs").map(f64::from).collect()
     };
     let mut probes: Vec<f64> = times.clone();
-    probes.extend(times.windows(2).map(|w| 0.5 * (w[0] + w[1])));
+    probes.extend(times.windows(2).flat_map(|w| [0.5 * (w[0] + w[1]), w[0] + 1e-3, w[1] - 1e-3]));
     let mut rng = sinew_tests::Rng::new(0x6A7);
     let (first, last) = (times[0], times[times.len() - 1]);
     probes.extend((0..200).map(|_| first + (last - first) * rng.unit() as f64));
@@ -567,6 +573,18 @@ fn uniform_keys_at_37_5_hz_are_baked_at_that_rate_to_the_last_key() {
     assert!((key_rate - 37.5).abs() < 1e-4, "{import:?}");
     let multiple = import.rate / 37.5;
     assert!((multiple - multiple.round()).abs() < 1e-6, "every key a frame: {import:?}");
+}
+
+#[test]
+fn a_step_sampler_beside_linear_ones_holds_while_they_interpolate() {
+    // The hip's translation jumps at every key; the rotations interpolate between the same keys.
+    let times: Vec<f32> = (0..=45).map(|k| k as f32 / 30.0).collect();
+    let text = leg_gltf_with(&times, "STEP");
+    let import = check_leg_against_reference(&text, "step-beside-linear");
+    assert!(import.relative_error().expect("a figure") <= 1e-6, "the jumps are exact: {import:?}");
+    let clip = &gltf_import::import(text.as_bytes(), std::path::Path::new(".")).expect("import").clips[0];
+    let hip_translation_only = vec![[true, false, false], [false; 3], [false; 3]];
+    assert_eq!(clip.step, StepKeys::Some { channels: hip_translation_only, curves: false });
 }
 
 #[test]

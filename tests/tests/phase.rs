@@ -45,7 +45,7 @@ fn synthetic_at(frames: usize, speed: f64) -> (RawSkeleton, RawClip) {
             vec![transform(0.0, 1.0, z), transform(0.1, -0.9, swing), transform(-0.1, -0.9, -swing)]
         })
         .collect();
-    (skeleton, RawClip { name: "stride".into(), sample_rate: RATE, frames, step: false })
+    (skeleton, RawClip { name: "stride".into(), sample_rate: RATE, frames, step: sinew_tools::raw::StepKeys::None })
 }
 
 fn desc<'a>(num_joints: usize, layers: &'a [LayerDesc]) -> CharacterDesc<'a> {

@@ -134,7 +134,7 @@ fn synthetic(path: impl Fn(f64) -> ([f64; 3], f64), seconds: f64) -> (RawSkeleto
             vec![hips, Transform { translation: Vec3::new(0.0, 10.0, 0.0), ..Transform::IDENTITY }]
         })
         .collect();
-    (skeleton, RawClip { name: "synthetic".into(), sample_rate: 30.0, frames, step: false })
+    (skeleton, RawClip { name: "synthetic".into(), sample_rate: 30.0, frames, step: sinew_tools::raw::StepKeys::None })
 }
 
 #[test]

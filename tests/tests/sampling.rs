@@ -7,7 +7,7 @@ use sinew::{Arena, Asset, Buffer, Clip, Error, Playback, SamplingContext, Sampli
 use sinew_tests::{JOINT_COUNTS, Rng, random_clip};
 use sinew_tools::bake::{self, KeyFormat};
 use sinew_tools::compress::Precision;
-use sinew_tools::raw::{AlignedBlob, RawClip, RawSkeleton};
+use sinew_tools::raw::{AlignedBlob, RawClip, RawSkeleton, StepKeys};
 
 /// Per-component tolerance of f32 sampling against the f64 reference (relative to max(1, |value|)).
 const SAMPLE_TOLERANCE: f64 = 2e-6;
@@ -709,7 +709,7 @@ fn step_keys_hold_each_frame_until_the_next_in_every_encoding() {
     let n = if cfg!(miri) { 22 } else { 67 };
     let frames = if cfg!(miri) { 5 } else { 37 };
     let (skeleton, mut clip) = random_clip(&mut rng, n, frames);
-    clip.step = true;
+    clip.step = StepKeys::All;
     let mut blobs = vec![("f32", bake_one(&skeleton, &clip, KeyFormat::F32))];
     blobs.push(("quantized", bake_one(&skeleton, &clip, KeyFormat::Quantized)));
     // Under Miri the compressor's search alone takes minutes; the step is the sampler's, which every other
@@ -747,7 +747,7 @@ fn step_keys_hold_each_frame_until_the_next_in_every_encoding() {
         }
     }
     // The same keys without steps interpolate between frames: the flag is what holds them.
-    clip.step = false;
+    clip.step = StepKeys::None;
     let linear = bake_one(&skeleton, &clip, KeyFormat::F32);
     let asset = Asset::load(linear.bytes()).expect("load");
     let mut sampler = Sampler::new(n);
@@ -758,4 +758,75 @@ fn step_keys_hold_each_frame_until_the_next_in_every_encoding() {
         sample(&asset, &mut context, mid, Playback::Clamp),
         sample(&asset, &mut context, 1.0 / clip.sample_rate, Playback::Clamp)
     );
+}
+
+#[test]
+fn step_tracks_hold_while_the_other_tracks_interpolate_in_every_encoding() {
+    let mut rng = Rng::new(0x5E1F);
+    let n = if cfg!(miri) { 22 } else { 67 };
+    let frames = if cfg!(miri) { 5 } else { 37 };
+    let (skeleton, mut clip) = random_clip(&mut rng, n, frames);
+    let channels: Vec<[bool; 3]> = (0..n).map(|_| [0; 3].map(|_| rng.range(0.0, 1.0) < 0.4)).collect();
+    clip.step = StepKeys::Some { channels: channels.clone(), curves: false };
+    let mut blobs = vec![("f32", bake_one(&skeleton, &clip, KeyFormat::F32))];
+    blobs.push(("quantized", bake_one(&skeleton, &clip, KeyFormat::Quantized)));
+    if !cfg!(miri) {
+        let precision = Precision::default_on_figure(&skeleton);
+        blobs.push(("compressed", bake_one(&skeleton, &clip, KeyFormat::Compressed(precision))));
+    }
+    let duration = (frames - 1) as f64 / clip.sample_rate as f64;
+    let mut probes: Vec<(f64, Playback)> = (0..frames)
+        .flat_map(|f| {
+            [f as f64, f as f64 + 0.5, f as f64 + 0.999].map(|x| (x / clip.sample_rate as f64, Playback::Clamp))
+        })
+        .collect();
+    probes.extend((0..if cfg!(miri) { 4 } else { 80 }).map(|i| {
+        let playback = if i % 2 == 0 { Playback::Loop } else { Playback::Clamp };
+        (rng.range(-1.5, 2.5) as f64 * duration, playback)
+    }));
+    // Components of each channel in a flattened transform.
+    let components = [0..3, 3..7, 7..10];
+    for (label, blob) in &blobs {
+        let asset = Asset::load(blob.bytes()).expect("load");
+        let runtime_clip = asset.clip(0).expect("clip");
+        assert!(!runtime_clip.has_step_keys() && !runtime_clip.step_tracks().is_empty(), "{label}");
+        // The baked step tracks are the step channels the bake kept animated (a constant has nothing to hold).
+        let animated = |j: usize, c: usize| runtime_clip.animated_joints(Channel::ALL[c]).contains(&(j as u16));
+        let held: Vec<[bool; 3]> = (0..n).map(|j| [0, 1, 2].map(|c| channels[j][c] && animated(j, c))).collect();
+        assert_eq!(StepKeys::of(&runtime_clip), StepKeys::Some { channels: held.clone(), curves: false }, "{label}");
+        let mut sampler = Sampler::new(n);
+        let arena = Arena::new(&mut sampler.memory);
+        let mut context = SamplingContext::new(&arena, n).expect("context");
+        let rest = asset.skeleton().rest_pose()[0];
+        for &(time, playback) in &probes {
+            let Some(frame) = held_frame(&clip, time as f32 as f64, playback) else { continue };
+            let pose = sample(&asset, &mut context, time as f32, playback);
+            // A step channel shows its frame as this encoding stores it, bit for bit.
+            let stored = sample(&asset, &mut context, (frame as f64 / clip.sample_rate as f64) as f32, Playback::Clamp);
+            for (j, (got, kept)) in pose.iter().zip(&stored).enumerate() {
+                let (got, kept) = (flatten(got), flatten(kept));
+                for c in (0..3).filter(|&c| held[j][c]) {
+                    let r = components[c].clone();
+                    assert_eq!(got[r.clone()], kept[r], "{label}: t = {time} ({playback:?}): joint {j} channel {c}");
+                }
+            }
+            // The other channels interpolate: f32 keys against the f64 reference, step channels held there.
+            if *label == "f32" {
+                let mut want = reference(&clip, time as f32 as f64, playback);
+                for (j, want) in want.iter_mut().enumerate() {
+                    let held = normalized(flatten(&clip.frames[frame][j]));
+                    for c in (0..3).filter(|&c| channels[j][c]) {
+                        want[components[c].clone()].copy_from_slice(&held[components[c].clone()]);
+                    }
+                }
+                let err = max_error(&pose, &want);
+                assert!(err <= SAMPLE_TOLERANCE, "f32: t = {time} ({playback:?}): error {err:e}");
+            }
+            // The root-motion sampler holds the same lanes.
+            let group = sinew::sampling::sample_first_group(&runtime_clip, &rest, time as f32, playback);
+            let mut lanes = [Transform::IDENTITY; 4];
+            unpack_soa(std::slice::from_ref(&group), &mut lanes).expect("unpack");
+            assert_eq!(lanes[..], pose[..4], "{label}: first group at t = {time}");
+        }
+    }
 }

@@ -1,7 +1,7 @@
 //! Baking: imported skeletons and clips (AoS, one transform per joint per frame) → the runtime's asset blob
 //! (`sinew::asset`), with per-track elision and optional quantization.
 
-use crate::raw::{AlignedBlob, Extras, RawAnnotations, RawClip, RawSkeleton, channel_value, flush};
+use crate::raw::{AlignedBlob, Extras, RawAnnotations, RawClip, RawSkeleton, StepKeys, channel_value, flush};
 use sinew::asset::{
     ALIGN, Annotations, ClipRecord, CurveRecord, HEADER_LEN, Header, MAGIC, Marker, PhaseRecord, Range, SectionRef,
     StrRef, VERSION,
@@ -347,7 +347,8 @@ pub fn bake_with(
     for (i, clip) in clips.iter().enumerate() {
         let baked = bake_clip(skeleton, clip, format)?;
         let constants = w.section(&baked.constants);
-        let track_joints = w.section(&baked.track_joints);
+        let step_tracks = clip.step.step_tracks(&baked.track_joints, baked.num_tracks);
+        let track_joints = w.section(&[baked.track_joints.as_slice(), &step_tracks].concat());
         let (keys, encoding, ranges) = match format {
             KeyFormat::F32 => (w.section(&baked.keys_f32), Encoding::F32, w.section(&baked.ranges)),
             KeyFormat::Quantized => (w.section(&baked.keys_u16), Encoding::Quantized, w.section(&baked.ranges)),
@@ -360,7 +361,7 @@ pub fn bake_with(
             name: clip_names[i],
             sample_rate: clip.sample_rate,
             num_frames: clip.frames.len() as u32,
-            encoding: encoding as u32 | if clip.step { STEP_KEYS } else { 0 },
+            encoding: encoding as u32 | if clip.step == StepKeys::All { STEP_KEYS } else { 0 },
             num_tracks: baked.num_tracks,
             constants,
             track_joints,
@@ -380,7 +381,7 @@ pub fn bake_with(
     for (i, (baked, names)) in curves.iter().zip(&curve_names).enumerate() {
         let record = CurveRecord {
             num_curves: names.len() as u32,
-            encoding: baked.encoding as u32,
+            encoding: baked.encoding as u32 | if clips[i].step.curves() { STEP_KEYS } else { 0 },
             names: w.section(names),
             keys: match baked.encoding {
                 Encoding::Compressed => w.section(&baked.compressed.data),

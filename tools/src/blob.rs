@@ -1,7 +1,7 @@
 //! Baked `.snw` blobs as command-line input: reading one safely, describing it (`sinew-bench inspect`), and
 //! turning a clip back into importer form so every subcommand that takes `--bvh`/`--gltf` takes `--blob` too.
 
-use crate::raw::{AlignedBlob, RawClip, RawSkeleton};
+use crate::raw::{AlignedBlob, RawClip, RawSkeleton, StepKeys};
 use crate::sample::sample_clamped;
 use sinew::clip::{Channel, Keys};
 use sinew::math::{SoaTransform, Transform, unpack_soa};
@@ -203,7 +203,7 @@ pub fn raw(blob: &AlignedBlob, clip: usize) -> Result<(RawSkeleton, RawClip), St
         })
         .collect::<Result<Vec<_>, String>>()?;
     let name = asset.clip_name(clip).unwrap_or("clip").to_string();
-    Ok((raw_skeleton, RawClip { name, sample_rate: rate, frames, step: runtime_clip.has_step_keys() }))
+    Ok((raw_skeleton, RawClip { name, sample_rate: rate, frames, step: StepKeys::of(&runtime_clip) }))
 }
 
 /// Clip index from an index or a name (the runtime's `Asset::find_clip`).

@@ -9,7 +9,7 @@
 //! order listed (`Zrotation Xrotation Yrotation` is `Rz · Rx · Ry` on column vectors), in degrees; frame `k`
 //! is at `k × frame_time` seconds. End Sites carry no channels and are not joints.
 
-use crate::raw::{RawClip, RawSkeleton, check_clip_shape};
+use crate::raw::{RawClip, RawSkeleton, StepKeys, check_clip_shape};
 use sinew::math::{Quat, Transform, Vec3};
 use std::fmt;
 
@@ -320,7 +320,10 @@ pub fn to_raw(bvh: &Bvh, name: &str) -> Result<(RawSkeleton, RawClip), String> {
                 .collect()
         })
         .collect();
-    Ok((skeleton, RawClip { name: name.to_string(), sample_rate: (1.0 / bvh.frame_time) as f32, frames, step: false }))
+    Ok((
+        skeleton,
+        RawClip { name: name.to_string(), sample_rate: (1.0 / bvh.frame_time) as f32, frames, step: StepKeys::None },
+    ))
 }
 
 /// BVH files of one skeleton (same joint names and parents): the skeleton and one clip per file, named

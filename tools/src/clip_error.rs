@@ -8,7 +8,7 @@
 //! figure is the storage's error alone, not f32 rounding of the hierarchy.
 
 use crate::dmath::{Trs, virtual_points};
-use crate::raw::{RawClip, RawSkeleton};
+use crate::raw::{RawClip, RawSkeleton, sample_frames};
 use crate::sample::sample_clamped;
 use sinew::math::{SoaTransform, Transform, unpack_soa};
 use sinew::{Arena, Asset, SamplingContext};
@@ -46,20 +46,11 @@ pub fn clip_error(
     let mut context = SamplingContext::new(&arena, n).map_err(|e| e.to_string())?;
     let mut soa = vec![SoaTransform::IDENTITY; runtime_skeleton.num_soa_joints()];
     let mut aos = vec![Transform::IDENTITY; n];
-    let raw_frames: Vec<Vec<Trs>> = raw.frames.iter().map(|f| f.iter().map(Trs::of).collect()).collect();
-    let last = raw_frames.len() - 1;
+    let last = raw.frames.len() - 1;
     let mut errors = Vec::with_capacity(n * (2 * last + 1));
-    // Every frame, then every midpoint: half-frame steps.
+    // Every frame and every midpoint: half-frame steps, where step keys hold and the rest interpolate.
     for step in 0..=2 * last {
-        let (k, half) = (step / 2, step % 2 == 1);
-        let midpoint: Vec<Trs>;
-        // Step keys hold the earlier frame up to the next one; otherwise the runtime interpolates.
-        let reference = if half && !raw.step {
-            midpoint = raw_frames[k].iter().zip(&raw_frames[k + 1]).map(|(a, b)| Trs::lerp(a, b, 0.5)).collect();
-            &midpoint
-        } else {
-            &raw_frames[k]
-        };
+        let reference = &sample_frames(&raw.frames, 1.0, step as f64 / 2.0, &raw.step);
         let time = (step as f64 / (2.0 * raw.sample_rate as f64)).min(clip.duration() as f64) as f32;
         sample_clamped(runtime_skeleton, &clip, time, &mut context, &mut soa)?;
         unpack_soa(&soa, &mut aos).map_err(|e| e.to_string())?;

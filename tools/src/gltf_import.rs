@@ -28,11 +28,12 @@
 //! - Non-finite values anywhere are errors naming the accessor's use.
 
 use crate::dmath::{Trs, virtual_points};
-use crate::raw::{RawClip, RawCurve, RawCurveKey, RawSkeleton, runtime_position};
+use crate::raw::{RawClip, RawCurve, RawCurveKey, RawSkeleton, StepKeys, runtime_position, sample_frames};
 use base64::Engine;
 use glam::{DQuat, DVec3};
 use gltf::accessor::{DataType, Dimensions};
 use gltf::animation::{Interpolation, Property};
+use sinew::clip::Channel;
 use sinew::math::{Mat3x4, Mat4, Quat, Transform, Vec3};
 use std::path::Path;
 
@@ -592,9 +593,9 @@ fn import_animation<'a>(
             (duration / median).ceil().max((duration * MIN_RATE).ceil()).max(1.0)
         }
     };
-    // Every channel STEP: a clip with step keys, whose jumps the runtime reproduces exactly on the key grid.
-    let step = !timed.is_empty() && timed.iter().all(|t| t.interpolation == Interpolation::Step);
-    let evaluator = Evaluator { skeleton, tracks: &tracks, start, step };
+    // STEP channels become step keys, whose jumps the runtime reproduces exactly on the key grid.
+    let step = step_keys(&tracks, &weights, skeleton.parents.len());
+    let evaluator = Evaluator { skeleton, tracks: &tracks, start, step: &step };
     // A frame takes a key within the grid's tolerance of it (a STEP key a jitter after its frame still jumps
     // there); off a grid, only what the clock's rounding moves.
     let key_snap = key_intervals.map_or(KEY_TIME_ROUNDING, |k| GRID_TOLERANCE * duration / k + KEY_TIME_ROUNDING);
@@ -614,7 +615,8 @@ fn import_animation<'a>(
             evaluator.morph_curves(&weights, num_frames as usize, frame_step, bake_rate as f32, key_snap);
         let key_rate = key_intervals.map(|k| k / duration);
         let import = ClipImport { start, duration, rate: bake_rate, key_rate, max_error, extent, weight_error };
-        Ok((RawClip { name: name.clone(), sample_rate: bake_rate as f32, frames, step }, curves, import))
+        let clip = RawClip { name: name.clone(), sample_rate: bake_rate as f32, frames, step: step.clone() };
+        Ok((clip, curves, import))
     };
     let mut best = bake_at(intervals)?;
     // Doubling keeps every key that was a frame a frame. It stops at the target, at the runtime's limits, or
@@ -633,6 +635,30 @@ fn import_animation<'a>(
         (best, intervals, doublings) = (doubled, 2.0 * intervals, doublings + 1);
     }
     Ok(best)
+}
+
+/// What a clip of `tracks` and morph `weights` steps: everything when every channel is STEP; else each joint's
+/// STEP channels, and the curves when every weight channel is STEP (weights that mix are resampled).
+fn step_keys(tracks: &[Track], weights: &[(String, Track)], joints: usize) -> StepKeys {
+    let is_step = |t: &Track| t.interpolation == Interpolation::Step;
+    let mut all = tracks.iter().chain(weights.iter().map(|(_, w)| w)).peekable();
+    if all.peek().is_some() && all.all(is_step) {
+        return StepKeys::All;
+    }
+    let curves = !weights.is_empty() && weights.iter().all(|(_, w)| is_step(w));
+    if !curves && !tracks.iter().any(is_step) {
+        return StepKeys::None;
+    }
+    let mut channels = vec![[false; 3]; joints];
+    for track in tracks.iter().filter(|t| is_step(t)) {
+        let channel = match track.property {
+            Property::Translation => Channel::Translation,
+            Property::Rotation => Channel::Rotation,
+            _ => Channel::Scale,
+        };
+        channels[track.joint][channel as usize] = true;
+    }
+    StepKeys::Some { channels, curves }
 }
 
 /// A channel's keys, checked: as many values as keys (three per key for CUBICSPLINE), finite, times strictly
@@ -775,8 +801,8 @@ struct Evaluator<'a> {
     skeleton: &'a RawSkeleton,
     tracks: &'a [Track],
     start: f64,
-    /// The clip is baked with step keys (every channel STEP).
-    step: bool,
+    /// What the clip steps (its STEP channels).
+    step: &'a StepKeys,
 }
 
 impl Evaluator<'_> {
@@ -810,8 +836,8 @@ impl Evaluator<'_> {
         let poses: Vec<(Vec<Trs>, Vec<Trs>)> = times
             .iter()
             .map(|&time| {
-                let resampled = interpolate(frames, frame_step, time, self.step);
-                (trs_pose(&self.pose(time, KEY_TIME_ROUNDING)), trs_pose(&resampled))
+                let resampled = sample_frames(frames, frame_step, time, self.step);
+                (trs_pose(&self.pose(time, KEY_TIME_ROUNDING)), resampled)
             })
             .collect();
         let (mut lo, mut hi) = (DVec3::splat(f64::MAX), DVec3::splat(f64::MIN));
@@ -855,7 +881,7 @@ impl Evaluator<'_> {
                 probes.extend((0..frames.saturating_sub(1)).map(|f| (f as f64 + 0.5) * frame_step));
                 for time in probes {
                     let want = evaluate(track, self.start + time, KEY_TIME_ROUNDING)[0];
-                    worst = worst.max((want - sampled_weight(&values, frame_step, time, self.step)).abs());
+                    worst = worst.max((want - sampled_weight(&values, frame_step, time, self.step.curves())).abs());
                 }
                 let keys = values
                     .iter()
@@ -883,27 +909,6 @@ fn trs_pose(pose: &[Local]) -> Vec<Trs> {
             translation: DVec3::from_array(*t),
             rotation: DQuat::from_xyzw(q[0], q[1], q[2], q[3]).normalize(),
             scale: DVec3::from_array(*s),
-        })
-        .collect()
-}
-
-/// `frames` at `time` as the runtime samples them: the two neighbouring frames, translation and scale lerped,
-/// rotation nlerped along the shorter arc.
-fn interpolate(frames: &[Vec<Transform>], frame_step: f64, time: f64, step: bool) -> Vec<Local> {
-    let (f, next, s) = runtime_position(frames.len(), frame_step, time, step);
-    let (a, b) = (&frames[f], &frames[next]);
-    a.iter()
-        .zip(b)
-        .map(|(a, b)| {
-            let (ta, qa, sa) = from_transform(a);
-            let (tb, qb, sb) = from_transform(b);
-            let sign = if qa.iter().zip(&qb).map(|(x, y)| x * y).sum::<f64>() < 0.0 { -1.0 } else { 1.0 };
-            let lerp = |x: f64, y: f64| x + (y - x) * s;
-            (
-                std::array::from_fn(|i| lerp(ta[i], tb[i])),
-                std::array::from_fn(|i| lerp(qa[i], sign * qb[i])),
-                std::array::from_fn(|i| lerp(sa[i], sb[i])),
-            )
         })
         .collect()
 }

@@ -21,9 +21,91 @@ pub struct RawClip {
     pub name: String,
     pub sample_rate: f32,
     pub frames: Vec<Vec<Transform>>,
-    /// Step keys: each frame holds until the next replaces it (glTF STEP samplers), baked as a clip with step
-    /// keys; else values interpolate between frames.
-    pub step: bool,
+    /// Which values hold each frame until the next replaces it (glTF STEP samplers) rather than interpolate.
+    pub step: StepKeys,
+}
+
+/// Which of a clip's values step: hold each frame until the next replaces it at its time (glTF's STEP
+/// samplers), where the others interpolate between frames.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum StepKeys {
+    /// Every track and curve interpolates.
+    #[default]
+    None,
+    /// Every track and curve steps: baked as a clip with step keys (`sinew::clip::Clip::with_step_keys`).
+    All,
+    /// Per joint, whether its translation, rotation and scale step, and whether the curves do: baked as step
+    /// tracks (`Clip::with_step_tracks`) and step curves (`Clip::with_step_curves`).
+    Some { channels: Vec<[bool; 3]>, curves: bool },
+}
+
+impl StepKeys {
+    /// What a runtime clip steps.
+    pub fn of(clip: &sinew::clip::Clip<'_>) -> StepKeys {
+        if clip.has_step_keys() {
+            return StepKeys::All;
+        }
+        if clip.step_tracks().is_empty() && !clip.has_step_curves() {
+            return StepKeys::None;
+        }
+        let mut channels = vec![[false; 3]; clip.num_joints()];
+        let [t, r, _] = clip.num_tracks();
+        for &track in clip.step_tracks() {
+            let track = track as usize;
+            let channel = (track >= t) as usize + (track >= t + r) as usize;
+            channels[clip.track_joints()[track] as usize][channel] = true;
+        }
+        StepKeys::Some { channels, curves: clip.has_step_curves() }
+    }
+
+    /// The tracks of a baked clip that step, as `Clip::with_step_tracks` lists them: indices into
+    /// `track_joints`, whose first `num_tracks[0]` are translations, then rotations, then scales.
+    pub fn step_tracks(&self, track_joints: &[u16], [t, r, _]: [u32; 3]) -> Vec<u16> {
+        if !matches!(self, StepKeys::Some { .. }) {
+            return Vec::new();
+        }
+        let channel = |k: usize| Channel::ALL[(k >= t as usize) as usize + (k >= (t + r) as usize) as usize];
+        (0..track_joints.len())
+            .filter(|&k| self.track(track_joints[k] as usize, channel(k)))
+            .map(|k| k as u16)
+            .collect()
+    }
+
+    /// Whether `joint`'s `channel` steps.
+    pub fn track(&self, joint: usize, channel: Channel) -> bool {
+        match self {
+            StepKeys::None => false,
+            StepKeys::All => true,
+            StepKeys::Some { channels, .. } => channels.get(joint).is_some_and(|c| c[channel as usize]),
+        }
+    }
+
+    /// Whether the curves step.
+    pub fn curves(&self) -> bool {
+        match self {
+            StepKeys::None => false,
+            StepKeys::All => true,
+            StepKeys::Some { curves, .. } => *curves,
+        }
+    }
+}
+
+/// `frames` (`frame_step` seconds apart) at `time` as the runtime samples them, in f64: translations and
+/// scales lerped, rotations nlerped on the shorter arc, and the values `step` names held at the frame reached.
+pub fn sample_frames(frames: &[Vec<Transform>], frame_step: f64, time: f64, step: &StepKeys) -> Vec<Trs> {
+    let [lerped, held] = [false, true].map(|hold| runtime_position(frames.len(), frame_step, time, hold));
+    let at = |joint: usize, channel: Channel| {
+        let (f0, f1, u) = if step.track(joint, channel) { held } else { lerped };
+        let (a, b) = (Trs::of(&frames[f0][joint]), Trs::of(&frames[f1][joint]));
+        Trs::lerp(&a, &b, u)
+    };
+    (0..frames.first().map_or(0, Vec::len))
+        .map(|joint| Trs {
+            translation: at(joint, Channel::Translation).translation,
+            rotation: at(joint, Channel::Rotation).rotation,
+            scale: at(joint, Channel::Scale).scale,
+        })
+        .collect()
 }
 
 /// Where the runtime samples `time` in `frames` frames `frame_step` seconds apart: the frame before, the frame
@@ -43,9 +125,8 @@ pub fn runtime_position(frames: usize, frame_step: f64, time: f64, step: bool) -
 }
 
 impl RawClip {
-    /// The clip resampled to `rate` Hz over the same duration (its last frame at the last whole step): between
-    /// frames, translations and scales interpolate linearly and rotations by normalized lerp on the shorter arc,
-    /// in f64, as sampling does; a clip with step keys holds each frame (and stays one).
+    /// The clip resampled to `rate` Hz over the same duration (its last frame at the last whole step), each
+    /// frame as the runtime samples the clip there ([`sample_frames`]); its step keys stay step keys.
     ///
     /// Errors: a rate outside the runtime's range, a clip without frames or too long at that rate.
     pub fn resampled(&self, rate: f32) -> Result<RawClip, String> {
@@ -60,21 +141,10 @@ impl RawClip {
         let frames = (0..count as usize)
             .map(|k| {
                 let x = (k as f64 / rate as f64 * self.sample_rate as f64).min(last as f64);
-                let (f0, f1, u) = match self.step {
-                    true => runtime_position(self.frames.len(), 1.0, x, true),
-                    false => {
-                        let f0 = (x.floor() as usize).min(last.saturating_sub(1));
-                        (f0, (f0 + 1).min(last), x - f0 as f64)
-                    }
-                };
-                self.frames[f0]
-                    .iter()
-                    .zip(&self.frames[f1])
-                    .map(|(a, b)| Trs::lerp(&Trs::of(a), &Trs::of(b), u).to_transform())
-                    .collect()
+                sample_frames(&self.frames, 1.0, x, &self.step).into_iter().map(Trs::to_transform).collect()
             })
             .collect();
-        Ok(RawClip { name: self.name.clone(), sample_rate: rate, frames, step: self.step })
+        Ok(RawClip { name: self.name.clone(), sample_rate: rate, frames, step: self.step.clone() })
     }
 }
 

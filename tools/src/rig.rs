@@ -248,7 +248,12 @@ impl Rig {
     /// A looping clip of `frames` frames at `sample_rate`: the `poses` animation (every rotation animated, the
     /// hips' translation animated, everything else at rest), as a real clip elides it.
     pub fn clip(&self, frames: usize, sample_rate: f32) -> crate::raw::RawClip {
-        crate::raw::RawClip { name: "procedural".into(), sample_rate, frames: self.poses(frames), step: false }
+        crate::raw::RawClip {
+            name: "procedural".into(),
+            sample_rate,
+            frames: self.poses(frames),
+            step: crate::raw::StepKeys::None,
+        }
     }
 
     /// Depth of the deepest joint.

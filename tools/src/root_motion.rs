@@ -146,7 +146,7 @@ pub fn extract(
                         .collect()
                 })
                 .collect();
-            RawClip { name: clip.name.clone(), sample_rate: clip.sample_rate, frames, step: clip.step }
+            RawClip { name: clip.name.clone(), sample_rate: clip.sample_rate, frames, step: clip.step.clone() }
         })
         .collect();
     Ok((out_skeleton, clips))

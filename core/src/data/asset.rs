@@ -38,12 +38,16 @@ use bytemuck::{Pod, Zeroable};
 
 /// First eight bytes of every blob.
 pub const MAGIC: [u8; 8] = *b"SINEWANM";
-/// The format version this build writes. It also reads version 5, which had no step keys, and versions 3 and 4
-/// without compressed clips or curves: version 4 stored a compressed segment's track table entry by entry rather
-/// than as rows, and version 3 had no curve tracks (its `curves` field was reserved, zero).
-pub const VERSION: u32 = 6;
+/// The format version this build writes. It also reads version 6, whose clips step all tracks or none, version
+/// 5, which had no step keys, and versions 3 and 4 without compressed clips or curves: version 4 stored a
+/// compressed segment's track table entry by entry rather than as rows, and version 3 had no curve tracks (its
+/// `curves` field was reserved, zero).
+pub const VERSION: u32 = 7;
 /// The first version whose clip records may carry `clip::STEP_KEYS`.
 const STEP_KEYS_VERSION: u32 = 6;
+/// The first version whose track-joint sections may list step tracks and whose curve records may carry
+/// `clip::STEP_KEYS`.
+const STEP_TRACKS_VERSION: u32 = 7;
 /// The first version whose compressed segment tables are rows (see [`SegmentTrack::entry`](crate::data::clip::compressed::SegmentTrack::entry)).
 const ROW_TABLES: u32 = 5;
 /// The oldest format version this build reads.
@@ -192,7 +196,8 @@ pub const MATCH_OUT: u32 = 2;
 pub struct CurveRecord {
     /// Curves of the clip.
     pub num_curves: u32,
-    /// `Encoding as u32`: `F32` or `Compressed`.
+    /// `Encoding as u32`: `F32` or `Compressed`, with `clip::STEP_KEYS` set when the curves step
+    /// (`Clip::with_step_curves`, version 7 onward).
     pub encoding: u32,
     /// One [`StrRef`] per curve.
     pub names: SectionRef,
@@ -218,7 +223,9 @@ pub struct ClipRecord {
     pub num_tracks: [u32; 3],
     /// The constant tracks (`ConstantTrack`s).
     pub constants: SectionRef,
-    /// The animated tracks' joints (`u16` each), channel after channel.
+    /// The animated tracks' joints (`u16` each), channel after channel; from version 7 they may be followed by
+    /// the indices (`u16`, strictly ascending) of the tracks whose keys step (`Clip::with_step_tracks`), in a
+    /// clip without `clip::STEP_KEYS`.
     pub track_joints: SectionRef,
     /// The keys: `f32`, quantized `u16` or compressed bytes, by `encoding`.
     pub keys: SectionRef,
@@ -323,8 +330,8 @@ impl<'a> Asset<'a> {
                 section: Section::ClipName { clip },
                 problem: BlobProblem::Value { index: clip },
             })?;
-            let parts = clip_parts(&mut cursor, header.version, num_joints, clip, record)?;
-            let validated = Clip::new(parts)?;
+            let (parts, step_tracks) = clip_parts(&mut cursor, header.version, num_joints, clip, record)?;
+            let validated = Clip::new(parts)?.with_step_tracks(step_tracks)?;
             rest_extents(rest_pose, &mut translation[..num_joints], &mut scale[..num_joints]);
             validated.track_extents(Channel::Translation, &mut translation[..num_joints])?;
             validated.track_extents(Channel::Scale, &mut scale[..num_joints])?;
@@ -359,7 +366,7 @@ impl<'a> Asset<'a> {
             });
         }
         for (clip, (record, curves)) in records.iter().zip(curve_records).enumerate() {
-            let (names, parts) = curve_parts(&mut cursor, header.version, clip, curves)?;
+            let (names, parts, _) = curve_parts(&mut cursor, header.version, clip, curves)?;
             for (index, name) in names.iter().enumerate() {
                 str_at(strings, *name).ok_or(Error::Blob {
                     section: Section::CurveNames { clip },
@@ -433,22 +440,24 @@ impl<'a> Asset<'a> {
         let record = self.records.get(index)?;
         // `load` checked the blob's version against its encodings, so the newest version reads every record.
         let mut cursor = Cursor::validated(self.blob);
-        let parts = clip_parts(&mut cursor, VERSION, self.skeleton.num_joints(), index, record).ok()?;
+        let (parts, step_tracks) = clip_parts(&mut cursor, VERSION, self.skeleton.num_joints(), index, record).ok()?;
         let clip = match record.encoding & STEP_KEYS {
             0 => Clip::from_validated(parts),
             _ => Clip::from_validated(parts).with_step_keys(),
         };
-        match self.curve_records.get(index) {
-            Some(curves) => Some(clip.with_validated_curves(curve_parts(&mut cursor, VERSION, index, curves).ok()?.1)),
-            None => Some(clip),
-        }
+        // Empty but in clips mixing step and interpolated tracks, where the check is one pass over the list.
+        let clip = clip.with_step_tracks(step_tracks).ok()?;
+        let Some(curves) = self.curve_records.get(index) else { return Some(clip) };
+        let (_, curves, step) = curve_parts(&mut cursor, VERSION, index, curves).ok()?;
+        let clip = clip.with_validated_curves(curves);
+        Some(if step { clip.with_step_curves() } else { clip })
     }
 
     /// Clip `index`'s curve names, in curve order (empty for a clip without curves or an index out of range).
     pub fn curve_names(&self, index: usize) -> impl Iterator<Item = &'a str> + 'a {
         let record = self.curve_records.get(index).copied().unwrap_or_default();
         let names: &'a [StrRef] =
-            curve_parts(&mut Cursor::validated(self.blob), VERSION, index, &record).map_or(&[], |(names, _)| names);
+            curve_parts(&mut Cursor::validated(self.blob), VERSION, index, &record).map_or(&[], |(names, ..)| names);
         let strings = self.strings;
         names.iter().map(move |r| str_at(strings, *r).unwrap_or_default())
     }
@@ -647,17 +656,21 @@ impl<'a> Cursor<'a> {
     }
 }
 
-/// A clip's curve names and curves from its curve record (sections checked; values are `Clip::with_curves`'
-/// job).
+/// A clip's curve names, curves and whether they step, from its curve record (sections checked; values are
+/// `Clip::with_curves`' job).
 fn curve_parts<'a>(
     cursor: &mut Cursor<'a>,
     version: u32,
     clip: usize,
     record: &CurveRecord,
-) -> Result<(&'a [StrRef], Curves<'a>), Error> {
+) -> Result<(&'a [StrRef], Curves<'a>, bool), Error> {
     let count = u64::from(record.num_curves);
     let names: &[StrRef] = cursor.section(Section::CurveNames { clip }, record.names, Some(count))?;
-    let keys = match record.encoding {
+    let step = record.encoding & STEP_KEYS != 0;
+    if step && version < STEP_TRACKS_VERSION {
+        return Err(Error::Blob { section: Section::CurveKeys { clip }, problem: BlobProblem::Value { index: clip } });
+    }
+    let keys = match record.encoding & !STEP_KEYS {
         e if e == Encoding::F32 as u32 => {
             let values: &[f32] = cursor.section(Section::CurveKeys { clip }, record.keys, None)?;
             cursor.section::<TrackRange>(Section::CurveRanges { clip }, record.ranges, Some(0))?;
@@ -678,22 +691,29 @@ fn curve_parts<'a>(
             });
         }
     };
-    Ok((names, Curves { count: record.num_curves as usize, keys }))
+    Ok((names, Curves { count: record.num_curves as usize, keys }, step))
 }
 
-/// A clip's arrays from its record (sections checked; values are `Clip::new`'s job).
+/// A clip's arrays and its step tracks from its record (sections checked; values are `Clip::new`'s and
+/// `Clip::with_step_tracks`' job).
 fn clip_parts<'a>(
     cursor: &mut Cursor<'a>,
     version: u32,
     num_joints: usize,
     clip: usize,
     record: &ClipRecord,
-) -> Result<ClipParts<'a>, Error> {
+) -> Result<(ClipParts<'a>, &'a [u16]), Error> {
     let num_tracks = record.num_tracks.map(|n| n as usize);
     let [t, r, s] = record.num_tracks.map(u64::from);
     let constants: &[ConstantTrack] = cursor.section(Section::Constants { clip }, record.constants, None)?;
-    let track_joints: &[u16] = cursor.section(Section::TrackJoints { clip }, record.track_joints, Some(t + r + s))?;
-    if record.encoding & STEP_KEYS != 0 && version < STEP_KEYS_VERSION {
+    let listed = (version < STEP_TRACKS_VERSION).then_some(t + r + s);
+    let section = Section::TrackJoints { clip };
+    let all_joints: &[u16] = cursor.section(section, record.track_joints, listed)?;
+    let len = core::mem::size_of_val(all_joints) as u64;
+    let size = BlobProblem::Size { len, expected: 2 * (t + r + s) };
+    let (track_joints, step_tracks) =
+        all_joints.split_at_checked((t + r + s) as usize).ok_or(Error::Blob { section, problem: size })?;
+    if record.encoding & STEP_KEYS != 0 && (version < STEP_KEYS_VERSION || !step_tracks.is_empty()) {
         return Err(Error::Blob { section: Section::Keys { clip }, problem: BlobProblem::Value { index: clip } });
     }
     let keys = match record.encoding & !STEP_KEYS {
@@ -717,7 +737,7 @@ fn clip_parts<'a>(
         }
         _ => return Err(Error::Blob { section: Section::Keys { clip }, problem: BlobProblem::Value { index: clip } }),
     };
-    Ok(ClipParts {
+    let parts = ClipParts {
         num_joints,
         sample_rate: record.sample_rate,
         num_frames: record.num_frames as usize,
@@ -725,5 +745,6 @@ fn clip_parts<'a>(
         track_joints,
         num_tracks,
         keys,
-    })
+    };
+    Ok((parts, step_tracks))
 }

@@ -6,7 +6,9 @@
 //! or backward decodes at most one new frame per frame crossed; scrubbing within a frame interval decodes none),
 //! and a random seek decodes two. The output is then one SoA pass: lerp for translation and scale, nlerp along
 //! the shortest arc for rotation. A clip with step keys (`Clip::has_step_keys`) needs only the frame whose time
-//! has been reached, which it shows as stored (its curves too): the next frame replaces it at its own time.
+//! has been reached, which it shows as stored (its curves too): the next frame replaces it at its own time. In
+//! a clip that steps some tracks only (`Clip::step_tracks`), the lane groups holding them are interpolated
+//! again with those lanes' fraction at zero; its curves step or interpolate together.
 //!
 //! Layout: output and cache are SoA, `num_soa_joints` lane groups, identity in padding lanes.
 //! Space: local. Units: time in seconds.
@@ -29,9 +31,9 @@ use crate::data::clip::compressed::{SEGMENT_FRAMES, TrackDecoder};
 use crate::data::clip::curves::{CurveKeys, Curves};
 use crate::data::clip::decode::{SegmentCache, decode_curves, decode_tracks, write_track};
 use crate::data::clip::{Channel, Clip, Keys};
-use crate::data::skeleton::Skeleton;
+use crate::data::skeleton::{MAX_JOINTS, Skeleton};
 use crate::error::{Buffer, Error};
-use crate::math::{F4, SoaTransform, interpolate};
+use crate::math::{F4, SoaTransform, interpolate, interpolate_channels};
 use bytemuck::{Pod, Zeroable};
 
 /// How time outside `[0, duration]` maps onto the clip.
@@ -292,7 +294,15 @@ pub(crate) fn first_group(clip: &Clip<'_>, rest: &SoaTransform, time: f32, playb
     }
     let [a, b] = &mut frames;
     decode_tracks(clip, [f0, f1], [core::slice::from_mut(a), core::slice::from_mut(b)], tracks, None);
-    interpolate(&frames[0], &frames[1], F4::splat(fraction))
+    let mut group = interpolate(&frames[0], &frames[1], F4::splat(fraction));
+    let [a, b] = &frames;
+    hold_step_tracks(
+        clip,
+        [core::slice::from_ref(a), core::slice::from_ref(b)],
+        fraction,
+        core::slice::from_mut(&mut group),
+    );
+    group
 }
 
 /// Samples `clip` at `time` into `output` (ozz's job pattern: borrowed buffers in public fields, `validate`,
@@ -351,13 +361,50 @@ impl SamplingJob<'_, '_> {
         for ((out, a), b) in self.output.iter_mut().zip(a).zip(b) {
             *out = interpolate(a, b, t);
         }
-        sample_curves(&clip.curves(), [f0, f1], fraction, self.curves);
+        hold_step_tracks(clip, [a, b], fraction, self.output);
+        sample_curves(&clip.curves(), curve_position(clip, [f0, f1], fraction), self.curves);
         Ok(())
     }
 }
 
+/// Re-interpolates the lane groups of `output` that hold step tracks (`Clip::step_tracks`) with those tracks'
+/// fraction at 0 (1 at the clip's end, where the later frame holds), so a step track shows exactly what the
+/// same frames give at the held frame's time. Nothing to do, and no cost past one test, in other clips.
+fn hold_step_tracks(clip: &Clip<'_>, [a, b]: [&[SoaTransform]; 2], fraction: f32, output: &mut [SoaTransform]) {
+    if clip.step_tracks().is_empty() {
+        return;
+    }
+    // Per lane group, bit `4 × channel + lane` for each step track.
+    let mut masks = [0u16; MAX_JOINTS / 4];
+    let ([t, r, _], joints) = (clip.num_tracks(), clip.track_joints());
+    for &track in clip.step_tracks() {
+        let track = track as usize;
+        let channel = (track >= t) as usize + (track >= t + r) as usize;
+        // `Clip::with_step_tracks` keeps every index below the track count, and joints are below `MAX_JOINTS`.
+        if let Some(mask) = joints.get(track).and_then(|&joint| masks.get_mut(joint as usize / 4)) {
+            *mask |= 1 << (4 * channel + (joints[track] as usize & 3));
+        }
+    }
+    let held = if fraction >= 1.0 { 1.0 } else { 0.0 };
+    let lanes = |bits: u16| F4::from_array(core::array::from_fn(|l| if bits >> l & 1 != 0 { held } else { fraction }));
+    // The root-motion sampler's output is one group: the others have nothing to hold there.
+    for (((out, a), b), &mask) in output.iter_mut().zip(a).zip(b).zip(&masks).filter(|(_, m)| **m != 0) {
+        *out = interpolate_channels(a, b, [0, 1, 2].map(|c| lanes(mask >> (4 * c) & 0xF)));
+    }
+}
+
+/// The frames and fraction `clip`'s curves are sampled at, from the tracks' position: the frame held, when its
+/// curves step.
+fn curve_position(clip: &Clip<'_>, [f0, f1]: [u32; 2], fraction: f32) -> ([u32; 2], f32) {
+    match (clip.has_step_curves(), fraction >= 1.0) {
+        (false, _) => ([f0, f1], fraction),
+        (true, false) => ([f0, f0], 0.0),
+        (true, true) => ([f1, f1], 0.0),
+    }
+}
+
 /// The first `out.len()` of `curves` between frames `f0` and `f1`, `fraction` of the way.
-fn sample_curves(curves: &Curves<'_>, [f0, f1]: [u32; 2], fraction: f32, out: &mut [f32]) {
+fn sample_curves(curves: &Curves<'_>, ([f0, f1], fraction): ([u32; 2], f32), out: &mut [f32]) {
     if out.is_empty() {
         return;
     }

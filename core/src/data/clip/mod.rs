@@ -31,7 +31,9 @@
 //! curve's own precision (an absolute bound in its units).
 //!
 //! Time: frame `f` sits at `f / sample_rate` seconds; the clip lasts `(num_frames - 1) / sample_rate`. Between
-//! frames values interpolate, or, in a clip with step keys ([`Clip::with_step_keys`]), the earlier frame holds.
+//! frames values interpolate, or, in a clip with step keys ([`Clip::with_step_keys`]), the earlier frame holds;
+//! a clip may also step some tracks only ([`Clip::with_step_tracks`]) or its curves only
+//! ([`Clip::with_step_curves`]), as an animation mixing glTF's STEP samplers with others does.
 //!
 //! Precision: `f32` keys come back exactly. Compressed keys are within what the baker's search allowed. Quantized translation and scale are within `step / 2` per
 //! component; quantized rotations store three components within 2.2e-5 (half a 15-bit step over ±1/√2),
@@ -153,7 +155,8 @@ pub enum Encoding {
 }
 
 /// A clip record's `encoding` bit saying the clip has step keys ([`Clip::with_step_keys`]), above the
-/// [`Encoding`] in the low byte (format version 6 onward).
+/// [`Encoding`] in the low byte (format version 6 onward); in a curve record's, that its curves step
+/// ([`Clip::with_step_curves`], version 7 onward).
 pub const STEP_KEYS: u32 = 0x100;
 
 /// A channel's animated tracks (`joints` strictly ascending) as runs `(first track, length)`: a length of
@@ -222,6 +225,8 @@ pub struct Clip<'a> {
     keys: Keys<'a>,
     curves: Curves<'a>,
     step_keys: bool,
+    step_tracks: &'a [u16],
+    step_curves: bool,
 }
 
 /// The parts of a clip, before validation.
@@ -379,6 +384,8 @@ impl<'a> Clip<'a> {
             keys,
             curves,
             step_keys: false,
+            step_tracks: &[],
+            step_curves: false,
         }
     }
 
@@ -389,10 +396,45 @@ impl<'a> Clip<'a> {
     }
 
     /// Whether each frame holds until the next (see [`Clip::with_step_keys`]); else values interpolate between
-    /// frames.
+    /// frames, except in the tracks and curves [`Clip::with_step_tracks`] and [`Clip::with_step_curves`] name.
     #[inline]
     pub fn has_step_keys(&self) -> bool {
         self.step_keys
+    }
+
+    /// The clip with step keys in some animated tracks only (an animation mixing glTF's STEP samplers with
+    /// others): `tracks` are indices into [`Clip::track_joints`], strictly ascending; those tracks hold each
+    /// frame until the next, the others interpolate.
+    ///
+    /// Errors: `StepTrack` for an index not above the one before it or past the clip's animated tracks.
+    pub fn with_step_tracks(self, tracks: &'a [u16]) -> Result<Clip<'a>, Error> {
+        let mut next = 0;
+        for (index, &track) in tracks.iter().enumerate() {
+            let track = track as usize;
+            if track < next || track >= self.track_joints.len() {
+                return Err(Error::StepTrack { index, track });
+            }
+            next = track + 1;
+        }
+        Ok(Clip { step_tracks: tracks, ..self })
+    }
+
+    /// The animated tracks (indices into [`Clip::track_joints`]) whose keys step while the rest interpolate;
+    /// empty unless [`Clip::with_step_tracks`] named some.
+    #[inline]
+    pub fn step_tracks(&self) -> &'a [u16] {
+        self.step_tracks
+    }
+
+    /// The clip with every curve holding each frame until the next, whatever its tracks do.
+    pub fn with_step_curves(self) -> Clip<'a> {
+        Clip { step_curves: true, ..self }
+    }
+
+    /// Whether the curves hold each frame until the next (they do in a clip with step keys too).
+    #[inline]
+    pub fn has_step_curves(&self) -> bool {
+        self.step_keys || self.step_curves
     }
 
     /// The clip carrying `curves` (in place of any it had), one value per frame each.
