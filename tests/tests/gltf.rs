@@ -585,6 +585,13 @@ fn a_step_sampler_beside_linear_ones_holds_while_they_interpolate() {
     let clip = &gltf_import::import(text.as_bytes(), std::path::Path::new(".")).expect("import").clips[0];
     let hip_translation_only = vec![[true, false, false], [false; 3], [false; 3]];
     assert_eq!(clip.step, StepKeys::Some { channels: hip_translation_only, curves: false });
+    // `inspect` counts the step tracks per channel.
+    let skeleton = gltf_import::import(text.as_bytes(), std::path::Path::new(".")).expect("import").skeleton;
+    let blob = sinew_tools::bake::bake(&skeleton, std::slice::from_ref(clip), KeyFormat::F32).expect("bake");
+    let json = sinew_tools::blob::inspect_json(&blob).expect("inspect");
+    let tracks = &json["clips"][0]["tracks"];
+    assert_eq!([tracks["translation"]["step"].as_u64(), tracks["rotation"]["step"].as_u64()], [Some(1), Some(0)]);
+    assert!(sinew_tools::blob::inspect_text(&blob).expect("text").contains("(1 step)"));
 }
 
 #[test]
@@ -905,4 +912,73 @@ fn the_skin_option_imports_that_skin() {
     }
     let past = gltf_import::Options { skin: 84, ..Default::default() };
     assert!(gltf_import::load_with(&path, &past).expect_err("no skin 84").contains("skin 84"));
+}
+
+/// A two-joint skinned strip whose four vertices are `positions` (`VEC3` of `component_type`, 4-byte aligned
+/// rows as glTF requires for vertex attributes), each bound to one joint.
+fn skinned_strip(positions: &[u8], component_type: u32, normalized: bool, extension: bool) -> String {
+    use base64::Engine;
+    let identity: Vec<f32> = (0..32).map(|i| if i % 16 % 5 == 0 { 1.0 } else { 0.0 }).collect();
+    let mut bytes: Vec<u8> = identity.iter().flat_map(|f| f.to_le_bytes()).collect();
+    let positions_at = bytes.len();
+    bytes.extend_from_slice(positions);
+    let joints_at = bytes.len();
+    bytes.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0]);
+    let weights_at = bytes.len();
+    bytes.extend((0..4).flat_map(|_| [1.0f32, 0.0, 0.0, 0.0]).flat_map(|f| f.to_le_bytes()));
+    let uri = base64::engine::general_purpose::STANDARD.encode(&bytes);
+    let stride = positions.len() / 4;
+    let required = if extension {
+        r#""extensionsUsed":["KHR_mesh_quantization"],"extensionsRequired":["KHR_mesh_quantization"],"#
+    } else {
+        ""
+    };
+    format!(
+        r#"{{"asset":{{"version":"2.0"}},{required}"scene":0,"scenes":[{{"nodes":[0,2]}}],
+        "nodes":[{{"name":"hip","children":[1]}},{{"name":"knee","translation":[0,-1,0]}},{{"mesh":0,"skin":0}}],
+        "skins":[{{"joints":[0,1],"inverseBindMatrices":0}}],
+        "meshes":[{{"primitives":[{{"attributes":{{"POSITION":1,"JOINTS_0":2,"WEIGHTS_0":3}}}}]}}],
+        "buffers":[{{"byteLength":{len},"uri":"data:application/octet-stream;base64,{uri}"}}],
+        "bufferViews":[{{"buffer":0,"byteOffset":0,"byteLength":128}},
+            {{"buffer":0,"byteOffset":{positions_at},"byteLength":{positions_len},"byteStride":{stride},"target":34962}},
+            {{"buffer":0,"byteOffset":{joints_at},"byteLength":16,"target":34962}},
+            {{"buffer":0,"byteOffset":{weights_at},"byteLength":64,"target":34962}}],
+        "accessors":[{{"bufferView":0,"componentType":5126,"count":2,"type":"MAT4"}},
+            {{"bufferView":1,"componentType":{component_type},"normalized":{normalized},"count":4,"type":"VEC3",
+              "min":[-1,-1,-1],"max":[1,1,1]}},
+            {{"bufferView":2,"componentType":5121,"count":4,"type":"VEC4"}},
+            {{"bufferView":3,"componentType":5126,"count":4,"type":"VEC4"}}]}}"#,
+        len = bytes.len(),
+        positions_len = positions.len(),
+    )
+}
+
+#[test]
+fn quantized_positions_of_a_skinned_mesh_are_dequantized_as_the_spec_maps_them() {
+    let dir = std::path::Path::new(".");
+    let levels: [[i16; 3]; 4] = [[0, 0, 0], [32767, -32767, 16384], [-32768, 100, -1], [7, 8, 9]];
+    let import = |text: &str| gltf_import::import(text.as_bytes(), dir).expect("import").skin.expect("skin").mesh;
+    // `i16` rows padded to 8 bytes, normalized and not.
+    let rows: Vec<u8> = levels.iter().flat_map(|p| p.iter().flat_map(|c| c.to_le_bytes()).chain([0, 0])).collect();
+    let normalized = import(&skinned_strip(&rows, 5122, true, true)).expect("a skinned mesh").positions;
+    let whole = import(&skinned_strip(&rows, 5122, false, true)).expect("a skinned mesh").positions;
+    for (k, p) in levels.iter().enumerate() {
+        for c in 0..3 {
+            let want = (p[c] as f64 / 32767.0).max(-1.0);
+            assert!((normalized[k][c] as f64 - want).abs() <= 1e-7, "vertex {k}: {:?} against {p:?}", normalized[k]);
+            assert_eq!(whole[k][c], p[c] as f32, "vertex {k}");
+        }
+    }
+    // The same values stored as `f32` import unchanged.
+    let floats: Vec<u8> = normalized.iter().flatten().flat_map(|c| c.to_le_bytes()).collect();
+    assert_eq!(import(&skinned_strip(&floats, 5126, false, false)).expect("mesh").positions, normalized);
+    // `u8`, normalized: c / 255, rows padded to 4 bytes.
+    let rows = [0u8, 255, 51, 0, 1, 2, 3, 0, 255, 255, 255, 0, 128, 64, 32, 0];
+    let bytes = import(&skinned_strip(&rows, 5121, true, true)).expect("mesh").positions;
+    assert_eq!(bytes[0], [0.0, 1.0, 51.0 / 255.0]);
+    assert_eq!(bytes[3], [128.0 / 255.0, 64.0 / 255.0, 32.0 / 255.0]);
+    // Other types stay refused in one line naming the accessor.
+    let ints: Vec<u8> = (0..12u32).flat_map(|c| c.to_le_bytes()).collect();
+    let refused = gltf_import::import(skinned_strip(&ints, 5125, false, true).as_bytes(), dir).expect_err("u32");
+    assert!(refused.contains("accessor 1") && !refused.contains('\n'), "{refused}");
 }

@@ -53,8 +53,11 @@ pub fn inspect_json(blob: &AlignedBlob) -> Result<serde_json::Value, String> {
         .map(|(c, clip)| {
             let bytes = clip_bytes(&clip);
             let constants = |channel: Channel| clip.constants().iter().filter(|k| k.channel == channel as u16).count();
+            let step = StepKeys::of(&clip);
             let tracks = |channel: Channel| {
-                serde_json::json!({"animated": clip.animated_joints(channel).len(), "constant": constants(channel)})
+                let animated = clip.animated_joints(channel);
+                let steps = animated.iter().filter(|&&j| step.track(j as usize, channel)).count();
+                serde_json::json!({"animated": animated.len(), "step": steps, "constant": constants(channel)})
             };
             serde_json::json!({
                 "name": asset.clip_name(c).unwrap_or(""),
@@ -87,6 +90,7 @@ pub fn inspect_json(blob: &AlignedBlob) -> Result<serde_json::Value, String> {
                         sinew::clip::CurveKeys::Compressed(_) => "Compressed",
                     },
                     "bytes": clip.curve_bytes(),
+                    "step": clip.has_step_curves(),
                 },
             })
         })
@@ -106,7 +110,8 @@ fn clip_bytes(clip: &sinew::Clip<'_>) -> ClipBytes {
         Keys::Quantized { keys, ranges } => (size_of_val(keys), size_of_val(ranges)),
         Keys::Compressed(keys) => (keys.data.len(), size_of_val(keys.ranges)),
     };
-    ClipBytes { keys, ranges, constants: size_of_val(clip.constants()), track_joints: size_of_val(clip.track_joints()) }
+    let track_joints = size_of_val(clip.track_joints()) + size_of_val(clip.step_tracks());
+    ClipBytes { keys, ranges, constants: size_of_val(clip.constants()), track_joints }
 }
 
 /// `inspect_json` as text.
@@ -127,7 +132,11 @@ pub fn inspect_text(blob: &AlignedBlob) -> Result<String, String> {
     }
     for clip in clips {
         let tracks = |c: &str| {
-            format!("{} animated + {} constant", clip["tracks"][c]["animated"], clip["tracks"][c]["constant"])
+            let t = &clip["tracks"][c];
+            match t["step"].as_u64().unwrap_or(0) {
+                0 => format!("{} animated + {} constant", t["animated"], t["constant"]),
+                k => format!("{} animated ({k} step) + {} constant", t["animated"], t["constant"]),
+            }
         };
         let b = &clip["bytes"];
         let _ = writeln!(
@@ -152,8 +161,9 @@ pub fn inspect_text(blob: &AlignedBlob) -> Result<String, String> {
         if !names.is_empty() {
             let _ = writeln!(
                 out,
-                "    curves ({} keys, {} bytes): {}",
+                "    curves ({} keys{}, {} bytes): {}",
                 curves["encoding"].as_str().unwrap_or(""),
+                if curves["step"].as_bool() == Some(true) { ", step" } else { "" },
                 curves["bytes"],
                 names.join(", ")
             );

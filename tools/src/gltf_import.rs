@@ -480,7 +480,7 @@ fn skinned_mesh<'a>(
     for primitive in mesh.primitives() {
         let what = format!("mesh {} primitive {}", mesh.index(), primitive.index());
         let expected = [
-            (gltf::Semantic::Positions, Dimensions::Vec3, &[DataType::F32][..]),
+            (gltf::Semantic::Positions, Dimensions::Vec3, &POSITION_TYPES[..]),
             (gltf::Semantic::Joints(0), Dimensions::Vec4, &[DataType::U8, DataType::U16]),
             (gltf::Semantic::Weights(0), Dimensions::Vec4, &[DataType::F32, DataType::U8, DataType::U16]),
         ];
@@ -490,12 +490,11 @@ fn skinned_mesh<'a>(
             }
         }
         let reader = primitive.reader(get.clone());
-        let (Some(positions), Some(joints), Some(weights)) =
-            (reader.read_positions(), reader.read_joints(0), reader.read_weights(0))
+        let positions = primitive.get(&gltf::Semantic::Positions).and_then(|a| read_positions(&a, get.clone()));
+        let (Some(positions), Some(joints), Some(weights)) = (positions, reader.read_joints(0), reader.read_weights(0))
         else {
             continue;
         };
-        let positions: Vec<[f32; 3]> = positions.collect();
         let joints: Vec<[u16; 4]> = joints.into_u16().collect();
         let weights: Vec<[f32; 4]> = weights.into_f32().collect();
         if joints.len() != positions.len() || weights.len() != positions.len() {
@@ -510,6 +509,37 @@ fn skinned_mesh<'a>(
         return Ok(Some(SkinnedMesh { positions, joints, weights }));
     }
     Ok(None)
+}
+
+/// Vertex position types: `f32`, and the integers `KHR_mesh_quantization` allows, normalized or not.
+const POSITION_TYPES: [DataType; 5] = [DataType::F32, DataType::I8, DataType::U8, DataType::I16, DataType::U16];
+
+/// A position accessor's values as `f32` (checked by `check_accessor` against `POSITION_TYPES`): integers as
+/// their values, or normalized as the spec maps them (`max(c / 127, −1)`, `c / 255`, `max(c / 32767, −1)`,
+/// `c / 65535`). A skinned mesh's positions need no dequantizing transform: the spec ignores a skinned mesh
+/// node's transform, so the inverse bind matrices carry the quantization's scale and offset.
+fn read_positions<'a>(
+    accessor: &gltf::Accessor<'_>,
+    get: impl Fn(gltf::Buffer<'_>) -> Option<&'a [u8]> + Clone,
+) -> Option<Vec<[f32; 3]>> {
+    fn read<'a, T: gltf::accessor::Item + Copy>(
+        accessor: &gltf::Accessor<'_>,
+        get: impl Fn(gltf::Buffer<'_>) -> Option<&'a [u8]> + Clone,
+        value: impl Fn(T) -> f32,
+    ) -> Option<Vec<[f32; 3]>> {
+        let items = gltf::accessor::Iter::<[T; 3]>::new(accessor.clone(), get)?;
+        Some(items.map(|p| p.map(&value)).collect())
+    }
+    let normalized = accessor.normalized();
+    let scale = |max: f32| move |c: f32| if normalized { (c / max).max(-1.0) } else { c };
+    match accessor.data_type() {
+        DataType::F32 => read::<f32>(accessor, get, |c| c),
+        DataType::I8 => read::<i8>(accessor, get, |c| scale(127.0)(c as f32)),
+        DataType::U8 => read::<u8>(accessor, get, |c| scale(255.0)(c as f32)),
+        DataType::I16 => read::<i16>(accessor, get, |c| scale(32767.0)(c as f32)),
+        DataType::U16 => read::<u16>(accessor, get, |c| scale(65535.0)(c as f32)),
+        _ => None,
+    }
 }
 
 /// One channel's keys in f64: times and values (`N` components; CUBICSPLINE keeps in-tangent, value,

@@ -612,7 +612,9 @@ impl<'a> Clip<'a> {
             Keys::Quantized { keys, ranges } => core::mem::size_of_val(keys) + core::mem::size_of_val(ranges),
             Keys::Compressed(keys) => keys.data.len() + core::mem::size_of_val(keys.ranges),
         };
-        keys + core::mem::size_of_val(self.constants) + core::mem::size_of_val(self.track_joints)
+        keys + core::mem::size_of_val(self.constants)
+            + core::mem::size_of_val(self.track_joints)
+            + core::mem::size_of_val(self.step_tracks)
     }
 
     /// Bytes of the scalar curve tracks' values (and ranges, compressed); not counted by
