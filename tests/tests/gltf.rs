@@ -982,3 +982,29 @@ fn quantized_positions_of_a_skinned_mesh_are_dequantized_as_the_spec_maps_them()
     let refused = gltf_import::import(skinned_strip(&ints, 5125, false, true).as_bytes(), dir).expect_err("u32");
     assert!(refused.contains("accessor 1") && !refused.contains('\n'), "{refused}");
 }
+
+#[test]
+fn nodes_sharing_a_morphed_mesh_give_their_curves_their_names() {
+    let times = [0.0f32, 1.0];
+    // Two targets: weights per key, node `left` then `right`; one position and one target offset.
+    let (left, right) = ([0.0f32, 1.0, 1.0, 0.0], [0.5f32, 0.5, 0.0, 1.0]);
+    let point = [0.0f32, 0.0, 0.0];
+    let text = gltf_document(
+        r#"[{"name":"root","children":[1,2]},{"name":"left","mesh":0},{"name":"right","mesh":0}]"#,
+        &[(&times, "SCALAR"), (&left, "SCALAR"), (&right, "SCALAR"), (&point, "VEC3")],
+        &[(1, "weights", 0, 1, "LINEAR"), (2, "weights", 0, 2, "LINEAR")],
+    )
+    .replace(r#""type":"VEC3"}"#, r#""type":"VEC3","min":[0,0,0],"max":[0,0,0]}"#)
+    .replace(
+        r#""animations":"#,
+        r#""meshes":[{"name":"face","primitives":[{"attributes":{"POSITION":3},"targets":[{"POSITION":3},{"POSITION":3}]}]}],"animations":"#,
+    );
+    let imported = gltf_import::import(text.as_bytes(), std::path::Path::new(".")).expect("import");
+    let names: Vec<&str> = imported.curves[0].iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["left/face/0", "left/face/1", "right/face/0", "right/face/1"]);
+    // Each keeps its own node's weights: half way, left's first target is at 0.5, right's second at 0.5.
+    let clip = &imported.clips[0];
+    let middle = clip.frames.len() / 2;
+    let values: Vec<f32> = imported.curves[0].iter().map(|c| c.frame_values(clip).expect("values")[middle]).collect();
+    assert_eq!(values, [0.5, 0.5, 0.25, 0.75]);
+}

@@ -605,6 +605,7 @@ fn import_animation<'a>(
             sinew::clip::MAX_CLIP_CURVES
         ));
     }
+    name_by_node(&mut weights, skeleton);
     // A morph weight's frames are counted like a joint's against the importer's memory bound.
     let memory_joints = skeleton.parents.len() + weights.len();
     // Joints and morph weights share the clip's timeline.
@@ -665,6 +666,18 @@ fn import_animation<'a>(
         (best, intervals, doublings) = (doubled, 2.0 * intervals, doublings + 1);
     }
     Ok(best)
+}
+
+/// Gives curves that would share a name (nodes sharing a mesh) their node's name in front, `node/mesh/target`,
+/// or the joint's index where the nodes share a name too, so every curve of a clip is found by its name.
+fn name_by_node(weights: &mut [(String, Track)], skeleton: &RawSkeleton) {
+    let count = |weights: &[(String, Track)], name: &str| weights.iter().filter(|(n, _)| n == name).count();
+    for prefix in [|s: &RawSkeleton, j: usize| s.names[j].clone(), |_: &RawSkeleton, j: usize| format!("joint{j}")] {
+        let shared: Vec<bool> = weights.iter().map(|(name, _)| count(weights, name) > 1).collect();
+        for ((name, track), _) in weights.iter_mut().zip(shared).filter(|(_, shared)| *shared) {
+            *name = format!("{}/{name}", prefix(skeleton, track.joint));
+        }
+    }
 }
 
 /// What a clip of `tracks` and morph `weights` steps: everything when every channel is STEP; else each joint's
