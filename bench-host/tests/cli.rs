@@ -249,6 +249,12 @@ fn motion_prints_the_root_and_hips_per_frame_and_refuses_bad_requests() {
         assert!((at(hips, 1) - 9.0).abs() < 1e-5 && (at(hips, 2) - z).abs() < 1e-4, "{f}");
     }
     assert_error(&sinew_bench(&["motion", "--bvh", &path, "--loops", "0"]), &["walk.bvh", "--loops 0"]);
+    // A blob's clip beside a BVH file is an error, not ignored.
+    assert_error(&sinew_bench(&["motion", "--bvh", &path, "--clip", "3"]), &["--clip", "--blob"]);
+    let warp = ["warp", "--bvh", &path, "--clip", "1", "--at", "0.1", "--to", "0,0,0"];
+    assert_error(&sinew_bench(&warp), &["--clip", "--blob"]);
+    let cut = ["transition", "--bvh", &path, "--to-bvh", &path, "--to-clip", "1", "--at", "0", "--to-at", "0"];
+    assert_error(&sinew_bench(&cut), &["--to-clip", "--blob"]);
     // Baked with the motion extracted, the blob has the motion root on top and poses as the source did.
     let out = dir.join("walk.snw").display().to_string();
     let bake = sinew_bench(&["bake", "--bvh", &path, "--out", &out, "--root-motion", "arc"]);

@@ -34,18 +34,19 @@ pub struct BakeArgs {
     pub max_error: f64,
     /// glTF: bake every clip at this rate (Hz), adjusted to a whole number of frames over the clip's exact
     /// duration, instead of the rate chosen from its keys.
-    #[arg(long, requires = "gltf")]
+    #[arg(long)]
     pub rate: Option<f64>,
     /// glTF: the skin to import, by index (the bake lists the file's skins); default the first.
-    #[arg(long, default_value_t = 0, requires = "gltf")]
-    pub skin: usize,
+    #[arg(long)]
+    pub skin: Option<usize>,
     /// glTF: the scene whose nodes become the skeleton, by index; default the file's default scene.
-    #[arg(long, requires = "gltf")]
+    #[arg(long)]
     pub scene: Option<usize>,
     /// glTF: the largest resampling error a clip may have, as a fraction of the figure's extent (file units for
-    /// a figure without one); a clip above it stops the bake with exit status 1 and writes nothing.
-    #[arg(long, default_value_t = crate::gltf_import::MAX_RESAMPLING_ERROR, requires = "gltf")]
-    pub max_resampling_error: f64,
+    /// a figure without one); a clip above it stops the bake with exit status 1 and writes nothing [default:
+    /// 1e-3].
+    #[arg(long)]
+    pub max_resampling_error: Option<f64>,
     /// Clip annotations (markers, ranges and curves) from a JSON sidecar: `{"clips": {"<clip>": {"markers":
     /// [{"name", "time", "value"}], "ranges": [{"name", "start", "end", "value"}], "curves": [{"name",
     /// "precision", "keys": [{"time", "value", "slope"}]}]}}}`. Curves are baked to one value per frame; with
@@ -105,9 +106,12 @@ pub fn bake(args: &BakeArgs) -> Result<String, String> {
         return Err(format!("--error-distance {}: give centimetres in 0..={FIGURE_CM}", args.error_distance));
     }
     // Spelled out: clap's `requires = "gltf"` does not fire here (`gltf` is the `--bvh` flag's alternative).
-    if args.gltf.is_none() && (args.rate.is_some() || args.skin != 0 || args.scene.is_some()) {
-        return Err("--rate, --skin and --scene are glTF options: give --gltf".into());
+    let gltf_options = [args.rate.is_some(), args.skin.is_some(), args.scene.is_some()];
+    if args.gltf.is_none() && (gltf_options.contains(&true) || args.max_resampling_error.is_some()) {
+        return Err("--rate, --skin, --scene and --max-resampling-error are glTF options: give --gltf".into());
     }
+    let max_resampling_error = args.max_resampling_error.unwrap_or(crate::gltf_import::MAX_RESAMPLING_ERROR);
+    let skin_index = args.skin.unwrap_or(0);
     let mut notes = String::new();
     let mut skin = None;
     let mut morph_curves = Vec::new();
@@ -118,15 +122,15 @@ pub fn bake(args: &BakeArgs) -> Result<String, String> {
             {
                 return Err(format!("--rate {rate}: give a positive rate in Hz"));
             }
-            let options = crate::gltf_import::Options { rate: args.rate, scene: args.scene, skin: args.skin };
+            let options = crate::gltf_import::Options { rate: args.rate, scene: args.scene, skin: skin_index };
             let asset = crate::gltf_import::load_with(path, &options)?;
             notes += &format!(
                 "\n  skeleton: every node of the scene ({}); {}",
                 crate::blob::count(asset.skeleton.parents.len(), "node"),
-                skins_report(&asset.skins, args.skin)
+                skins_report(&asset.skins, skin_index)
             );
-            if !(args.max_resampling_error.is_finite() && args.max_resampling_error >= 0.0) {
-                return Err(format!("--max-resampling-error {}: give a fraction >= 0", args.max_resampling_error));
+            if !(max_resampling_error.is_finite() && max_resampling_error >= 0.0) {
+                return Err(format!("--max-resampling-error {max_resampling_error}: give a fraction >= 0"));
             }
             let mut over = Vec::new();
             for (clip, import) in asset.clips.iter().zip(&asset.imports) {
@@ -139,7 +143,7 @@ pub fn bake(args: &BakeArgs) -> Result<String, String> {
                     "\n  `{}`: {keys}, baked at {:.4} Hz from glTF time {:.4} s for {:.4} s; resampling error {:.3e} (file units), {scaled}",
                     clip.name, import.rate, import.start, import.duration, import.max_error,
                 );
-                if import.worst_error() > args.max_resampling_error {
+                if import.worst_error() > max_resampling_error {
                     over.push(format!("`{}` ({:.3e})", clip.name, import.worst_error()));
                 }
             }
@@ -158,7 +162,7 @@ pub fn bake(args: &BakeArgs) -> Result<String, String> {
                 return Err(format!(
                     "{}{notes}\nresampling error above --max-resampling-error {:e} in {}: nothing written (give --rate, or raise the bound to bake anyway)",
                     path.display(),
-                    args.max_resampling_error,
+                    max_resampling_error,
                     over.join(", ")
                 ));
             }

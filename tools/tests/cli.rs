@@ -103,4 +103,6 @@ fn skin_and_scene_choose_what_a_gltf_bake_imports() {
     assert!(scene0.status.success(), "{}", String::from_utf8_lossy(&scene0.stderr));
     let walk = write(&dir, "two.bvh", &bvh("2", "0.0333333", "0 0 0 0 0 0\n10 0 0 0 20 0"));
     assert_error(&sinew_bake(&["bake", "--bvh", &walk, "--out", &out, "--skin", "1"]), &["--gltf"]);
+    let bound = ["bake", "--bvh", &walk, "--out", &out, "--max-resampling-error", "0.1"];
+    assert_error(&sinew_bake(&bound), &["--max-resampling-error", "--gltf"]);
 }

@@ -121,9 +121,9 @@ struct WarpArgs {
     /// A blob baked with `--root-motion` (its clip `--clip`).
     #[arg(long)]
     blob: Option<std::path::PathBuf>,
-    /// Blob clip: an index or a name.
-    #[arg(long, default_value = "0", requires = "blob")]
-    clip: String,
+    /// Blob clip: an index or a name (default 0).
+    #[arg(long)]
+    clip: Option<String>,
     /// The warp marker's clip time, seconds.
     #[arg(long)]
     at: f32,
@@ -161,9 +161,9 @@ struct MotionArgs {
     /// A blob baked with `--root-motion` (its clip `--clip`).
     #[arg(long)]
     blob: Option<std::path::PathBuf>,
-    /// Blob clip: an index or a name.
-    #[arg(long, default_value = "0", requires = "blob")]
-    clip: String,
+    /// Blob clip: an index or a name (default 0).
+    #[arg(long)]
+    clip: Option<String>,
     /// What the root carries: the hips' ground shadow every frame (delta), or the line or arc through its
     /// endpoints.
     #[arg(long, value_enum, default_value_t = Method::Delta)]
@@ -220,17 +220,17 @@ struct TransitionArgs {
     #[arg(long)]
     at: f32,
     /// The target clip (same skeleton), a BVH file.
-    #[arg(long, requires = "bvh")]
+    #[arg(long)]
     to_bvh: Option<std::path::PathBuf>,
     /// A baked blob holding both clips (see --clip and --to-clip).
     #[arg(long)]
     blob: Option<std::path::PathBuf>,
-    /// With --blob: the source clip, an index or a name.
-    #[arg(long, default_value = "0", requires = "blob")]
-    clip: String,
-    /// With --blob: the target clip, an index or a name.
-    #[arg(long, default_value = "1", requires = "blob")]
-    to_clip: String,
+    /// With --blob: the source clip, an index or a name (default 0).
+    #[arg(long)]
+    clip: Option<String>,
+    /// With --blob: the target clip, an index or a name (default 1).
+    #[arg(long)]
+    to_clip: Option<String>,
     /// Seconds into the target clip at the switch.
     #[arg(long)]
     to_at: f32,
@@ -340,14 +340,14 @@ fn ik(args: &IkArgs) -> Result<String, String> {
 fn warp(args: &WarpArgs) -> Result<String, String> {
     let to = numbers::<3>("--to", &args.to)?;
     let window = args.window.as_deref().map(|w| numbers::<2>("--window", w)).transpose()?;
-    let (source, path) = motion_source(&args.bvh, &args.blob, &args.clip, Method::Delta)?;
+    let (source, path) = motion_source(&args.bvh, &args.blob, args.clip.as_deref(), Method::Delta)?;
     let value = sinew_tools::root_motion::warp_json(source, args.at, to, window)
         .map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(if args.json { value.to_string() } else { motion_table(&value) })
 }
 
 fn motion(args: &MotionArgs) -> Result<String, String> {
-    let (source, path) = motion_source(&args.bvh, &args.blob, &args.clip, args.method)?;
+    let (source, path) = motion_source(&args.bvh, &args.blob, args.clip.as_deref(), args.method)?;
     let value =
         sinew_tools::root_motion::motion_json(source, args.loops).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(if args.json { value.to_string() } else { motion_table(&value) })
@@ -357,13 +357,15 @@ fn motion(args: &MotionArgs) -> Result<String, String> {
 fn motion_source<'a>(
     bvh: &'a Option<std::path::PathBuf>,
     blob: &'a Option<std::path::PathBuf>,
-    clip: &'a str,
+    clip: Option<&'a str>,
     method: Method,
 ) -> Result<(Source<'a>, &'a std::path::Path), String> {
-    match (bvh, blob) {
-        (Some(path), _) => Ok((Source::Bvh(path, method), path)),
-        (None, Some(path)) => Ok((Source::Blob(path, clip), path)),
-        (None, None) => Err("give --bvh or --blob".into()),
+    // Checked here: clap's `requires` does not fire beside `--bvh`'s `required_unless_present`.
+    match (bvh, blob, clip) {
+        (Some(_), _, Some(_)) => Err("--clip names a blob's clip: give --blob, not --bvh".into()),
+        (Some(path), _, None) => Ok((Source::Bvh(path, method), path)),
+        (None, Some(path), clip) => Ok((Source::Blob(path, clip.unwrap_or("0")), path)),
+        (None, None, _) => Err("give --bvh or --blob".into()),
     }
 }
 
@@ -512,18 +514,23 @@ fn rate_step(rate: Option<f32>) -> Result<Option<f32>, String> {
 
 fn transition(args: &TransitionArgs) -> Result<String, String> {
     let method = transition::Method::parse(&args.mode)?;
+    // Checked here: clap's `requires` does not fire beside `--bvh`'s `required_unless_present`.
+    let blob_clips = args.clip.is_some() || args.to_clip.is_some();
     let (clips, a, b) = match (&args.bvh, &args.to_bvh, &args.blob) {
+        (Some(_), Some(_), _) if blob_clips => {
+            return Err("--clip and --to-clip name a blob's clips: give --blob".into());
+        }
         (Some(from), Some(to), _) => (sinew_tools::cuts::Clips::from_bvh(&[from.clone(), to.clone()])?, 0, 1),
-        (_, _, Some(path)) => {
+        (None, None, Some(path)) => {
             let clips = sinew_tools::cuts::Clips::from_blob(path)?;
             let asset = clips.asset()?;
             let (a, b) = (
-                sinew_tools::blob::clip_index(&asset, &args.clip)?,
-                sinew_tools::blob::clip_index(&asset, &args.to_clip)?,
+                sinew_tools::blob::clip_index(&asset, args.clip.as_deref().unwrap_or("0"))?,
+                sinew_tools::blob::clip_index(&asset, args.to_clip.as_deref().unwrap_or("1"))?,
             );
             (clips, a, b)
         }
-        _ => return Err("give --bvh and --to-bvh, or --blob".into()),
+        _ => return Err("give --bvh and --to-bvh (two BVH files), or --blob alone".into()),
     };
     let dt = rate_step(args.rate)?.unwrap_or(clips.dt);
     transition::check_simulation(dt, args.duration, 1)?;
