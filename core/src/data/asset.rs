@@ -445,8 +445,7 @@ impl<'a> Asset<'a> {
             0 => Clip::from_validated(parts),
             _ => Clip::from_validated(parts).with_step_keys(),
         };
-        // Empty but in clips mixing step and interpolated tracks, where the check is one pass over the list.
-        let clip = clip.with_step_tracks(step_tracks).ok()?;
+        let clip = clip.with_validated_step_tracks(step_tracks);
         let Some(curves) = self.curve_records.get(index) else { return Some(clip) };
         let (_, curves, step) = curve_parts(&mut cursor, VERSION, index, curves).ok()?;
         let clip = clip.with_validated_curves(curves);

@@ -295,13 +295,10 @@ pub(crate) fn first_group(clip: &Clip<'_>, rest: &SoaTransform, time: f32, playb
     let [a, b] = &mut frames;
     decode_tracks(clip, [f0, f1], [core::slice::from_mut(a), core::slice::from_mut(b)], tracks, None);
     let mut group = interpolate(&frames[0], &frames[1], F4::splat(fraction));
-    let [a, b] = &frames;
-    hold_step_tracks(
-        clip,
-        [core::slice::from_ref(a), core::slice::from_ref(b)],
-        fraction,
-        core::slice::from_mut(&mut group),
-    );
+    if !clip.step_tracks().is_empty() {
+        let [a, b] = &frames;
+        hold_step_tracks(clip, [a, b].map(core::slice::from_ref), fraction, core::slice::from_mut(&mut group));
+    }
     group
 }
 
@@ -361,7 +358,9 @@ impl SamplingJob<'_, '_> {
         for ((out, a), b) in self.output.iter_mut().zip(a).zip(b) {
             *out = interpolate(a, b, t);
         }
-        hold_step_tracks(clip, [a, b], fraction, self.output);
+        if !clip.step_tracks().is_empty() {
+            hold_step_tracks(clip, [a, b], fraction, self.output);
+        }
         sample_curves(&clip.curves(), curve_position(clip, [f0, f1], fraction), self.curves);
         Ok(())
     }
@@ -369,11 +368,11 @@ impl SamplingJob<'_, '_> {
 
 /// Re-interpolates the lane groups of `output` that hold step tracks (`Clip::step_tracks`) with those tracks'
 /// fraction at 0 (1 at the clip's end, where the later frame holds), so a step track shows exactly what the
-/// same frames give at the held frame's time. Nothing to do, and no cost past one test, in other clips.
+/// same frames give at the held frame's time. Out of line: callers test for step tracks first, so other clips
+/// pay one test.
+#[cold]
+#[inline(never)]
 fn hold_step_tracks(clip: &Clip<'_>, [a, b]: [&[SoaTransform]; 2], fraction: f32, output: &mut [SoaTransform]) {
-    if clip.step_tracks().is_empty() {
-        return;
-    }
     // Per lane group, bit `4 × channel + lane` for each step track.
     let mut masks = [0u16; MAX_JOINTS / 4];
     let ([t, r, _], joints) = (clip.num_tracks(), clip.track_joints());

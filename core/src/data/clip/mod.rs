@@ -419,6 +419,11 @@ impl<'a> Clip<'a> {
         Ok(Clip { step_tracks: tracks, ..self })
     }
 
+    /// [`Clip::with_step_tracks`] for a list checked before (the asset loader checks once, at load).
+    pub(crate) fn with_validated_step_tracks(self, tracks: &'a [u16]) -> Clip<'a> {
+        Clip { step_tracks: tracks, ..self }
+    }
+
     /// The animated tracks (indices into [`Clip::track_joints`]) whose keys step while the rest interpolate;
     /// empty unless [`Clip::with_step_tracks`] named some.
     #[inline]
