@@ -775,10 +775,10 @@ fn step_tracks_hold_while_the_other_tracks_interpolate_in_every_encoding() {
         blobs.push(("compressed", bake_one(&skeleton, &clip, KeyFormat::Compressed(precision))));
     }
     let duration = (frames - 1) as f64 / clip.sample_rate as f64;
+    // Under Miri, half way between frames only (the other probes take most of its minute).
+    let offsets: &[f64] = if cfg!(miri) { &[0.5] } else { &[0.0, 0.5, 0.999] };
     let mut probes: Vec<(f64, Playback)> = (0..frames)
-        .flat_map(|f| {
-            [f as f64, f as f64 + 0.5, f as f64 + 0.999].map(|x| (x / clip.sample_rate as f64, Playback::Clamp))
-        })
+        .flat_map(|f| offsets.iter().map(move |x| ((f as f64 + x) / clip.sample_rate as f64, Playback::Clamp)))
         .collect();
     probes.extend((0..if cfg!(miri) { 4 } else { 80 }).map(|i| {
         let playback = if i % 2 == 0 { Playback::Loop } else { Playback::Clamp };
