@@ -11,12 +11,14 @@
 //! Threading: an asset is read-only after `sinew_asset_load` and may be shared by any number of threads; a
 //! character is used by one thread at a time.
 //!
-//! Building: the library is `no_std` and cannot unwind, so the static and shared libraries are built with
-//! `panic=abort` for this crate alone (the workspace's test profile always unwinds):
-//! `cargo rustc -p sinew-ffi --release --crate-type staticlib,cdylib -- -C panic=abort`. A panic is a bug
-//! (every input is checked first); should one happen, the handler calls the C library's `abort`.
+//! Building: `cargo build -p sinew-ffi --release` writes `libsinew_ffi.a`, `libsinew_ffi.so` and `sinew.pc`
+//! (pkg-config) to `target/release`; `ffi/CMakeLists.txt` runs that command for CMake projects. The release
+//! profile aborts on panic (the workspace's `Cargo.toml`), so the libraries are `no_std` and need no unwinder: a
+//! panic is a bug (every input is checked first), and the handler calls the C library's `abort`. Builds that
+//! unwind (tests, debug) link `std` instead, whose handler and unwinder they use; so do builds with the `std`
+//! feature (Rust programs that have std anyway, and workspace builds: see `Cargo.toml`).
 
-#![no_std]
+#![cfg_attr(all(not(feature = "std"), panic = "abort", not(test)), no_std)]
 #![deny(missing_docs)]
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![allow(non_camel_case_types)]
@@ -32,7 +34,7 @@ use sinew::{
     Asset, Blend, Character, CharacterDesc, Error, GroupWalk, LayerDesc, LayerKind, Play, Rig, Scratch, SlotId, Wrap,
 };
 
-#[cfg(all(feature = "panic-handler", panic = "abort", not(test)))]
+#[cfg(all(not(feature = "std"), panic = "abort", not(test)))]
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {
     unsafe extern "C" {
@@ -43,7 +45,7 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
 
 /// The precompiled `core` refers to the unwinder's personality routine, which a library that aborts on panic
 /// never calls; this definition satisfies the linker without the unwinder.
-#[cfg(all(feature = "panic-handler", panic = "abort", not(test)))]
+#[cfg(all(not(feature = "std"), panic = "abort", not(test)))]
 #[unsafe(no_mangle)]
 extern "C" fn rust_eh_personality() {}
 

@@ -41,6 +41,12 @@ const STEPS: &[Step] = &[
         300,
     ),
     (
+        "ffi-cmake",
+        "the C and C++ examples built through CMake (ffi/examples, sinew::sinew) and run on the example blob",
+        ffi_cmake,
+        120,
+    ),
+    (
         "miri",
         "arena, skeleton, math, lane, local-to-model, skinning, sampling, asset, blending, vertex-skinning, inertialization, transition, control, curves and character tests under Miri (scalar build, fewer cases), one test per process",
         miri,
@@ -363,26 +369,13 @@ fn test_aarch64() -> Result<(), String> {
     ffi_aarch64()
 }
 
-/// The C ABI's static and shared libraries for aarch64 (every crate at `panic=abort`, as the ffi crate's docs
-/// say), and the C example linked with the static one and run under qemu on the example blob.
+/// The C ABI's static and shared libraries for aarch64 (`cargo build -p sinew-ffi --release`, as an engine
+/// builds them), and the C example linked with the static one and run under qemu on the example blob.
 fn ffi_aarch64() -> Result<(), String> {
     let dir = "target/ffi-aarch64";
-    let mut build = cargo_with(&[
-        "rustc",
-        "-p",
-        "sinew-ffi",
-        "--release",
-        "--lib",
-        "--crate-type",
-        "staticlib,cdylib",
-        "--target",
-        AARCH64_LINUX,
-        "--target-dir",
-        dir,
-    ]);
-    build
-        .env("CARGO_PROFILE_RELEASE_PANIC", "abort")
-        .env("CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER", "aarch64-linux-gnu-gcc");
+    let mut build =
+        cargo_with(&["build", "-p", "sinew-ffi", "--release", "--target", AARCH64_LINUX, "--target-dir", dir]);
+    build.env("CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER", "aarch64-linux-gnu-gcc");
     run(build)?;
     let root = root();
     let exe = root.join(dir).join("frame");
@@ -402,6 +395,38 @@ fn ffi_aarch64() -> Result<(), String> {
         Ok(())
     } else {
         Err(format!("the aarch64 C example printed no last frame:\n{out}"))
+    }
+}
+
+/// The examples as an engine's CMake project builds them (`add_subdirectory`, `sinew::sinew`), sharing the
+/// workspace's `target` (the budgets step built the core there in release), then run: the C and C++ programs
+/// print the same frames, to the last.
+fn ffi_cmake() -> Result<(), String> {
+    require_tool("cmake", "cmake")?;
+    let root = root();
+    let build_dir = root.join("target/cmake-examples");
+    let mut configure = Command::new("cmake");
+    configure
+        .arg("-S")
+        .arg(root.join("ffi/examples"))
+        .arg("-B")
+        .arg(&build_dir)
+        .arg(format!("-DSINEW_CARGO_TARGET_DIR={}", root.join("target").display()));
+    run(configure)?;
+    let mut build = Command::new("cmake");
+    build.arg("--build").arg(&build_dir);
+    run(build)?;
+    let blob = root.join("docs/example.snw");
+    let mut outputs = vec![];
+    for program in ["frame_c", "frame_cpp"] {
+        let mut c = Command::new(build_dir.join(program));
+        c.arg(&blob);
+        outputs.push(String::from_utf8_lossy(&stdout_of(c)?).into_owned());
+    }
+    match outputs.as_slice() {
+        [c, cpp] if c == cpp && c.lines().any(|l| l.starts_with("m 23:")) => Ok(()),
+        [c, cpp] => Err(format!("the CMake-built examples differ or stop early:\nC:\n{c}\nC++:\n{cpp}")),
+        _ => Err("the CMake-built examples did not run".into()),
     }
 }
 

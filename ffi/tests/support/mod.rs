@@ -18,8 +18,8 @@ fn out_dir() -> PathBuf {
     root().join("target/ffi")
 }
 
-/// `libsinew_ffi.a`, built once per test process with every crate at `panic=abort` (as the
-/// crate docs say to build it).
+/// `libsinew_ffi.a`, built once per test process in the dev profile with every crate at `panic=abort`: the
+/// release profile's panic strategy (the `no_std` library the crate docs describe) without its optimization.
 pub fn static_library() -> Result<PathBuf, String> {
     static LIBRARY: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     LIBRARY
