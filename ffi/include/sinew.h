@@ -7,11 +7,17 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#if defined(_MSC_VER)
+#define SINEW_ALIGNED(n) __declspec(align(n))
+#else
+#define SINEW_ALIGNED(n) __attribute__((aligned(n)))
+#endif
 
 // The ABI's version, `major * 1000 + minor`. A minor version adds functions or constants and keeps every
 // existing size and meaning (it may name a reserved field whose zero keeps its old meaning); a major version
-// may change them. 1002 named `sinew_character_desc::reserved` `sampling`.
-#define SINEW_ABI_VERSION 1002
+// may change them. 1002 named `sinew_character_desc::reserved` `sampling`; 1003 added markers, curve lookup,
+// range weights, the motion-only update and bounds.
+#define SINEW_ABI_VERSION 1003
 
 // Required alignment of a blob passed to `sinew_asset_load`.
 #define SINEW_BLOB_ALIGN 16
@@ -66,6 +72,9 @@
 
 // `sinew_play::mask`: no bone mask.
 #define SINEW_NO_MASK UINT32_MAX
+
+// `sinew_character_slot_clip`: the slot plays nothing.
+#define SINEW_NO_CLIP UINT32_MAX
 
 // A character: opaque, at the start of the memory the caller gave `sinew_character_init`.
 typedef struct sinew_character sinew_character;
@@ -135,6 +144,20 @@ typedef struct sinew_play {
   // A bone mask index, or `SINEW_NO_MASK`.
   uint32_t mask;
 } sinew_play;
+
+// One joint's box in the joint's own space, for `sinew_character_bounds`.
+//
+// Layout: 32 bytes, 16-byte aligned.
+typedef struct SINEW_ALIGNED(16) sinew_joint_box {
+  // The box's center, in the joint's space.
+  float center[3];
+  // The skeleton joint whose model matrix carries the box.
+  uint32_t joint;
+  // Half the box's size along each of the joint's axes, `>= 0`.
+  float half_extent[3];
+  // Not read; zero.
+  uint32_t reserved;
+} sinew_joint_box;
 
 // Success.
 #define SINEW_OK 0
@@ -243,6 +266,42 @@ sinew_status sinew_asset_find_clip(const struct sinew_asset *asset,
                                    const char *name,
                                    size_t len,
                                    uint32_t *out);
+
+// The index of clip `clip`'s first scalar curve named by the `len` bytes at `name` (a morph weight
+// `mesh/target`, an IK weight), for `sinew_character_set_curves` and the game's own use.
+//
+// Errors: `SINEW_ERROR_INDEX_OUT_OF_RANGE` for a clip the asset lacks or a name no curve of it has.
+//
+// # Safety
+// `asset` points to a loaded `sinew_asset`; `name` to `len` readable bytes; `out` to a writable `uint32_t`.
+sinew_status sinew_asset_find_curve(const struct sinew_asset *asset,
+                                    uint32_t clip,
+                                    const char *name,
+                                    size_t len,
+                                    uint32_t *out);
+
+// Markers of clip `clip` (footsteps, events), in time order.
+//
+// Errors: `SINEW_ERROR_INDEX_OUT_OF_RANGE` for a clip the asset lacks.
+//
+// # Safety
+// `asset` points to a loaded `sinew_asset`; `out` to a writable `uint32_t`.
+sinew_status sinew_asset_num_markers(const struct sinew_asset *asset, uint32_t clip, uint32_t *out);
+
+// Marker `index` of clip `clip`: its local time (seconds), the author's value, and its name (`*name` points to
+// `*len` UTF-8 bytes inside the blob, not NUL-terminated).
+//
+// Errors: `SINEW_ERROR_INDEX_OUT_OF_RANGE` for a clip the asset lacks or a marker past its last.
+//
+// # Safety
+// `asset` points to a loaded `sinew_asset`; `time`, `value`, `name` and `len` are writable.
+sinew_status sinew_asset_marker(const struct sinew_asset *asset,
+                                uint32_t clip,
+                                uint32_t index,
+                                float *time,
+                                float *value,
+                                const char **name,
+                                size_t *len);
 
 // Bytes of memory a character of `asset` per `desc` needs (a multiple of `SINEW_CHARACTER_ALIGN`).
 //
@@ -374,6 +433,78 @@ sinew_status sinew_character_root_motion(struct sinew_character *character,
                                          float *translation,
                                          float *yaw);
 
+// The clip playing in slot `slot` of layer `layer`, or `SINEW_NO_CLIP` for an empty slot.
+//
+// Errors: `SINEW_ERROR_INDEX_OUT_OF_RANGE` (layer, slot).
+//
+// # Safety
+// `character` points to an initialized character; `out` to a writable `uint32_t`.
+sinew_status sinew_character_slot_clip(struct sinew_character *character,
+                                       uint32_t layer,
+                                       uint32_t slot,
+                                       uint32_t *out);
+
+// The markers the last update crossed in slot `slot` of layer `layer`, in the order playback met them
+// (footsteps fire here): indices into the slot's clip's markers (`sinew_asset_marker`), a marker once per
+// pass over it. Writes the first `capacity` of them to `indices` and their number to `*count` (more than
+// `capacity` when some did not fit); none for an empty slot or before the first update.
+//
+// Errors: `SINEW_ERROR_INDEX_OUT_OF_RANGE` (layer, slot); `SINEW_ERROR_STATE_MISMATCH` for an asset without
+// the slot's clip.
+//
+// # Safety
+// `character` points to an initialized character; `asset` to the loaded asset it was made for; `indices` to
+// `capacity` writable `uint32_t` (NULL when `capacity` is 0); `count` to a writable `size_t`.
+sinew_status sinew_character_crossed_markers(struct sinew_character *character,
+                                             const struct sinew_asset *asset,
+                                             uint32_t layer,
+                                             uint32_t slot,
+                                             uint32_t *indices,
+                                             size_t capacity,
+                                             size_t *count);
+
+// The share of layer `layer`'s weight held by clips inside a range named by the `len` bytes at `name` (a foot
+// plant `plant:<joint>`, a segment) at their current time: 1 when every weighted clip is, 0 when none is.
+//
+// Errors: `SINEW_ERROR_INDEX_OUT_OF_RANGE` (layer); `SINEW_ERROR_INVALID_ARGUMENT` for a name that is not
+// UTF-8; `SINEW_ERROR_STATE_MISMATCH` for an asset without a playing clip.
+//
+// # Safety
+// `character` points to an initialized character; `asset` to the loaded asset it was made for; `name` to `len`
+// readable bytes; `out` to a writable `float`.
+sinew_status sinew_character_range_weight(struct sinew_character *character,
+                                          const struct sinew_asset *asset,
+                                          uint32_t layer,
+                                          const char *name,
+                                          size_t len,
+                                          float *out);
+
+// Advances every clock by `dt` seconds and records the root motion and the crossed markers, as
+// `sinew_character_update` does, without a pose: for characters that move but are not seen. The model
+// matrices and palette keep the last full update's values.
+//
+// # Safety
+// As `sinew_character_play`.
+sinew_status sinew_character_update_motion(struct sinew_character *character,
+                                           const struct sinew_asset *asset,
+                                           float dt);
+
+// The model-space box around the character's joint boxes in its last update's pose (for culling):
+// `min[3]` and `max[3]`, in the model space of `sinew_character_model_matrices`. Each box is carried by its
+// joint's model matrix; joints that move no vertex need none.
+//
+// Errors: `SINEW_ERROR_INVALID_ARGUMENT` for no boxes or more than the skeleton's joints, or a box with a NaN,
+// infinite or negative half extent; `SINEW_ERROR_INDEX_OUT_OF_RANGE` for a box's joint past the skeleton's.
+//
+// # Safety
+// `character` points to an initialized character; `boxes` to `num_boxes` readable boxes; `min` and `max` to
+// three writable floats each.
+sinew_status sinew_character_bounds(struct sinew_character *character,
+                                    const struct sinew_joint_box *boxes,
+                                    size_t num_boxes,
+                                    float *min,
+                                    float *max);
+
 // The last update's model-space matrices: `*count` (the skeleton's joints) 4×4 matrices of 16 floats each,
 // column-major (column 3 holds the translation), 32-byte aligned, in joint order. The pointer stays valid
 // until the character's memory moves or is freed; the values change with each update.
@@ -415,6 +546,8 @@ SINEW_STATIC_ASSERT(SINEW_ALIGNOF(sinew_layer_desc) == 4, "sinew_layer_desc is 4
 SINEW_STATIC_ASSERT(sizeof(sinew_play) == 32, "sinew_play has 32 bytes");
 SINEW_STATIC_ASSERT(SINEW_ALIGNOF(sinew_play) == 4, "sinew_play is 4-byte aligned");
 SINEW_STATIC_ASSERT(sizeof(sinew_status) == 4, "sinew_status is 32 bits");
+SINEW_STATIC_ASSERT(sizeof(sinew_joint_box) == 32, "sinew_joint_box has 32 bytes");
+SINEW_STATIC_ASSERT(SINEW_ALIGNOF(sinew_joint_box) == 16, "sinew_joint_box is 16-byte aligned");
 #if UINTPTR_MAX == 0xFFFFFFFFFFFFFFFFu
 SINEW_STATIC_ASSERT(sizeof(sinew_character_desc) == 32, "sinew_character_desc has 32 bytes on 64-bit targets");
 SINEW_STATIC_ASSERT(SINEW_ALIGNOF(sinew_character_desc) == 8, "sinew_character_desc is 8-byte aligned");

@@ -25,6 +25,7 @@
 
 use core::ffi::{c_char, c_void};
 use core::mem::{align_of, size_of};
+use sinew::bounds::{BoundsJob, JointBounds, JointBox};
 use sinew::character::BLOCK_ALIGN;
 use sinew::inertialization::{Settings, Transition};
 use sinew::limits::MAX_CHARACTER_LAYERS;
@@ -51,8 +52,9 @@ extern "C" fn rust_eh_personality() {}
 
 /// The ABI's version, `major * 1000 + minor`. A minor version adds functions or constants and keeps every
 /// existing size and meaning (it may name a reserved field whose zero keeps its old meaning); a major version
-/// may change them. 1002 named `sinew_character_desc::reserved` `sampling`.
-pub const SINEW_ABI_VERSION: u32 = 1002;
+/// may change them. 1002 named `sinew_character_desc::reserved` `sampling`; 1003 added markers, curve lookup,
+/// range weights, the motion-only update and bounds.
+pub const SINEW_ABI_VERSION: u32 = 1003;
 
 /// Returns the library's `SINEW_ABI_VERSION`; a program checks that its major part (`/ 1000`) equals the
 /// header's and its minor part is at least the header's.
@@ -160,6 +162,7 @@ fn status_of(error: Error) -> sinew_status {
         | Error::InvalidWeight { .. }
         | Error::InvalidThreshold
         | Error::InvalidMaskWeight { .. }
+        | Error::InvalidJointBox { .. }
         | Error::NonFinite { .. } => SINEW_ERROR_INVALID_ARGUMENT,
         Error::NoInertializer => SINEW_ERROR_NO_INERTIALIZER,
         Error::StateMismatch | Error::ForeignAsset { .. } | Error::BufferLength { .. } | Error::ForeignWalk => {
@@ -497,18 +500,109 @@ pub unsafe extern "C" fn sinew_asset_find_clip(
     len: usize,
     out: *mut u32,
 ) -> sinew_status {
-    if name.is_null() {
-        return SINEW_ERROR_NULL_POINTER;
-    }
-    // SAFETY: the caller guarantees `len` readable bytes at `name`.
-    let bytes = unsafe { core::slice::from_raw_parts(name.cast::<u8>(), len) };
     // SAFETY: the caller's contract.
     let found = unsafe { stored(asset) }.and_then(|a| {
-        let name = core::str::from_utf8(bytes).map_err(|_| SINEW_ERROR_INDEX_OUT_OF_RANGE)?;
+        let name = unsafe { name_arg(name, len, SINEW_ERROR_INDEX_OUT_OF_RANGE) }?;
         a.asset.find_clip(name).map(|c| c as u32).ok_or(SINEW_ERROR_INDEX_OUT_OF_RANGE)
     });
     // SAFETY: the caller's contract.
     unsafe { put(out, found) }
+}
+
+/// The `len` bytes at `name` as UTF-8, or `not_utf8` for bytes that are not (no name in a blob is).
+///
+/// # Safety
+/// `name` is NULL or points to `len` readable bytes.
+unsafe fn name_arg<'a>(name: *const c_char, len: usize, not_utf8: sinew_status) -> Result<&'a str, sinew_status> {
+    if name.is_null() {
+        return Err(SINEW_ERROR_NULL_POINTER);
+    }
+    // SAFETY: the caller guarantees `len` readable bytes at `name`.
+    let bytes = unsafe { core::slice::from_raw_parts(name.cast::<u8>(), len) };
+    core::str::from_utf8(bytes).map_err(|_| not_utf8)
+}
+
+/// The index of clip `clip`'s first scalar curve named by the `len` bytes at `name` (a morph weight
+/// `mesh/target`, an IK weight), for `sinew_character_set_curves` and the game's own use.
+///
+/// Errors: `SINEW_ERROR_INDEX_OUT_OF_RANGE` for a clip the asset lacks or a name no curve of it has.
+///
+/// # Safety
+/// `asset` points to a loaded `sinew_asset`; `name` to `len` readable bytes; `out` to a writable `uint32_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sinew_asset_find_curve(
+    asset: *const sinew_asset,
+    clip: u32,
+    name: *const c_char,
+    len: usize,
+    out: *mut u32,
+) -> sinew_status {
+    // SAFETY: the caller's contract.
+    let found = unsafe { stored(asset) }.and_then(|a| {
+        let name = unsafe { name_arg(name, len, SINEW_ERROR_INDEX_OUT_OF_RANGE) }?;
+        let in_range = (clip as usize) < a.asset.num_clips();
+        let index = a.asset.find_curve(clip as usize, name).filter(|_| in_range);
+        index.map(|k| k as u32).ok_or(SINEW_ERROR_INDEX_OUT_OF_RANGE)
+    });
+    // SAFETY: the caller's contract.
+    unsafe { put(out, found) }
+}
+
+/// Markers of clip `clip` (footsteps, events), in time order.
+///
+/// Errors: `SINEW_ERROR_INDEX_OUT_OF_RANGE` for a clip the asset lacks.
+///
+/// # Safety
+/// `asset` points to a loaded `sinew_asset`; `out` to a writable `uint32_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sinew_asset_num_markers(asset: *const sinew_asset, clip: u32, out: *mut u32) -> sinew_status {
+    // SAFETY: the caller's contract.
+    let count = unsafe { stored(asset) }.and_then(|a| match (clip as usize) < a.asset.num_clips() {
+        true => Ok(a.asset.markers(clip as usize).len() as u32),
+        false => Err(SINEW_ERROR_INDEX_OUT_OF_RANGE),
+    });
+    // SAFETY: the caller's contract.
+    unsafe { put(out, count) }
+}
+
+/// Marker `index` of clip `clip`: its local time (seconds), the author's value, and its name (`*name` points to
+/// `*len` UTF-8 bytes inside the blob, not NUL-terminated).
+///
+/// Errors: `SINEW_ERROR_INDEX_OUT_OF_RANGE` for a clip the asset lacks or a marker past its last.
+///
+/// # Safety
+/// `asset` points to a loaded `sinew_asset`; `time`, `value`, `name` and `len` are writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sinew_asset_marker(
+    asset: *const sinew_asset,
+    clip: u32,
+    index: u32,
+    time: *mut f32,
+    value: *mut f32,
+    name: *mut *const c_char,
+    len: *mut usize,
+) -> sinew_status {
+    if time.is_null() || value.is_null() || name.is_null() || len.is_null() {
+        return SINEW_ERROR_NULL_POINTER;
+    }
+    // SAFETY: the caller's contract.
+    let asset = match unsafe { stored(asset) } {
+        Ok(a) => &a.asset,
+        Err(status) => return status,
+    };
+    let found = (clip as usize) < asset.num_clips();
+    let Some(marker) = asset.markers(clip as usize).get(index as usize).filter(|_| found) else {
+        return SINEW_ERROR_INDEX_OUT_OF_RANGE;
+    };
+    let text = asset.name(marker.name).unwrap_or("");
+    // SAFETY: all four checked not NULL; writable by the caller's contract.
+    unsafe {
+        time.write(marker.time);
+        value.write(marker.value);
+        name.write(text.as_ptr().cast());
+        len.write(text.len());
+    }
+    SINEW_OK
 }
 
 /// The core's description of a character of `asset` per `desc`, its layers copied into `layers`.
@@ -784,11 +878,24 @@ pub unsafe extern "C" fn sinew_character_update(
     asset: *const sinew_asset,
     dt: f32,
 ) -> sinew_status {
+    // SAFETY: the caller's contract.
+    unsafe { with_rig(character, asset, |character, rig| character.update(dt, rig)) }
+}
+
+/// Runs `update` on the character at `character` with the rig of `asset`.
+///
+/// # Safety
+/// As `sinew_character_play`.
+unsafe fn with_rig(
+    character: *mut sinew_character,
+    asset: *const sinew_asset,
+    update: impl FnOnce(&mut Character<'_>, &Rig<'_>) -> Result<(), Error>,
+) -> sinew_status {
     status((|| {
         // SAFETY: the caller's contract.
         let (asset, mut character) = unsafe { (stored(asset)?, attach(character)?) };
         let rig = Rig::with_walk(&asset.asset, asset.asset.skin(), asset.walk).map_err(status_of)?;
-        character.update(dt, &rig).map_err(status_of)
+        update(&mut character, &rig).map_err(status_of)
     })())
 }
 
@@ -940,6 +1047,201 @@ pub unsafe extern "C" fn sinew_character_root_motion(
             SINEW_OK
         }
         Err(status) => status,
+    }
+}
+
+/// `sinew_character_slot_clip`: the slot plays nothing.
+pub const SINEW_NO_CLIP: u32 = u32::MAX;
+
+/// The clip playing in slot `slot` of layer `layer`, or `SINEW_NO_CLIP` for an empty slot.
+///
+/// Errors: `SINEW_ERROR_INDEX_OUT_OF_RANGE` (layer, slot).
+///
+/// # Safety
+/// `character` points to an initialized character; `out` to a writable `uint32_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sinew_character_slot_clip(
+    character: *mut sinew_character,
+    layer: u32,
+    slot: u32,
+    out: *mut u32,
+) -> sinew_status {
+    // SAFETY: the caller's contract.
+    let clip = unsafe { attach(character) }.and_then(|mut c| {
+        let control = c.control(SlotId::on(layer as usize, slot as usize)).map_err(status_of)?;
+        Ok(control.map_or(SINEW_NO_CLIP, |control| control.clip()))
+    });
+    // SAFETY: the caller's contract.
+    unsafe { put(out, clip) }
+}
+
+/// The markers the last update crossed in slot `slot` of layer `layer`, in the order playback met them
+/// (footsteps fire here): indices into the slot's clip's markers (`sinew_asset_marker`), a marker once per
+/// pass over it. Writes the first `capacity` of them to `indices` and their number to `*count` (more than
+/// `capacity` when some did not fit); none for an empty slot or before the first update.
+///
+/// Errors: `SINEW_ERROR_INDEX_OUT_OF_RANGE` (layer, slot); `SINEW_ERROR_STATE_MISMATCH` for an asset without
+/// the slot's clip.
+///
+/// # Safety
+/// `character` points to an initialized character; `asset` to the loaded asset it was made for; `indices` to
+/// `capacity` writable `uint32_t` (NULL when `capacity` is 0); `count` to a writable `size_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sinew_character_crossed_markers(
+    character: *mut sinew_character,
+    asset: *const sinew_asset,
+    layer: u32,
+    slot: u32,
+    indices: *mut u32,
+    capacity: usize,
+    count: *mut usize,
+) -> sinew_status {
+    if count.is_null() || (indices.is_null() && capacity > 0) {
+        return SINEW_ERROR_NULL_POINTER;
+    }
+    // SAFETY: the caller's contract.
+    let (asset, mut character) = match unsafe { stored(asset).and_then(|a| Ok((a, attach(character)?))) } {
+        Ok(both) => both,
+        Err(status) => return status,
+    };
+    let at = SlotId::on(layer as usize, slot as usize);
+    let (control, step) = match (character.control(at), character.last_step(at)) {
+        (Ok(Some(control)), Ok(Some(step))) => (control, step),
+        (Ok(_), Ok(_)) => {
+            // SAFETY: checked not NULL; writable by the caller's contract.
+            unsafe { count.write(0) };
+            return SINEW_OK;
+        }
+        (Err(e), _) | (_, Err(e)) => return status_of(e),
+    };
+    let clip = control.clip() as usize;
+    if clip >= asset.asset.num_clips() {
+        return SINEW_ERROR_STATE_MISMATCH;
+    }
+    let mut crossed = 0;
+    for marker in step.crossings(asset.asset.markers(clip)) {
+        if crossed < capacity {
+            // SAFETY: `crossed < capacity` entries are writable by the caller's contract.
+            unsafe { indices.add(crossed).write(marker as u32) };
+        }
+        crossed += 1;
+    }
+    // SAFETY: checked not NULL; writable by the caller's contract.
+    unsafe { count.write(crossed) };
+    SINEW_OK
+}
+
+/// The share of layer `layer`'s weight held by clips inside a range named by the `len` bytes at `name` (a foot
+/// plant `plant:<joint>`, a segment) at their current time: 1 when every weighted clip is, 0 when none is.
+///
+/// Errors: `SINEW_ERROR_INDEX_OUT_OF_RANGE` (layer); `SINEW_ERROR_INVALID_ARGUMENT` for a name that is not
+/// UTF-8; `SINEW_ERROR_STATE_MISMATCH` for an asset without a playing clip.
+///
+/// # Safety
+/// `character` points to an initialized character; `asset` to the loaded asset it was made for; `name` to `len`
+/// readable bytes; `out` to a writable `float`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sinew_character_range_weight(
+    character: *mut sinew_character,
+    asset: *const sinew_asset,
+    layer: u32,
+    name: *const c_char,
+    len: usize,
+    out: *mut f32,
+) -> sinew_status {
+    // SAFETY: the caller's contract.
+    let weight = unsafe {
+        stored(asset).and_then(|a| Ok((a, attach(character)?, name_arg(name, len, SINEW_ERROR_INVALID_ARGUMENT)?)))
+    }
+    .and_then(|(asset, mut character, name)| {
+        character.range_weight(&asset.asset, layer as usize, name).map_err(status_of)
+    });
+    // SAFETY: the caller's contract.
+    unsafe { put(out, weight) }
+}
+
+/// Advances every clock by `dt` seconds and records the root motion and the crossed markers, as
+/// `sinew_character_update` does, without a pose: for characters that move but are not seen. The model
+/// matrices and palette keep the last full update's values.
+///
+/// # Safety
+/// As `sinew_character_play`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sinew_character_update_motion(
+    character: *mut sinew_character,
+    asset: *const sinew_asset,
+    dt: f32,
+) -> sinew_status {
+    // SAFETY: the caller's contract.
+    unsafe { with_rig(character, asset, |character, rig| character.update_motion(dt, rig)) }
+}
+
+/// One joint's box in the joint's own space, for `sinew_character_bounds`.
+///
+/// Layout: 32 bytes, 16-byte aligned.
+#[repr(C, align(16))]
+#[derive(Clone, Copy)]
+pub struct sinew_joint_box {
+    /// The box's center, in the joint's space.
+    pub center: [f32; 3],
+    /// The skeleton joint whose model matrix carries the box.
+    pub joint: u32,
+    /// Half the box's size along each of the joint's axes, `>= 0`.
+    pub half_extent: [f32; 3],
+    /// Not read; zero.
+    pub reserved: u32,
+}
+
+const _: () = assert!(size_of::<sinew_joint_box>() == 32 && align_of::<sinew_joint_box>() == 16);
+const _: () = assert!(size_of::<sinew_joint_box>() == size_of::<JointBox>());
+
+/// The model-space box around the character's joint boxes in its last update's pose (for culling):
+/// `min[3]` and `max[3]`, in the model space of `sinew_character_model_matrices`. Each box is carried by its
+/// joint's model matrix; joints that move no vertex need none.
+///
+/// Errors: `SINEW_ERROR_INVALID_ARGUMENT` for no boxes or more than the skeleton's joints, or a box with a NaN,
+/// infinite or negative half extent; `SINEW_ERROR_INDEX_OUT_OF_RANGE` for a box's joint past the skeleton's.
+///
+/// # Safety
+/// `character` points to an initialized character; `boxes` to `num_boxes` readable boxes; `min` and `max` to
+/// three writable floats each.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sinew_character_bounds(
+    character: *mut sinew_character,
+    boxes: *const sinew_joint_box,
+    num_boxes: usize,
+    min: *mut f32,
+    max: *mut f32,
+) -> sinew_status {
+    if boxes.is_null() || min.is_null() || max.is_null() {
+        return SINEW_ERROR_NULL_POINTER;
+    }
+    if !(boxes as usize).is_multiple_of(align_of::<sinew_joint_box>()) {
+        return SINEW_ERROR_INVALID_ARGUMENT;
+    }
+    // SAFETY: the caller's contract.
+    let character = match unsafe { attach(character) } {
+        Ok(c) => c,
+        Err(status) => return status,
+    };
+    if num_boxes == 0 || num_boxes > character.num_joints() {
+        return SINEW_ERROR_INVALID_ARGUMENT;
+    }
+    // SAFETY: aligned (checked) and `num_boxes` readable by the caller's contract; `sinew_joint_box` and
+    // `JointBox` have one layout (both `repr(C)`, the same fields; sizes asserted).
+    let boxes = unsafe { core::slice::from_raw_parts(boxes.cast::<JointBox>(), num_boxes) };
+    let result = JointBounds::new(character.num_joints(), boxes)
+        .and_then(|bounds| BoundsJob { bounds: &bounds, model: character.model(), boxes: None }.run());
+    match result {
+        Ok(union) => {
+            // SAFETY: checked not NULL; three writable floats each by the caller's contract.
+            unsafe {
+                min.cast::<[f32; 3]>().write_unaligned(union.min);
+                max.cast::<[f32; 3]>().write_unaligned(union.max);
+            }
+            SINEW_OK
+        }
+        Err(e) => status_of(e),
     }
 }
 

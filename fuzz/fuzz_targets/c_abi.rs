@@ -6,8 +6,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use sinew::Chunk;
-use sinew_tools::raw::AlignedBlob;
 use sinew_ffi::*;
+use sinew_tools::raw::AlignedBlob;
 
 /// Reads the input front to back; zeros once it runs out.
 struct Bytes<'a>(&'a [u8]);
@@ -87,7 +87,7 @@ fuzz_target!(|data: &[u8]| {
             if ops.0.is_empty() {
                 break;
             }
-            match ops.u8() % 12 {
+            match ops.u8() % 18 {
                 0 => known(sinew_character_play(
                     character,
                     &asset,
@@ -138,6 +138,65 @@ fuzz_target!(|data: &[u8]| {
                 10 => {
                     let (mut translation, mut yaw) = ([0.0f32; 3], 0.0f32);
                     known(sinew_character_root_motion(character, translation.as_mut_ptr(), &mut yaw))
+                }
+                12 => known(sinew_character_update_motion(character, &asset, ops.float())),
+                13 => {
+                    let (mut indices, mut count) = ([0u32; 4], 0usize);
+                    let capacity = usize::from(ops.u8() % 5);
+                    let (layer, slot) = (ops.index(), ops.index());
+                    known(sinew_character_crossed_markers(
+                        character,
+                        &asset,
+                        layer,
+                        slot,
+                        indices.as_mut_ptr(),
+                        capacity,
+                        &mut count,
+                    ))
+                }
+                14 => {
+                    let (mut clip, mut marker, mut time, mut value) = (0u32, 0u32, 0.0f32, 0.0f32);
+                    let (mut name, mut len) = (std::ptr::null(), 0usize);
+                    let (layer, slot, index) = (ops.index(), ops.index(), ops.index());
+                    known(sinew_character_slot_clip(character, layer, slot, &mut clip));
+                    known(sinew_asset_num_markers(&asset, clip, &mut marker));
+                    known(sinew_asset_marker(&asset, clip, index, &mut time, &mut value, &mut name, &mut len))
+                }
+                15 => {
+                    let name: Vec<u8> = (0..ops.u8() % 12).map(|_| ops.u8()).collect();
+                    let mut weight = 0.0f32;
+                    let layer = ops.index();
+                    known(sinew_character_range_weight(
+                        character,
+                        &asset,
+                        layer,
+                        name.as_ptr().cast(),
+                        name.len(),
+                        &mut weight,
+                    ))
+                }
+                16 => {
+                    let name: Vec<u8> = (0..ops.u8() % 12).map(|_| ops.u8()).collect();
+                    let mut curve = 0u32;
+                    known(sinew_asset_find_curve(&asset, ops.index(), name.as_ptr().cast(), name.len(), &mut curve))
+                }
+                17 => {
+                    let boxes: Vec<sinew_joint_box> = (0..1 + ops.u8() % 4)
+                        .map(|_| sinew_joint_box {
+                            center: [ops.float(), ops.float(), ops.float()],
+                            joint: ops.index(),
+                            half_extent: [ops.float(), ops.float(), ops.float()],
+                            reserved: 0,
+                        })
+                        .collect();
+                    let (mut lo, mut hi) = ([0.0f32; 3], [0.0f32; 3]);
+                    known(sinew_character_bounds(
+                        character,
+                        boxes.as_ptr(),
+                        boxes.len(),
+                        lo.as_mut_ptr(),
+                        hi.as_mut_ptr(),
+                    ))
                 }
                 _ => {
                     // The memory is the character: a byte copy elsewhere carries on.

@@ -236,6 +236,51 @@ int main(int argc, char **argv) {
   float translation[3], yaw;
   EXPECT(sinew_character_root_motion(character, translation, &yaw), SINEW_OK);
   EXPECT(sinew_character_root_motion(character, NULL, &yaw), SINEW_ERROR_NULL_POINTER);
+
+  /* Markers, curves, ranges, the motion-only update and bounds (ABI 1003). */
+  uint32_t count32 = 7, clip = 7;
+  EXPECT(sinew_asset_num_markers(&asset, 0, &count32), SINEW_OK);
+  EXPECT(sinew_asset_num_markers(&asset, 99, &count32), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+  EXPECT(sinew_asset_num_markers(&asset, 0, NULL), SINEW_ERROR_NULL_POINTER);
+  float marker_time = 7.0f, marker_value = 7.0f;
+  const char *marker_name = NULL;
+  size_t marker_len = 7;
+  EXPECT(sinew_asset_marker(&asset, 0, count32, &marker_time, &marker_value, &marker_name, &marker_len),
+         SINEW_ERROR_INDEX_OUT_OF_RANGE);
+  EXPECT(sinew_asset_marker(&asset, 0, 0, NULL, &marker_value, &marker_name, &marker_len), SINEW_ERROR_NULL_POINTER);
+  EXPECT_TRUE(marker_time == 7.0f && marker_len == 7);
+  EXPECT(sinew_asset_find_curve(&asset, 0, "no such curve", 13, &count32), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+  EXPECT(sinew_asset_find_curve(&asset, 99, "x", 1, &count32), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+  EXPECT(sinew_asset_find_curve(&asset, 0, NULL, 0, &count32), SINEW_ERROR_NULL_POINTER);
+  EXPECT(sinew_character_slot_clip(character, 0, 0, &clip), SINEW_OK);
+  EXPECT_TRUE(clip == 0);
+  EXPECT(sinew_character_slot_clip(character, 9, 0, &clip), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+  uint32_t crossed[4];
+  size_t crossed_count = 7;
+  EXPECT(sinew_character_crossed_markers(character, &asset, 0, 0, NULL, 0, &crossed_count), SINEW_OK);
+  EXPECT(sinew_character_crossed_markers(character, &asset, 0, 0, NULL, 4, &crossed_count), SINEW_ERROR_NULL_POINTER);
+  EXPECT(sinew_character_crossed_markers(character, &asset, 9, 0, crossed, 4, &crossed_count),
+         SINEW_ERROR_INDEX_OUT_OF_RANGE);
+  float range_weight = 7.0f;
+  EXPECT(sinew_character_range_weight(character, &asset, 0, "plant:x", 7, &range_weight), SINEW_OK);
+  EXPECT_TRUE(range_weight == 0.0f);
+  EXPECT(sinew_character_range_weight(character, &asset, 9, "plant:x", 7, &range_weight),
+         SINEW_ERROR_INDEX_OUT_OF_RANGE);
+  EXPECT(sinew_character_range_weight(character, &asset, 0, "\xff", 1, &range_weight), SINEW_ERROR_INVALID_ARGUMENT);
+  EXPECT(sinew_character_update_motion(character, &asset, NAN), SINEW_ERROR_INVALID_ARGUMENT);
+  EXPECT(sinew_character_update_motion(character, &asset, 1.0f / 30.0f), SINEW_OK);
+  _Alignas(16) sinew_joint_box boxes[2] = {{{0, 0, 0}, 0, {1, 1, 1}, 0}, {{0, 0, 0}, 1, {1, 1, 1}, 0}};
+  float box_min[3], box_max[3];
+  EXPECT(sinew_character_bounds(character, boxes, 2, box_min, box_max), SINEW_OK);
+  EXPECT_TRUE(box_min[0] <= box_max[0] && box_min[1] <= box_max[1] && box_min[2] <= box_max[2]);
+  EXPECT(sinew_character_bounds(character, boxes, 0, box_min, box_max), SINEW_ERROR_INVALID_ARGUMENT);
+  EXPECT(sinew_character_bounds(character, NULL, 2, box_min, box_max), SINEW_ERROR_NULL_POINTER);
+  boxes[1].half_extent[0] = -1.0f;
+  EXPECT(sinew_character_bounds(character, boxes, 2, box_min, box_max), SINEW_ERROR_INVALID_ARGUMENT);
+  boxes[1].half_extent[0] = 1.0f;
+  boxes[1].joint = joints;
+  EXPECT(sinew_character_bounds(character, boxes, 2, box_min, box_max), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+
   uint8_t saved[SINEW_CHARACTER_ALIGN];
   memcpy(saved, memory, sizeof saved);
   memset(memory, 0, sizeof saved);

@@ -1,0 +1,244 @@
+//! The C ABI's markers, curve lookup, range weights, motion-only update and bounds against the Rust API, on the
+//! shared Bandai walk and run baked with detected foot plants (footstep markers, `plant:` ranges) and a curve:
+//! the same answers through the extern functions as through `Character`, bit for bit, and every new error path.
+
+use sinew::bounds::{BoundsJob, JointBounds, JointBox};
+use sinew::{Asset, Character, CharacterDesc, Chunk, LayerDesc, LayerKind, Play, Rig, Scratch, SlotId, Wrap};
+use sinew_ffi::*;
+use sinew_tools::annotate;
+use sinew_tools::bake::{self, KeyFormat};
+use sinew_tools::raw::{AlignedBlob, Extras, RawAnnotations, RawCurve};
+
+const FRAMES: usize = 90;
+const DT: f32 = 1.0 / 60.0;
+
+/// The walk and run with their foot plants, the walk with a curve `lean` rising over its frames.
+fn annotated_blob() -> Option<AlignedBlob> {
+    let dir = sinew_tools::shared_data_for_test("the C ABI's markers on the Bandai walk and run")?;
+    let files = ["dataset-1_walk", "dataset-2_run"].map(|c| dir.join(format!("bvh/bandai/{c}_normal_001.bvh")));
+    let (skeleton, clips) = sinew_tools::bvh::load_raw_files(&files).expect("load");
+    let feet = annotate::foot_joints(&skeleton, &[]).expect("feet");
+    let annotations = clips
+        .iter()
+        .map(|clip| {
+            let mut a = RawAnnotations::default();
+            annotate::detect_plants(&skeleton, clip, &feet, annotate::PlantRule::default(), &mut a).expect("plants");
+            a
+        })
+        .collect::<Vec<_>>();
+    let mut annotations = annotations;
+    let lean: Vec<f32> = (0..clips[0].frames.len()).map(|f| f as f32 / clips[0].frames.len() as f32).collect();
+    annotations[0].curves.push(RawCurve::from_frames("lean", None, clips[0].sample_rate, &lean));
+    annotations[1].curves.push(RawCurve::from_frames(
+        "lean",
+        None,
+        clips[1].sample_rate,
+        &vec![0.0; clips[1].frames.len()],
+    ));
+    let extras = Extras { annotations, ..Default::default() };
+    Some(bake::bake_with(&skeleton, &clips, KeyFormat::F32, &extras).expect("bake"))
+}
+
+fn load(blob: &AlignedBlob) -> sinew_asset {
+    let mut asset = std::mem::MaybeUninit::<sinew_asset>::uninit();
+    // SAFETY: valid pointers; the blob outlives the asset.
+    unsafe {
+        assert_eq!(sinew_asset_load(blob.bytes().as_ptr(), blob.bytes().len(), asset.as_mut_ptr()), SINEW_OK);
+        asset.assume_init()
+    }
+}
+
+/// A one-layer character of `asset` in `memory`, playing clip 0 looping from 0.
+fn character(asset: &sinew_asset, memory: &mut Vec<Chunk>) -> *mut sinew_character {
+    let layers = [sinew_layer_desc { kind: SINEW_LAYER_BASE, controls: 2 }];
+    let desc = sinew_character_desc {
+        layers: layers.as_ptr(),
+        num_layers: 1,
+        num_masks: 0,
+        num_curves: 0,
+        inertialization: SINEW_INERTIALIZATION_NONE,
+        skinned: 0,
+        sampling: SINEW_SAMPLING_SHARED,
+    };
+    // SAFETY: valid pointers for each call; the memory outlives the character.
+    unsafe {
+        let mut bytes = 0;
+        assert_eq!(sinew_character_required_bytes(asset, &desc, &mut bytes), SINEW_OK);
+        *memory = vec![Chunk::ZERO; Chunk::count(bytes)];
+        let mut character = std::ptr::null_mut();
+        assert_eq!(sinew_character_init(memory.as_mut_ptr().cast(), bytes, asset, &desc, &mut character), SINEW_OK);
+        assert_eq!(sinew_character_play(character, asset, 0, 0, 0.0, 1.0, 1.0), SINEW_OK);
+        character
+    }
+}
+
+/// Every box of a joint, a 4 cm cube around the joint.
+fn joint_boxes(joints: usize) -> Vec<sinew_joint_box> {
+    (0..joints as u32)
+        .map(|joint| sinew_joint_box { center: [0.0, 1.0, 0.0], joint, half_extent: [2.0; 3], reserved: 0 })
+        .collect()
+}
+
+#[test]
+fn markers_ranges_curves_motion_and_bounds_answer_as_the_rust_api() {
+    let Some(blob) = annotated_blob() else { return };
+    let rust_asset = Asset::load(blob.bytes()).expect("load");
+    let asset = load(&blob);
+    let mut memory = vec![];
+    let c = character(&asset, &mut memory);
+    // The Rust character, fed the same calls.
+    let layers = [LayerDesc { kind: LayerKind::Base, controls: 2 }];
+    let joints = rust_asset.skeleton().num_joints();
+    let desc = CharacterDesc {
+        num_joints: joints,
+        num_skin_joints: 0,
+        layers: &layers,
+        num_masks: 0,
+        num_curves: 0,
+        inertialization: None,
+        scratch: Scratch::InBlock,
+        sampling: sinew::Sampling::Shared,
+    };
+    let mut block = vec![Chunk::ZERO; Chunk::count(Character::required_bytes(&desc).expect("bytes"))];
+    let mut rust = Character::new(bytemuck::cast_slice_mut(&mut block), &desc).expect("character");
+    let play = Play { clip: 0, time: 0.0, speed: 1.0, weight: 1.0, wrap: Wrap::Loop, mask: None };
+    rust.play(&rust_asset, SlotId::base(0), play).expect("play");
+    let rig = Rig::new(&rust_asset, None).expect("rig");
+    let boxes = joint_boxes(joints);
+    let rust_boxes: Vec<JointBox> = boxes
+        .iter()
+        .map(|b| JointBox { center: b.center, joint: b.joint, half_extent: b.half_extent, reserved: 0 })
+        .collect();
+    let bounds = JointBounds::new(joints, &rust_boxes).expect("boxes");
+    // A foot's plant ranges, as the detector named them.
+    let plant = rust_asset.ranges(0).first().and_then(|r| rust_asset.name(r.name)).expect("a plant").to_string();
+    assert!(plant.starts_with("plant:"), "{plant}");
+    let (mut fired, mut indices) = (0, [0u32; 8]);
+    // SAFETY: valid pointers for every call; the blob, asset and memory outlive the character.
+    unsafe {
+        let mut markers = 0;
+        assert_eq!(sinew_asset_num_markers(&asset, 0, &mut markers), SINEW_OK);
+        assert_eq!(markers as usize, rust_asset.markers(0).len());
+        assert!(markers >= 8, "a footstep per plant: {markers}");
+        for (k, m) in rust_asset.markers(0).iter().enumerate() {
+            let (mut time, mut value, mut name, mut len) = (0.0, 0.0, std::ptr::null(), 0);
+            assert_eq!(sinew_asset_marker(&asset, 0, k as u32, &mut time, &mut value, &mut name, &mut len), SINEW_OK);
+            let text = std::str::from_utf8(std::slice::from_raw_parts(name.cast::<u8>(), len)).expect("utf-8");
+            assert_eq!((time, value, Some(text)), (m.time, m.value, rust_asset.name(m.name)));
+        }
+        let mut curve = u32::MAX;
+        assert_eq!(sinew_asset_find_curve(&asset, 1, c"lean".as_ptr(), 4, &mut curve), SINEW_OK);
+        assert_eq!(Some(curve as usize), rust_asset.find_curve(1, "lean"));
+        let mut clip = 7;
+        assert_eq!(sinew_character_slot_clip(c, 0, 1, &mut clip), SINEW_OK);
+        assert_eq!(clip, SINEW_NO_CLIP);
+        for frame in 0..FRAMES {
+            // Every third frame moves without a pose: the markers and the motion are the same.
+            let motion_only = frame % 3 == 2;
+            if motion_only {
+                assert_eq!(sinew_character_update_motion(c, &asset, DT), SINEW_OK);
+                rust.update_motion(DT, &rig).expect("update_motion");
+            } else {
+                assert_eq!(sinew_character_update(c, &asset, DT), SINEW_OK);
+                rust.update(DT, &rig).expect("update");
+            }
+            let mut count = 99;
+            let status = sinew_character_crossed_markers(c, &asset, 0, 0, indices.as_mut_ptr(), 8, &mut count);
+            assert_eq!(status, SINEW_OK);
+            let step = rust.last_step(SlotId::base(0)).expect("slot").expect("a step");
+            let want: Vec<u32> = step.crossings(rust_asset.markers(0)).map(|m| m as u32).collect();
+            assert_eq!(&indices[..count.min(8)], &want[..], "frame {frame}");
+            fired += count;
+            let mut weight = -1.0;
+            let status = sinew_character_range_weight(c, &asset, 0, plant.as_ptr().cast(), plant.len(), &mut weight);
+            assert_eq!(status, SINEW_OK);
+            assert_eq!(weight.to_bits(), rust.range_weight(&rust_asset, 0, &plant).expect("weight").to_bits());
+            let (mut lo, mut hi) = ([0.0f32; 3], [0.0f32; 3]);
+            let status = sinew_character_bounds(c, boxes.as_ptr(), boxes.len(), lo.as_mut_ptr(), hi.as_mut_ptr());
+            assert_eq!(status, SINEW_OK);
+            let union = BoundsJob { bounds: &bounds, model: rust.model(), boxes: None }.run().expect("bounds");
+            assert_eq!((lo, hi), (union.min, union.max), "frame {frame}");
+            let mut root = [0.0f32; 3];
+            let mut yaw = 0.0;
+            assert_eq!(sinew_character_root_motion(c, root.as_mut_ptr(), &mut yaw), SINEW_OK);
+            let motion = rust.root_motion();
+            assert_eq!((root, yaw), (motion.translation.to_array(), motion.yaw));
+        }
+        assert!(fired >= 2, "1.5 s of walking crosses footsteps: {fired}");
+        assert_eq!(sinew_character_slot_clip(c, 0, 0, &mut clip), SINEW_OK);
+        assert_eq!(clip, 0);
+    }
+}
+
+#[test]
+fn the_new_calls_refuse_bad_arguments_and_write_nothing() {
+    let Some(blob) = annotated_blob() else { return };
+    let asset = load(&blob);
+    let mut memory = vec![];
+    let c = character(&asset, &mut memory);
+    let null = std::ptr::null_mut::<u8>();
+    // SAFETY: every pointer is valid or NULL, as each case says.
+    unsafe {
+        let (mut out, mut count, mut weight) = (7u32, 7usize, 7.0f32);
+        assert_eq!(sinew_asset_num_markers(&asset, 99, &mut out), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+        assert_eq!(sinew_asset_num_markers(std::ptr::null(), 0, &mut out), SINEW_ERROR_NULL_POINTER);
+        assert_eq!(sinew_asset_num_markers(&asset, 0, null.cast()), SINEW_ERROR_NULL_POINTER);
+        let (mut t, mut v, mut n, mut l) = (7.0f32, 7.0f32, std::ptr::null(), 7usize);
+        assert_eq!(sinew_asset_marker(&asset, 0, 9999, &mut t, &mut v, &mut n, &mut l), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+        assert_eq!(sinew_asset_marker(&asset, 99, 0, &mut t, &mut v, &mut n, &mut l), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+        assert_eq!(sinew_asset_marker(&asset, 0, 0, null.cast(), &mut v, &mut n, &mut l), SINEW_ERROR_NULL_POINTER);
+        assert_eq!((t, v, l), (7.0, 7.0, 7), "nothing written");
+        assert_eq!(sinew_asset_find_curve(&asset, 0, c"nope".as_ptr(), 4, &mut out), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+        assert_eq!(sinew_asset_find_curve(&asset, 99, c"lean".as_ptr(), 4, &mut out), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+        let bad = [0xffu8, 0xfe];
+        assert_eq!(sinew_asset_find_curve(&asset, 0, bad.as_ptr().cast(), 2, &mut out), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+        assert_eq!(sinew_asset_find_curve(&asset, 0, std::ptr::null(), 0, &mut out), SINEW_ERROR_NULL_POINTER);
+        assert_eq!(out, 7, "nothing written");
+        assert_eq!(sinew_character_slot_clip(c, 1, 0, &mut out), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+        assert_eq!(sinew_character_slot_clip(c, 0, 2, &mut out), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+        let mut idx = [7u32; 2];
+        let crossed = |layer, slot, ptr: *mut u32, cap, count: *mut usize| {
+            sinew_character_crossed_markers(c, &asset, layer, slot, ptr, cap, count)
+        };
+        assert_eq!(crossed(1, 0, idx.as_mut_ptr(), 2, &mut count), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+        assert_eq!(crossed(0, 0, null.cast(), 2, &mut count), SINEW_ERROR_NULL_POINTER);
+        assert_eq!(crossed(0, 0, idx.as_mut_ptr(), 2, null.cast()), SINEW_ERROR_NULL_POINTER);
+        assert_eq!((idx, count), ([7; 2], 7), "nothing written");
+        // Before the first update: none crossed, and a size query needs no buffer.
+        assert_eq!(crossed(0, 0, null.cast(), 0, &mut count), SINEW_OK);
+        assert_eq!(count, 0);
+        let plant = "plant:x";
+        let range = |layer, name: *const std::ffi::c_char, len, out: *mut f32| {
+            sinew_character_range_weight(c, &asset, layer, name, len, out)
+        };
+        assert_eq!(range(3, plant.as_ptr().cast(), plant.len(), &mut weight), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+        assert_eq!(range(0, bad.as_ptr().cast(), 2, &mut weight), SINEW_ERROR_INVALID_ARGUMENT);
+        assert_eq!(range(0, std::ptr::null(), 0, &mut weight), SINEW_ERROR_NULL_POINTER);
+        assert_eq!(weight, 7.0, "nothing written");
+        assert_eq!(sinew_character_update_motion(c, &asset, f32::NAN), SINEW_ERROR_INVALID_ARGUMENT);
+        assert_eq!(sinew_character_update_motion(null.cast(), &asset, 0.1), SINEW_ERROR_NULL_POINTER);
+        let mut joints = 0;
+        assert_eq!(sinew_asset_num_joints(&asset, &mut joints), SINEW_OK);
+        let mut boxes = joint_boxes(joints as usize);
+        let (mut lo, mut hi) = ([7.0f32; 3], [7.0f32; 3]);
+        let bounds =
+            |boxes: *const sinew_joint_box, n, lo: *mut f32, hi: *mut f32| sinew_character_bounds(c, boxes, n, lo, hi);
+        assert_eq!(bounds(boxes.as_ptr(), 0, lo.as_mut_ptr(), hi.as_mut_ptr()), SINEW_ERROR_INVALID_ARGUMENT);
+        assert_eq!(
+            bounds(boxes.as_ptr(), boxes.len() + 1, lo.as_mut_ptr(), hi.as_mut_ptr()),
+            SINEW_ERROR_INVALID_ARGUMENT
+        );
+        assert_eq!(bounds(std::ptr::null(), 1, lo.as_mut_ptr(), hi.as_mut_ptr()), SINEW_ERROR_NULL_POINTER);
+        assert_eq!(bounds(boxes.as_ptr(), 1, null.cast(), hi.as_mut_ptr()), SINEW_ERROR_NULL_POINTER);
+        let misaligned = boxes.as_ptr().cast::<u8>().add(4).cast();
+        assert_eq!(bounds(misaligned, 1, lo.as_mut_ptr(), hi.as_mut_ptr()), SINEW_ERROR_INVALID_ARGUMENT);
+        boxes[0].half_extent[1] = -1.0;
+        assert_eq!(bounds(boxes.as_ptr(), 1, lo.as_mut_ptr(), hi.as_mut_ptr()), SINEW_ERROR_INVALID_ARGUMENT);
+        boxes[0].half_extent[1] = f32::NAN;
+        assert_eq!(bounds(boxes.as_ptr(), 1, lo.as_mut_ptr(), hi.as_mut_ptr()), SINEW_ERROR_INVALID_ARGUMENT);
+        boxes[0].half_extent[1] = 1.0;
+        boxes[0].joint = joints;
+        assert_eq!(bounds(boxes.as_ptr(), 1, lo.as_mut_ptr(), hi.as_mut_ptr()), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+        assert_eq!((lo, hi), ([7.0; 3], [7.0; 3]), "nothing written");
+    }
+}
