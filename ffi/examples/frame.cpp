@@ -1,17 +1,15 @@
-// The C example's frame sequence from C++: the same output, with the character's memory and the blob owned by
-// RAII wrappers and errors turned into exceptions at the boundary.
+// The C example's frame sequence from C++ through sinew.hpp: the same output, with the character's memory owned
+// by sinew::Character (through an allocator), statuses instead of exceptions, and the character relocated
+// half-way through as a pool compaction would.
 //
 //   c++ -std=c++17 frame.cpp -I ffi/include target/release/libsinew_ffi.a -o frame_cpp && ./frame_cpp docs/example.snw
-#include "sinew.h"
+#include "sinew.hpp"
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
-#include <memory>
-#include <stdexcept>
-#include <string>
 #include <vector>
 
 namespace {
@@ -20,82 +18,50 @@ constexpr int kFrames = 24;
 constexpr int kTransitionFrame = 12;
 constexpr int kMoveFrame = 18;
 
-void check(sinew_status status, const char *what) {
-  if (status != SINEW_OK) throw std::runtime_error(std::string(what) + ": " + sinew_status_message(status));
+bool check(sinew::Status status, const char *what) {
+  if (!status) std::fprintf(stderr, "%s: %s (status %d)\n", what, status.message(), static_cast<int>(status.code()));
+  return status.ok();
 }
 
-struct FreeDeleter {
-  void operator()(void *p) const { std::free(p); }
-};
-using Aligned = std::unique_ptr<void, FreeDeleter>;
-
-Aligned aligned_bytes(size_t align, size_t len) {
-  Aligned memory(std::aligned_alloc(align, (len + align - 1) / align * align));
-  if (!memory) throw std::bad_alloc();
-  return memory;
-}
-
-void print_floats(char tag, int frame, const float *values, size_t count) {
+void print_floats(char tag, int frame, sinew::Span<const float> values) {
   std::printf("%c %d:", tag, frame);
-  for (size_t i = 0; i < count; ++i) {
-    uint32_t bits;
-    std::memcpy(&bits, &values[i], sizeof bits);
+  for (float value : values) {
+    std::uint32_t bits;
+    std::memcpy(&bits, &value, sizeof bits);
     std::printf(" %08x", static_cast<unsigned>(bits));
   }
   std::printf("\n");
 }
 
-// A character and the memory it lives in.
-class Character {
- public:
-  Character(const sinew_asset &asset, const sinew_character_desc &desc) {
-    check(sinew_character_required_bytes(&asset, &desc, &bytes_), "sinew_character_required_bytes");
-    memory_ = aligned_bytes(SINEW_CHARACTER_ALIGN, bytes_);
-    check(sinew_character_init(memory_.get(), bytes_, &asset, &desc, &handle_), "sinew_character_init");
-  }
-
-  // Copies the character to new memory and frees the old: the copy carries on where the original stopped.
-  void move_memory() {
-    Aligned moved = aligned_bytes(SINEW_CHARACTER_ALIGN, bytes_);
-    std::memcpy(moved.get(), memory_.get(), bytes_);
-    std::memset(memory_.get(), 0, bytes_);
-    memory_ = std::move(moved);
-    handle_ = static_cast<sinew_character *>(memory_.get());
-  }
-
-  sinew_character *get() const { return handle_; }
-
- private:
-  size_t bytes_ = 0;
-  Aligned memory_;
-  sinew_character *handle_ = nullptr;
-};
-
 int run(const char *path) {
   std::ifstream file(path, std::ios::binary);
   std::vector<char> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  if (!file && !file.eof()) throw std::runtime_error(std::string("cannot read ") + path);
-  Aligned blob = aligned_bytes(SINEW_BLOB_ALIGN, bytes.size() + 1);
-  std::memcpy(blob.get(), bytes.data(), bytes.size());
-
-  sinew_asset asset;
-  check(sinew_asset_load(static_cast<const uint8_t *>(blob.get()), bytes.size(), &asset), "sinew_asset_load");
-  uint32_t joints = 0, clips = 0, skin_joints = 0;
-  check(sinew_asset_num_joints(&asset, &joints), "sinew_asset_num_joints");
-  check(sinew_asset_num_clips(&asset, &clips), "sinew_asset_num_clips");
-  check(sinew_asset_num_skin_joints(&asset, &skin_joints), "sinew_asset_num_skin_joints");
-  std::printf("abi %u joints %u clips %u skin %u\n", static_cast<unsigned>(sinew_abi_version()),
-              static_cast<unsigned>(joints), static_cast<unsigned>(clips), static_cast<unsigned>(skin_joints));
-  for (uint32_t j = 0; j < joints; ++j) {
-    const char *name = nullptr;
-    size_t len = 0;
-    check(sinew_asset_joint_name(&asset, j, &name, &len), "sinew_asset_joint_name");
-    std::printf("joint %u %.*s\n", static_cast<unsigned>(j), static_cast<int>(len), name);
+  if (bytes.empty()) {
+    std::fprintf(stderr, "cannot read %s\n", path);
+    return 1;
   }
-  for (uint32_t c = 0; c < clips; ++c) {
-    float duration = 0.0f;
-    check(sinew_asset_clip_duration(&asset, c, &duration), "sinew_asset_clip_duration");
-    print_floats('d', static_cast<int>(c), &duration, 1);
+  // The blob, SINEW_BLOB_ALIGN-aligned (u128-sized words), alive while the asset is used.
+  struct alignas(SINEW_BLOB_ALIGN) Word {
+    unsigned char bytes[SINEW_BLOB_ALIGN];
+  };
+  std::vector<Word> blob((bytes.size() + SINEW_BLOB_ALIGN - 1) / SINEW_BLOB_ALIGN);
+  std::memcpy(blob.data(), bytes.data(), bytes.size());
+
+  sinew::Result<sinew::Asset> loaded = sinew::Asset::load(blob.data(), bytes.size());
+  if (!check(loaded.status(), "sinew::Asset::load")) return 1;
+  const sinew::Asset &asset = *loaded;
+  const std::uint32_t joints = asset.num_joints(), clips = asset.num_clips(), skin = asset.num_skin_joints();
+  std::printf("abi %u joints %u clips %u skin %u\n", static_cast<unsigned>(sinew_abi_version()),
+              static_cast<unsigned>(joints), static_cast<unsigned>(clips), static_cast<unsigned>(skin));
+  for (std::uint32_t j = 0; j < joints; ++j) {
+    sinew::Result<std::string_view> name = asset.joint_name(j);
+    if (!check(name.status(), "joint_name")) return 1;
+    std::printf("joint %u %.*s\n", static_cast<unsigned>(j), static_cast<int>(name->size()), name->data());
+  }
+  for (std::uint32_t c = 0; c < clips; ++c) {
+    sinew::Result<float> duration = asset.clip_duration(c);
+    if (!check(duration.status(), "clip_duration")) return 1;
+    print_floats('d', static_cast<int>(c), sinew::Span<const float>(&*duration, 1));
   }
 
   const sinew_layer_desc layers[1] = {{SINEW_LAYER_BASE, 1}};
@@ -103,22 +69,22 @@ int run(const char *path) {
   desc.layers = layers;
   desc.num_layers = 1;
   desc.inertialization = SINEW_INERTIALIZATION_DEFAULT;
-  desc.skinned = skin_joints > 0;
-  Character character(asset, desc);
-  check(sinew_character_play(character.get(), &asset, 0, 0, 0.0f, 1.0f, 1.0f), "sinew_character_play");
+  desc.skinned = skin > 0;
+  sinew::Result<sinew::Character> created = sinew::Character::create(asset, desc);
+  if (!check(created.status(), "sinew::Character::create")) return 1;
+  sinew::Character character = std::move(*created);
+  if (!check(character.play(asset, 0, 0, 0.0f, 1.0f, 1.0f), "play")) return 1;
   for (int frame = 0; frame < kFrames; ++frame) {
-    if (frame == kTransitionFrame) {
-      check(sinew_character_transition(character.get(), &asset, clips - 1, 0.0f, 1.0f, 0.25f),
-            "sinew_character_transition");
+    if (frame == kTransitionFrame && !check(character.transition(asset, clips - 1, 0.0f, 1.0f, 0.25f), "transition")) {
+      return 1;
     }
-    if (frame == kMoveFrame) character.move_memory();
-    check(sinew_character_update(character.get(), &asset, 1.0f / 30.0f), "sinew_character_update");
-    const float *values = nullptr;
-    size_t count = 0;
-    check(sinew_character_model_matrices(character.get(), &values, &count), "sinew_character_model_matrices");
-    print_floats('m', frame, values, count * 16);
-    check(sinew_character_palette_3x4(character.get(), &values, &count), "sinew_character_palette_3x4");
-    print_floats('p', frame, values, count * 12);
+    if (frame == kMoveFrame && !check(character.relocate(), "relocate")) return 1;
+    if (!check(character.update(asset, 1.0f / 30.0f), "update")) return 1;
+    sinew::Result<sinew::Matrices<16>> model = character.model_matrices();
+    sinew::Result<sinew::Matrices<12>> palette = character.palette();
+    if (!check(model.status(), "model_matrices") || !check(palette.status(), "palette")) return 1;
+    print_floats('m', frame, model->floats());
+    print_floats('p', frame, palette->floats());
   }
   return 0;
 }
@@ -130,10 +96,5 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "usage: %s BLOB\n", argv[0]);
     return 2;
   }
-  try {
-    return run(argv[1]);
-  } catch (const std::exception &e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    return 1;
-  }
+  return run(argv[1]);
 }

@@ -1,5 +1,6 @@
-//! The C ABI driven from C and C++: the examples' frames equal the Rust API's bit for bit, and every error path
-//! returns its status (`tests/c/errors.c`).
+//! The C ABI driven from C and C++: the examples' frames equal the Rust API's bit for bit, every error path
+//! returns its status (`tests/c/errors.c`), and the C++ layer (`sinew.hpp`) keeps its promises
+//! (`tests/cpp/wrapper.cpp`).
 
 mod support;
 
@@ -34,6 +35,15 @@ fn cpp_example_matches_the_rust_api_bit_for_bit() {
 #[test]
 fn every_error_path_returns_its_status_from_c() {
     let Some(exe) = support::compile("ffi/tests/c/errors.c", false).unwrap_or_else(|e| panic!("{e}")) else {
+        return;
+    };
+    let printed = support::output_of(&exe, &[&support::root().join(EXAMPLE_BLOB)]).unwrap_or_else(|e| panic!("{e}"));
+    assert!(printed.contains(", 0 failed"), "{printed}");
+}
+
+#[test]
+fn the_cpp_layer_reports_statuses_and_gives_its_memory_back() {
+    let Some(exe) = support::compile("ffi/tests/cpp/wrapper.cpp", true).unwrap_or_else(|e| panic!("{e}")) else {
         return;
     };
     let printed = support::output_of(&exe, &[&support::root().join(EXAMPLE_BLOB)]).unwrap_or_else(|e| panic!("{e}"));

@@ -66,9 +66,9 @@ pub fn compiler(cxx: bool) -> Option<&'static str> {
     None
 }
 
-/// Compiles `source` (relative to the workspace) with warnings as errors and links it with the static library
-/// alone: no system library beyond the compiler's defaults (the C library, which provides `memcpy`, `memset`
-/// and `abort`).
+/// Compiles `source` (relative to the workspace) with warnings as errors (C++ also without exceptions) and links
+/// it with the static library alone: no system library beyond the compiler's defaults (the C library, which
+/// provides `memcpy`, `memset` and `abort`).
 pub fn compile(source: &str, cxx: bool) -> Result<Option<PathBuf>, String> {
     let Some(compiler) = compiler(cxx) else { return Ok(None) };
     let library = static_library()?;
@@ -77,6 +77,8 @@ pub fn compile(source: &str, cxx: bool) -> Result<Option<PathBuf>, String> {
     let exe = out_dir().join(stem);
     let mut c = Command::new(compiler);
     c.arg(if cxx { "-std=c++17" } else { "-std=c11" })
+        // C++ without exceptions: the C++ layer needs none.
+        .args(if cxx { &["-fno-exceptions"][..] } else { &[] })
         .args(["-O1", "-Wall", "-Wextra", "-Werror", "-pedantic", "-I"])
         .arg(root().join("ffi/include"))
         .arg(&source)

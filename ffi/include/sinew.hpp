@@ -1,0 +1,348 @@
+// sinew: a header-only C++17 layer over the C ABI (sinew.h). No exceptions and no allocation of its own: every
+// call returns a Status or a Result (a value or the status that explains its absence); a Character owns its
+// memory through the caller's Allocator and frees it when destroyed. Everything else (layouts, threading,
+// what each call checks) is the C header's.
+#ifndef SINEW_HPP
+#define SINEW_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <new>
+#include <string_view>
+#include <utility>
+
+#include "sinew.h"
+
+namespace sinew {
+
+// A call's outcome: SINEW_OK or the error's class.
+class Status {
+ public:
+  constexpr Status(sinew_status code = SINEW_OK) noexcept : code_(code) {}
+  constexpr bool ok() const noexcept { return code_ == SINEW_OK; }
+  constexpr explicit operator bool() const noexcept { return ok(); }
+  constexpr sinew_status code() const noexcept { return code_; }
+  // A static string; never NULL.
+  const char *message() const noexcept { return sinew_status_message(code_); }
+
+ private:
+  sinew_status code_;
+};
+
+// A value, or the status that says why there is none (std::expected's shape, without exceptions).
+template <class T>
+class Result {
+ public:
+  Result(T value) noexcept : value_(std::move(value)), status_(SINEW_OK) {}
+  Result(Status status) noexcept : value_(), status_(status.ok() ? Status(SINEW_ERROR_INTERNAL) : status) {}
+  bool ok() const noexcept { return status_.ok(); }
+  explicit operator bool() const noexcept { return ok(); }
+  Status status() const noexcept { return status_; }
+  // The value; meaningful only when ok().
+  T &operator*() noexcept { return value_; }
+  const T &operator*() const noexcept { return value_; }
+  T *operator->() noexcept { return &value_; }
+  const T *operator->() const noexcept { return &value_; }
+  T value_or(T fallback) const noexcept { return ok() ? value_ : fallback; }
+
+ private:
+  T value_;
+  Status status_;
+};
+
+// A view of `size` contiguous elements (std::span's shape, for C++17).
+template <class T>
+class Span {
+ public:
+  constexpr Span() noexcept = default;
+  constexpr Span(T *data, std::size_t size) noexcept : data_(data), size_(size) {}
+  template <std::size_t N>
+  constexpr Span(T (&array)[N]) noexcept : data_(array), size_(N) {}
+  constexpr T *data() const noexcept { return data_; }
+  constexpr std::size_t size() const noexcept { return size_; }
+  constexpr bool empty() const noexcept { return size_ == 0; }
+  constexpr T &operator[](std::size_t i) const noexcept { return data_[i]; }
+  constexpr T *begin() const noexcept { return data_; }
+  constexpr T *end() const noexcept { return data_ + size_; }
+
+ private:
+  T *data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+// `count` matrices of `Floats` floats each, back to back: model matrices (16, column-major) or the skinning
+// palette (12, three rows of four). matrix(i) points to matrix i's first float.
+template <std::size_t Floats>
+struct Matrices {
+  const float *data = nullptr;
+  std::size_t count = 0;
+  const float *matrix(std::size_t i) const noexcept { return data + Floats * i; }
+  Span<const float> floats() const noexcept { return Span<const float>(data, count * Floats); }
+};
+
+// Where a character's memory comes from: `allocate` returns `bytes` bytes aligned to `align` (or NULL), and
+// `deallocate` takes them back; `user` is passed to both. The default uses aligned operator new (nothrow).
+struct Allocator {
+  void *(*allocate)(void *user, std::size_t bytes, std::size_t align) noexcept;
+  void (*deallocate)(void *user, void *memory, std::size_t bytes, std::size_t align) noexcept;
+  void *user;
+
+  static Allocator standard() noexcept {
+    return Allocator{
+        [](void *, std::size_t bytes, std::size_t align) noexcept -> void * {
+          return ::operator new(bytes, std::align_val_t(align), std::nothrow);
+        },
+        [](void *, void *memory, std::size_t, std::size_t align) noexcept {
+          ::operator delete(memory, std::align_val_t(align), std::nothrow);
+        },
+        nullptr};
+  }
+};
+
+// A marker of a clip: local time (seconds), the author's value, and its name (bytes inside the blob).
+struct Marker {
+  float time = 0.0f;
+  float value = 0.0f;
+  std::string_view name;
+};
+
+// The root motion of the last update: the motion root's translation (file units) and its turn about +Y.
+struct RootMotion {
+  float translation[3] = {0.0f, 0.0f, 0.0f};
+  float yaw = 0.0f;
+};
+
+// An axis-aligned box in model space.
+struct Bounds {
+  float min[3] = {0.0f, 0.0f, 0.0f};
+  float max[3] = {0.0f, 0.0f, 0.0f};
+};
+
+// A loaded asset: a validated view of the caller's blob, which must outlive it. Copyable (it holds no pointer
+// but the blob's); const, so threads may share it. A default-constructed Asset is not loaded: every call on
+// it reports SINEW_ERROR_INVALID_HANDLE.
+class Asset {
+ public:
+  Asset() noexcept : raw_() {}
+
+  // Validates the `len` bytes at `blob` (SINEW_BLOB_ALIGN-aligned) once.
+  static Result<Asset> load(const void *blob, std::size_t len) noexcept {
+    Asset asset;
+    Status status = sinew_asset_load(static_cast<const std::uint8_t *>(blob), len, &asset.raw_);
+    if (!status) return status;
+    return asset;
+  }
+
+  const sinew_asset *get() const noexcept { return &raw_; }
+
+  std::uint32_t num_joints() const noexcept { return count(sinew_asset_num_joints); }
+  std::uint32_t num_clips() const noexcept { return count(sinew_asset_num_clips); }
+  std::uint32_t num_skin_joints() const noexcept { return count(sinew_asset_num_skin_joints); }
+
+  Result<float> clip_duration(std::uint32_t clip) const noexcept {
+    float duration = 0.0f;
+    Status status = sinew_asset_clip_duration(&raw_, clip, &duration);
+    if (!status) return status;
+    return duration;
+  }
+
+  Result<std::string_view> joint_name(std::uint32_t joint) const noexcept {
+    const char *name = nullptr;
+    std::size_t len = 0;
+    Status status = sinew_asset_joint_name(&raw_, joint, &name, &len);
+    if (!status) return status;
+    return std::string_view(name, len);
+  }
+
+  Result<std::uint32_t> find_clip(std::string_view name) const noexcept {
+    std::uint32_t index = 0;
+    return found(sinew_asset_find_clip(&raw_, name.data(), name.size(), &index), index);
+  }
+
+  Result<std::uint32_t> find_curve(std::uint32_t clip, std::string_view name) const noexcept {
+    std::uint32_t index = 0;
+    return found(sinew_asset_find_curve(&raw_, clip, name.data(), name.size(), &index), index);
+  }
+
+  Result<std::uint32_t> num_markers(std::uint32_t clip) const noexcept {
+    std::uint32_t count = 0;
+    return found(sinew_asset_num_markers(&raw_, clip, &count), count);
+  }
+
+  Result<Marker> marker(std::uint32_t clip, std::uint32_t index) const noexcept {
+    Marker marker;
+    const char *name = nullptr;
+    std::size_t len = 0;
+    Status status = sinew_asset_marker(&raw_, clip, index, &marker.time, &marker.value, &name, &len);
+    if (!status) return status;
+    marker.name = std::string_view(name, len);
+    return marker;
+  }
+
+ private:
+  std::uint32_t count(sinew_status (*query)(const sinew_asset *, std::uint32_t *)) const noexcept {
+    std::uint32_t n = 0;
+    return query(&raw_, &n) == SINEW_OK ? n : 0;
+  }
+
+  static Result<std::uint32_t> found(Status status, std::uint32_t value) noexcept {
+    if (!status) return status;
+    return value;
+  }
+
+  sinew_asset raw_;
+};
+
+// A character in memory from the caller's Allocator, freed when the Character is destroyed. Move-only. The
+// memory is the character: relocate() copies it to new memory, as a pool compaction would.
+class Character {
+ public:
+  static Result<Character> create(const Asset &asset, const sinew_character_desc &desc,
+                                  Allocator allocator = Allocator::standard()) noexcept {
+    std::size_t bytes = 0;
+    Status status = sinew_character_required_bytes(asset.get(), &desc, &bytes);
+    if (!status) return status;
+    void *memory = allocator.allocate(allocator.user, bytes, SINEW_CHARACTER_ALIGN);
+    if (memory == nullptr) return Status(SINEW_ERROR_MEMORY_TOO_SMALL);
+    sinew_character *handle = nullptr;
+    status = sinew_character_init(memory, bytes, asset.get(), &desc, &handle);
+    if (!status) {
+      allocator.deallocate(allocator.user, memory, bytes, SINEW_CHARACTER_ALIGN);
+      return status;
+    }
+    return Character(allocator, memory, bytes, handle);
+  }
+
+  Character() noexcept = default;
+  Character(Character &&other) noexcept { *this = std::move(other); }
+  Character &operator=(Character &&other) noexcept {
+    if (this != &other) {
+      release();
+      allocator_ = other.allocator_;
+      memory_ = std::exchange(other.memory_, nullptr);
+      bytes_ = std::exchange(other.bytes_, 0);
+      handle_ = std::exchange(other.handle_, nullptr);
+    }
+    return *this;
+  }
+  Character(const Character &) = delete;
+  Character &operator=(const Character &) = delete;
+  ~Character() { release(); }
+
+  sinew_character *get() const noexcept { return handle_; }
+  std::size_t bytes() const noexcept { return bytes_; }
+
+  // Copies the character to new memory from its allocator and frees the old; it carries on unchanged.
+  Status relocate() noexcept {
+    if (memory_ == nullptr) return Status(SINEW_ERROR_NULL_POINTER);
+    void *moved = allocator_.allocate(allocator_.user, bytes_, SINEW_CHARACTER_ALIGN);
+    if (moved == nullptr) return Status(SINEW_ERROR_MEMORY_TOO_SMALL);
+    std::memcpy(moved, memory_, bytes_);
+    allocator_.deallocate(allocator_.user, memory_, bytes_, SINEW_CHARACTER_ALIGN);
+    memory_ = moved;
+    handle_ = static_cast<sinew_character *>(moved);
+    return Status();
+  }
+
+  Status play(const Asset &asset, std::uint32_t layer, std::uint32_t clip, float time, float speed,
+              float weight) noexcept {
+    return sinew_character_play(handle_, asset.get(), layer, clip, time, speed, weight);
+  }
+  Status play(const Asset &asset, const sinew_play &play) noexcept {
+    return sinew_character_play_slot(handle_, asset.get(), &play);
+  }
+  Status transition(const Asset &asset, std::uint32_t clip, float time, float speed, float duration) noexcept {
+    return sinew_character_transition(handle_, asset.get(), clip, time, speed, duration);
+  }
+  Status update(const Asset &asset, float dt) noexcept { return sinew_character_update(handle_, asset.get(), dt); }
+  Status update_motion(const Asset &asset, float dt) noexcept {
+    return sinew_character_update_motion(handle_, asset.get(), dt);
+  }
+  Status set_mask(std::uint32_t mask, Span<const float> weights) noexcept {
+    return sinew_character_set_mask(handle_, mask, weights.data(), weights.size());
+  }
+  Status set_layer_masks(std::uint32_t layer, std::uint32_t mask, std::uint32_t profile) noexcept {
+    return sinew_character_set_layer_masks(handle_, layer, mask, profile);
+  }
+  Status fade_layer(std::uint32_t layer, float target, float duration) noexcept {
+    return sinew_character_fade_layer(handle_, layer, target, duration);
+  }
+  Status set_curves(Span<const float> values) noexcept {
+    return sinew_character_set_curves(handle_, values.data(), values.size());
+  }
+
+  Result<RootMotion> root_motion() const noexcept {
+    RootMotion motion;
+    Status status = sinew_character_root_motion(handle_, motion.translation, &motion.yaw);
+    if (!status) return status;
+    return motion;
+  }
+
+  // Valid until the character's memory moves or is freed.
+  Result<Matrices<16>> model_matrices() const noexcept { return matrices<16>(sinew_character_model_matrices); }
+  Result<Matrices<12>> palette() const noexcept { return matrices<12>(sinew_character_palette_3x4); }
+
+  // The clip playing in a slot, or SINEW_NO_CLIP.
+  Result<std::uint32_t> slot_clip(std::uint32_t layer, std::uint32_t slot) const noexcept {
+    std::uint32_t clip = 0;
+    Status status = sinew_character_slot_clip(handle_, layer, slot, &clip);
+    if (!status) return status;
+    return clip;
+  }
+
+  // The markers the last update crossed in a slot: the first indices.size() into `indices` (indices into the
+  // slot clip's markers), and how many there were (more than fit, when some did not).
+  Result<std::size_t> crossed_markers(const Asset &asset, std::uint32_t layer, std::uint32_t slot,
+                                      Span<std::uint32_t> indices) const noexcept {
+    std::size_t count = 0;
+    Status status = sinew_character_crossed_markers(handle_, asset.get(), layer, slot, indices.data(),
+                                                    indices.size(), &count);
+    if (!status) return status;
+    return count;
+  }
+
+  Result<float> range_weight(const Asset &asset, std::uint32_t layer, std::string_view name) const noexcept {
+    float weight = 0.0f;
+    Status status = sinew_character_range_weight(handle_, asset.get(), layer, name.data(), name.size(), &weight);
+    if (!status) return status;
+    return weight;
+  }
+
+  // `boxes` 16-byte aligned, as sinew_joint_box is.
+  Result<Bounds> bounds(Span<const sinew_joint_box> boxes) const noexcept {
+    Bounds bounds;
+    Status status = sinew_character_bounds(handle_, boxes.data(), boxes.size(), bounds.min, bounds.max);
+    if (!status) return status;
+    return bounds;
+  }
+
+ private:
+  Character(Allocator allocator, void *memory, std::size_t bytes, sinew_character *handle) noexcept
+      : allocator_(allocator), memory_(memory), bytes_(bytes), handle_(handle) {}
+
+  template <std::size_t Floats>
+  Result<Matrices<Floats>> matrices(sinew_status (*output)(const sinew_character *, const float **,
+                                                           std::size_t *)) const noexcept {
+    Matrices<Floats> out;
+    Status status = output(handle_, &out.data, &out.count);
+    if (!status) return status;
+    return out;
+  }
+
+  void release() noexcept {
+    if (memory_ != nullptr) allocator_.deallocate(allocator_.user, memory_, bytes_, SINEW_CHARACTER_ALIGN);
+    memory_ = nullptr;
+    handle_ = nullptr;
+    bytes_ = 0;
+  }
+
+  Allocator allocator_ = Allocator::standard();
+  void *memory_ = nullptr;
+  std::size_t bytes_ = 0;
+  sinew_character *handle_ = nullptr;
+};
+
+}  // namespace sinew
+
+#endif  // SINEW_HPP

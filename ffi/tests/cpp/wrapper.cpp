@@ -1,0 +1,139 @@
+// sinew.hpp's own behaviour, built without exceptions: statuses and results on every error, the allocator
+// called once per character and once per relocation and given everything back, moves that leave nothing to
+// free twice. Prints "N checks, F failed" and exits nonzero on a failure.
+#include "sinew.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <vector>
+
+namespace {
+
+int failures = 0, checks = 0;
+
+void expect(bool condition, const char *what, int line) {
+  ++checks;
+  if (!condition) {
+    ++failures;
+    std::printf("FAILED line %d: %s\n", line, what);
+  }
+}
+#define EXPECT(condition) expect((condition), #condition, __LINE__)
+
+struct Counts {
+  int allocations = 0, frees = 0;
+  std::size_t live_bytes = 0;
+  bool fail = false;
+};
+
+sinew::Allocator counting(Counts &counts) {
+  return sinew::Allocator{
+      [](void *user, std::size_t bytes, std::size_t align) noexcept -> void * {
+        Counts &c = *static_cast<Counts *>(user);
+        if (c.fail) return nullptr;
+        ++c.allocations;
+        c.live_bytes += bytes;
+        return ::operator new(bytes, std::align_val_t(align), std::nothrow);
+      },
+      [](void *user, void *memory, std::size_t bytes, std::size_t align) noexcept {
+        Counts &c = *static_cast<Counts *>(user);
+        ++c.frees;
+        c.live_bytes -= bytes;
+        ::operator delete(memory, std::align_val_t(align), std::nothrow);
+      },
+      &counts};
+}
+
+struct alignas(SINEW_BLOB_ALIGN) Word {
+  unsigned char bytes[SINEW_BLOB_ALIGN];
+};
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  if (argc != 2) return 2;
+  std::ifstream file(argv[1], std::ios::binary);
+  std::vector<char> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  std::vector<Word> blob((bytes.size() + SINEW_BLOB_ALIGN - 1) / SINEW_BLOB_ALIGN + 1);
+  std::memcpy(blob.data(), bytes.data(), bytes.size());
+
+  // Loading: a bad blob is a status, not an exception.
+  sinew::Result<sinew::Asset> bad = sinew::Asset::load(blob.data(), 7);
+  EXPECT(!bad.ok() && !bad && bad.status().code() == SINEW_ERROR_BLOB_CORRUPT);
+  std::vector<Word> shifted(blob.size() + 1);
+  std::memcpy(shifted[0].bytes + 1, bytes.data(), bytes.size());
+  sinew::Result<sinew::Asset> misaligned = sinew::Asset::load(shifted[0].bytes + 1, bytes.size());
+  EXPECT(misaligned.status().code() == SINEW_ERROR_BLOB_ALIGNMENT);
+  EXPECT(std::strlen(misaligned.status().message()) > 0);
+  sinew::Asset unloaded;
+  EXPECT(unloaded.num_joints() == 0 && unloaded.find_clip("x").status().code() == SINEW_ERROR_INVALID_HANDLE);
+  sinew::Result<sinew::Asset> loaded = sinew::Asset::load(blob.data(), bytes.size());
+  EXPECT(loaded.ok());
+  if (!loaded) return 1;
+  const sinew::Asset asset = *loaded;  // copyable: a view of the blob
+  EXPECT(asset.num_joints() > 0 && asset.num_clips() >= 2);
+  EXPECT(asset.clip_duration(asset.num_clips()).status().code() == SINEW_ERROR_INDEX_OUT_OF_RANGE);
+  EXPECT(asset.clip_duration(0).value_or(-1.0f) > 0.0f);
+  EXPECT(asset.joint_name(0).ok() && asset.joint_name(asset.num_joints()).status().code() == SINEW_ERROR_INDEX_OUT_OF_RANGE);
+  EXPECT(asset.find_clip("no such clip").status().code() == SINEW_ERROR_INDEX_OUT_OF_RANGE);
+  EXPECT(asset.num_markers(0).ok() && asset.marker(0, 1000).status().code() == SINEW_ERROR_INDEX_OUT_OF_RANGE);
+
+  const sinew_layer_desc layers[1] = {{SINEW_LAYER_BASE, 2}};
+  sinew_character_desc desc{};
+  desc.layers = layers;
+  desc.num_layers = 1;
+  desc.inertialization = SINEW_INERTIALIZATION_DEFAULT;
+  Counts counts;
+  {
+    // A description the core refuses never reaches the allocator.
+    sinew_character_desc broken = desc;
+    broken.num_layers = 0;
+    EXPECT(sinew::Character::create(asset, broken, counting(counts)).status().code() == SINEW_ERROR_INVALID_DESC);
+    EXPECT(counts.allocations == 0);
+    // An allocator that fails is a status.
+    counts.fail = true;
+    EXPECT(sinew::Character::create(asset, desc, counting(counts)).status().code() == SINEW_ERROR_MEMORY_TOO_SMALL);
+    counts.fail = false;
+
+    sinew::Result<sinew::Character> created = sinew::Character::create(asset, desc, counting(counts));
+    EXPECT(created.ok() && counts.allocations == 1 && counts.live_bytes == created->bytes());
+    sinew::Character character = std::move(*created);
+    EXPECT(created->get() == nullptr && character.get() != nullptr);
+    EXPECT(character.play(asset, 0, 0, 0.0f, 1.0f, 1.0f).ok());
+    EXPECT(character.play(asset, 0, 99, 0.0f, 1.0f, 1.0f).code() == SINEW_ERROR_INDEX_OUT_OF_RANGE);
+    EXPECT(character.update(asset, 1.0f / 30.0f).ok());
+    sinew::Result<sinew::Matrices<16>> before = character.model_matrices();
+    EXPECT(before.ok() && before->count == asset.num_joints());
+    std::vector<float> first(before->floats().begin(), before->floats().end());
+    // Relocation: one more allocation, the old memory freed, the character unchanged.
+    EXPECT(character.relocate().ok() && counts.allocations == 2 && counts.frees == 1);
+    sinew::Result<sinew::Matrices<16>> after = character.model_matrices();
+    EXPECT(after.ok() && std::memcmp(after->data, first.data(), first.size() * sizeof(float)) == 0);
+    EXPECT(character.update(asset, std::numeric_limits<float>::quiet_NaN()).code() == SINEW_ERROR_INVALID_ARGUMENT);
+    EXPECT(character.update_motion(asset, 1.0f / 30.0f).ok());
+    EXPECT(character.slot_clip(0, 1).value_or(0) == SINEW_NO_CLIP);
+    EXPECT(character.slot_clip(1, 0).status().code() == SINEW_ERROR_INDEX_OUT_OF_RANGE);
+    std::uint32_t crossed[4];
+    EXPECT(character.crossed_markers(asset, 0, 0, crossed).ok());
+    EXPECT(character.range_weight(asset, 3, "plant:x").status().code() == SINEW_ERROR_INDEX_OUT_OF_RANGE);
+    alignas(16) sinew_joint_box boxes[1] = {{{0, 0, 0}, 0, {1, 1, 1}, 0}};
+    sinew::Result<sinew::Bounds> bounds = character.bounds(boxes);
+    EXPECT(bounds.ok() && bounds->min[0] <= bounds->max[0]);
+    EXPECT(character.bounds(sinew::Span<const sinew_joint_box>()).status().code() == SINEW_ERROR_NULL_POINTER);
+    EXPECT(character.root_motion().ok());
+    // Move assignment frees what the target held.
+    sinew::Result<sinew::Character> second = sinew::Character::create(asset, desc, counting(counts));
+    EXPECT(second.ok() && counts.allocations == 3);
+    character = std::move(*second);
+    EXPECT(counts.frees == 2 && character.get() != nullptr);
+  }
+  // Everything given back, once.
+  EXPECT(counts.allocations == 3 && counts.frees == 3 && counts.live_bytes == 0);
+  sinew::Character empty;
+  EXPECT(empty.relocate().code() == SINEW_ERROR_NULL_POINTER && empty.update(asset, 0.1f).code() == SINEW_ERROR_NULL_POINTER);
+
+  std::printf("%d checks, %d failed\n", checks, failures);
+  return failures == 0 ? 0 : 1;
+}
