@@ -73,6 +73,17 @@
 // `sinew_play::mask`: no bone mask.
 #define SINEW_NO_MASK UINT32_MAX
 
+// `sinew_character_transition_synced`: enter at the given time.
+#define SINEW_SYNC_NONE 0
+
+// Enter at the target's first time with the leading base clip's stride phase (Gears of War 4; both clips
+// baked with `--phase`).
+#define SINEW_SYNC_PHASE 1
+
+// Enter at the target time whose two foot phases are nearest the leading base clip's (Just Cause 3; both
+// clips with footstep markers).
+#define SINEW_SYNC_FOOT_PHASE 2
+
 // `sinew_character_slot_clip`: the slot plays nothing.
 #define SINEW_NO_CLIP UINT32_MAX
 
@@ -364,6 +375,23 @@ sinew_status sinew_character_transition(struct sinew_character *character,
                                         float time,
                                         float speed,
                                         float duration);
+
+// `sinew_character_transition` entering the target where `sync` says (one of `SINEW_SYNC_*`): at the time
+// matching the leading base clip's phase, or at `time` when the clips match nothing (no phase, no
+// footsteps). Writes the start time used to `*start`.
+//
+// Errors: those of `sinew_character_transition`; `SINEW_ERROR_INVALID_ARGUMENT` for another `sync`.
+//
+// # Safety
+// As `sinew_character_play`; `start` points to a writable `float`.
+sinew_status sinew_character_transition_synced(struct sinew_character *character,
+                                               const struct sinew_asset *asset,
+                                               uint32_t clip,
+                                               float time,
+                                               float speed,
+                                               float duration,
+                                               uint32_t sync,
+                                               float *start);
 
 // Advances every clock by `dt` seconds and computes the frame: pose, model matrices and, for a skinned
 // character, the palette.

@@ -255,6 +255,14 @@ class Character {
   Status transition(const Asset &asset, std::uint32_t clip, float time, float speed, float duration) noexcept {
     return sinew_character_transition(handle_, asset.get(), clip, time, speed, duration);
   }
+  // Enters the target where `sync` (SINEW_SYNC_*) matches the leading clip's phase; the start time used.
+  Result<float> transition_synced(const Asset &asset, std::uint32_t clip, float time, float speed, float duration,
+                                  std::uint32_t sync) noexcept {
+    float start = 0.0f;
+    Status status = sinew_character_transition_synced(handle_, asset.get(), clip, time, speed, duration, sync, &start);
+    if (!status) return status;
+    return start;
+  }
   Status update(const Asset &asset, float dt) noexcept { return sinew_character_update(handle_, asset.get(), dt); }
   Status update_motion(const Asset &asset, float dt) noexcept {
     return sinew_character_update_motion(handle_, asset.get(), dt);

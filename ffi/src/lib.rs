@@ -867,6 +867,52 @@ pub unsafe extern "C" fn sinew_character_transition(
     })())
 }
 
+/// `sinew_character_transition_synced`: enter at the given time.
+pub const SINEW_SYNC_NONE: u32 = 0;
+/// Enter at the target's first time with the leading base clip's stride phase (Gears of War 4; both clips
+/// baked with `--phase`).
+pub const SINEW_SYNC_PHASE: u32 = 1;
+/// Enter at the target time whose two foot phases are nearest the leading base clip's (Just Cause 3; both
+/// clips with footstep markers).
+pub const SINEW_SYNC_FOOT_PHASE: u32 = 2;
+
+/// `sinew_character_transition` entering the target where `sync` says (one of `SINEW_SYNC_*`): at the time
+/// matching the leading base clip's phase, or at `time` when the clips match nothing (no phase, no
+/// footsteps). Writes the start time used to `*start`.
+///
+/// Errors: those of `sinew_character_transition`; `SINEW_ERROR_INVALID_ARGUMENT` for another `sync`.
+///
+/// # Safety
+/// As `sinew_character_play`; `start` points to a writable `float`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sinew_character_transition_synced(
+    character: *mut sinew_character,
+    asset: *const sinew_asset,
+    clip: u32,
+    time: f32,
+    speed: f32,
+    duration: f32,
+    sync: u32,
+    start: *mut f32,
+) -> sinew_status {
+    let sync = match sync {
+        SINEW_SYNC_NONE => sinew::character::SyncMode::None,
+        SINEW_SYNC_PHASE => sinew::character::SyncMode::Phase,
+        SINEW_SYNC_FOOT_PHASE => sinew::character::SyncMode::FootPhase,
+        _ => return SINEW_ERROR_INVALID_ARGUMENT,
+    };
+    if start.is_null() {
+        return SINEW_ERROR_NULL_POINTER;
+    }
+    let play = Play { clip: clip as usize, time, speed, weight: 1.0, wrap: Wrap::Loop, mask: None };
+    let blend = if duration == 0.0 { Blend::Cut } else { Blend::Inertialize(Transition { duration, profile: None }) };
+    // SAFETY: the caller's contract.
+    let entered = unsafe { stored(asset).and_then(|a| Ok((a, attach(character)?))) }
+        .and_then(|(asset, mut c)| c.transition_synced(&asset.asset, 0, play, blend, sync).map_err(status_of));
+    // SAFETY: the caller's contract.
+    unsafe { put(start, entered) }
+}
+
 /// Advances every clock by `dt` seconds and computes the frame: pose, model matrices and, for a skinned
 /// character, the palette.
 ///

@@ -87,7 +87,7 @@ fuzz_target!(|data: &[u8]| {
             if ops.0.is_empty() {
                 break;
             }
-            match ops.u8() % 18 {
+            match ops.u8() % 19 {
                 0 => known(sinew_character_play(
                     character,
                     &asset,
@@ -140,6 +140,12 @@ fuzz_target!(|data: &[u8]| {
                     known(sinew_character_root_motion(character, translation.as_mut_ptr(), &mut yaw))
                 }
                 12 => known(sinew_character_update_motion(character, &asset, ops.float())),
+                18 => {
+                    let mut start = 0.0f32;
+                    let (clip, time, speed, duration, sync) =
+                        (ops.index(), ops.float(), ops.float(), ops.float(), ops.index() % 4);
+                    known(sinew_character_transition_synced(character, &asset, clip, time, speed, duration, sync, &mut start))
+                }
                 13 => {
                     let (mut indices, mut count) = ([0u32; 4], 0usize);
                     let capacity = usize::from(ops.u8() % 5);

@@ -242,3 +242,75 @@ fn the_new_calls_refuse_bad_arguments_and_write_nothing() {
         assert_eq!((lo, hi), ([7.0; 3], [7.0; 3]), "nothing written");
     }
 }
+
+#[test]
+fn synced_transitions_enter_where_the_rust_api_does() {
+    let Some(dir) = sinew_tools::shared_data_for_test("the C ABI's synced transitions on the Bandai walk and run")
+    else {
+        return;
+    };
+    let files = ["dataset-1_walk", "dataset-2_run"].map(|c| dir.join(format!("bvh/bandai/{c}_normal_001.bvh")));
+    let phased = sinew_tools::phase::phased_bvhs(&files, &[]).expect("phases");
+    assert!(phased.missing.iter().all(Option::is_none), "both clips have a phase: {:?}", phased.missing);
+    let rust_asset = Asset::load(phased.blob.bytes()).expect("load");
+    let asset = load(&phased.blob);
+    let rig = Rig::new(&rust_asset, None).expect("rig");
+    let layers = [LayerDesc { kind: LayerKind::Base, controls: 2 }];
+    let desc = CharacterDesc {
+        num_joints: rust_asset.skeleton().num_joints(),
+        num_skin_joints: 0,
+        layers: &layers,
+        num_masks: 0,
+        num_curves: 0,
+        inertialization: None,
+        scratch: Scratch::InBlock,
+        sampling: sinew::Sampling::Shared,
+    };
+    let mut entered = vec![];
+    for (sync, mode) in [
+        (SINEW_SYNC_NONE, sinew::character::SyncMode::None),
+        (SINEW_SYNC_PHASE, sinew::character::SyncMode::Phase),
+        (SINEW_SYNC_FOOT_PHASE, sinew::character::SyncMode::FootPhase),
+    ] {
+        let mut memory = vec![];
+        let c = character(&asset, &mut memory);
+        let mut block = vec![Chunk::ZERO; Chunk::count(Character::required_bytes(&desc).expect("bytes"))];
+        let mut rust = Character::new(bytemuck::cast_slice_mut(&mut block), &desc).expect("character");
+        let play = Play { clip: 0, time: 0.0, speed: 1.0, weight: 1.0, wrap: Wrap::Loop, mask: None };
+        rust.play(&rust_asset, SlotId::base(0), play).expect("play");
+        // SAFETY: valid pointers; the blob, asset and memory outlive the character.
+        unsafe {
+            for _ in 0..37 {
+                assert_eq!(sinew_character_update(c, &asset, DT), SINEW_OK);
+                rust.update(DT, &rig).expect("update");
+            }
+            let mut start = -1.0;
+            assert_eq!(sinew_character_transition_synced(c, &asset, 1, 0.0, 1.0, 0.0, sync, &mut start), SINEW_OK);
+            let run = Play { clip: 1, ..play };
+            let want = rust.transition_synced(&rust_asset, 0, run, sinew::Blend::Cut, mode).expect("transition");
+            assert_eq!(start.to_bits(), want.to_bits(), "sync {sync}");
+            entered.push(start);
+            for frame in 0..10 {
+                assert_eq!(sinew_character_update(c, &asset, DT), SINEW_OK);
+                rust.update(DT, &rig).expect("update");
+                let (mut out, mut count) = (std::ptr::null(), 0);
+                assert_eq!(sinew_character_model_matrices(c, &mut out, &mut count), SINEW_OK);
+                let model: &[f32] = std::slice::from_raw_parts(out, count * 16);
+                assert_eq!(model, bytemuck::cast_slice::<_, f32>(rust.model()), "sync {sync}, frame {frame}");
+            }
+            let mut untouched = 7.0;
+            let bad = sinew_character_transition_synced(c, &asset, 1, 0.0, 1.0, 0.0, 3, &mut untouched);
+            assert_eq!((bad, untouched), (SINEW_ERROR_INVALID_ARGUMENT, 7.0));
+            let null = std::ptr::null_mut();
+            assert_eq!(
+                sinew_character_transition_synced(c, &asset, 1, 0.0, 1.0, 0.0, 1, null),
+                SINEW_ERROR_NULL_POINTER
+            );
+            let far = sinew_character_transition_synced(c, &asset, 9, 0.0, 1.0, 0.0, 1, &mut untouched);
+            assert_eq!((far, untouched), (SINEW_ERROR_INDEX_OUT_OF_RANGE, 7.0));
+        }
+    }
+    // Unsynced enters at the time given; the two matches move it to the walk's phase.
+    assert_eq!(entered[0], 0.0);
+    assert!(entered[1] > 0.0 && entered[2] > 0.0, "{entered:?}");
+}

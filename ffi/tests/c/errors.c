@@ -267,6 +267,17 @@ int main(int argc, char **argv) {
   EXPECT(sinew_character_range_weight(character, &asset, 9, "plant:x", 7, &range_weight),
          SINEW_ERROR_INDEX_OUT_OF_RANGE);
   EXPECT(sinew_character_range_weight(character, &asset, 0, "\xff", 1, &range_weight), SINEW_ERROR_INVALID_ARGUMENT);
+  float entered = 7.0f;
+  EXPECT(sinew_character_transition_synced(character, &asset, 0, 0.0f, 1.0f, 0.0f, 3, &entered),
+         SINEW_ERROR_INVALID_ARGUMENT);
+  EXPECT(sinew_character_transition_synced(character, &asset, 0, 0.0f, 1.0f, 0.0f, SINEW_SYNC_PHASE, NULL),
+         SINEW_ERROR_NULL_POINTER);
+  EXPECT(sinew_character_transition_synced(character, &asset, 99, 0.0f, 1.0f, 0.0f, SINEW_SYNC_PHASE, &entered),
+         SINEW_ERROR_INDEX_OUT_OF_RANGE);
+  EXPECT_TRUE(entered == 7.0f);
+  EXPECT(sinew_character_transition_synced(character, &asset, 0, 0.25f, 1.0f, 0.0f, SINEW_SYNC_PHASE, &entered),
+         SINEW_OK);
+  EXPECT_TRUE(entered == 0.25f); /* the example's clips have no phase: the time given */
   EXPECT(sinew_character_update_motion(character, &asset, NAN), SINEW_ERROR_INVALID_ARGUMENT);
   EXPECT(sinew_character_update_motion(character, &asset, 1.0f / 30.0f), SINEW_OK);
   _Alignas(16) sinew_joint_box boxes[2] = {{{0, 0, 0}, 0, {1, 1, 1}, 0}, {{0, 0, 0}, 1, {1, 1, 1}, 0}};

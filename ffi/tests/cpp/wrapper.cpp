@@ -113,6 +113,8 @@ int main(int argc, char **argv) {
     EXPECT(after.ok() && std::memcmp(after->data, first.data(), first.size() * sizeof(float)) == 0);
     EXPECT(character.update(asset, std::numeric_limits<float>::quiet_NaN()).code() == SINEW_ERROR_INVALID_ARGUMENT);
     EXPECT(character.update_motion(asset, 1.0f / 30.0f).ok());
+    EXPECT(character.transition_synced(asset, 1, 0.5f, 1.0f, 0.0f, SINEW_SYNC_FOOT_PHASE).value_or(-1.0f) == 0.5f);
+    EXPECT(character.transition_synced(asset, 1, 0.5f, 1.0f, 0.0f, 9).status().code() == SINEW_ERROR_INVALID_ARGUMENT);
     EXPECT(character.slot_clip(0, 1).value_or(0) == SINEW_NO_CLIP);
     EXPECT(character.slot_clip(1, 0).status().code() == SINEW_ERROR_INDEX_OUT_OF_RANGE);
     std::uint32_t crossed[4];
