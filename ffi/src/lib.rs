@@ -858,13 +858,19 @@ pub unsafe extern "C" fn sinew_character_transition(
     speed: f32,
     duration: f32,
 ) -> sinew_status {
-    let play = Play { clip: clip as usize, time, speed, weight: 1.0, wrap: Wrap::Loop, mask: None };
-    let blend = if duration == 0.0 { Blend::Cut } else { Blend::Inertialize(Transition { duration, profile: None }) };
+    let (play, blend) = base_switch(clip, time, speed, duration);
     status((|| {
         // SAFETY: the caller's contract.
         let (asset, mut character) = unsafe { (stored(asset)?, attach(character)?) };
         character.transition(&asset.asset, 0, play, blend).map_err(status_of)
     })())
+}
+
+/// What `sinew_character_transition` plays and how: `clip` looping at full weight, cut for a `duration` of 0.
+fn base_switch(clip: u32, time: f32, speed: f32, duration: f32) -> (Play, Blend<'static>) {
+    let play = Play { clip: clip as usize, time, speed, weight: 1.0, wrap: Wrap::Loop, mask: None };
+    let blend = if duration == 0.0 { Blend::Cut } else { Blend::Inertialize(Transition { duration, profile: None }) };
+    (play, blend)
 }
 
 /// `sinew_character_transition_synced`: enter at the given time.
@@ -904,8 +910,7 @@ pub unsafe extern "C" fn sinew_character_transition_synced(
     if start.is_null() {
         return SINEW_ERROR_NULL_POINTER;
     }
-    let play = Play { clip: clip as usize, time, speed, weight: 1.0, wrap: Wrap::Loop, mask: None };
-    let blend = if duration == 0.0 { Blend::Cut } else { Blend::Inertialize(Transition { duration, profile: None }) };
+    let (play, blend) = base_switch(clip, time, speed, duration);
     // SAFETY: the caller's contract.
     let entered = unsafe { stored(asset).and_then(|a| Ok((a, attach(character)?))) }
         .and_then(|(asset, mut c)| c.transition_synced(&asset.asset, 0, play, blend, sync).map_err(status_of));

@@ -72,6 +72,21 @@ fn character(asset: &sinew_asset, memory: &mut Vec<Chunk>) -> *mut sinew_charact
     }
 }
 
+/// The Rust description of `character`'s: one base layer of two slots, no inertializer.
+fn rust_desc(joints: usize) -> CharacterDesc<'static> {
+    const LAYERS: [LayerDesc; 1] = [LayerDesc { kind: LayerKind::Base, controls: 2 }];
+    CharacterDesc {
+        num_joints: joints,
+        num_skin_joints: 0,
+        layers: &LAYERS,
+        num_masks: 0,
+        num_curves: 0,
+        inertialization: None,
+        scratch: Scratch::InBlock,
+        sampling: sinew::Sampling::Shared,
+    }
+}
+
 /// Every box of a joint, a 4 cm cube around the joint.
 fn joint_boxes(joints: usize) -> Vec<sinew_joint_box> {
     (0..joints as u32)
@@ -87,18 +102,8 @@ fn markers_ranges_curves_motion_and_bounds_answer_as_the_rust_api() {
     let mut memory = vec![];
     let c = character(&asset, &mut memory);
     // The Rust character, fed the same calls.
-    let layers = [LayerDesc { kind: LayerKind::Base, controls: 2 }];
     let joints = rust_asset.skeleton().num_joints();
-    let desc = CharacterDesc {
-        num_joints: joints,
-        num_skin_joints: 0,
-        layers: &layers,
-        num_masks: 0,
-        num_curves: 0,
-        inertialization: None,
-        scratch: Scratch::InBlock,
-        sampling: sinew::Sampling::Shared,
-    };
+    let desc = rust_desc(joints);
     let mut block = vec![Chunk::ZERO; Chunk::count(Character::required_bytes(&desc).expect("bytes"))];
     let mut rust = Character::new(bytemuck::cast_slice_mut(&mut block), &desc).expect("character");
     let play = Play { clip: 0, time: 0.0, speed: 1.0, weight: 1.0, wrap: Wrap::Loop, mask: None };
@@ -255,17 +260,7 @@ fn synced_transitions_enter_where_the_rust_api_does() {
     let rust_asset = Asset::load(phased.blob.bytes()).expect("load");
     let asset = load(&phased.blob);
     let rig = Rig::new(&rust_asset, None).expect("rig");
-    let layers = [LayerDesc { kind: LayerKind::Base, controls: 2 }];
-    let desc = CharacterDesc {
-        num_joints: rust_asset.skeleton().num_joints(),
-        num_skin_joints: 0,
-        layers: &layers,
-        num_masks: 0,
-        num_curves: 0,
-        inertialization: None,
-        scratch: Scratch::InBlock,
-        sampling: sinew::Sampling::Shared,
-    };
+    let desc = rust_desc(rust_asset.skeleton().num_joints());
     let mut entered = vec![];
     for (sync, mode) in [
         (SINEW_SYNC_NONE, sinew::character::SyncMode::None),
