@@ -87,6 +87,12 @@
 // `sinew_character_slot_clip`: the slot plays nothing.
 #define SINEW_NO_CLIP UINT32_MAX
 
+// `sinew_character_aim_ik`'s answer: the joint turned toward the target.
+#define SINEW_AIM_AIMED 1
+
+// `sinew_character_aim_ik`'s answer: `max_angle` cut the turn short.
+#define SINEW_AIM_LIMITED 2
+
 // A character: opaque, at the start of the memory the caller gave `sinew_character_init`.
 typedef struct sinew_character sinew_character;
 
@@ -155,6 +161,108 @@ typedef struct sinew_play {
   // A bone mask index, or `SINEW_NO_MASK`.
   uint32_t mask;
 } sinew_play;
+
+// A two-bone IK request (a leg or an arm), for `sinew_character_two_bone_ik`. Model space.
+//
+// Layout: 68 bytes, 4-byte aligned.
+typedef struct sinew_two_bone {
+  // The chain's root, middle and end joints, each the parent of the next.
+  uint32_t chain[3];
+  // Where the end joint should be.
+  float target[3];
+  // A point the middle joint bends toward, when `has_pole` is nonzero; else the bend plane is kept.
+  float pole[3];
+  // Nonzero: `pole` is used.
+  uint32_t has_pole;
+  // 0 leaves the animated pose, 1 applies the solution.
+  float weight;
+  // Soft reach in (0, 1]; 1 is the hard clamp.
+  float soften;
+  // A model-space turn (x, y, z, w) of the end joint's animated orientation, when `has_end_turn` is nonzero
+  // (the identity keeps a planted foot as animated); else the end follows the middle bone.
+  float end_turn[4];
+  // Nonzero: `end_turn` is used.
+  uint32_t has_end_turn;
+} sinew_two_bone;
+
+// An aim (a look-at: a head, an eye, a gun), for `sinew_character_aim_ik`. Model space but for the joint's
+// own axes.
+//
+// Layout: 68 bytes, 4-byte aligned.
+typedef struct sinew_aim {
+  // The joint that aims.
+  uint32_t joint;
+  // The joint's aim axis in its own frame (any length but zero).
+  float forward[3];
+  // The joint's up axis in its own frame, when `has_up` is nonzero.
+  float up_axis[3];
+  // The model-space up `up_axis` leans toward.
+  float model_up[3];
+  // Nonzero: `up_axis` and `model_up` level the twist; else the shortest arc decides it.
+  uint32_t has_up;
+  // Where to aim.
+  float target[3];
+  // The largest turn, radians in (0, π]; 0 for no limit.
+  float max_angle;
+  // The largest twist `up` may add, radians in (0, π]; 0 for no limit.
+  float max_twist;
+  // How much of the correction to apply, in [0, 1].
+  float weight;
+} sinew_aim;
+
+// What foot planting keeps across frames for one character: zeroed, a character standing on nothing planted
+// yet. The caller declares it beside the character and passes it to every `sinew_character_plant_feet`.
+//
+// Layout: 48 bytes, 4-byte aligned, opaque.
+typedef struct sinew_foot_planter {
+  // Opaque; zero to start.
+  uint32_t opaque[12];
+} sinew_foot_planter;
+
+// One frame of foot planting on both legs, for `sinew_character_plant_feet` and `sinew_character_foot_probes`.
+// A zero setting takes its default (0.15 s release, 0.1 s contact, 30° tilt, soften 1, 0.08 s pelvis).
+//
+// Layout: 160 bytes, 4-byte aligned.
+typedef struct sinew_foot_planting {
+  // The joint carrying the legs (the hips).
+  uint32_t pelvis;
+  // Each leg's hip, knee and ankle joints, left then right.
+  uint32_t legs[2][3];
+  // Nonzero while each foot is planted (a plant range's weight above one half, typically).
+  uint32_t planted[2];
+  // The ground's world height under each foot (the game's ray at `sinew_character_foot_probes`' points).
+  float ground_height[2];
+  // The ground's world normal under each foot (any non-zero length).
+  float ground_normal[2][3];
+  // The character's model-to-world transform (rigid), column-major.
+  float world[16];
+  // Seconds since the last frame.
+  float dt;
+  // 0 leaves the animation (the state still steps), 1 plants fully.
+  float weight;
+  // Seconds the lock takes to let a foot go after its plant ends.
+  float release_time;
+  // Seconds the ground tilt takes to come in and go.
+  float contact_time;
+  // Most a foot turns to lie on a slope, radians.
+  float max_tilt;
+  // The legs' soft reach, in (0, 1].
+  float soften;
+  // Time constant of the pelvis drop's smoothing, seconds.
+  float pelvis_time;
+} sinew_foot_planting;
+
+// What a frame of foot planting did.
+//
+// Layout: 20 bytes, 4-byte aligned.
+typedef struct sinew_planting_report {
+  // The pelvis's drop (≤ 0, model units along up).
+  float pelvis_drop;
+  // Per leg, 1 when the ankle reached its target.
+  uint32_t reached[2];
+  // Per foot, the lock's weight (0 free, 1 held).
+  float lock[2];
+} sinew_planting_report;
 
 // One joint's box in the joint's own space, for `sinew_character_bounds`.
 //
@@ -517,6 +625,64 @@ sinew_status sinew_character_update_motion(struct sinew_character *character,
                                            const struct sinew_asset *asset,
                                            float dt);
 
+// The two-bone solver on the character's last pose (see `sinew_two_bone`); the model matrices and palette
+// follow. Writes whether the end reached the target to `*reached` (1 or 0).
+//
+// Errors: `SINEW_ERROR_INVALID_ARGUMENT` for a chain not parent-linked or with a zero-length bone, a target,
+// pole, weight or soften out of range, or a zero `end_turn`; `SINEW_ERROR_INDEX_OUT_OF_RANGE` for a joint past
+// the skeleton's. The pose is unchanged on an error.
+//
+// # Safety
+// As `sinew_character_play`; `request` points to a readable `sinew_two_bone`; `reached` to a writable `uint32_t`.
+sinew_status sinew_character_two_bone_ik(struct sinew_character *character,
+                                         const struct sinew_asset *asset,
+                                         const struct sinew_two_bone *request,
+                                         uint32_t *reached);
+
+// Turns a joint of the character's last pose toward a target (see `sinew_aim`); the model matrices and
+// palette follow. Writes `SINEW_AIM_*` flags to `*result` (0: the target sat on the joint, nothing changed).
+//
+// Errors: `SINEW_ERROR_INDEX_OUT_OF_RANGE` (joint); `SINEW_ERROR_INVALID_ARGUMENT` for a zero axis, a target
+// not finite, a limit outside (0, π] or a weight outside [0, 1]. The pose is unchanged on an error.
+//
+// # Safety
+// As `sinew_character_play`; `request` points to a readable `sinew_aim`; `result` to a writable `uint32_t`.
+sinew_status sinew_character_aim_ik(struct sinew_character *character,
+                                    const struct sinew_asset *asset,
+                                    const struct sinew_aim *request,
+                                    uint32_t *result);
+
+// Plants the character's feet on the game's ground (see `sinew_foot_planting`): each planted foot held where
+// it landed and laid on the slope, the pelvis dropped so the legs reach, on the last pose; the model matrices
+// and palette follow, and `*planter` steps. Writes what it did to `*report`.
+//
+// Errors: `SINEW_ERROR_INVALID_ARGUMENT` for legs not parent-linked below the pelvis, a ground or world
+// transform out of range, a setting, weight or `dt` out of range; `SINEW_ERROR_INDEX_OUT_OF_RANGE` for a joint
+// past the skeleton's. The pose and the planter are unchanged on an error.
+//
+// # Safety
+// As `sinew_character_play`; `planter` points to a writable `sinew_foot_planter`, `request` to a readable
+// `sinew_foot_planting`, `report` to a writable `sinew_planting_report`.
+sinew_status sinew_character_plant_feet(struct sinew_character *character,
+                                        const struct sinew_asset *asset,
+                                        struct sinew_foot_planter *planter,
+                                        const struct sinew_foot_planting *request,
+                                        struct sinew_planting_report *report);
+
+// Where the game should query the ground this frame (world space, `points[6]`: left then right, x y z):
+// each ankle as the last pose has it, pulled toward where its plant holds it. Uses `request`'s legs and
+// world transform only.
+//
+// Errors: `SINEW_ERROR_INDEX_OUT_OF_RANGE` for a leg joint past the skeleton's.
+//
+// # Safety
+// `character` points to an initialized character; `planter` to a `sinew_foot_planter`; `request` to a
+// readable `sinew_foot_planting`; `points` to six writable floats.
+sinew_status sinew_character_foot_probes(struct sinew_character *character,
+                                         struct sinew_foot_planter *planter,
+                                         const struct sinew_foot_planting *request,
+                                         float *points);
+
 // The model-space box around the character's joint boxes in its last update's pose (for culling):
 // `min[3]` and `max[3]`, in the model space of `sinew_character_model_matrices`. Each box is carried by its
 // joint's model matrix; joints that move no vertex need none.
@@ -576,6 +742,11 @@ SINEW_STATIC_ASSERT(SINEW_ALIGNOF(sinew_play) == 4, "sinew_play is 4-byte aligne
 SINEW_STATIC_ASSERT(sizeof(sinew_status) == 4, "sinew_status is 32 bits");
 SINEW_STATIC_ASSERT(sizeof(sinew_joint_box) == 32, "sinew_joint_box has 32 bytes");
 SINEW_STATIC_ASSERT(SINEW_ALIGNOF(sinew_joint_box) == 16, "sinew_joint_box is 16-byte aligned");
+SINEW_STATIC_ASSERT(sizeof(sinew_two_bone) == 68 && SINEW_ALIGNOF(sinew_two_bone) == 4, "sinew_two_bone: 68 bytes");
+SINEW_STATIC_ASSERT(sizeof(sinew_aim) == 68 && SINEW_ALIGNOF(sinew_aim) == 4, "sinew_aim: 68 bytes");
+SINEW_STATIC_ASSERT(sizeof(sinew_foot_planter) == 48, "sinew_foot_planter has 48 bytes");
+SINEW_STATIC_ASSERT(sizeof(sinew_foot_planting) == 160, "sinew_foot_planting has 160 bytes");
+SINEW_STATIC_ASSERT(sizeof(sinew_planting_report) == 20, "sinew_planting_report has 20 bytes");
 #if UINTPTR_MAX == 0xFFFFFFFFFFFFFFFFu
 SINEW_STATIC_ASSERT(sizeof(sinew_character_desc) == 32, "sinew_character_desc has 32 bytes on 64-bit targets");
 SINEW_STATIC_ASSERT(SINEW_ALIGNOF(sinew_character_desc) == 8, "sinew_character_desc is 8-byte aligned");

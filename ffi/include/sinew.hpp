@@ -5,6 +5,7 @@
 #ifndef SINEW_HPP
 #define SINEW_HPP
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -315,6 +316,35 @@ class Character {
     Status status = sinew_character_range_weight(handle_, asset.get(), layer, name.data(), name.size(), &weight);
     if (!status) return status;
     return weight;
+  }
+
+  // Post-process edits of the last pose (the model matrices and palette follow). Whether the end reached.
+  Result<bool> two_bone_ik(const Asset &asset, const sinew_two_bone &request) noexcept {
+    std::uint32_t reached = 0;
+    Status status = sinew_character_two_bone_ik(handle_, asset.get(), &request, &reached);
+    if (!status) return status;
+    return reached != 0;
+  }
+  // SINEW_AIM_* flags.
+  Result<std::uint32_t> aim_ik(const Asset &asset, const sinew_aim &request) noexcept {
+    std::uint32_t flags = 0;
+    Status status = sinew_character_aim_ik(handle_, asset.get(), &request, &flags);
+    if (!status) return status;
+    return flags;
+  }
+  // Where to query the ground this frame: left then right, world x y z.
+  Result<std::array<float, 6>> foot_probes(sinew_foot_planter &planter, const sinew_foot_planting &request) noexcept {
+    std::array<float, 6> points{};
+    Status status = sinew_character_foot_probes(handle_, &planter, &request, points.data());
+    if (!status) return status;
+    return points;
+  }
+  Result<sinew_planting_report> plant_feet(const Asset &asset, sinew_foot_planter &planter,
+                                           const sinew_foot_planting &request) noexcept {
+    sinew_planting_report report{};
+    Status status = sinew_character_plant_feet(handle_, asset.get(), &planter, &request, &report);
+    if (!status) return status;
+    return report;
   }
 
   // `boxes` 16-byte aligned, as sinew_joint_box is.

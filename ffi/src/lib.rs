@@ -27,9 +27,14 @@ use core::ffi::{c_char, c_void};
 use core::mem::{align_of, size_of};
 use sinew::bounds::{BoundsJob, JointBounds, JointBox};
 use sinew::character::BLOCK_ALIGN;
+use sinew::character::PoseEdit;
+use sinew::foot_planting::{FootPlanter, FootPlantingJob, Ground, PlantSettings};
+use sinew::ik::{AimIkJob, TwoBoneIkJob};
 use sinew::inertialization::{Settings, Transition};
 use sinew::limits::MAX_CHARACTER_LAYERS;
 use sinew::math::{F4, Mat3x4, Mat4};
+use sinew::math::{Quat, Vec3};
+
 use sinew::skeleton::MAX_JOINTS;
 use sinew::{
     Asset, Blend, Character, CharacterDesc, Error, GroupWalk, LayerDesc, LayerKind, Play, Rig, Scratch, SlotId, Wrap,
@@ -163,6 +168,9 @@ fn status_of(error: Error) -> sinew_status {
         | Error::InvalidThreshold
         | Error::InvalidMaskWeight { .. }
         | Error::InvalidJointBox { .. }
+        | Error::InvalidIkChain
+        | Error::InvalidIkTarget
+        | Error::InvalidFootPlanting
         | Error::NonFinite { .. } => SINEW_ERROR_INVALID_ARGUMENT,
         Error::NoInertializer => SINEW_ERROR_NO_INERTIALIZER,
         Error::StateMismatch | Error::ForeignAsset { .. } | Error::BufferLength { .. } | Error::ForeignWalk => {
@@ -1225,6 +1233,372 @@ pub unsafe extern "C" fn sinew_character_update_motion(
 ) -> sinew_status {
     // SAFETY: the caller's contract.
     unsafe { with_rig(character, asset, |character, rig| character.update_motion(dt, rig)) }
+}
+
+/// A two-bone IK request (a leg or an arm), for `sinew_character_two_bone_ik`. Model space.
+///
+/// Layout: 68 bytes, 4-byte aligned.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct sinew_two_bone {
+    /// The chain's root, middle and end joints, each the parent of the next.
+    pub chain: [u32; 3],
+    /// Where the end joint should be.
+    pub target: [f32; 3],
+    /// A point the middle joint bends toward, when `has_pole` is nonzero; else the bend plane is kept.
+    pub pole: [f32; 3],
+    /// Nonzero: `pole` is used.
+    pub has_pole: u32,
+    /// 0 leaves the animated pose, 1 applies the solution.
+    pub weight: f32,
+    /// Soft reach in (0, 1]; 1 is the hard clamp.
+    pub soften: f32,
+    /// A model-space turn (x, y, z, w) of the end joint's animated orientation, when `has_end_turn` is nonzero
+    /// (the identity keeps a planted foot as animated); else the end follows the middle bone.
+    pub end_turn: [f32; 4],
+    /// Nonzero: `end_turn` is used.
+    pub has_end_turn: u32,
+}
+
+const _: () = assert!(size_of::<sinew_two_bone>() == 68 && align_of::<sinew_two_bone>() == 4);
+
+/// The two-bone solver on the character's last pose (see `sinew_two_bone`); the model matrices and palette
+/// follow. Writes whether the end reached the target to `*reached` (1 or 0).
+///
+/// Errors: `SINEW_ERROR_INVALID_ARGUMENT` for a chain not parent-linked or with a zero-length bone, a target,
+/// pole, weight or soften out of range, or a zero `end_turn`; `SINEW_ERROR_INDEX_OUT_OF_RANGE` for a joint past
+/// the skeleton's. The pose is unchanged on an error.
+///
+/// # Safety
+/// As `sinew_character_play`; `request` points to a readable `sinew_two_bone`; `reached` to a writable `uint32_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sinew_character_two_bone_ik(
+    character: *mut sinew_character,
+    asset: *const sinew_asset,
+    request: *const sinew_two_bone,
+    reached: *mut u32,
+) -> sinew_status {
+    if request.is_null() || reached.is_null() {
+        return SINEW_ERROR_NULL_POINTER;
+    }
+    // SAFETY: not NULL; readable by the caller's contract.
+    let r = unsafe { request.read_unaligned() };
+    let v = |a: [f32; 3]| Vec3::new(a[0], a[1], a[2]);
+    let solve = |edit: PoseEdit<'_>| {
+        let mut job = TwoBoneIkJob {
+            skeleton: edit.skeleton,
+            chain: r.chain.map(|j| j as usize),
+            target: v(r.target),
+            pole: (r.has_pole != 0).then(|| v(r.pole)),
+            weight: r.weight,
+            soften: r.soften,
+            end_turn: (r.has_end_turn != 0)
+                .then(|| Quat::new(r.end_turn[0], r.end_turn[1], r.end_turn[2], r.end_turn[3])),
+            model: edit.model,
+            local: edit.local,
+        };
+        job.run().map(|solve| u32::from(solve.reached))
+    };
+    // SAFETY: the caller's contract.
+    unsafe { edit(character, asset, solve, reached) }
+}
+
+/// An aim (a look-at: a head, an eye, a gun), for `sinew_character_aim_ik`. Model space but for the joint's
+/// own axes.
+///
+/// Layout: 68 bytes, 4-byte aligned.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct sinew_aim {
+    /// The joint that aims.
+    pub joint: u32,
+    /// The joint's aim axis in its own frame (any length but zero).
+    pub forward: [f32; 3],
+    /// The joint's up axis in its own frame, when `has_up` is nonzero.
+    pub up_axis: [f32; 3],
+    /// The model-space up `up_axis` leans toward.
+    pub model_up: [f32; 3],
+    /// Nonzero: `up_axis` and `model_up` level the twist; else the shortest arc decides it.
+    pub has_up: u32,
+    /// Where to aim.
+    pub target: [f32; 3],
+    /// The largest turn, radians in (0, π]; 0 for no limit.
+    pub max_angle: f32,
+    /// The largest twist `up` may add, radians in (0, π]; 0 for no limit.
+    pub max_twist: f32,
+    /// How much of the correction to apply, in [0, 1].
+    pub weight: f32,
+}
+
+const _: () = assert!(size_of::<sinew_aim>() == 68 && align_of::<sinew_aim>() == 4);
+
+/// `sinew_character_aim_ik`'s answer: the joint turned toward the target.
+pub const SINEW_AIM_AIMED: u32 = 1;
+/// `sinew_character_aim_ik`'s answer: `max_angle` cut the turn short.
+pub const SINEW_AIM_LIMITED: u32 = 2;
+
+/// Turns a joint of the character's last pose toward a target (see `sinew_aim`); the model matrices and
+/// palette follow. Writes `SINEW_AIM_*` flags to `*result` (0: the target sat on the joint, nothing changed).
+///
+/// Errors: `SINEW_ERROR_INDEX_OUT_OF_RANGE` (joint); `SINEW_ERROR_INVALID_ARGUMENT` for a zero axis, a target
+/// not finite, a limit outside (0, π] or a weight outside [0, 1]. The pose is unchanged on an error.
+///
+/// # Safety
+/// As `sinew_character_play`; `request` points to a readable `sinew_aim`; `result` to a writable `uint32_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sinew_character_aim_ik(
+    character: *mut sinew_character,
+    asset: *const sinew_asset,
+    request: *const sinew_aim,
+    result: *mut u32,
+) -> sinew_status {
+    if request.is_null() || result.is_null() {
+        return SINEW_ERROR_NULL_POINTER;
+    }
+    // SAFETY: not NULL; readable by the caller's contract.
+    let r = unsafe { request.read_unaligned() };
+    let v = |a: [f32; 3]| Vec3::new(a[0], a[1], a[2]);
+    let limit = |radians: f32| (radians != 0.0).then_some(radians);
+    let solve = |edit: PoseEdit<'_>| {
+        let mut job = AimIkJob {
+            skeleton: edit.skeleton,
+            joint: r.joint as usize,
+            forward: v(r.forward),
+            up: (r.has_up != 0).then(|| (v(r.up_axis), v(r.model_up))),
+            target: v(r.target),
+            max_angle: limit(r.max_angle),
+            max_twist: limit(r.max_twist),
+            weight: r.weight,
+            model: edit.model,
+            local: edit.local,
+        };
+        let flag = |on: bool, bit: u32| if on { bit } else { 0 };
+        job.run().map(|aim| flag(aim.aimed, SINEW_AIM_AIMED) | flag(aim.limited, SINEW_AIM_LIMITED))
+    };
+    // SAFETY: the caller's contract.
+    unsafe { edit(character, asset, solve, result) }
+}
+
+/// What foot planting keeps across frames for one character: zeroed, a character standing on nothing planted
+/// yet. The caller declares it beside the character and passes it to every `sinew_character_plant_feet`.
+///
+/// Layout: 48 bytes, 4-byte aligned, opaque.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct sinew_foot_planter {
+    /// Opaque; zero to start.
+    pub opaque: [u32; 12],
+}
+
+const _: () = assert!(size_of::<sinew_foot_planter>() == size_of::<FootPlanter>());
+const _: () = assert!(align_of::<sinew_foot_planter>() == align_of::<FootPlanter>());
+
+/// One frame of foot planting on both legs, for `sinew_character_plant_feet` and `sinew_character_foot_probes`.
+/// A zero setting takes its default (0.15 s release, 0.1 s contact, 30° tilt, soften 1, 0.08 s pelvis).
+///
+/// Layout: 160 bytes, 4-byte aligned.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct sinew_foot_planting {
+    /// The joint carrying the legs (the hips).
+    pub pelvis: u32,
+    /// Each leg's hip, knee and ankle joints, left then right.
+    pub legs: [[u32; 3]; 2],
+    /// Nonzero while each foot is planted (a plant range's weight above one half, typically).
+    pub planted: [u32; 2],
+    /// The ground's world height under each foot (the game's ray at `sinew_character_foot_probes`' points).
+    pub ground_height: [f32; 2],
+    /// The ground's world normal under each foot (any non-zero length).
+    pub ground_normal: [[f32; 3]; 2],
+    /// The character's model-to-world transform (rigid), column-major.
+    pub world: [f32; 16],
+    /// Seconds since the last frame.
+    pub dt: f32,
+    /// 0 leaves the animation (the state still steps), 1 plants fully.
+    pub weight: f32,
+    /// Seconds the lock takes to let a foot go after its plant ends.
+    pub release_time: f32,
+    /// Seconds the ground tilt takes to come in and go.
+    pub contact_time: f32,
+    /// Most a foot turns to lie on a slope, radians.
+    pub max_tilt: f32,
+    /// The legs' soft reach, in (0, 1].
+    pub soften: f32,
+    /// Time constant of the pelvis drop's smoothing, seconds.
+    pub pelvis_time: f32,
+}
+
+const _: () = assert!(size_of::<sinew_foot_planting>() == 160 && align_of::<sinew_foot_planting>() == 4);
+
+/// What a frame of foot planting did.
+///
+/// Layout: 20 bytes, 4-byte aligned.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct sinew_planting_report {
+    /// The pelvis's drop (≤ 0, model units along up).
+    pub pelvis_drop: f32,
+    /// Per leg, 1 when the ankle reached its target.
+    pub reached: [u32; 2],
+    /// Per foot, the lock's weight (0 free, 1 held).
+    pub lock: [f32; 2],
+}
+
+impl sinew_foot_planting {
+    fn settings(&self) -> PlantSettings {
+        let or = |value: f32, default: f32| if value == 0.0 { default } else { value };
+        let d = PlantSettings::default();
+        PlantSettings {
+            release_time: or(self.release_time, d.release_time),
+            contact_time: or(self.contact_time, d.contact_time),
+            max_tilt: or(self.max_tilt, d.max_tilt),
+            soften: or(self.soften, d.soften),
+            pelvis_time: or(self.pelvis_time, d.pelvis_time),
+        }
+    }
+
+    fn legs(&self) -> [[usize; 3]; 2] {
+        self.legs.map(|leg| leg.map(|j| j as usize))
+    }
+
+    fn world(&self) -> Mat4 {
+        let w = self.world;
+        Mat4 { cols: core::array::from_fn(|c| core::array::from_fn(|r| w[4 * c + r])) }
+    }
+}
+
+/// The state behind `planter`, checked for alignment.
+///
+/// # Safety
+/// `planter` is NULL or points to a `sinew_foot_planter`.
+unsafe fn planter_state<'a>(planter: *mut sinew_foot_planter) -> Result<&'a mut FootPlanter, sinew_status> {
+    if planter.is_null() {
+        return Err(SINEW_ERROR_NULL_POINTER);
+    }
+    // SAFETY: not NULL, aligned (its type's alignment is FootPlanter's, asserted), and any bytes are a
+    // FootPlanter (Pod).
+    Ok(unsafe { &mut *planter.cast::<FootPlanter>() })
+}
+
+/// Plants the character's feet on the game's ground (see `sinew_foot_planting`): each planted foot held where
+/// it landed and laid on the slope, the pelvis dropped so the legs reach, on the last pose; the model matrices
+/// and palette follow, and `*planter` steps. Writes what it did to `*report`.
+///
+/// Errors: `SINEW_ERROR_INVALID_ARGUMENT` for legs not parent-linked below the pelvis, a ground or world
+/// transform out of range, a setting, weight or `dt` out of range; `SINEW_ERROR_INDEX_OUT_OF_RANGE` for a joint
+/// past the skeleton's. The pose and the planter are unchanged on an error.
+///
+/// # Safety
+/// As `sinew_character_play`; `planter` points to a writable `sinew_foot_planter`, `request` to a readable
+/// `sinew_foot_planting`, `report` to a writable `sinew_planting_report`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sinew_character_plant_feet(
+    character: *mut sinew_character,
+    asset: *const sinew_asset,
+    planter: *mut sinew_foot_planter,
+    request: *const sinew_foot_planting,
+    report: *mut sinew_planting_report,
+) -> sinew_status {
+    if request.is_null() || report.is_null() {
+        return SINEW_ERROR_NULL_POINTER;
+    }
+    // SAFETY: the caller's contract.
+    let state = match unsafe { planter_state(planter) } {
+        Ok(state) => state,
+        Err(status) => return status,
+    };
+    // SAFETY: not NULL; readable by the caller's contract.
+    let r = unsafe { request.read_unaligned() };
+    let (settings, world) = (r.settings(), r.world());
+    let ground = |f: usize| {
+        let n = r.ground_normal[f];
+        Ground { height: r.ground_height[f], normal: Vec3::new(n[0], n[1], n[2]) }
+    };
+    // The job steps a copy: the caller's state changes only on success.
+    let mut stepped = *state;
+    let solve = |edit: PoseEdit<'_>| {
+        let mut job = FootPlantingJob {
+            skeleton: edit.skeleton,
+            planter: &mut stepped,
+            settings: &settings,
+            pelvis: r.pelvis as usize,
+            legs: r.legs(),
+            planted: r.planted.map(|p| p != 0),
+            ground: [ground(0), ground(1)],
+            world: &world,
+            dt: r.dt,
+            weight: r.weight,
+            model: edit.model,
+            local: edit.local,
+        };
+        job.run().map(|p| sinew_planting_report {
+            pelvis_drop: p.pelvis_drop,
+            reached: p.reached.map(u32::from),
+            lock: p.lock,
+        })
+    };
+    // SAFETY: the caller's contract.
+    let status = unsafe { edit(character, asset, solve, report) };
+    if status == SINEW_OK {
+        *state = stepped;
+    }
+    status
+}
+
+/// Where the game should query the ground this frame (world space, `points[6]`: left then right, x y z):
+/// each ankle as the last pose has it, pulled toward where its plant holds it. Uses `request`'s legs and
+/// world transform only.
+///
+/// Errors: `SINEW_ERROR_INDEX_OUT_OF_RANGE` for a leg joint past the skeleton's.
+///
+/// # Safety
+/// `character` points to an initialized character; `planter` to a `sinew_foot_planter`; `request` to a
+/// readable `sinew_foot_planting`; `points` to six writable floats.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sinew_character_foot_probes(
+    character: *mut sinew_character,
+    planter: *mut sinew_foot_planter,
+    request: *const sinew_foot_planting,
+    points: *mut f32,
+) -> sinew_status {
+    if request.is_null() || points.is_null() {
+        return SINEW_ERROR_NULL_POINTER;
+    }
+    // SAFETY: the caller's contract.
+    let (state, character) = match unsafe { planter_state(planter).and_then(|s| Ok((s, attach(character)?))) } {
+        Ok(both) => both,
+        Err(status) => return status,
+    };
+    // SAFETY: not NULL; readable by the caller's contract.
+    let r = unsafe { request.read_unaligned() };
+    let legs = r.legs();
+    if legs.iter().flatten().any(|&j| j >= character.num_joints()) {
+        return SINEW_ERROR_INDEX_OUT_OF_RANGE;
+    }
+    let probes = state.probe_points(&legs, character.model(), &r.world());
+    // SAFETY: checked not NULL; six writable floats by the caller's contract.
+    unsafe { points.cast::<[[f32; 3]; 2]>().write_unaligned(probes.map(|p| p.to_array())) };
+    SINEW_OK
+}
+
+/// Runs `solve` as a post-process on the character's last pose (`Character::edit_pose`) and writes its answer
+/// through `out` on success.
+///
+/// # Safety
+/// As `sinew_character_play`; `out` is writable.
+unsafe fn edit<T>(
+    character: *mut sinew_character,
+    asset: *const sinew_asset,
+    solve: impl FnOnce(PoseEdit<'_>) -> Result<T, Error>,
+    out: *mut T,
+) -> sinew_status {
+    // SAFETY: the caller's contract.
+    let answer = unsafe { stored(asset).and_then(|a| Ok((a, attach(character)?))) }.and_then(|(asset, mut c)| {
+        let rig = Rig::with_walk(&asset.asset, asset.asset.skin(), asset.walk).map_err(status_of)?;
+        c.edit_pose(&rig, solve).map_err(status_of)
+    });
+    // SAFETY: the caller's contract.
+    unsafe { put(out, answer) }
 }
 
 /// One joint's box in the joint's own space, for `sinew_character_bounds`.

@@ -83,11 +83,12 @@ fuzz_target!(|data: &[u8]| {
             return;
         }
         let mut values = vec![0.0f32; joints as usize + 4];
+        let mut planter = sinew_foot_planter { opaque: [0; 12] };
         for _ in 0..64 {
             if ops.0.is_empty() {
                 break;
             }
-            match ops.u8() % 19 {
+            match ops.u8() % 22 {
                 0 => known(sinew_character_play(
                     character,
                     &asset,
@@ -140,11 +141,68 @@ fuzz_target!(|data: &[u8]| {
                     known(sinew_character_root_motion(character, translation.as_mut_ptr(), &mut yaw))
                 }
                 12 => known(sinew_character_update_motion(character, &asset, ops.float())),
+                19 => {
+                    let request = sinew_two_bone {
+                        chain: [ops.index(), ops.index(), ops.index()],
+                        target: [ops.float(), ops.float(), ops.float()],
+                        pole: [ops.float(), ops.float(), ops.float()],
+                        has_pole: ops.index() % 2,
+                        weight: ops.float(),
+                        soften: ops.float(),
+                        end_turn: [ops.float(), ops.float(), ops.float(), ops.float()],
+                        has_end_turn: ops.index() % 2,
+                    };
+                    let mut reached = 0;
+                    known(sinew_character_two_bone_ik(character, &asset, &request, &mut reached))
+                }
+                20 => {
+                    let request = sinew_aim {
+                        joint: ops.index(),
+                        forward: [ops.float(), ops.float(), ops.float()],
+                        up_axis: [ops.float(), ops.float(), ops.float()],
+                        model_up: [ops.float(), ops.float(), ops.float()],
+                        has_up: ops.index() % 2,
+                        target: [ops.float(), ops.float(), ops.float()],
+                        max_angle: ops.float(),
+                        max_twist: ops.float(),
+                        weight: ops.float(),
+                    };
+                    let mut flags = 0;
+                    known(sinew_character_aim_ik(character, &asset, &request, &mut flags))
+                }
+                21 => {
+                    let mut world = [0.0f32; 16];
+                    world.iter_mut().for_each(|w| *w = ops.float());
+                    let request = sinew_foot_planting {
+                        pelvis: ops.index(),
+                        legs: [[ops.index(), ops.index(), ops.index()], [ops.index(), ops.index(), ops.index()]],
+                        planted: [ops.index() % 2, ops.index() % 2],
+                        ground_height: [ops.float(), ops.float()],
+                        ground_normal: [
+                            [ops.float(), ops.float(), ops.float()],
+                            [ops.float(), ops.float(), ops.float()],
+                        ],
+                        world,
+                        dt: ops.float(),
+                        weight: ops.float(),
+                        release_time: ops.float(),
+                        contact_time: ops.float(),
+                        max_tilt: ops.float(),
+                        soften: ops.float(),
+                        pelvis_time: ops.float(),
+                    };
+                    let mut probes = [0.0f32; 6];
+                    let mut report = sinew_planting_report { pelvis_drop: 0.0, reached: [0; 2], lock: [0.0; 2] };
+                    known(sinew_character_foot_probes(character, &mut planter, &request, probes.as_mut_ptr()));
+                    known(sinew_character_plant_feet(character, &asset, &mut planter, &request, &mut report))
+                }
                 18 => {
                     let mut start = 0.0f32;
                     let (clip, time, speed, duration, sync) =
                         (ops.index(), ops.float(), ops.float(), ops.float(), ops.index() % 4);
-                    known(sinew_character_transition_synced(character, &asset, clip, time, speed, duration, sync, &mut start))
+                    known(sinew_character_transition_synced(
+                        character, &asset, clip, time, speed, duration, sync, &mut start,
+                    ))
                 }
                 13 => {
                     let (mut indices, mut count) = ([0u32; 4], 0usize);

@@ -309,3 +309,231 @@ fn synced_transitions_enter_where_the_rust_api_does() {
     assert_eq!(entered[0], 0.0);
     assert!(entered[1] > 0.0 && entered[2] > 0.0, "{entered:?}");
 }
+
+/// Joint `name` of the asset's skeleton.
+fn joint(asset: &Asset<'_>, name: &str) -> u32 {
+    let skeleton = asset.skeleton();
+    (0..skeleton.num_joints()).find(|&j| skeleton.name(j) == Some(name)).expect(name) as u32
+}
+
+#[test]
+fn foot_planting_aim_and_two_bone_ik_edit_the_pose_as_the_rust_api() {
+    use sinew::foot_planting::{FootPlanter, FootPlantingJob, Ground, PlantSettings};
+    use sinew::ik::{AimIkJob, TwoBoneIkJob};
+    use sinew::math::{Mat4, Vec3};
+    let Some(blob) = annotated_blob() else { return };
+    let rust_asset = Asset::load(blob.bytes()).expect("load");
+    let asset = load(&blob);
+    let mut memory = vec![];
+    let c = character(&asset, &mut memory);
+    let desc = rust_desc(rust_asset.skeleton().num_joints());
+    let mut block = vec![Chunk::ZERO; Chunk::count(Character::required_bytes(&desc).expect("bytes"))];
+    let mut rust = Character::new(bytemuck::cast_slice_mut(&mut block), &desc).expect("character");
+    let play = Play { clip: 0, time: 0.0, speed: 1.0, weight: 1.0, wrap: Wrap::Loop, mask: None };
+    rust.play(&rust_asset, SlotId::base(0), play).expect("play");
+    let rig = Rig::new(&rust_asset, None).expect("rig");
+    let j = |name: &str| joint(&rust_asset, name);
+    let legs = [["UpperLeg_L", "LowerLeg_L", "Foot_L"].map(j), ["UpperLeg_R", "LowerLeg_R", "Foot_R"].map(j)];
+    // A slope rising along +Z, the character walking on it a little off the origin.
+    let normal = [0.0, 1.0, -0.2];
+    let mut world = [0.0f32; 16];
+    (world[0], world[5], world[10], world[15], world[12]) = (1.0, 1.0, 1.0, 1.0, 3.0);
+    let mut request = sinew_foot_planting {
+        pelvis: j("Hips"),
+        legs,
+        planted: [0; 2],
+        ground_height: [0.0; 2],
+        ground_normal: [normal; 2],
+        world,
+        dt: DT,
+        weight: 1.0,
+        release_time: 0.0,
+        contact_time: 0.0,
+        max_tilt: 0.0,
+        soften: 0.0,
+        pelvis_time: 0.0,
+    };
+    let world_matrix = Mat4 { cols: std::array::from_fn(|c| std::array::from_fn(|r| world[4 * c + r])) };
+    let mut planter = sinew_foot_planter { opaque: [0; 12] };
+    let mut rust_planter = FootPlanter::default();
+    let settings = PlantSettings::default();
+    let plant_names = ["plant:Foot_L", "plant:Foot_R"];
+    let look = sinew_aim {
+        joint: j("Head"),
+        forward: [0.0, 0.0, 1.0],
+        up_axis: [0.0, 1.0, 0.0],
+        model_up: [0.0, 1.0, 0.0],
+        has_up: 1,
+        target: [40.0, 150.0, 80.0],
+        max_angle: 1.2,
+        max_twist: 0.0,
+        weight: 0.8,
+    };
+    let reach = sinew_two_bone {
+        chain: ["UpperArm_R", "LowerArm_R", "Hand_R"].map(j),
+        target: [-30.0, 120.0, 30.0],
+        pole: [-30.0, 100.0, -50.0],
+        has_pole: 1,
+        weight: 1.0,
+        soften: 0.97,
+        end_turn: [0.0; 4],
+        has_end_turn: 0,
+    };
+    let v = |a: [f32; 3]| Vec3::new(a[0], a[1], a[2]);
+    let mut locks = 0.0;
+    // SAFETY: valid pointers for every call; the blob, asset and memory outlive the character.
+    unsafe {
+        for frame in 0..FRAMES {
+            assert_eq!(sinew_character_update(c, &asset, DT), SINEW_OK);
+            rust.update(DT, &rig).expect("update");
+            // The plants the clip says, asked for by name as a game would.
+            for (foot, name) in plant_names.iter().enumerate() {
+                let mut weight = 0.0;
+                sinew_character_range_weight(c, &asset, 0, name.as_ptr().cast(), name.len(), &mut weight);
+                request.planted[foot] = u32::from(weight > 0.5);
+            }
+            let mut probes = [0.0f32; 6];
+            assert_eq!(sinew_character_foot_probes(c, &mut planter, &request, probes.as_mut_ptr()), SINEW_OK);
+            let legs_usize = legs.map(|l| l.map(|j| j as usize));
+            let want = rust_planter.probe_points(&legs_usize, rust.model(), &world_matrix);
+            assert_eq!(probes, [want[0].to_array(), want[1].to_array()].concat().as_slice(), "frame {frame}");
+            // The slope's height under each probe.
+            request.ground_height = [0, 1].map(|f| 0.2 * probes[3 * f + 2]);
+            let mut report = sinew_planting_report { pelvis_drop: 7.0, reached: [7; 2], lock: [7.0; 2] };
+            assert_eq!(sinew_character_plant_feet(c, &asset, &mut planter, &request, &mut report), SINEW_OK);
+            let ground = [0, 1].map(|f| Ground { height: request.ground_height[f], normal: v(normal) });
+            let rust_report = rust
+                .edit_pose(&rig, |edit| {
+                    FootPlantingJob {
+                        skeleton: edit.skeleton,
+                        planter: &mut rust_planter,
+                        settings: &settings,
+                        pelvis: request.pelvis as usize,
+                        legs: legs_usize,
+                        planted: request.planted.map(|p| p != 0),
+                        ground,
+                        world: &world_matrix,
+                        dt: DT,
+                        weight: 1.0,
+                        model: edit.model,
+                        local: edit.local,
+                    }
+                    .run()
+                })
+                .expect("plant");
+            assert_eq!(report.pelvis_drop.to_bits(), rust_report.pelvis_drop.to_bits(), "frame {frame}");
+            assert_eq!((report.reached.map(|r| r != 0), report.lock), (rust_report.reached, rust_report.lock));
+            locks += report.lock[0] + report.lock[1];
+            let mut aimed = 7;
+            assert_eq!(sinew_character_aim_ik(c, &asset, &look, &mut aimed), SINEW_OK);
+            let rust_aim = rust
+                .edit_pose(&rig, |edit| {
+                    AimIkJob {
+                        skeleton: edit.skeleton,
+                        joint: look.joint as usize,
+                        forward: v(look.forward),
+                        up: Some((v(look.up_axis), v(look.model_up))),
+                        target: v(look.target),
+                        max_angle: Some(look.max_angle),
+                        max_twist: None,
+                        weight: look.weight,
+                        model: edit.model,
+                        local: edit.local,
+                    }
+                    .run()
+                })
+                .expect("aim");
+            assert_eq!(aimed & SINEW_AIM_AIMED != 0, rust_aim.aimed);
+            assert_eq!(aimed & SINEW_AIM_LIMITED != 0, rust_aim.limited);
+            let mut reached = 7;
+            assert_eq!(sinew_character_two_bone_ik(c, &asset, &reach, &mut reached), SINEW_OK);
+            let rust_reach = rust
+                .edit_pose(&rig, |edit| {
+                    TwoBoneIkJob {
+                        skeleton: edit.skeleton,
+                        chain: reach.chain.map(|j| j as usize),
+                        target: v(reach.target),
+                        pole: Some(v(reach.pole)),
+                        weight: reach.weight,
+                        soften: reach.soften,
+                        end_turn: None,
+                        model: edit.model,
+                        local: edit.local,
+                    }
+                    .run()
+                })
+                .expect("two-bone");
+            assert_eq!(reached != 0, rust_reach.reached);
+            let (mut out, mut count) = (std::ptr::null(), 0);
+            assert_eq!(sinew_character_model_matrices(c, &mut out, &mut count), SINEW_OK);
+            let model: &[f32] = std::slice::from_raw_parts(out, count * 16);
+            assert_eq!(model, bytemuck::cast_slice::<_, f32>(rust.model()), "frame {frame}");
+        }
+        assert!(locks > 10.0, "the feet plant and lock: {locks}");
+        // Errors leave the pose and the planter as they were.
+        let before: Vec<f32> = {
+            let (mut out, mut count) = (std::ptr::null(), 0);
+            sinew_character_model_matrices(c, &mut out, &mut count);
+            std::slice::from_raw_parts(out, count * 16).to_vec()
+        };
+        let kept = planter.opaque;
+        let mut report = sinew_planting_report { pelvis_drop: 7.0, reached: [7; 2], lock: [7.0; 2] };
+        let bad = |edit: &dyn Fn(&mut sinew_foot_planting)| {
+            let mut r = request;
+            edit(&mut r);
+            r
+        };
+        for (what, r, status) in [
+            ("dt", bad(&|r| r.dt = f32::NAN), SINEW_ERROR_INVALID_ARGUMENT),
+            ("weight", bad(&|r| r.weight = 2.0), SINEW_ERROR_INVALID_ARGUMENT),
+            ("soften", bad(&|r| r.soften = 1.5), SINEW_ERROR_INVALID_ARGUMENT),
+            ("normal", bad(&|r| r.ground_normal[1] = [0.0; 3]), SINEW_ERROR_INVALID_ARGUMENT),
+            ("world", bad(&|r| r.world[3] = 1.0), SINEW_ERROR_INVALID_ARGUMENT),
+            ("leg", bad(&|r| r.legs[0] = [r.legs[0][0], r.legs[0][2], r.legs[0][1]]), SINEW_ERROR_INVALID_ARGUMENT),
+            ("joint", bad(&|r| r.legs[1][2] = 999), SINEW_ERROR_INVALID_ARGUMENT),
+        ] {
+            assert_eq!(sinew_character_plant_feet(c, &asset, &mut planter, &r, &mut report), status, "{what}");
+        }
+        assert_eq!((planter.opaque, report.pelvis_drop), (kept, 7.0), "nothing written");
+        let mut probes = [7.0f32; 6];
+        let far = bad(&|r| r.legs[1][2] = 999);
+        assert_eq!(
+            sinew_character_foot_probes(c, &mut planter, &far, probes.as_mut_ptr()),
+            SINEW_ERROR_INDEX_OUT_OF_RANGE
+        );
+        assert_eq!(probes, [7.0; 6]);
+        let mut flags = 7;
+        let mut aim = |edit: &dyn Fn(&mut sinew_aim)| {
+            let mut a = look;
+            edit(&mut a);
+            sinew_character_aim_ik(c, &asset, &a, &mut flags)
+        };
+        assert_eq!(aim(&|a| a.forward = [0.0; 3]), SINEW_ERROR_INVALID_ARGUMENT);
+        assert_eq!(aim(&|a| a.weight = -0.5), SINEW_ERROR_INVALID_ARGUMENT);
+        assert_eq!(aim(&|a| a.max_angle = 4.0), SINEW_ERROR_INVALID_ARGUMENT);
+        assert_eq!(aim(&|a| a.joint = 999), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+        assert_eq!(flags, 7);
+        let mut reached = 7;
+        let mut two = |edit: &dyn Fn(&mut sinew_two_bone)| {
+            let mut t = reach;
+            edit(&mut t);
+            sinew_character_two_bone_ik(c, &asset, &t, &mut reached)
+        };
+        assert_eq!(two(&|t| t.chain = [t.chain[2], t.chain[1], t.chain[0]]), SINEW_ERROR_INVALID_ARGUMENT);
+        assert_eq!(two(&|t| t.target[0] = f32::INFINITY), SINEW_ERROR_INVALID_ARGUMENT);
+        assert_eq!(two(&|t| (t.has_end_turn, t.end_turn) = (1, [0.0; 4])), SINEW_ERROR_INVALID_ARGUMENT);
+        assert_eq!(two(&|t| t.soften = 0.0), SINEW_ERROR_INVALID_ARGUMENT);
+        assert_eq!(reached, 7);
+        assert_eq!(sinew_character_two_bone_ik(c, &asset, std::ptr::null(), &mut reached), SINEW_ERROR_NULL_POINTER);
+        assert_eq!(
+            sinew_character_plant_feet(c, &asset, std::ptr::null_mut(), &request, &mut report),
+            SINEW_ERROR_NULL_POINTER
+        );
+        let after = {
+            let (mut out, mut count) = (std::ptr::null(), 0);
+            sinew_character_model_matrices(c, &mut out, &mut count);
+            std::slice::from_raw_parts(out, count * 16).to_vec()
+        };
+        assert_eq!(before, after, "no error changed the pose");
+    }
+}

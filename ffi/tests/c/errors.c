@@ -292,6 +292,36 @@ int main(int argc, char **argv) {
   boxes[1].joint = joints;
   EXPECT(sinew_character_bounds(character, boxes, 2, box_min, box_max), SINEW_ERROR_INDEX_OUT_OF_RANGE);
 
+  /* Post-process edits (ABI 1003): two-bone, aim, foot planting. */
+  sinew_two_bone reach = {{1, 2, 3}, {0, 1, 0}, {0, 0, 1}, 1, 1.0f, 1.0f, {0, 0, 0, 1}, 0};
+  uint32_t answer = 7;
+  EXPECT(sinew_character_two_bone_ik(character, &asset, NULL, &answer), SINEW_ERROR_NULL_POINTER);
+  reach.chain[2] = joints;
+  EXPECT(sinew_character_two_bone_ik(character, &asset, &reach, &answer), SINEW_ERROR_INVALID_ARGUMENT);
+  reach.chain[2] = 3;
+  reach.weight = 2.0f;
+  EXPECT(sinew_character_two_bone_ik(character, &asset, &reach, &answer), SINEW_ERROR_INVALID_ARGUMENT);
+  EXPECT_TRUE(answer == 7);
+  sinew_aim look = {0, {0, 0, 1}, {0, 1, 0}, {0, 1, 0}, 0, {0, 1, 5}, 0.0f, 0.0f, 1.0f};
+  EXPECT(sinew_character_aim_ik(character, &asset, &look, &answer), SINEW_OK);
+  look.joint = joints;
+  EXPECT(sinew_character_aim_ik(character, &asset, &look, &answer), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+  look.joint = 0;
+  look.forward[2] = 0.0f;
+  EXPECT(sinew_character_aim_ik(character, &asset, &look, &answer), SINEW_ERROR_INVALID_ARGUMENT);
+  sinew_foot_planter planter = {{0}};
+  sinew_foot_planting plant;
+  memset(&plant, 0, sizeof plant);
+  plant.legs[0][0] = joints; /* out of the skeleton */
+  plant.ground_normal[0][1] = plant.ground_normal[1][1] = 1.0f;
+  plant.world[0] = plant.world[5] = plant.world[10] = plant.world[15] = 1.0f;
+  sinew_planting_report report;
+  float probes[6];
+  EXPECT(sinew_character_plant_feet(character, &asset, &planter, &plant, &report), SINEW_ERROR_INVALID_ARGUMENT);
+  EXPECT(sinew_character_plant_feet(character, &asset, NULL, &plant, &report), SINEW_ERROR_NULL_POINTER);
+  EXPECT(sinew_character_foot_probes(character, &planter, &plant, probes), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+  EXPECT(sinew_character_foot_probes(character, &planter, &plant, NULL), SINEW_ERROR_NULL_POINTER);
+
   uint8_t saved[SINEW_CHARACTER_ALIGN];
   memcpy(saved, memory, sizeof saved);
   memset(memory, 0, sizeof saved);

@@ -125,6 +125,21 @@ int main(int argc, char **argv) {
     EXPECT(bounds.ok() && bounds->min[0] <= bounds->max[0]);
     EXPECT(character.bounds(sinew::Span<const sinew_joint_box>()).status().code() == SINEW_ERROR_NULL_POINTER);
     EXPECT(character.root_motion().ok());
+    sinew_aim look{};
+    look.forward[2] = 1.0f;
+    look.target[2] = 5.0f;
+    look.weight = 1.0f;
+    EXPECT(character.aim_ik(asset, look).ok());
+    look.weight = 3.0f;
+    EXPECT(character.aim_ik(asset, look).status().code() == SINEW_ERROR_INVALID_ARGUMENT);
+    sinew_two_bone reach{};
+    reach.chain[2] = asset.num_joints();
+    EXPECT(character.two_bone_ik(asset, reach).status().code() == SINEW_ERROR_INVALID_ARGUMENT);
+    sinew_foot_planter planter{};
+    sinew_foot_planting plant{};
+    plant.legs[1][2] = asset.num_joints();
+    EXPECT(character.foot_probes(planter, plant).status().code() == SINEW_ERROR_INDEX_OUT_OF_RANGE);
+    EXPECT(character.plant_feet(asset, planter, plant).status().code() == SINEW_ERROR_INVALID_ARGUMENT);
     // Move assignment frees what the target held.
     sinew::Result<sinew::Character> second = sinew::Character::create(asset, desc, counting(counts));
     EXPECT(second.ok() && counts.allocations == 3);
