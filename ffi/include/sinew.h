@@ -15,8 +15,9 @@
 
 // The ABI's version, `major * 1000 + minor`. A minor version adds functions or constants and keeps every
 // existing size and meaning (it may name a reserved field whose zero keeps its old meaning); a major version
-// may change them. 1002 named `sinew_character_desc::reserved` `sampling`; 1003 added markers, curve lookup,
-// range weights, the motion-only update and bounds.
+// may change them. 1002 named `sinew_character_desc::reserved` `sampling`; 1003 added joint parents, markers,
+// curve lookup, range weights, synced transitions, the motion-only update, bounds, and IK and foot planting on
+// the shown pose.
 #define SINEW_ABI_VERSION 1003
 
 // Required alignment of a blob passed to `sinew_asset_load`.
@@ -364,6 +365,16 @@ sinew_status sinew_asset_num_clips(const struct sinew_asset *asset, uint32_t *ou
 // # Safety
 // `asset` points to a loaded `sinew_asset`; `out` to a writable `float`.
 sinew_status sinew_asset_clip_duration(const struct sinew_asset *asset, uint32_t clip, float *out);
+
+// The parent of joint `joint`, or -1 for a root (parents come before their children).
+//
+// Errors: `SINEW_ERROR_INDEX_OUT_OF_RANGE` (joint).
+//
+// # Safety
+// `asset` points to a loaded `sinew_asset`; `out` to a writable `int32_t`.
+sinew_status sinew_asset_joint_parent(const struct sinew_asset *asset,
+                                      uint32_t joint,
+                                      int32_t *out);
 
 // The name of joint `joint`: `*name` points to `*len` UTF-8 bytes inside the blob, not NUL-terminated.
 // A skeleton baked without names gives `*len == 0`.

@@ -57,8 +57,9 @@ extern "C" fn rust_eh_personality() {}
 
 /// The ABI's version, `major * 1000 + minor`. A minor version adds functions or constants and keeps every
 /// existing size and meaning (it may name a reserved field whose zero keeps its old meaning); a major version
-/// may change them. 1002 named `sinew_character_desc::reserved` `sampling`; 1003 added markers, curve lookup,
-/// range weights, the motion-only update and bounds.
+/// may change them. 1002 named `sinew_character_desc::reserved` `sampling`; 1003 added joint parents, markers,
+/// curve lookup, range weights, synced transitions, the motion-only update, bounds, and IK and foot planting on
+/// the shown pose.
 pub const SINEW_ABI_VERSION: u32 = 1003;
 
 /// Returns the library's `SINEW_ABI_VERSION`; a program checks that its major part (`/ 1000`) equals the
@@ -461,6 +462,27 @@ pub unsafe extern "C" fn sinew_asset_clip_duration(
         .and_then(|a| a.asset.clip(clip as usize).map(|c| c.duration()).ok_or(SINEW_ERROR_INDEX_OUT_OF_RANGE));
     // SAFETY: the caller's contract.
     unsafe { put(out, duration) }
+}
+
+/// The parent of joint `joint`, or -1 for a root (parents come before their children).
+///
+/// Errors: `SINEW_ERROR_INDEX_OUT_OF_RANGE` (joint).
+///
+/// # Safety
+/// `asset` points to a loaded `sinew_asset`; `out` to a writable `int32_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sinew_asset_joint_parent(
+    asset: *const sinew_asset,
+    joint: u32,
+    out: *mut i32,
+) -> sinew_status {
+    // SAFETY: the caller's contract.
+    let parent = unsafe { stored(asset) }.and_then(|a| {
+        let parents = a.asset.skeleton().parents();
+        parents.get(joint as usize).map(|&p| i32::from(p)).ok_or(SINEW_ERROR_INDEX_OUT_OF_RANGE)
+    });
+    // SAFETY: the caller's contract.
+    unsafe { put(out, parent) }
 }
 
 /// The name of joint `joint`: `*name` points to `*len` UTF-8 bytes inside the blob, not NUL-terminated.

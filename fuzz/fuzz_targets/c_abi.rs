@@ -223,6 +223,8 @@ fuzz_target!(|data: &[u8]| {
                     let (mut name, mut len) = (std::ptr::null(), 0usize);
                     let (layer, slot, index) = (ops.index(), ops.index(), ops.index());
                     known(sinew_character_slot_clip(character, layer, slot, &mut clip));
+                    let mut parent = 0i32;
+                    known(sinew_asset_joint_parent(&asset, index, &mut parent));
                     known(sinew_asset_num_markers(&asset, clip, &mut marker));
                     known(sinew_asset_marker(&asset, clip, index, &mut time, &mut value, &mut name, &mut len))
                 }

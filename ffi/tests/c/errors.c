@@ -238,6 +238,11 @@ int main(int argc, char **argv) {
   EXPECT(sinew_character_root_motion(character, NULL, &yaw), SINEW_ERROR_NULL_POINTER);
 
   /* Markers, curves, ranges, the motion-only update and bounds (ABI 1003). */
+  int32_t parent = 7;
+  EXPECT(sinew_asset_joint_parent(&asset, 0, &parent), SINEW_OK);
+  EXPECT_TRUE(parent == -1);
+  EXPECT(sinew_asset_joint_parent(&asset, joints, &parent), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+  EXPECT(sinew_asset_joint_parent(&asset, 0, NULL), SINEW_ERROR_NULL_POINTER);
   uint32_t count32 = 7, clip = 7;
   EXPECT(sinew_asset_num_markers(&asset, 0, &count32), SINEW_OK);
   EXPECT(sinew_asset_num_markers(&asset, 99, &count32), SINEW_ERROR_INDEX_OUT_OF_RANGE);
