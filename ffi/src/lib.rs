@@ -960,24 +960,22 @@ pub unsafe extern "C" fn sinew_character_update(
     dt: f32,
 ) -> sinew_status {
     // SAFETY: the caller's contract.
-    unsafe { with_rig(character, asset, |character, rig| character.update(dt, rig)) }
+    status(unsafe { with_rig(character, asset, |character, rig| character.update(dt, rig)) })
 }
 
 /// Runs `update` on the character at `character` with the rig of `asset`.
 ///
 /// # Safety
 /// As `sinew_character_play`.
-unsafe fn with_rig(
+unsafe fn with_rig<T>(
     character: *mut sinew_character,
     asset: *const sinew_asset,
-    update: impl FnOnce(&mut Character<'_>, &Rig<'_>) -> Result<(), Error>,
-) -> sinew_status {
-    status((|| {
-        // SAFETY: the caller's contract.
-        let (asset, mut character) = unsafe { (stored(asset)?, attach(character)?) };
-        let rig = Rig::with_walk(&asset.asset, asset.asset.skin(), asset.walk).map_err(status_of)?;
-        update(&mut character, &rig).map_err(status_of)
-    })())
+    update: impl FnOnce(&mut Character<'_>, &Rig<'_>) -> Result<T, Error>,
+) -> Result<T, sinew_status> {
+    // SAFETY: the caller's contract.
+    let (asset, mut character) = unsafe { (stored(asset)?, attach(character)?) };
+    let rig = Rig::with_walk(&asset.asset, asset.asset.skin(), asset.walk).map_err(status_of)?;
+    update(&mut character, &rig).map_err(status_of)
 }
 
 /// The character at `character`, attached, and the `count` floats at `values`.
@@ -1254,7 +1252,7 @@ pub unsafe extern "C" fn sinew_character_update_motion(
     dt: f32,
 ) -> sinew_status {
     // SAFETY: the caller's contract.
-    unsafe { with_rig(character, asset, |character, rig| character.update_motion(dt, rig)) }
+    status(unsafe { with_rig(character, asset, |character, rig| character.update_motion(dt, rig)) })
 }
 
 /// A two-bone IK request (a leg or an arm), for `sinew_character_two_bone_ik`. Model space.
@@ -1615,10 +1613,7 @@ unsafe fn edit<T>(
     out: *mut T,
 ) -> sinew_status {
     // SAFETY: the caller's contract.
-    let answer = unsafe { stored(asset).and_then(|a| Ok((a, attach(character)?))) }.and_then(|(asset, mut c)| {
-        let rig = Rig::with_walk(&asset.asset, asset.asset.skin(), asset.walk).map_err(status_of)?;
-        c.edit_pose(&rig, solve).map_err(status_of)
-    });
+    let answer = unsafe { with_rig(character, asset, |character, rig| character.edit_pose(rig, solve)) };
     // SAFETY: the caller's contract.
     unsafe { put(out, answer) }
 }

@@ -94,16 +94,19 @@ impl StepKeys {
 /// scales lerped, rotations nlerped on the shorter arc, and the values `step` names held at the frame reached.
 pub fn sample_frames(frames: &[Vec<Transform>], frame_step: f64, time: f64, step: &StepKeys) -> Vec<Trs> {
     let [lerped, held] = [false, true].map(|hold| runtime_position(frames.len(), frame_step, time, hold));
-    let at = |joint: usize, channel: Channel| {
-        let (f0, f1, u) = if step.track(joint, channel) { held } else { lerped };
-        let (a, b) = (Trs::of(&frames[f0][joint]), Trs::of(&frames[f1][joint]));
-        Trs::lerp(&a, &b, u)
+    let at = |(f0, f1, u): (usize, usize, f64), joint: usize| {
+        Trs::lerp(&Trs::of(&frames[f0][joint]), &Trs::of(&frames[f1][joint]), u)
     };
     (0..frames.first().map_or(0, Vec::len))
-        .map(|joint| Trs {
-            translation: at(joint, Channel::Translation).translation,
-            rotation: at(joint, Channel::Rotation).rotation,
-            scale: at(joint, Channel::Scale).scale,
+        .map(|joint| {
+            let lerp = at(lerped, joint);
+            let steps = Channel::ALL.map(|channel| step.track(joint, channel));
+            if !steps.contains(&true) {
+                return lerp;
+            }
+            let hold = at(held, joint);
+            let pick = |c: usize| if steps[c] { &hold } else { &lerp };
+            Trs { translation: pick(0).translation, rotation: pick(1).rotation, scale: pick(2).scale }
         })
         .collect()
 }
