@@ -21,7 +21,7 @@ fn checked_in_header_is_generated_from_the_source() {
     let checked_in = std::fs::read(&path).unwrap_or_default();
     assert!(
         checked_in == generated,
-        "ffi/include/sinew.h differs from what cbindgen generates from ffi/src/lib.rs; \
+        "ffi/include/sinew.h differs from what cbindgen generates from ffi/src; \
          run `SINEW_BLESS=1 cargo test -p sinew-ffi --test header` and commit the header"
     );
 }

@@ -50,13 +50,13 @@ const STEPS: &[Step] = &[
         "miri",
         "arena, skeleton, math, lane, local-to-model, skinning, sampling, asset, blending, vertex-skinning, inertialization, transition, control, curves and character tests under Miri (scalar build, fewer cases), one test per process",
         miri,
-        720,
+        780,
     ),
     (
         "fuzz",
         "seeded blob mutations (fixed count), then each cargo-fuzz target for 20 s on the checked-in corpus [--seconds N: a long run]",
         fuzz,
-        360,
+        420,
     ),
 ];
 
