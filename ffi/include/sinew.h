@@ -17,11 +17,14 @@
 // existing size and meaning (it may name a reserved field whose zero keeps its old meaning); a major version
 // may change them. 1002 named `sinew_character_desc::reserved` `sampling`; 1003 added joint parents, markers,
 // curve lookup, range weights, synced transitions, the motion-only update, bounds, and IK and foot planting on
-// the shown pose.
-#define SINEW_ABI_VERSION 1003
+// the shown pose; 1004 the stage jobs over caller memory and `SINEW_ERROR_BUFFER`.
+#define SINEW_ABI_VERSION 1004
 
 // Required alignment of a blob passed to `sinew_asset_load`.
 #define SINEW_BLOB_ALIGN 16
+
+// The most joints a skeleton has.
+#define SINEW_MAX_JOINTS 1024
 
 // `sinew_asset`'s size in bytes (its alignment is 8): fixed within a major ABI version.
 #define SINEW_ASSET_SIZE 1280
@@ -94,8 +97,18 @@
 // `sinew_character_aim_ik`'s answer: `max_angle` cut the turn short.
 #define SINEW_AIM_LIMITED 2
 
+// The most layers of each kind `sinew_blend` takes.
+#define SINEW_MAX_BLEND_LAYERS 16
+
+// Required alignment of a sampling context's memory.
+#define SINEW_SAMPLING_CONTEXT_ALIGN 64
+
 // A character: opaque, at the start of the memory the caller gave `sinew_character_init`.
 typedef struct sinew_character sinew_character;
+
+// A sampling context: opaque, at the start of the memory the caller gave `sinew_sampling_context_init`. Like
+// a character, the memory may be copied byte for byte to another aligned address between calls.
+typedef struct sinew_sampling_context sinew_sampling_context;
 
 // 0 is success; every other value names a class of error (`sinew_status_message` describes it).
 typedef int32_t sinew_status;
@@ -279,6 +292,67 @@ typedef struct sinew_aim {
   float weight;
 } sinew_aim;
 
+// Four joints' local transforms, lane `k` holding joint `4g + k` of lane group `g`: a pose is
+// `num_soa_joints = ceil(num_joints / 4)` of them (`sinew_asset_num_soa_joints`); padding lanes hold the
+// identity. Local space: each joint relative to its parent.
+//
+// Layout: 160 bytes, 16-byte aligned, structure of arrays: `translation[axis][lane]`,
+// `rotation[component][lane]` (x, y, z, w; unit quaternions), `scale[axis][lane]`.
+typedef struct SINEW_ALIGNED(16) sinew_soa_transform {
+  // x, y and z of the four translations.
+  float translation[3][4];
+  // x, y, z and w of the four rotations.
+  float rotation[4][4];
+  // x, y and z of the four scales.
+  float scale[3][4];
+} sinew_soa_transform;
+
+// One joint's local transform, for `sinew_pose_joint` and `sinew_pose_set_joint`.
+//
+// Layout: 40 bytes, 4-byte aligned.
+typedef struct sinew_transform {
+  // Translation.
+  float translation[3];
+  // Rotation (x, y, z, w), a unit quaternion.
+  float rotation[4];
+  // Scale per axis.
+  float scale[3];
+} sinew_transform;
+
+// One layer of `sinew_blend`.
+//
+// Layout: 24 bytes, 8-byte aligned, on 64-bit targets.
+typedef struct sinew_blend_layer {
+  // The layer's pose, `count` lane groups (the output's); for an additive layer, a delta from
+  // `sinew_additive_delta`.
+  const struct sinew_soa_transform *pose;
+  // NULL, or a bone mask: `4 * count` floats, 16-byte aligned, one factor per joint in lane order (factor
+  // `4g + k` for joint `4g + k`; padding lanes are not read), each finite and >= 0, multiplying `weight`.
+  const float *joint_weights;
+  // Normal layers: finite and >= 0. Additive layers: finite; a negative weight subtracts.
+  float weight;
+  // Not read; zero.
+  uint32_t reserved;
+} sinew_blend_layer;
+
+// A model-space matrix: 16 floats, column-major (column 3 holds the translation), as
+// `sinew_character_model_matrices` gives them.
+//
+// Layout: 64 bytes, 32-byte aligned.
+typedef struct SINEW_ALIGNED(32) sinew_mat4 {
+  // Column-major elements: `m[4 * column + row]`.
+  float m[16];
+} sinew_mat4;
+
+// A skinning matrix: three rows of four floats (`dot(row, vec4(p, 1))`), as `sinew_character_palette_3x4`
+// gives them.
+//
+// Layout: 48 bytes, 16-byte aligned.
+typedef struct SINEW_ALIGNED(16) sinew_mat3x4 {
+  // Row-major elements: `m[4 * row + column]`.
+  float m[12];
+} sinew_mat3x4;
+
 // Success.
 #define SINEW_OK 0
 
@@ -320,6 +394,9 @@ typedef struct sinew_aim {
 
 // An error the C ABI has no specific status for.
 #define SINEW_ERROR_INTERNAL 13
+
+// A caller buffer given to a job is misaligned, of the wrong length, or overlaps a buffer the call writes.
+#define SINEW_ERROR_BUFFER 14
 
 #ifdef __cplusplus
 extern "C" {
@@ -727,6 +804,169 @@ sinew_status sinew_character_aim_ik(struct sinew_character *character,
                                     const struct sinew_aim *request,
                                     uint32_t *result);
 
+// Lane groups (`sinew_soa_transform`s) of a pose of the asset's skeleton: `ceil(joints / 4)`.
+//
+// # Safety
+// `asset` points to a loaded `sinew_asset`; `out` to a writable `size_t`.
+sinew_status sinew_asset_num_soa_joints(const struct sinew_asset *asset, size_t *out);
+
+// Points `*out` at the skeleton's rest pose (`*count` lane groups, inside the blob: valid while the blob is),
+// the pose a job's missing weight falls back to.
+//
+// # Safety
+// `asset` points to a loaded `sinew_asset`; `out` and `count` are writable.
+sinew_status sinew_asset_rest_pose(const struct sinew_asset *asset,
+                                   const struct sinew_soa_transform **out,
+                                   size_t *count);
+
+// Reads joint `joint` of the `count` lane groups at `pose` into `*out`.
+//
+// Errors: `SINEW_ERROR_INDEX_OUT_OF_RANGE` for a joint past the pose's lanes.
+//
+// # Safety
+// `pose` points to `count` readable lane groups; `out` to a writable `sinew_transform`.
+sinew_status sinew_pose_joint(const struct sinew_soa_transform *pose,
+                              size_t count,
+                              uint32_t joint,
+                              struct sinew_transform *out);
+
+// Writes `*value` to joint `joint` of the `count` lane groups at `pose`; the rotation is normalized.
+//
+// Errors: `SINEW_ERROR_INDEX_OUT_OF_RANGE` for a joint past the pose's lanes; `SINEW_ERROR_INVALID_ARGUMENT`
+// for a value not finite or a rotation of zero length.
+//
+// # Safety
+// `pose` points to `count` writable lane groups; `value` to a readable `sinew_transform`.
+sinew_status sinew_pose_set_joint(struct sinew_soa_transform *pose,
+                                  size_t count,
+                                  uint32_t joint,
+                                  const struct sinew_transform *value);
+
+// Blends `num_layers` layers (weighted by `weight` times each joint's mask factor, normalized per joint;
+// where a joint's summed weight is below `threshold`, the rest pose fills the difference) and then adds
+// `num_additive` additive layers, into the `count` lane groups at `pose` (`sinew_asset_num_soa_joints`).
+// Local space. Results equal the character's blending bit for bit.
+//
+// Errors: `SINEW_ERROR_INVALID_ARGUMENT` for more than `SINEW_MAX_BLEND_LAYERS` of a kind, a weight, mask
+// factor or threshold out of range (the threshold is finite and > 0); `SINEW_ERROR_BUFFER` for a buffer
+// misaligned, of another length, or a layer's buffer or the blob overlapping `pose`.
+//
+// # Safety
+// `asset` points to a loaded asset; `layers` and `additive` to `num_layers` and `num_additive` readable
+// layers (either may be NULL when its count is 0) whose buffers are readable; `pose` to `count` writable
+// lane groups.
+sinew_status sinew_blend(const struct sinew_asset *asset,
+                         const struct sinew_blend_layer *layers,
+                         size_t num_layers,
+                         const struct sinew_blend_layer *additive,
+                         size_t num_additive,
+                         float threshold,
+                         struct sinew_soa_transform *pose,
+                         size_t count);
+
+// The additive delta of the `count` lane groups at `pose` from those at `reference`, into `delta`, for an
+// additive layer of `sinew_blend`: translations subtract, rotations `conj(q_ref) q`, scales divide. Adding
+// it with weight 1 on top of `reference` gives back `pose`.
+//
+// Errors: `SINEW_ERROR_INVALID_ARGUMENT` for a reference scale component of zero; `SINEW_ERROR_BUFFER` for a
+// buffer misaligned or `delta` overlapping an input.
+//
+// # Safety
+// `reference` and `pose` point to `count` readable lane groups, `delta` to `count` writable ones.
+sinew_status sinew_additive_delta(const struct sinew_soa_transform *reference,
+                                  const struct sinew_soa_transform *pose,
+                                  struct sinew_soa_transform *delta,
+                                  size_t count);
+
+// The model-space matrices of the `count` lane groups at `local` into the `num_matrices` (the skeleton's
+// joints) at `model`, each joint's parent applied first and `root` (NULL: the identity) above every root
+// joint. Results equal the character's bit for bit.
+//
+// Errors: `SINEW_ERROR_BUFFER` for a buffer misaligned, of another length, or `model` overlapping an input or
+// the blob.
+//
+// # Safety
+// `asset` points to a loaded asset; `local` to `count` readable lane groups; `root` is NULL or readable;
+// `model` points to `num_matrices` writable matrices.
+sinew_status sinew_local_to_model(const struct sinew_asset *asset,
+                                  const struct sinew_soa_transform *local,
+                                  size_t count,
+                                  const struct sinew_mat4 *root,
+                                  struct sinew_mat4 *model,
+                                  size_t num_matrices);
+
+// Bytes of memory a sampling context for a `num_joints` skeleton needs (a multiple of
+// `SINEW_SAMPLING_CONTEXT_ALIGN`), keeping a compressed segment's decoders for clips of up to `max_tracks`
+// animated tracks (0: none kept; clamped to three per joint). About 80 bytes per joint and 32 per track.
+//
+// Errors: `SINEW_ERROR_INVALID_ARGUMENT` for a joint count outside `1..=SINEW_MAX_JOINTS`.
+//
+// # Safety
+// `out` points to a writable `size_t`.
+sinew_status sinew_sampling_context_required_bytes(uint32_t num_joints,
+                                                   uint32_t max_tracks,
+                                                   size_t *out);
+
+// Lays out a sampling context for a `num_joints` skeleton in the `len` bytes at `memory` (aligned to
+// `SINEW_SAMPLING_CONTEXT_ALIGN`, at least `sinew_sampling_context_required_bytes`), holding nothing, and points
+// `*out` at it. Keep one per clip playing forward; the caller frees the memory when done.
+//
+// Errors: `SINEW_ERROR_INVALID_ARGUMENT` (joint count); `SINEW_ERROR_MEMORY_ALIGNMENT`;
+// `SINEW_ERROR_MEMORY_TOO_SMALL`.
+//
+// # Safety
+// `memory` points to `len` writable bytes used by no one else while the context lives; `out` is writable.
+sinew_status sinew_sampling_context_init(void *memory,
+                                         size_t len,
+                                         uint32_t num_joints,
+                                         uint32_t max_tracks,
+                                         struct sinew_sampling_context **out);
+
+// Samples clip `clip` of `asset` at `time` seconds (`SINEW_WRAP_LOOP` wraps it into the clip,
+// `SINEW_WRAP_CLAMP` clamps it) through `context` into the `count` lane groups at `pose` (local space,
+// `sinew_asset_num_soa_joints` of them), and the clip's first `num_curves` scalar curves into `curves` (NULL
+// when `num_curves` is 0). Results equal the character's sampling bit for bit.
+//
+// Errors: `SINEW_ERROR_INDEX_OUT_OF_RANGE` (clip); `SINEW_ERROR_INVALID_ARGUMENT` for a time not finite or a
+// wrap other than those two; `SINEW_ERROR_BUFFER` for a pose of another length, misaligned, or overlapping the
+// context, the curves or the blob, more curves than the clip has, or a context made for another joint count; `SINEW_ERROR_INVALID_HANDLE` for a context `sinew_sampling_context_init` did not make.
+//
+// # Safety
+// `asset` points to a loaded asset; `context` to an initialized context used by no one else during the call;
+// `pose` to `count` writable lane groups; `curves` to `num_curves` writable floats.
+sinew_status sinew_sample(const struct sinew_asset *asset,
+                          uint32_t clip,
+                          float time,
+                          uint32_t wrap,
+                          struct sinew_sampling_context *context,
+                          struct sinew_soa_transform *pose,
+                          size_t count,
+                          float *curves,
+                          size_t num_curves);
+
+// Drops what `context` holds, so the next sample decodes afresh: needed only when a blob is rewritten in
+// place at the same address (a context notices a different clip by itself).
+//
+// # Safety
+// `context` points to an initialized context used by no one else during the call.
+sinew_status sinew_sampling_context_invalidate(struct sinew_sampling_context *context);
+
+// The skinning palette of the asset's skin from the `num_matrices` model matrices at `model` (the skeleton's
+// joints) into the `num_palette` (the skin's joints, `sinew_asset_num_skin_joints`) at `palette`, in the GPU's
+// three-row layout. Results equal the character's palette bit for bit.
+//
+// Errors: `SINEW_ERROR_INVALID_ARGUMENT` for an asset without a skin; `SINEW_ERROR_BUFFER` for a buffer
+// misaligned, of another length, or `palette` overlapping `model` or the blob.
+//
+// # Safety
+// `asset` points to a loaded asset; `model` to `num_matrices` readable matrices; `palette` to `num_palette`
+// writable ones.
+sinew_status sinew_skinning_palette_3x4(const struct sinew_asset *asset,
+                                        const struct sinew_mat4 *model,
+                                        size_t num_matrices,
+                                        struct sinew_mat3x4 *palette,
+                                        size_t num_palette);
+
 // A static, NUL-terminated description of `status` (never NULL; an unknown value has a message too).
 const char *sinew_status_message(sinew_status status);
 
@@ -758,7 +998,12 @@ SINEW_STATIC_ASSERT(sizeof(sinew_aim) == 68 && SINEW_ALIGNOF(sinew_aim) == 4, "s
 SINEW_STATIC_ASSERT(sizeof(sinew_foot_planter) == 48, "sinew_foot_planter has 48 bytes");
 SINEW_STATIC_ASSERT(sizeof(sinew_foot_planting) == 160, "sinew_foot_planting has 160 bytes");
 SINEW_STATIC_ASSERT(sizeof(sinew_planting_report) == 20, "sinew_planting_report has 20 bytes");
+SINEW_STATIC_ASSERT(sizeof(sinew_soa_transform) == 160 && SINEW_ALIGNOF(sinew_soa_transform) == 16, "sinew_soa_transform: 160 bytes");
+SINEW_STATIC_ASSERT(sizeof(sinew_transform) == 40 && SINEW_ALIGNOF(sinew_transform) == 4, "sinew_transform: 40 bytes");
+SINEW_STATIC_ASSERT(sizeof(sinew_mat4) == 64 && SINEW_ALIGNOF(sinew_mat4) == 32, "sinew_mat4: 64 bytes, 32-aligned");
+SINEW_STATIC_ASSERT(sizeof(sinew_mat3x4) == 48 && SINEW_ALIGNOF(sinew_mat3x4) == 16, "sinew_mat3x4: 48 bytes");
 #if UINTPTR_MAX == 0xFFFFFFFFFFFFFFFFu
 SINEW_STATIC_ASSERT(sizeof(sinew_character_desc) == 32, "sinew_character_desc has 32 bytes on 64-bit targets");
 SINEW_STATIC_ASSERT(SINEW_ALIGNOF(sinew_character_desc) == 8, "sinew_character_desc is 8-byte aligned");
+SINEW_STATIC_ASSERT(sizeof(sinew_blend_layer) == 24, "sinew_blend_layer has 24 bytes on 64-bit targets");
 #endif

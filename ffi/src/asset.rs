@@ -9,9 +9,14 @@ use core::ffi::c_char;
 use core::mem::{align_of, size_of};
 use sinew::asset::Asset;
 use sinew::local_to_model::GroupWalk;
+use sinew::skeleton::MAX_JOINTS;
 
 /// Required alignment of a blob passed to `sinew_asset_load`.
 pub const SINEW_BLOB_ALIGN: usize = 16;
+/// The most joints a skeleton has.
+pub const SINEW_MAX_JOINTS: u32 = 1024;
+const _: () = assert!(SINEW_MAX_JOINTS as usize == MAX_JOINTS);
+
 /// `sinew_asset`'s size in bytes (its alignment is 8): fixed within a major ABI version.
 pub const SINEW_ASSET_SIZE: usize = 1280;
 /// `sinew_asset`'s size in 64-bit words.
@@ -35,6 +40,8 @@ pub(crate) struct StoredAsset {
     magic: u64,
     pub(crate) asset: Asset<'static>,
     pub(crate) walk: GroupWalk,
+    /// The blob the asset borrows: no job may write over it.
+    pub(crate) blob: &'static [u8],
 }
 
 const ASSET_MAGIC: u64 = u64::from_le_bytes(*b"snwASSET");
@@ -69,7 +76,7 @@ pub unsafe extern "C" fn sinew_asset_load(blob: *const u8, len: usize, out: *mut
     };
     let walk = GroupWalk::new(asset.skeleton());
     // SAFETY: `out` is writable and aligned for a `sinew_asset`, which is large and aligned enough (asserted).
-    unsafe { out.cast::<StoredAsset>().write(StoredAsset { magic: ASSET_MAGIC, asset, walk }) };
+    unsafe { out.cast::<StoredAsset>().write(StoredAsset { magic: ASSET_MAGIC, asset, walk, blob: bytes }) };
     SINEW_OK
 }
 

@@ -31,6 +31,7 @@ mod character;
 mod events;
 mod foot_planting;
 mod ik;
+mod jobs;
 mod status;
 
 pub use asset::*;
@@ -39,6 +40,11 @@ pub use character::*;
 pub use events::*;
 pub use foot_planting::*;
 pub use ik::*;
+pub use jobs::blending::*;
+pub use jobs::local_to_model::*;
+pub use jobs::sampling::*;
+pub use jobs::skinning::*;
+pub use jobs::*;
 pub use status::*;
 
 #[cfg(all(not(feature = "std"), panic = "abort", not(test)))]
@@ -60,8 +66,8 @@ extern "C" fn rust_eh_personality() {}
 /// existing size and meaning (it may name a reserved field whose zero keeps its old meaning); a major version
 /// may change them. 1002 named `sinew_character_desc::reserved` `sampling`; 1003 added joint parents, markers,
 /// curve lookup, range weights, synced transitions, the motion-only update, bounds, and IK and foot planting on
-/// the shown pose.
-pub const SINEW_ABI_VERSION: u32 = 1003;
+/// the shown pose; 1004 the stage jobs over caller memory and `SINEW_ERROR_BUFFER`.
+pub const SINEW_ABI_VERSION: u32 = 1004;
 
 /// Returns the library's `SINEW_ABI_VERSION`; a program checks that its major part (`/ 1000`) equals the
 /// header's and its minor part is at least the header's.

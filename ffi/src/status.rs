@@ -34,6 +34,8 @@ pub const SINEW_ERROR_NO_INERTIALIZER: sinew_status = 11;
 pub const SINEW_ERROR_STATE_MISMATCH: sinew_status = 12;
 /// An error the C ABI has no specific status for.
 pub const SINEW_ERROR_INTERNAL: sinew_status = 13;
+/// A caller buffer given to a job is misaligned, of the wrong length, or overlaps a buffer the call writes.
+pub const SINEW_ERROR_BUFFER: sinew_status = 14;
 
 /// A static, NUL-terminated description of `status` (never NULL; an unknown value has a message too).
 #[unsafe(no_mangle)]
@@ -61,6 +63,9 @@ pub extern "C" fn sinew_status_message(status: sinew_status) -> *const c_char {
             c"the character's memory is damaged, or the asset is not the one the character was made for"
         }
         SINEW_ERROR_INTERNAL => c"an error the C ABI has no specific status for",
+        SINEW_ERROR_BUFFER => {
+            c"a caller buffer given to a job is misaligned, of the wrong length, or overlaps a buffer the call writes"
+        }
         _ => c"unknown status",
     };
     message.as_ptr()

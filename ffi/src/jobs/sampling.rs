@@ -1,0 +1,217 @@
+//! Sampling a clip into a caller's pose through a sampling context in caller memory, which keeps the two
+//! frames it decoded last (and a compressed segment's decoders) between calls, so playing forward decodes each
+//! frame once.
+
+use super::{bytes, disjoint, job_asset, job_status, output, read_only, sinew_soa_transform};
+use crate::asset::sinew_asset;
+use crate::character::{SINEW_WRAP_CLAMP, SINEW_WRAP_LOOP};
+use crate::status::{
+    SINEW_ERROR_INDEX_OUT_OF_RANGE, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ERROR_INVALID_HANDLE,
+    SINEW_ERROR_MEMORY_ALIGNMENT, SINEW_ERROR_MEMORY_TOO_SMALL, SINEW_ERROR_NULL_POINTER, SINEW_OK, put, sinew_status,
+};
+use core::ffi::c_void;
+use core::mem::size_of;
+use sinew::arena::Arena;
+use sinew::math::SoaTransform;
+use sinew::sampling::{ContextState, Playback, SamplingContext, SamplingJob};
+
+/// Required alignment of a sampling context's memory.
+pub const SINEW_SAMPLING_CONTEXT_ALIGN: usize = 64;
+
+/// A sampling context: opaque, at the start of the memory the caller gave `sinew_sampling_context_init`. Like
+/// a character, the memory may be copied byte for byte to another aligned address between calls.
+pub struct sinew_sampling_context {
+    _opaque: [u8; 0],
+}
+
+/// What precedes the context's arena: its sizes and the core context's state between calls.
+#[repr(C)]
+struct Prefix {
+    magic: u64,
+    arena_len: u64,
+    num_joints: u32,
+    max_tracks: u32,
+    state: ContextState,
+}
+
+const CONTEXT_MAGIC: u64 = u64::from_le_bytes(*b"snwCONTX");
+/// The prefix takes whole alignment units, so the arena after it starts aligned.
+const PREFIX_BYTES: usize = 2 * SINEW_SAMPLING_CONTEXT_ALIGN;
+const _: () = assert!(size_of::<Prefix>() <= PREFIX_BYTES);
+
+/// `num_joints`, or `SINEW_ERROR_INVALID_ARGUMENT` for a count outside `1..=SINEW_MAX_JOINTS`.
+fn joint_count(num_joints: u32) -> Result<usize, sinew_status> {
+    match num_joints as usize {
+        n @ 1..=sinew::skeleton::MAX_JOINTS => Ok(n),
+        _ => Err(SINEW_ERROR_INVALID_ARGUMENT),
+    }
+}
+
+/// Bytes of memory a sampling context for a `num_joints` skeleton needs (a multiple of
+/// `SINEW_SAMPLING_CONTEXT_ALIGN`), keeping a compressed segment's decoders for clips of up to `max_tracks`
+/// animated tracks (0: none kept; clamped to three per joint). About 80 bytes per joint and 32 per track.
+///
+/// Errors: `SINEW_ERROR_INVALID_ARGUMENT` for a joint count outside `1..=SINEW_MAX_JOINTS`.
+///
+/// # Safety
+/// `out` points to a writable `size_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sinew_sampling_context_required_bytes(
+    num_joints: u32,
+    max_tracks: u32,
+    out: *mut usize,
+) -> sinew_status {
+    let total = joint_count(num_joints).map(|n| {
+        let arena = SamplingContext::required_bytes_with_decoders(n, max_tracks as usize);
+        PREFIX_BYTES + arena.next_multiple_of(SINEW_SAMPLING_CONTEXT_ALIGN)
+    });
+    // SAFETY: the caller's contract.
+    unsafe { put(out, total) }
+}
+
+/// Lays out a sampling context for a `num_joints` skeleton in the `len` bytes at `memory` (aligned to
+/// `SINEW_SAMPLING_CONTEXT_ALIGN`, at least `sinew_sampling_context_required_bytes`), holding nothing, and points
+/// `*out` at it. Keep one per clip playing forward; the caller frees the memory when done.
+///
+/// Errors: `SINEW_ERROR_INVALID_ARGUMENT` (joint count); `SINEW_ERROR_MEMORY_ALIGNMENT`;
+/// `SINEW_ERROR_MEMORY_TOO_SMALL`.
+///
+/// # Safety
+/// `memory` points to `len` writable bytes used by no one else while the context lives; `out` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sinew_sampling_context_init(
+    memory: *mut c_void,
+    len: usize,
+    num_joints: u32,
+    max_tracks: u32,
+    out: *mut *mut sinew_sampling_context,
+) -> sinew_status {
+    if memory.is_null() || out.is_null() {
+        return SINEW_ERROR_NULL_POINTER;
+    }
+    let mut required = 0;
+    // SAFETY: a local.
+    let status = unsafe { sinew_sampling_context_required_bytes(num_joints, max_tracks, &mut required) };
+    if status != SINEW_OK {
+        return status;
+    }
+    if !(memory as usize).is_multiple_of(SINEW_SAMPLING_CONTEXT_ALIGN) {
+        return SINEW_ERROR_MEMORY_ALIGNMENT;
+    }
+    if len < required {
+        return SINEW_ERROR_MEMORY_TOO_SMALL;
+    }
+    let prefix = Prefix {
+        magic: CONTEXT_MAGIC,
+        arena_len: (required - PREFIX_BYTES) as u64,
+        num_joints,
+        max_tracks,
+        state: ContextState::default(),
+    };
+    // SAFETY: `len >= required > PREFIX_BYTES` writable, aligned bytes; `out` is writable.
+    unsafe {
+        memory.cast::<Prefix>().write(prefix);
+        out.write(memory.cast());
+    }
+    SINEW_OK
+}
+
+/// Samples clip `clip` of `asset` at `time` seconds (`SINEW_WRAP_LOOP` wraps it into the clip,
+/// `SINEW_WRAP_CLAMP` clamps it) through `context` into the `count` lane groups at `pose` (local space,
+/// `sinew_asset_num_soa_joints` of them), and the clip's first `num_curves` scalar curves into `curves` (NULL
+/// when `num_curves` is 0). Results equal the character's sampling bit for bit.
+///
+/// Errors: `SINEW_ERROR_INDEX_OUT_OF_RANGE` (clip); `SINEW_ERROR_INVALID_ARGUMENT` for a time not finite or a
+/// wrap other than those two; `SINEW_ERROR_BUFFER` for a pose of another length, misaligned, or overlapping the
+/// context, the curves or the blob, more curves than the clip has, or a context made for another joint count; `SINEW_ERROR_INVALID_HANDLE` for a context `sinew_sampling_context_init` did not make.
+///
+/// # Safety
+/// `asset` points to a loaded asset; `context` to an initialized context used by no one else during the call;
+/// `pose` to `count` writable lane groups; `curves` to `num_curves` writable floats.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments, reason = "the C call lists its buffers and their lengths")]
+pub unsafe extern "C" fn sinew_sample(
+    asset: *const sinew_asset,
+    clip: u32,
+    time: f32,
+    wrap: u32,
+    context: *mut sinew_sampling_context,
+    pose: *mut sinew_soa_transform,
+    count: usize,
+    curves: *mut f32,
+    num_curves: usize,
+) -> sinew_status {
+    let result = (|| {
+        // SAFETY: the caller's contract.
+        let stored = unsafe { job_asset(asset) }?;
+        let playback = match wrap {
+            SINEW_WRAP_LOOP => Playback::Loop,
+            SINEW_WRAP_CLAMP => Playback::Clamp,
+            _ => return Err(SINEW_ERROR_INVALID_ARGUMENT),
+        };
+        let clip = stored.asset.clip(clip as usize).ok_or(SINEW_ERROR_INDEX_OUT_OF_RANGE)?;
+        if context.is_null() {
+            return Err(SINEW_ERROR_NULL_POINTER);
+        }
+        if !(context as usize).is_multiple_of(SINEW_SAMPLING_CONTEXT_ALIGN) {
+            return Err(SINEW_ERROR_INVALID_HANDLE);
+        }
+        // SAFETY: aligned, and a context's memory by the caller's contract.
+        let prefix = unsafe { &mut *context.cast::<Prefix>() };
+        let arena_len = usize::try_from(prefix.arena_len).map_err(|_| SINEW_ERROR_INVALID_HANDLE)?;
+        if prefix.magic != CONTEXT_MAGIC || arena_len > isize::MAX as usize - PREFIX_BYTES {
+            return Err(SINEW_ERROR_INVALID_HANDLE);
+        }
+        let memory = (context.cast::<u8>().cast_const(), PREFIX_BYTES + arena_len);
+        let curves_read = if num_curves == 0 { (core::ptr::null(), 0) } else { bytes(curves, num_curves) };
+        let read = read_only(stored, asset);
+        disjoint((pose.cast_const(), count), &[memory, curves_read, read[0], read[1]])?;
+        if num_curves != 0 {
+            disjoint((curves.cast_const(), num_curves), &[memory, read[0], read[1]])?;
+        }
+        // SAFETY: the caller's contract; disjoint from every other buffer of the call (checked).
+        let output = unsafe { output::<_, SoaTransform>(pose, count) }?;
+        let curves: &mut [f32] = if num_curves == 0 {
+            &mut []
+        } else {
+            // SAFETY: as `output`.
+            unsafe { super::output::<f32, f32>(curves, num_curves) }?
+        };
+        // SAFETY: the prefix's `arena_len` bytes follow it in the context's memory, used by no one else.
+        let arena_memory =
+            unsafe { core::slice::from_raw_parts_mut(context.cast::<u8>().add(PREFIX_BYTES), arena_len) };
+        let arena = Arena::new(arena_memory);
+        let (num_joints, max_tracks) = (prefix.num_joints as usize, prefix.max_tracks as usize);
+        let mut core_context = SamplingContext::resume(&arena, num_joints, max_tracks, &prefix.state)
+            .map_err(|_| SINEW_ERROR_INVALID_HANDLE)?;
+        let skeleton = stored.asset.skeleton();
+        let mut job = SamplingJob { skeleton, clip: &clip, time, playback, context: &mut core_context, output, curves };
+        job.run().map_err(job_status)?;
+        prefix.state = core_context.suspend();
+        Ok(())
+    })();
+    result.err().unwrap_or(SINEW_OK)
+}
+
+/// Drops what `context` holds, so the next sample decodes afresh: needed only when a blob is rewritten in
+/// place at the same address (a context notices a different clip by itself).
+///
+/// # Safety
+/// `context` points to an initialized context used by no one else during the call.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sinew_sampling_context_invalidate(context: *mut sinew_sampling_context) -> sinew_status {
+    if context.is_null() {
+        return SINEW_ERROR_NULL_POINTER;
+    }
+    if !(context as usize).is_multiple_of(SINEW_SAMPLING_CONTEXT_ALIGN) {
+        return SINEW_ERROR_INVALID_HANDLE;
+    }
+    // SAFETY: aligned, and a context's memory by the caller's contract.
+    let prefix = unsafe { &mut *context.cast::<Prefix>() };
+    if prefix.magic != CONTEXT_MAGIC {
+        return SINEW_ERROR_INVALID_HANDLE;
+    }
+    // The all-zero state holds nothing (`ContextState`'s contract).
+    prefix.state = ContextState::default();
+    SINEW_OK
+}

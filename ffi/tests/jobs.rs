@@ -1,0 +1,342 @@
+//! The stage jobs over caller memory (sampling with a context, blending, local-to-model, the palette) against
+//! the Rust character, bit for bit, and their refusals: every error leaves the outputs as they were.
+
+use sinew::asset::Asset;
+use sinew::blending::{BlendLayer, BlendingJob, additive_delta};
+use sinew::character::{Character, CharacterDesc, Chunk, LayerDesc, LayerKind, Play, Rig, Sampling, Scratch, SlotId};
+use sinew::math::{F4, SoaTransform};
+use sinew_ffi::*;
+use std::mem::MaybeUninit;
+
+fn blob() -> Vec<u128> {
+    let bytes = include_bytes!("../../docs/example.snw");
+    let mut words = vec![0u128; bytes.len().div_ceil(16)];
+    bytemuck::cast_slice_mut::<u128, u8>(&mut words)[..bytes.len()].copy_from_slice(bytes);
+    words
+}
+
+fn bytes(words: &[u128]) -> &[u8] {
+    &bytemuck::cast_slice::<u128, u8>(words)[..include_bytes!("../../docs/example.snw").len()]
+}
+
+fn load(blob: &[u8]) -> sinew_asset {
+    let mut asset = MaybeUninit::<sinew_asset>::uninit();
+    // SAFETY: valid pointers; the blob outlives the asset in every test.
+    unsafe {
+        assert_eq!(sinew_asset_load(blob.as_ptr(), blob.len(), asset.as_mut_ptr()), SINEW_OK);
+        asset.assume_init()
+    }
+}
+
+/// The example blob loaded through the C ABI and the core, with its joints and lane groups.
+fn with_example(test: impl FnOnce(&[u8], &sinew_asset, &Asset<'_>, usize, usize)) {
+    let words = blob();
+    let blob = bytes(&words);
+    let asset = load(blob);
+    let core = Asset::load(blob).expect("load");
+    test(blob, &asset, &core, core.skeleton().num_joints(), core.skeleton().num_soa_joints())
+}
+
+/// A sampling context in `memory` (64-byte chunks).
+fn new_context(memory: &mut Vec<Chunk>, joints: u32, tracks: u32) -> *mut sinew_sampling_context {
+    let mut len = 0;
+    // SAFETY: valid pointers.
+    unsafe {
+        assert_eq!(sinew_sampling_context_required_bytes(joints, tracks, &mut len), SINEW_OK);
+        *memory = vec![Chunk::ZERO; Chunk::count(len)];
+        let mut out = std::ptr::null_mut();
+        assert_eq!(sinew_sampling_context_init(memory.as_mut_ptr().cast(), len, joints, tracks, &mut out), SINEW_OK);
+        out
+    }
+}
+
+fn identity_pose(groups: usize) -> Vec<sinew_soa_transform> {
+    // SAFETY: the C type has the core type's layout (asserted in the crate); both are plain floats.
+    vec![unsafe { std::mem::transmute::<SoaTransform, sinew_soa_transform>(SoaTransform::IDENTITY) }; groups]
+}
+
+/// A character crossfading two clips on its base layer: each frame, the jobs called from C on the controls'
+/// clips and times give its model matrices and palette bit for bit.
+#[test]
+fn jobs_through_c_reproduce_the_character() {
+    with_example(|_, asset, core, n, g| {
+        let skin_joints = core.skin().map_or(0, |s| s.num_joints());
+        let layers = [LayerDesc { kind: LayerKind::Base, controls: 2 }];
+        let desc = CharacterDesc {
+            num_joints: n,
+            num_skin_joints: skin_joints,
+            layers: &layers,
+            num_masks: 0,
+            num_curves: 0,
+            inertialization: None,
+            scratch: Scratch::InBlock,
+            sampling: Sampling::Shared,
+        };
+        let mut memory = vec![Chunk::ZERO; Chunk::count(Character::required_bytes(&desc).expect("sized"))];
+        let mut character = Character::new(Chunk::bytes_mut(&mut memory), &desc).expect("character");
+        character.play(core, SlotId::base(0), Play { time: 0.1, weight: 0.65, ..Play::looping(0) }).expect("play");
+        character
+            .play(core, SlotId::base(1), Play { time: 0.3, weight: 0.35, speed: 1.3, ..Play::looping(1) })
+            .expect("play");
+        let rig = Rig::new(core, core.skin()).expect("rig");
+        let (mut memory_a, mut memory_b) = (vec![], vec![]);
+        let contexts = [new_context(&mut memory_a, n as u32, 3 * n as u32), new_context(&mut memory_b, n as u32, 0)];
+        let mut groups = 0;
+        // SAFETY: valid pointers.
+        unsafe { assert_eq!(sinew_asset_num_soa_joints(asset, &mut groups), SINEW_OK) };
+        assert_eq!(groups, g);
+        let mut samples = [identity_pose(g), identity_pose(g)];
+        let mut blended = identity_pose(g);
+        let mut model = vec![sinew_mat4 { m: [0.0; 16] }; n];
+        let mut palette = vec![sinew_mat3x4 { m: [0.0; 12] }; skin_joints];
+        for _ in 0..20 {
+            character.update(1.0 / 30.0, &rig).expect("update");
+            for (slot, (context, sample)) in contexts.iter().zip(&mut samples).enumerate() {
+                let control = character.control(SlotId::base(slot)).expect("slot").expect("playing");
+                // SAFETY: valid pointers and lengths.
+                let status = unsafe {
+                    sinew_sample(
+                        asset,
+                        control.clip(),
+                        control.time(),
+                        SINEW_WRAP_CLAMP,
+                        *context,
+                        sample.as_mut_ptr(),
+                        g,
+                        std::ptr::null_mut(),
+                        0,
+                    )
+                };
+                assert_eq!(status, SINEW_OK);
+            }
+            let weights = [0.65f32, 0.35];
+            let layers: Vec<sinew_blend_layer> = samples
+                .iter()
+                .zip(weights)
+                .map(|(s, weight)| sinew_blend_layer {
+                    pose: s.as_ptr(),
+                    joint_weights: std::ptr::null(),
+                    weight,
+                    reserved: 0,
+                })
+                .collect();
+            // SAFETY: valid pointers and lengths.
+            unsafe {
+                let status = sinew_blend(asset, layers.as_ptr(), 2, std::ptr::null(), 0, 0.1, blended.as_mut_ptr(), g);
+                assert_eq!(status, SINEW_OK);
+                let status = sinew_local_to_model(asset, blended.as_ptr(), g, std::ptr::null(), model.as_mut_ptr(), n);
+                assert_eq!(status, SINEW_OK);
+                if skin_joints > 0 {
+                    let status =
+                        sinew_skinning_palette_3x4(asset, model.as_ptr(), n, palette.as_mut_ptr(), skin_joints);
+                    assert_eq!(status, SINEW_OK);
+                }
+            }
+            let floats = |m: &[sinew_mat4]| m.iter().flat_map(|m| m.m).map(f32::to_bits).collect::<Vec<_>>();
+            let rust: Vec<u32> =
+                character.model().iter().flat_map(|m| m.cols.into_iter().flatten()).map(f32::to_bits).collect();
+            assert_eq!(floats(&model), rust, "model matrices differ");
+            let rust_palette: Vec<u32> =
+                character.palette().iter().flat_map(|m| m.rows.into_iter().flatten()).map(f32::to_bits).collect();
+            let c_palette: Vec<u32> = palette.iter().flat_map(|m| m.m).map(f32::to_bits).collect();
+            assert_eq!(c_palette, rust_palette, "palettes differ");
+        }
+        assert!(skin_joints > 0, "the example blob has a skin, so the palette was compared");
+    });
+}
+
+/// A masked layer and an additive delta through `sinew_blend` against the core's `BlendingJob`; joints read
+/// and written through `sinew_pose_joint` and `sinew_pose_set_joint`.
+#[test]
+fn masked_and_additive_blending_match_the_core() {
+    with_example(|_, asset, core, n, g| {
+        let mut memory = vec![];
+        let context = new_context(&mut memory, n as u32, 0);
+        let mut poses = [identity_pose(g), identity_pose(g), identity_pose(g)];
+        for (k, pose) in poses.iter_mut().enumerate() {
+            // SAFETY: valid pointers and lengths.
+            let status = unsafe {
+                sinew_sample(
+                    asset,
+                    k as u32 % 2,
+                    0.05 + 0.21 * k as f32,
+                    SINEW_WRAP_LOOP,
+                    context,
+                    pose.as_mut_ptr(),
+                    g,
+                    std::ptr::null_mut(),
+                    0,
+                )
+            };
+            assert_eq!(status, SINEW_OK);
+        }
+        // The third pose, one joint moved through the AoS accessors, as an additive delta from the first.
+        let mut joint = MaybeUninit::<sinew_transform>::uninit();
+        // SAFETY: valid pointers and lengths.
+        let mut moved = unsafe {
+            assert_eq!(sinew_pose_joint(poses[2].as_ptr(), g, 1, joint.as_mut_ptr()), SINEW_OK);
+            joint.assume_init()
+        };
+        moved.translation[1] += 0.25;
+        moved.rotation = [0.0, 0.0, 2.0, 2.0];
+        let mut delta = identity_pose(g);
+        // SAFETY: valid pointers and lengths.
+        unsafe {
+            assert_eq!(sinew_pose_set_joint(poses[2].as_mut_ptr(), g, 1, &moved), SINEW_OK);
+            assert_eq!(sinew_pose_joint(poses[2].as_ptr(), g, 1, joint.as_mut_ptr()), SINEW_OK);
+            let half = std::f32::consts::FRAC_1_SQRT_2;
+            assert_eq!(joint.assume_init().rotation, [0.0, 0.0, half, half], "the rotation is normalized");
+            assert_eq!(sinew_additive_delta(poses[0].as_ptr(), poses[2].as_ptr(), delta.as_mut_ptr(), g), SINEW_OK);
+        }
+        let mask: Vec<f32> = (0..4 * g).map(|j| if j % 3 == 0 { 0.0 } else { 0.2 + 0.1 * (j % 5) as f32 }).collect();
+        let mut mask_words = vec![F4::ZERO; g];
+        bytemuck::cast_slice_mut::<F4, f32>(&mut mask_words).copy_from_slice(&mask);
+        let normal = [
+            sinew_blend_layer { pose: poses[0].as_ptr(), joint_weights: std::ptr::null(), weight: 0.4, reserved: 0 },
+            sinew_blend_layer {
+                pose: poses[1].as_ptr(),
+                joint_weights: mask_words.as_ptr().cast(),
+                weight: 0.9,
+                reserved: 0,
+            },
+        ];
+        let added =
+            [sinew_blend_layer { pose: delta.as_ptr(), joint_weights: std::ptr::null(), weight: 0.7, reserved: 0 }];
+        let mut c_out = identity_pose(g);
+        // SAFETY: valid pointers and lengths.
+        let status = unsafe { sinew_blend(asset, normal.as_ptr(), 2, added.as_ptr(), 1, 0.1, c_out.as_mut_ptr(), g) };
+        assert_eq!(status, SINEW_OK);
+        // The same through the core.
+        let core_pose = |p: &[sinew_soa_transform]| -> Vec<SoaTransform> {
+            // SAFETY: one layout (asserted in the crate).
+            p.iter().map(|t| unsafe { std::mem::transmute::<sinew_soa_transform, SoaTransform>(*t) }).collect()
+        };
+        let [a, b, c] = [&poses[0], &poses[1], &poses[2]].map(|p| core_pose(p));
+        let mut core_delta = vec![SoaTransform::IDENTITY; g];
+        additive_delta(&a, &c, &mut core_delta).expect("delta");
+        assert_eq!(core_pose(&delta), core_delta, "additive deltas differ");
+        let layers = [
+            BlendLayer { pose: &a, weight: 0.4, joint_weights: None },
+            BlendLayer { pose: &b, weight: 0.9, joint_weights: Some(&mask_words) },
+        ];
+        let additive = [BlendLayer { pose: &core_delta, weight: 0.7, joint_weights: None }];
+        let mut rust_out = vec![SoaTransform::IDENTITY; g];
+        let skeleton = core.skeleton();
+        BlendingJob { skeleton, layers: &layers, additive: &additive, threshold: 0.1, output: &mut rust_out }
+            .run()
+            .expect("blend");
+        assert_eq!(core_pose(&c_out), rust_out, "blends differ");
+        assert_ne!(rust_out, a, "the blend moved the pose");
+    });
+}
+
+/// Every refusal of the jobs, each leaving its output as it was.
+#[test]
+fn jobs_refuse_bad_buffers_and_write_nothing() {
+    with_example(|blob, asset, core, n, g| {
+        let mut memory = vec![];
+        let context = new_context(&mut memory, n as u32, 0);
+        let mut pose = identity_pose(g + 1);
+        let sentinel = |p: &mut [sinew_soa_transform]| p.iter_mut().for_each(|t| t.translation[0] = [7.0; 4]);
+        sentinel(&mut pose);
+        let untouched = |p: &[sinew_soa_transform]| p.iter().all(|t| t.translation[0] == [7.0; 4]);
+        let null = std::ptr::null_mut();
+        // SAFETY: every pointer is valid for the length given, or deliberately NULL or misaligned (refused unread).
+        unsafe {
+            let p = pose.as_mut_ptr();
+            let sample = |clip, time, wrap, context, out, count| {
+                sinew_sample(asset, clip, time, wrap, context, out, count, null, 0)
+            };
+            assert_eq!(sample(9, 0.0, SINEW_WRAP_LOOP, context, p, g), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+            assert_eq!(sample(0, f32::NAN, SINEW_WRAP_LOOP, context, p, g), SINEW_ERROR_INVALID_ARGUMENT);
+            assert_eq!(sample(0, 0.0, SINEW_WRAP_PING_PONG, context, p, g), SINEW_ERROR_INVALID_ARGUMENT);
+            assert_eq!(sample(0, 0.0, SINEW_WRAP_LOOP, context, p, g + 1), SINEW_ERROR_BUFFER);
+            assert_eq!(sample(0, 0.0, SINEW_WRAP_LOOP, context, p.cast::<u8>().add(4).cast(), g), SINEW_ERROR_BUFFER);
+            assert_eq!(sample(0, 0.0, SINEW_WRAP_LOOP, context, null.cast(), g), SINEW_ERROR_NULL_POINTER);
+            // The pose overlapping the context's memory, or the blob.
+            assert_eq!(sample(0, 0.0, SINEW_WRAP_LOOP, context, context.cast(), g), SINEW_ERROR_BUFFER);
+            assert_eq!(
+                sample(0, 0.0, SINEW_WRAP_LOOP, context, blob.as_ptr().cast_mut().cast(), g),
+                SINEW_ERROR_BUFFER
+            );
+            // A context for another joint count, and memory that is no context.
+            let mut other = vec![];
+            let small = new_context(&mut other, n as u32 + 5, 0);
+            assert_eq!(sample(0, 0.0, SINEW_WRAP_LOOP, small, p, g), SINEW_ERROR_BUFFER);
+            let mut junk = vec![Chunk::ZERO; 8];
+            assert_eq!(sample(0, 0.0, SINEW_WRAP_LOOP, junk.as_mut_ptr().cast(), p, g), SINEW_ERROR_INVALID_HANDLE);
+            // More curves than the clip has.
+            let mut curves = [5.0f32; 64];
+            let status = sinew_sample(asset, 0, 0.0, SINEW_WRAP_LOOP, context, p, g, curves.as_mut_ptr(), 64);
+            assert_eq!(status, SINEW_ERROR_BUFFER);
+            assert!(curves.iter().all(|&c| c == 5.0));
+            // Context set-up.
+            let mut len = 0;
+            assert_eq!(sinew_sampling_context_required_bytes(0, 0, &mut len), SINEW_ERROR_INVALID_ARGUMENT);
+            assert_eq!(sinew_sampling_context_required_bytes(100_000, 0, &mut len), SINEW_ERROR_INVALID_ARGUMENT);
+            let mut out = null.cast();
+            let mut room = vec![Chunk::ZERO; 4];
+            let at = room.as_mut_ptr().cast::<u8>();
+            assert_eq!(
+                sinew_sampling_context_init(at.add(8).cast(), 200, 4, 0, &mut out),
+                SINEW_ERROR_MEMORY_ALIGNMENT
+            );
+            assert_eq!(sinew_sampling_context_init(at.cast(), 200, 4, 0, &mut out), SINEW_ERROR_MEMORY_TOO_SMALL);
+            assert!(out.is_null());
+            assert!(untouched(&pose));
+
+            // Blending: too many layers, a bad weight, a mask misaligned, the output overlapping a layer.
+            let sampled = identity_pose(g);
+            let layer =
+                sinew_blend_layer { pose: sampled.as_ptr(), joint_weights: std::ptr::null(), weight: 1.0, reserved: 0 };
+            let many = vec![layer; 17];
+            let blend = |layers: &[sinew_blend_layer], out, count| {
+                sinew_blend(asset, layers.as_ptr(), layers.len(), std::ptr::null(), 0, 0.1, out, count)
+            };
+            assert_eq!(blend(&many, p, g), SINEW_ERROR_INVALID_ARGUMENT);
+            assert_eq!(blend(&[sinew_blend_layer { weight: -1.0, ..layer }], p, g), SINEW_ERROR_INVALID_ARGUMENT);
+            let mask = vec![F4::ONE; g + 1];
+            let skewed = mask.as_ptr().cast::<f32>().add(1);
+            assert_eq!(blend(&[sinew_blend_layer { joint_weights: skewed, ..layer }], p, g), SINEW_ERROR_BUFFER);
+            assert_eq!(blend(&[sinew_blend_layer { pose: pose.as_ptr(), ..layer }], p, g), SINEW_ERROR_BUFFER);
+            assert_eq!(blend(&[layer], p, g + 1), SINEW_ERROR_BUFFER);
+            let status = sinew_blend(asset, many.as_ptr(), 1, many.as_ptr(), 1, 0.0, p, g);
+            assert_eq!(status, SINEW_ERROR_INVALID_ARGUMENT, "threshold 0");
+            assert!(untouched(&pose));
+            // The additive delta: a zero reference scale, and the delta overlapping its input.
+            let mut zero_scale = identity_pose(g);
+            zero_scale[0].scale[1][2] = 0.0;
+            assert_eq!(sinew_additive_delta(zero_scale.as_ptr(), sampled.as_ptr(), p, g), SINEW_ERROR_INVALID_ARGUMENT);
+            assert_eq!(sinew_additive_delta(sampled.as_ptr(), p, p, g), SINEW_ERROR_BUFFER);
+            assert!(untouched(&pose));
+            // Joints: out of range, a zero rotation, a NaN.
+            let value = sinew_transform { translation: [0.0; 3], rotation: [0.0; 4], scale: [1.0; 3] };
+            assert_eq!(sinew_pose_set_joint(p, g, 0, &value), SINEW_ERROR_INVALID_ARGUMENT);
+            let value = sinew_transform { rotation: [0.0, 0.0, 0.0, 1.0], ..value };
+            assert_eq!(sinew_pose_set_joint(p, g, 4 * g as u32 + 4, &value), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+            let nan = sinew_transform { scale: [1.0, f32::NAN, 1.0], ..value };
+            assert_eq!(sinew_pose_set_joint(p, g, 0, &nan), SINEW_ERROR_INVALID_ARGUMENT);
+            assert!(untouched(&pose));
+
+            // Local-to-model and the palette: lengths, overlap with the input.
+            let mut model = vec![sinew_mat4 { m: [3.0; 16] }; n + 1];
+            let m = model.as_mut_ptr();
+            assert_eq!(
+                sinew_local_to_model(asset, sampled.as_ptr(), g, std::ptr::null(), m, n + 1),
+                SINEW_ERROR_BUFFER
+            );
+            assert_eq!(
+                sinew_local_to_model(asset, sampled.as_ptr(), g - 1, std::ptr::null(), m, n),
+                SINEW_ERROR_BUFFER
+            );
+            assert_eq!(sinew_local_to_model(asset, m.cast(), g, std::ptr::null(), m, n), SINEW_ERROR_BUFFER);
+            assert_eq!(sinew_local_to_model(asset, sampled.as_ptr(), g, m, m, n), SINEW_ERROR_BUFFER);
+            let skin = core.skin().map_or(0, |s| s.num_joints());
+            let mut palette = vec![sinew_mat3x4 { m: [3.0; 12] }; skin + 1];
+            let q = palette.as_mut_ptr();
+            assert_eq!(sinew_skinning_palette_3x4(asset, model.as_ptr(), n, q, skin + 1), SINEW_ERROR_BUFFER);
+            assert_eq!(sinew_skinning_palette_3x4(asset, model.as_ptr(), n, m.cast(), skin), SINEW_ERROR_BUFFER);
+            assert!(model.iter().all(|m| m.m == [3.0; 16]) && palette.iter().all(|m| m.m == [3.0; 12]));
+        }
+    });
+}
