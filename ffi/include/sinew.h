@@ -91,14 +91,26 @@
 // `sinew_character_slot_clip`: the slot plays nothing.
 #define SINEW_NO_CLIP UINT32_MAX
 
-// `sinew_character_aim_ik`'s answer: the joint turned toward the target.
-#define SINEW_AIM_AIMED 1
-
-// `sinew_character_aim_ik`'s answer: `max_angle` cut the turn short.
-#define SINEW_AIM_LIMITED 2
-
 // The most layers of each kind `sinew_blend` takes.
 #define SINEW_MAX_BLEND_LAYERS 16
+
+// The longest chain `sinew_aim_chain` and `sinew_ccd` take.
+#define SINEW_MAX_IK_CHAIN 32
+
+// An aim's answer: the joint turned toward the target.
+#define SINEW_AIM_AIMED 1
+
+// An aim's answer: `max_angle` cut the turn short.
+#define SINEW_AIM_LIMITED 2
+
+// `sinew_joint_limit::kind`: the joint turns freely.
+#define SINEW_LIMIT_FREE 0
+
+// A hinge: turns only about `axis`, between `min_angle` and `max_angle`.
+#define SINEW_LIMIT_HINGE 1
+
+// A cone about `axis`: a swing of at most `max_swing`, a twist about it between `min_twist` and `max_twist`.
+#define SINEW_LIMIT_CONE 2
 
 // Required alignment of a sampling context's memory.
 #define SINEW_SAMPLING_CONTEXT_ALIGN 64
@@ -190,6 +202,167 @@ typedef struct sinew_play {
   uint32_t mask;
 } sinew_play;
 
+// A two-bone IK request (a leg or an arm), for `sinew_two_bone_ik` and `sinew_character_two_bone_ik`. Model
+// space.
+//
+// Layout: 68 bytes, 4-byte aligned.
+typedef struct sinew_two_bone {
+  // The chain's root, middle and end joints, each the parent of the next.
+  uint32_t chain[3];
+  // Where the end joint should be.
+  float target[3];
+  // A point the middle joint bends toward, when `has_pole` is nonzero; else the bend plane is kept.
+  float pole[3];
+  // Nonzero: `pole` is used.
+  uint32_t has_pole;
+  // 0 leaves the animated pose, 1 applies the solution.
+  float weight;
+  // Soft reach in (0, 1]; 1 is the hard clamp.
+  float soften;
+  // A model-space turn (x, y, z, w) of the end joint's animated orientation, when `has_end_turn` is nonzero
+  // (the identity keeps a planted foot as animated); else the end follows the middle bone.
+  float end_turn[4];
+  // Nonzero: `end_turn` is used.
+  uint32_t has_end_turn;
+} sinew_two_bone;
+
+// An aim (a look-at: a head, an eye, a gun), for `sinew_aim_ik` and `sinew_character_aim_ik`. Model space
+// but for the joint's own axes.
+//
+// Layout: 68 bytes, 4-byte aligned.
+typedef struct sinew_aim {
+  // The joint that aims.
+  uint32_t joint;
+  // The joint's aim axis in its own frame (any length but zero).
+  float forward[3];
+  // The joint's up axis in its own frame, when `has_up` is nonzero.
+  float up_axis[3];
+  // The model-space up `up_axis` leans toward.
+  float model_up[3];
+  // Nonzero: `up_axis` and `model_up` level the twist; else the shortest arc decides it.
+  uint32_t has_up;
+  // Where to aim.
+  float target[3];
+  // The largest turn, radians in (0, π]; 0 for no limit.
+  float max_angle;
+  // The largest twist `up` may add, radians in (0, π]; 0 for no limit.
+  float max_twist;
+  // How much of the correction to apply, in [0, 1].
+  float weight;
+} sinew_aim;
+
+// An aim shared down a chain (spine, neck, head), for `sinew_aim_chain_ik` and
+// `sinew_character_aim_chain_ik`: the last joint's `forward` turns toward `target`, each joint, root first,
+// taking its weight's share of the turn still left. Model space but for `forward` (the last joint's frame).
+//
+// Layout: 48 bytes, 8-byte aligned, on 64-bit targets.
+typedef struct sinew_aim_chain {
+  // `num_joints` joints, root first, each an ancestor of the next; the last one aims.
+  const uint32_t *joints;
+  // `num_joints` shares in [0, 1]; a last share of 1 finishes the aim exactly.
+  const float *weights;
+  // 1 to `SINEW_MAX_IK_CHAIN`.
+  uint32_t num_joints;
+  // The last joint's aim axis in its own frame (any length but zero).
+  float forward[3];
+  // Where to aim.
+  float target[3];
+  // The largest turn of the whole aim, radians in (0, π]; 0 for no limit.
+  float max_angle;
+} sinew_aim_chain;
+
+// How far a CCD chain joint may turn from its rest-pose local rotation, in its own frame at rest (a knee's
+// hinge axis, a shoulder's cone about the upper arm). Angles in radians; axes any length but zero.
+//
+// Layout: 36 bytes, 4-byte aligned.
+typedef struct sinew_joint_limit {
+  // One of `SINEW_LIMIT_*`.
+  uint32_t kind;
+  // The hinge's or the cone's axis.
+  float axis[3];
+  // A hinge's smallest turn.
+  float min_angle;
+  // A hinge's largest turn.
+  float max_angle;
+  // A cone's largest swing away from the axis.
+  float max_swing;
+  // A cone's smallest twist about the axis.
+  float min_twist;
+  // A cone's largest twist about the axis.
+  float max_twist;
+} sinew_joint_limit;
+
+// A CCD request (a tail, a tentacle, a finger reaching), for `sinew_ccd_ik` and `sinew_character_ccd_ik`:
+// from the joint before the end back to the root, each joint turns the end toward the target within its limit
+// and at most `max_step` radians an iteration, until the end is within `tolerance` or `max_iterations` pass.
+//
+// Layout: 48 bytes, 8-byte aligned, on 64-bit targets.
+typedef struct sinew_ccd {
+  // `num_joints` joints, root first, each the parent of the next.
+  const uint32_t *chain;
+  // `num_joints - 1` limits, one per joint but the end; NULL for none.
+  const struct sinew_joint_limit *limits;
+  // 2 to `SINEW_MAX_IK_CHAIN`.
+  uint32_t num_joints;
+  // Where the end should go, model space.
+  float target[3];
+  // How close the end must come to stop, in the skeleton's units (finite, >= 0).
+  float tolerance;
+  // Iterations at most.
+  uint32_t max_iterations;
+  // The largest turn of one joint in one iteration, radians in (0, π].
+  float max_step;
+} sinew_ccd;
+
+// What a CCD solve did.
+//
+// Layout: 12 bytes, 4-byte aligned.
+typedef struct sinew_ccd_result {
+  // Iterations run.
+  uint32_t iterations;
+  // The end's distance to the target at the end.
+  float distance;
+  // 1 when the end came within `tolerance`.
+  uint32_t reached;
+} sinew_ccd_result;
+
+// A model-space matrix: 16 floats, column-major (column 3 holds the translation), as
+// `sinew_character_model_matrices` gives them.
+//
+// Layout: 64 bytes, 32-byte aligned.
+typedef struct SINEW_ALIGNED(32) sinew_mat4 {
+  // Column-major elements: `m[4 * column + row]`.
+  float m[16];
+} sinew_mat4;
+
+// Four joints' local transforms, lane `k` holding joint `4g + k` of lane group `g`: a pose is
+// `num_soa_joints = ceil(num_joints / 4)` of them (`sinew_asset_num_soa_joints`); padding lanes hold the
+// identity. Local space: each joint relative to its parent.
+//
+// Layout: 160 bytes, 16-byte aligned, structure of arrays: `translation[axis][lane]`,
+// `rotation[component][lane]` (x, y, z, w; unit quaternions), `scale[axis][lane]`.
+typedef struct SINEW_ALIGNED(16) sinew_soa_transform {
+  // x, y and z of the four translations.
+  float translation[3][4];
+  // x, y, z and w of the four rotations.
+  float rotation[4][4];
+  // x, y and z of the four scales.
+  float scale[3][4];
+} sinew_soa_transform;
+
+// An engine's own edit of a character's shown pose, for `sinew_character_edit_pose`: called once with the
+// pose's model matrices (`num_matrices`, the skeleton's joints; an edit may move them) and its local pose
+// (`count` lane groups), which it edits with the job calls (`sinew_two_bone_ik`, `sinew_pose_set_joint`, …)
+// passing `asset` on. It returns `SINEW_OK` or any status, which `sinew_character_edit_pose` returns. It must
+// not call functions on the character being edited (they fail with `SINEW_ERROR_INVALID_HANDLE`), keep the
+// pointers past its return, or unwind (a C++ exception, `longjmp`) through the library.
+typedef sinew_status (*sinew_pose_edit_fn)(void *user,
+                                           const struct sinew_asset *asset,
+                                           struct sinew_mat4 *model,
+                                           size_t num_matrices,
+                                           struct sinew_soa_transform *local,
+                                           size_t count);
+
 // What foot planting keeps across frames for one character: zeroed, a character standing on nothing planted
 // yet. The caller declares it beside the character and passes it to every `sinew_character_plant_feet`.
 //
@@ -244,69 +417,6 @@ typedef struct sinew_planting_report {
   float lock[2];
 } sinew_planting_report;
 
-// A two-bone IK request (a leg or an arm), for `sinew_character_two_bone_ik`. Model space.
-//
-// Layout: 68 bytes, 4-byte aligned.
-typedef struct sinew_two_bone {
-  // The chain's root, middle and end joints, each the parent of the next.
-  uint32_t chain[3];
-  // Where the end joint should be.
-  float target[3];
-  // A point the middle joint bends toward, when `has_pole` is nonzero; else the bend plane is kept.
-  float pole[3];
-  // Nonzero: `pole` is used.
-  uint32_t has_pole;
-  // 0 leaves the animated pose, 1 applies the solution.
-  float weight;
-  // Soft reach in (0, 1]; 1 is the hard clamp.
-  float soften;
-  // A model-space turn (x, y, z, w) of the end joint's animated orientation, when `has_end_turn` is nonzero
-  // (the identity keeps a planted foot as animated); else the end follows the middle bone.
-  float end_turn[4];
-  // Nonzero: `end_turn` is used.
-  uint32_t has_end_turn;
-} sinew_two_bone;
-
-// An aim (a look-at: a head, an eye, a gun), for `sinew_character_aim_ik`. Model space but for the joint's
-// own axes.
-//
-// Layout: 68 bytes, 4-byte aligned.
-typedef struct sinew_aim {
-  // The joint that aims.
-  uint32_t joint;
-  // The joint's aim axis in its own frame (any length but zero).
-  float forward[3];
-  // The joint's up axis in its own frame, when `has_up` is nonzero.
-  float up_axis[3];
-  // The model-space up `up_axis` leans toward.
-  float model_up[3];
-  // Nonzero: `up_axis` and `model_up` level the twist; else the shortest arc decides it.
-  uint32_t has_up;
-  // Where to aim.
-  float target[3];
-  // The largest turn, radians in (0, π]; 0 for no limit.
-  float max_angle;
-  // The largest twist `up` may add, radians in (0, π]; 0 for no limit.
-  float max_twist;
-  // How much of the correction to apply, in [0, 1].
-  float weight;
-} sinew_aim;
-
-// Four joints' local transforms, lane `k` holding joint `4g + k` of lane group `g`: a pose is
-// `num_soa_joints = ceil(num_joints / 4)` of them (`sinew_asset_num_soa_joints`); padding lanes hold the
-// identity. Local space: each joint relative to its parent.
-//
-// Layout: 160 bytes, 16-byte aligned, structure of arrays: `translation[axis][lane]`,
-// `rotation[component][lane]` (x, y, z, w; unit quaternions), `scale[axis][lane]`.
-typedef struct SINEW_ALIGNED(16) sinew_soa_transform {
-  // x, y and z of the four translations.
-  float translation[3][4];
-  // x, y, z and w of the four rotations.
-  float rotation[4][4];
-  // x, y and z of the four scales.
-  float scale[3][4];
-} sinew_soa_transform;
-
 // One joint's local transform, for `sinew_pose_joint` and `sinew_pose_set_joint`.
 //
 // Layout: 40 bytes, 4-byte aligned.
@@ -335,14 +445,33 @@ typedef struct sinew_blend_layer {
   uint32_t reserved;
 } sinew_blend_layer;
 
-// A model-space matrix: 16 floats, column-major (column 3 holds the translation), as
-// `sinew_character_model_matrices` gives them.
+// One chain of `sinew_two_bone_ik_batch`: a pose (any character's) and its request.
 //
-// Layout: 64 bytes, 32-byte aligned.
-typedef struct SINEW_ALIGNED(32) sinew_mat4 {
-  // Column-major elements: `m[4 * column + row]`.
-  float m[16];
-} sinew_mat4;
+// Layout: 112 bytes, 8-byte aligned, on 64-bit targets.
+typedef struct sinew_two_bone_chain {
+  // The asset the pose is of.
+  const struct sinew_asset *asset;
+  // The pose's model matrices, `num_matrices` (the skeleton's joints).
+  const struct sinew_mat4 *model;
+  // Matrices at `model`.
+  size_t num_matrices;
+  // The pose (read only: `sinew_two_bone_store` writes the answer).
+  const struct sinew_soa_transform *local;
+  // Lane groups at `local`.
+  size_t count;
+  // The request; `soften` must be 1 (the hard clamp) and `has_end_turn` 0 (the end follows the middle bone).
+  struct sinew_two_bone request;
+} sinew_two_bone_chain;
+
+// A two-bone answer: the new local rotations (x, y, z, w) of the chain's root and middle joints.
+//
+// Layout: 32 bytes, 4-byte aligned.
+typedef struct sinew_two_bone_rotations {
+  // The root joint's local rotation.
+  float root[4];
+  // The middle joint's local rotation.
+  float middle[4];
+} sinew_two_bone_rotations;
 
 // A skinning matrix: three rows of four floats (`dot(row, vec4(p, 1))`), as `sinew_character_palette_3x4`
 // gives them.
@@ -700,6 +829,86 @@ sinew_status sinew_character_palette_3x4(const struct sinew_character *character
                                          const float **out,
                                          size_t *count);
 
+// The two-bone solver on the character's last pose (see `sinew_two_bone`); the model matrices and palette
+// follow. Writes whether the end reached the target to `*reached` (1 or 0).
+//
+// Errors: `SINEW_ERROR_INVALID_ARGUMENT` for a chain not parent-linked or with a zero-length bone, a target,
+// pole, weight or soften out of range, or a zero `end_turn`; `SINEW_ERROR_INDEX_OUT_OF_RANGE` for a joint past
+// the skeleton's. The pose is unchanged on an error.
+//
+// # Safety
+// As `sinew_character_play`; `request` points to a readable `sinew_two_bone`; `reached` to a writable `uint32_t`.
+sinew_status sinew_character_two_bone_ik(struct sinew_character *character,
+                                         const struct sinew_asset *asset,
+                                         const struct sinew_two_bone *request,
+                                         uint32_t *reached);
+
+// Turns a joint of the character's last pose toward a target (see `sinew_aim`); the model matrices and
+// palette follow. Writes `SINEW_AIM_*` flags to `*result` (0: the target sat on the joint, nothing changed).
+//
+// Errors: `SINEW_ERROR_INDEX_OUT_OF_RANGE` (joint); `SINEW_ERROR_INVALID_ARGUMENT` for a zero axis, a target
+// not finite, a limit outside (0, π] or a weight outside [0, 1]. The pose is unchanged on an error.
+//
+// # Safety
+// As `sinew_character_play`; `request` points to a readable `sinew_aim`; `result` to a writable `uint32_t`.
+sinew_status sinew_character_aim_ik(struct sinew_character *character,
+                                    const struct sinew_asset *asset,
+                                    const struct sinew_aim *request,
+                                    uint32_t *result);
+
+// Aims a chain of the character's last pose (see `sinew_aim_chain`); the model matrices and palette follow.
+// Writes `SINEW_AIM_*` flags to `*result`.
+//
+// Errors: as `sinew_aim_chain_ik`. The pose is unchanged on an error.
+//
+// # Safety
+// As `sinew_character_play`; `request` points to a readable `sinew_aim_chain` whose arrays are readable;
+// `result` to a writable `uint32_t`.
+sinew_status sinew_character_aim_chain_ik(struct sinew_character *character,
+                                          const struct sinew_asset *asset,
+                                          const struct sinew_aim_chain *request,
+                                          uint32_t *result);
+
+// Runs CCD on a chain of the character's last pose (see `sinew_ccd`); the model matrices and palette follow.
+// Writes what it did to `*result`.
+//
+// Errors: as `sinew_ccd_ik`. The pose is unchanged on an error.
+//
+// # Safety
+// As `sinew_character_play`; `request` points to a readable `sinew_ccd` whose arrays are readable; `result`
+// to a writable `sinew_ccd_result`.
+sinew_status sinew_character_ccd_ik(struct sinew_character *character,
+                                    const struct sinew_asset *asset,
+                                    const struct sinew_ccd *request,
+                                    struct sinew_ccd_result *result);
+
+// Runs `edit` on the character's last pose (see `sinew_pose_edit_fn`), then computes the model matrices and
+// palette again from what it left: one post-process pass for any number of solvers, after
+// `sinew_character_update_unskinned`. The edited pose is what the character shows and what the next
+// inertialized transition starts from.
+//
+// Errors: the callback's status (the outputs still follow what it left); `SINEW_ERROR_NULL_POINTER` for no
+// callback; the character's errors as `sinew_character_update`.
+//
+// # Safety
+// As `sinew_character_play`; `edit` keeps `sinew_pose_edit_fn`'s rules; `user` is passed to it unread.
+sinew_status sinew_character_edit_pose(struct sinew_character *character,
+                                       const struct sinew_asset *asset,
+                                       sinew_pose_edit_fn edit,
+                                       void *user);
+
+// `sinew_character_update` without the palette, for a frame a post-process finishes
+// (`sinew_character_edit_pose` or the IK calls compute it once, after the edit): the pose, model matrices,
+// root motion and crossed markers are the update's; the palette keeps the last one computed until the edit.
+//
+// Errors: as `sinew_character_update`.
+//
+// # Safety
+// As `sinew_character_play`.
+sinew_status sinew_character_update_unskinned(struct sinew_character *character,
+                                              const struct sinew_asset *asset,
+                                              float dt);
+
 // The clip playing in slot `slot` of layer `layer`, or `SINEW_NO_CLIP` for an empty slot.
 //
 // Errors: `SINEW_ERROR_INDEX_OUT_OF_RANGE` (layer, slot).
@@ -777,33 +986,6 @@ sinew_status sinew_character_foot_probes(struct sinew_character *character,
                                          const struct sinew_foot_planting *request,
                                          float *points);
 
-// The two-bone solver on the character's last pose (see `sinew_two_bone`); the model matrices and palette
-// follow. Writes whether the end reached the target to `*reached` (1 or 0).
-//
-// Errors: `SINEW_ERROR_INVALID_ARGUMENT` for a chain not parent-linked or with a zero-length bone, a target,
-// pole, weight or soften out of range, or a zero `end_turn`; `SINEW_ERROR_INDEX_OUT_OF_RANGE` for a joint past
-// the skeleton's. The pose is unchanged on an error.
-//
-// # Safety
-// As `sinew_character_play`; `request` points to a readable `sinew_two_bone`; `reached` to a writable `uint32_t`.
-sinew_status sinew_character_two_bone_ik(struct sinew_character *character,
-                                         const struct sinew_asset *asset,
-                                         const struct sinew_two_bone *request,
-                                         uint32_t *reached);
-
-// Turns a joint of the character's last pose toward a target (see `sinew_aim`); the model matrices and
-// palette follow. Writes `SINEW_AIM_*` flags to `*result` (0: the target sat on the joint, nothing changed).
-//
-// Errors: `SINEW_ERROR_INDEX_OUT_OF_RANGE` (joint); `SINEW_ERROR_INVALID_ARGUMENT` for a zero axis, a target
-// not finite, a limit outside (0, π] or a weight outside [0, 1]. The pose is unchanged on an error.
-//
-// # Safety
-// As `sinew_character_play`; `request` points to a readable `sinew_aim`; `result` to a writable `uint32_t`.
-sinew_status sinew_character_aim_ik(struct sinew_character *character,
-                                    const struct sinew_asset *asset,
-                                    const struct sinew_aim *request,
-                                    uint32_t *result);
-
 // Lane groups (`sinew_soa_transform`s) of a pose of the asset's skeleton: `ceil(joints / 4)`.
 //
 // # Safety
@@ -842,6 +1024,41 @@ sinew_status sinew_pose_set_joint(struct sinew_soa_transform *pose,
                                   uint32_t joint,
                                   const struct sinew_transform *value);
 
+// The world transform of an object carried by joint `joint`: `world · model[joint] · offset`, `offset` being
+// the object's transform in the joint's frame and `world` the character's model-to-world transform (a sword
+// in a hand, a hat on a head). Reads the `num_matrices` model matrices at `model` (a character's or a job's).
+//
+// Errors: `SINEW_ERROR_INDEX_OUT_OF_RANGE` (joint); `SINEW_ERROR_INVALID_ARGUMENT` for the joint's matrix
+// not finite, or an offset or world transform not finite and affine; `SINEW_ERROR_BUFFER` for `model`
+// misaligned.
+//
+// # Safety
+// `model` points to `num_matrices` readable matrices; `offset` and `world` are readable; `out` writable.
+sinew_status sinew_attach(const struct sinew_mat4 *model,
+                          size_t num_matrices,
+                          uint32_t joint,
+                          const struct sinew_mat4 *offset,
+                          const struct sinew_mat4 *world,
+                          struct sinew_mat4 *out);
+
+// The character's model-to-world transform that puts joint `joint`, carrying `offset` as for
+// `sinew_attach`, onto `object`'s world transform (a hand on a ledge): rigidly when `upright` is NULL (the
+// character turns with the object), else keeping the world rotation `upright` (x, y, z, w) and solving the
+// position alone. Hanging from what `sinew_attach` gave returns the `world` it was given.
+//
+// Errors: those of `sinew_attach`; `SINEW_ERROR_INVALID_ARGUMENT` for an `upright` not finite or zero, or a
+// grip that cannot be inverted.
+//
+// # Safety
+// As `sinew_attach`; `upright` is NULL or points to four readable floats.
+sinew_status sinew_hang(const struct sinew_mat4 *model,
+                        size_t num_matrices,
+                        uint32_t joint,
+                        const struct sinew_mat4 *offset,
+                        const struct sinew_mat4 *object,
+                        const float *upright,
+                        struct sinew_mat4 *out);
+
 // Blends `num_layers` layers (weighted by `weight` times each joint's mask factor, normalized per joint;
 // where a joint's summed weight is below `threshold`, the rest pose fills the difference) and then adds
 // `num_additive` additive layers, into the `count` lane groups at `pose` (`sinew_asset_num_soa_joints`).
@@ -876,6 +1093,101 @@ sinew_status sinew_blend(const struct sinew_asset *asset,
 sinew_status sinew_additive_delta(const struct sinew_soa_transform *reference,
                                   const struct sinew_soa_transform *pose,
                                   struct sinew_soa_transform *delta,
+                                  size_t count);
+
+// The two-bone solver (see `sinew_two_bone`) on a pose in caller buffers: `model` (`num_matrices`, the
+// skeleton's joints) read, the chain's rotations in `local` (`count` lane groups) rewritten. Writes 1 or 0 to
+// `*reached`.
+//
+// Errors: as `sinew_character_two_bone_ik`; `SINEW_ERROR_BUFFER` for a buffer misaligned, of another length,
+// or `local` overlapping `model` or the blob.
+//
+// # Safety
+// `asset` points to a loaded asset; `model` to `num_matrices` readable matrices; `local` to `count` writable
+// lane groups; `request` is readable; `reached` writable.
+sinew_status sinew_two_bone_ik(const struct sinew_asset *asset,
+                               const struct sinew_mat4 *model,
+                               size_t num_matrices,
+                               struct sinew_soa_transform *local,
+                               size_t count,
+                               const struct sinew_two_bone *request,
+                               uint32_t *reached);
+
+// The aim solver (see `sinew_aim`) on a pose in caller buffers, as `sinew_two_bone_ik`. Writes
+// `SINEW_AIM_*` flags to `*result`.
+//
+// Errors: as `sinew_character_aim_ik`; buffers as `sinew_two_bone_ik`.
+//
+// # Safety
+// As `sinew_two_bone_ik`.
+sinew_status sinew_aim_ik(const struct sinew_asset *asset,
+                          const struct sinew_mat4 *model,
+                          size_t num_matrices,
+                          struct sinew_soa_transform *local,
+                          size_t count,
+                          const struct sinew_aim *request,
+                          uint32_t *result);
+
+// The aim-chain solver (see `sinew_aim_chain`) on a pose in caller buffers, as `sinew_two_bone_ik`. Writes
+// `SINEW_AIM_*` flags to `*result`.
+//
+// Errors: `SINEW_ERROR_INVALID_ARGUMENT` for no joints or more than `SINEW_MAX_IK_CHAIN`, a joint past the
+// skeleton's or not an ancestor of the next, a target or axis not finite, a zero axis, a share outside
+// [0, 1] or a limit outside (0, π]; buffers as `sinew_two_bone_ik`.
+//
+// # Safety
+// As `sinew_two_bone_ik`; the request's arrays are readable as it describes.
+sinew_status sinew_aim_chain_ik(const struct sinew_asset *asset,
+                                const struct sinew_mat4 *model,
+                                size_t num_matrices,
+                                struct sinew_soa_transform *local,
+                                size_t count,
+                                const struct sinew_aim_chain *request,
+                                uint32_t *result);
+
+// The CCD solver (see `sinew_ccd`) on a pose in caller buffers, as `sinew_two_bone_ik`. Writes what it did
+// to `*result`.
+//
+// Errors: `SINEW_ERROR_INVALID_ARGUMENT` for fewer than 2 joints or more than `SINEW_MAX_IK_CHAIN`, a chain
+// not parent-linked, a limit of an unknown kind, a zero limit axis or a range out of order, a target not
+// finite, a tolerance below 0 or a step outside (0, π]; buffers as `sinew_two_bone_ik`.
+//
+// # Safety
+// As `sinew_two_bone_ik`; the request's arrays are readable as it describes.
+sinew_status sinew_ccd_ik(const struct sinew_asset *asset,
+                          const struct sinew_mat4 *model,
+                          size_t num_matrices,
+                          struct sinew_soa_transform *local,
+                          size_t count,
+                          const struct sinew_ccd *request,
+                          struct sinew_ccd_result *result);
+
+// Solves `count` two-bone chains at once, eight to a SIMD pass (legs of a crowd: any mix of characters and
+// assets), writing each chain's answer to `rotations[i]` for `sinew_two_bone_store`. Equals
+// `sinew_two_bone_ik` on each chain alone within 1e-5 (the lanes' arithmetic).
+//
+// Errors: as `sinew_two_bone_ik` for any chain (nothing is written then); `SINEW_ERROR_INVALID_ARGUMENT` for
+// a `soften` other than 1 or an `end_turn`; `SINEW_ERROR_BUFFER` for `rotations` overlapping a chain's
+// buffers.
+//
+// # Safety
+// `chains` points to `count` readable chains whose buffers are readable as they describe; `rotations` to
+// `count` writable answers.
+sinew_status sinew_two_bone_ik_batch(const struct sinew_two_bone_chain *chains,
+                                     size_t count,
+                                     struct sinew_two_bone_rotations *rotations);
+
+// Writes a batch answer into the pose the chain was read from: the local rotations of `chain`'s root and
+// middle joints (normalized).
+//
+// Errors: `SINEW_ERROR_INVALID_ARGUMENT` for a rotation not finite or of zero length, or a joint past the
+// pose; `SINEW_ERROR_BUFFER` for a pose misaligned.
+//
+// # Safety
+// `rotations` and `chain` (three joints) are readable; `local` points to `count` writable lane groups.
+sinew_status sinew_two_bone_store(const struct sinew_two_bone_rotations *rotations,
+                                  const uint32_t *chain,
+                                  struct sinew_soa_transform *local,
                                   size_t count);
 
 // The model-space matrices of the `count` lane groups at `local` into the `num_matrices` (the skeleton's
@@ -1002,8 +1314,14 @@ SINEW_STATIC_ASSERT(sizeof(sinew_soa_transform) == 160 && SINEW_ALIGNOF(sinew_so
 SINEW_STATIC_ASSERT(sizeof(sinew_transform) == 40 && SINEW_ALIGNOF(sinew_transform) == 4, "sinew_transform: 40 bytes");
 SINEW_STATIC_ASSERT(sizeof(sinew_mat4) == 64 && SINEW_ALIGNOF(sinew_mat4) == 32, "sinew_mat4: 64 bytes, 32-aligned");
 SINEW_STATIC_ASSERT(sizeof(sinew_mat3x4) == 48 && SINEW_ALIGNOF(sinew_mat3x4) == 16, "sinew_mat3x4: 48 bytes");
+SINEW_STATIC_ASSERT(sizeof(sinew_joint_limit) == 36 && SINEW_ALIGNOF(sinew_joint_limit) == 4, "sinew_joint_limit: 36 bytes");
+SINEW_STATIC_ASSERT(sizeof(sinew_ccd_result) == 12, "sinew_ccd_result has 12 bytes");
+SINEW_STATIC_ASSERT(sizeof(sinew_two_bone_rotations) == 32, "sinew_two_bone_rotations has 32 bytes");
 #if UINTPTR_MAX == 0xFFFFFFFFFFFFFFFFu
 SINEW_STATIC_ASSERT(sizeof(sinew_character_desc) == 32, "sinew_character_desc has 32 bytes on 64-bit targets");
 SINEW_STATIC_ASSERT(SINEW_ALIGNOF(sinew_character_desc) == 8, "sinew_character_desc is 8-byte aligned");
 SINEW_STATIC_ASSERT(sizeof(sinew_blend_layer) == 24, "sinew_blend_layer has 24 bytes on 64-bit targets");
+SINEW_STATIC_ASSERT(sizeof(sinew_aim_chain) == 48, "sinew_aim_chain has 48 bytes on 64-bit targets");
+SINEW_STATIC_ASSERT(sizeof(sinew_ccd) == 48, "sinew_ccd has 48 bytes on 64-bit targets");
+SINEW_STATIC_ASSERT(sizeof(sinew_two_bone_chain) == 112, "sinew_two_bone_chain has 112 bytes on 64-bit targets");
 #endif

@@ -9,8 +9,7 @@ use crate::status::{
 use core::ffi::c_void;
 use core::mem::{align_of, size_of};
 use sinew::character::{
-    BLOCK_ALIGN, Blend, Character, CharacterDesc, LayerDesc, LayerKind, Play, PoseEdit, Rig, Sampling, Scratch, SlotId,
-    SyncMode,
+    BLOCK_ALIGN, Blend, Character, CharacterDesc, LayerDesc, LayerKind, Play, Rig, Sampling, Scratch, SlotId, SyncMode,
 };
 use sinew::control::Wrap;
 use sinew::error::Error;
@@ -146,6 +145,8 @@ pub(crate) struct Prefix {
 }
 
 const CHARACTER_MAGIC: u64 = u64::from_le_bytes(*b"snwCHARA");
+/// The magic while an edit callback runs: every call reaching the character then fails as an invalid handle.
+const BUSY_MAGIC: u64 = u64::from_le_bytes(*b"snwBUSY!");
 /// The prefix takes one alignment unit, so the block after it stays aligned.
 pub(crate) const PREFIX_BYTES: usize = BLOCK_ALIGN;
 const _: () = assert!(size_of::<Prefix>() <= PREFIX_BYTES);
@@ -314,6 +315,16 @@ pub(crate) unsafe fn prefix<'a>(character: *const sinew_character) -> Result<&'a
         && fits(prefix.model_offset, prefix.model_count, size_of::<Mat4>())
         && fits(prefix.palette_offset, prefix.palette_count, size_of::<Mat3x4>());
     if ok { Ok(prefix) } else { Err(SINEW_ERROR_INVALID_HANDLE) }
+}
+
+/// Marks the character at `character` busy (an edit callback runs) or done.
+///
+/// # Safety
+/// `character` points to a character whose prefix was checked, and no reference to the prefix is live.
+pub(crate) unsafe fn mark_busy(character: *mut sinew_character, busy: bool) {
+    let magic = if busy { BUSY_MAGIC } else { CHARACTER_MAGIC };
+    // SAFETY: the prefix starts with its magic, aligned (the caller's contract).
+    unsafe { character.cast::<u64>().write(magic) };
 }
 
 /// The character at `character`, attached (its block validated).
@@ -658,23 +669,6 @@ pub unsafe extern "C" fn sinew_character_root_motion(
         }
         Err(status) => status,
     }
-}
-
-/// Runs `solve` as a post-process on the character's last pose (`Character::edit_pose`) and writes its answer
-/// through `out` on success.
-///
-/// # Safety
-/// As `sinew_character_play`; `out` is writable.
-pub(crate) unsafe fn edit<T>(
-    character: *mut sinew_character,
-    asset: *const sinew_asset,
-    solve: impl FnOnce(PoseEdit<'_>) -> Result<T, Error>,
-    out: *mut T,
-) -> sinew_status {
-    // SAFETY: the caller's contract.
-    let answer = unsafe { with_rig(character, asset, |character, rig| character.edit_pose(rig, solve)) };
-    // SAFETY: the caller's contract.
-    unsafe { put(out, answer) }
 }
 
 /// Points `*out` at the floats of the output at `offset` and writes its matrix count.

@@ -1,7 +1,8 @@
 //! Foot planting on the character's shown pose: the planter's state, the settings, the report and the probes.
 
 use crate::asset::sinew_asset;
-use crate::character::{attach, edit, sinew_character};
+use crate::character::{attach, sinew_character};
+use crate::edit::edit;
 use crate::status::{SINEW_ERROR_INDEX_OUT_OF_RANGE, SINEW_ERROR_NULL_POINTER, SINEW_OK, sinew_status};
 use core::mem::{align_of, size_of};
 use sinew::character::PoseEdit;

@@ -28,19 +28,21 @@
 mod asset;
 mod bounds;
 mod character;
+mod edit;
 mod events;
 mod foot_planting;
-mod ik;
 mod jobs;
 mod status;
 
 pub use asset::*;
 pub use bounds::*;
 pub use character::*;
+pub use edit::*;
 pub use events::*;
 pub use foot_planting::*;
-pub use ik::*;
+pub use jobs::attachment::*;
 pub use jobs::blending::*;
+pub use jobs::ik::*;
 pub use jobs::local_to_model::*;
 pub use jobs::sampling::*;
 pub use jobs::skinning::*;

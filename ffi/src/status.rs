@@ -108,6 +108,7 @@ pub(crate) fn status_of(error: Error) -> sinew_status {
         | Error::InvalidIkChain
         | Error::InvalidIkTarget
         | Error::InvalidFootPlanting
+        | Error::InvalidAttachment
         | Error::NonFinite { .. } => SINEW_ERROR_INVALID_ARGUMENT,
         Error::NoInertializer => SINEW_ERROR_NO_INERTIALIZER,
         Error::StateMismatch | Error::ForeignAsset { .. } | Error::BufferLength { .. } | Error::ForeignWalk => {

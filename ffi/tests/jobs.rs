@@ -1,41 +1,15 @@
 //! The stage jobs over caller memory (sampling with a context, blending, local-to-model, the palette) against
 //! the Rust character, bit for bit, and their refusals: every error leaves the outputs as they were.
 
-use sinew::asset::Asset;
+#[path = "support/example.rs"]
+mod example;
+
+use example::{core_pose, with_example};
 use sinew::blending::{BlendLayer, BlendingJob, additive_delta};
 use sinew::character::{Character, CharacterDesc, Chunk, LayerDesc, LayerKind, Play, Rig, Sampling, Scratch, SlotId};
 use sinew::math::{F4, SoaTransform};
 use sinew_ffi::*;
 use std::mem::MaybeUninit;
-
-fn blob() -> Vec<u128> {
-    let bytes = include_bytes!("../../docs/example.snw");
-    let mut words = vec![0u128; bytes.len().div_ceil(16)];
-    bytemuck::cast_slice_mut::<u128, u8>(&mut words)[..bytes.len()].copy_from_slice(bytes);
-    words
-}
-
-fn bytes(words: &[u128]) -> &[u8] {
-    &bytemuck::cast_slice::<u128, u8>(words)[..include_bytes!("../../docs/example.snw").len()]
-}
-
-fn load(blob: &[u8]) -> sinew_asset {
-    let mut asset = MaybeUninit::<sinew_asset>::uninit();
-    // SAFETY: valid pointers; the blob outlives the asset in every test.
-    unsafe {
-        assert_eq!(sinew_asset_load(blob.as_ptr(), blob.len(), asset.as_mut_ptr()), SINEW_OK);
-        asset.assume_init()
-    }
-}
-
-/// The example blob loaded through the C ABI and the core, with its joints and lane groups.
-fn with_example(test: impl FnOnce(&[u8], &sinew_asset, &Asset<'_>, usize, usize)) {
-    let words = blob();
-    let blob = bytes(&words);
-    let asset = load(blob);
-    let core = Asset::load(blob).expect("load");
-    test(blob, &asset, &core, core.skeleton().num_joints(), core.skeleton().num_soa_joints())
-}
 
 /// A sampling context in `memory` (64-byte chunks).
 fn new_context(memory: &mut Vec<Chunk>, joints: u32, tracks: u32) -> *mut sinew_sampling_context {
@@ -207,10 +181,6 @@ fn masked_and_additive_blending_match_the_core() {
         let status = unsafe { sinew_blend(asset, normal.as_ptr(), 2, added.as_ptr(), 1, 0.1, c_out.as_mut_ptr(), g) };
         assert_eq!(status, SINEW_OK);
         // The same through the core.
-        let core_pose = |p: &[sinew_soa_transform]| -> Vec<SoaTransform> {
-            // SAFETY: one layout (asserted in the crate).
-            p.iter().map(|t| unsafe { std::mem::transmute::<sinew_soa_transform, SoaTransform>(*t) }).collect()
-        };
         let [a, b, c] = [&poses[0], &poses[1], &poses[2]].map(|p| core_pose(p));
         let mut core_delta = vec![SoaTransform::IDENTITY; g];
         additive_delta(&a, &c, &mut core_delta).expect("delta");

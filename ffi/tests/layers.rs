@@ -1,19 +1,16 @@
 //! The C ABI's layer surface (masks, layer masks, fades, curves, `play_slot`) against the Rust API, bit for bit:
 //! the same frames through the extern functions as through `Character`.
 
+#[path = "support/example.rs"]
+mod example;
+
+use example::{blob, bytes};
 use sinew::inertialization::Settings;
 use sinew::math::F4;
 use sinew::{Asset, Character, CharacterDesc, Chunk, LayerDesc, LayerKind, Play, Rig, Scratch, SlotId, Wrap};
 use sinew_ffi::*;
 
 const FRAMES: usize = 12;
-
-fn blob() -> Vec<u128> {
-    let bytes = include_bytes!("../../docs/example.snw");
-    let mut words = vec![0u128; bytes.len().div_ceil(16)];
-    bytemuck::cast_slice_mut::<u128, u8>(&mut words)[..bytes.len()].copy_from_slice(bytes);
-    words
-}
 
 /// A joint's mask factor: the upper half of the skeleton weighs more.
 fn factor(joint: usize) -> f32 {
@@ -117,7 +114,7 @@ fn through_rust(blob: &[u8]) -> Vec<f32> {
 #[test]
 fn masks_fades_curves_and_slots_through_c_match_the_rust_api() {
     let words = blob();
-    let blob = &bytemuck::cast_slice::<u128, u8>(&words)[..include_bytes!("../../docs/example.snw").len()];
+    let blob = bytes(&words);
     let (c, rust) = (through_c(blob, SINEW_SAMPLING_SHARED), through_rust(blob));
     assert_eq!(c.len(), rust.len());
     assert!(c.iter().zip(&rust).all(|(a, b)| a.to_bits() == b.to_bits()), "the C ABI and the Rust API disagree");

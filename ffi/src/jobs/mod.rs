@@ -2,7 +2,9 @@
 //! they share, and the checks every job makes of the buffers it is given. Each job validates everything before
 //! it writes, so an error leaves every output as it was.
 
+pub mod attachment;
 pub mod blending;
+pub mod ik;
 pub mod local_to_model;
 pub mod sampling;
 pub mod skinning;
@@ -144,6 +146,18 @@ pub(crate) fn disjoint<W>(written: (*const W, usize), read: &[(*const u8, usize)
 /// A buffer's pointer and byte length, for `disjoint`.
 pub(crate) fn bytes<T>(ptr: *const T, count: usize) -> (*const u8, usize) {
     (ptr.cast(), count.saturating_mul(size_of::<T>()))
+}
+
+/// A request struct's copy, read unaligned.
+///
+/// # Safety
+/// `request` is NULL or points to a readable `T`.
+pub(crate) unsafe fn read_request<T: Copy>(request: *const T) -> Result<T, sinew_status> {
+    if request.is_null() {
+        return Err(SINEW_ERROR_NULL_POINTER);
+    }
+    // SAFETY: not NULL; readable by the caller's contract.
+    Ok(unsafe { request.read_unaligned() })
 }
 
 /// The status of a job's error: a buffer of the wrong length is the caller's (`SINEW_ERROR_BUFFER`), the rest
