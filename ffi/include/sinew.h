@@ -115,6 +115,16 @@
 // Required alignment of a sampling context's memory.
 #define SINEW_SAMPLING_CONTEXT_ALIGN 64
 
+// Normals by the blended matrix: right for palettes of rotations with uniform scale.
+#define SINEW_NORMALS_RIGID 0
+
+// Normals by the blended matrix's cofactor (the inverse-transpose direction): right for any palette.
+#define SINEW_NORMALS_INVERSE_TRANSPOSE 1
+
+// `SINEW_NORMALS_RIGID` when every palette matrix is a rotation with uniform scale (within 1e-4), else the
+// inverse transpose: reads the whole palette first.
+#define SINEW_NORMALS_FOR_PALETTE 2
+
 // A character: opaque, at the start of the memory the caller gave `sinew_character_init`.
 typedef struct sinew_character sinew_character;
 
@@ -481,6 +491,43 @@ typedef struct SINEW_ALIGNED(16) sinew_mat3x4 {
   // Row-major elements: `m[4 * row + column]`.
   float m[12];
 } sinew_mat3x4;
+
+// Each vertex's joints (palette indices) and weights, packed: vertex `v`'s influence `k` at `v * count + k`.
+//
+// Layout: 32 bytes, 8-byte aligned, on 64-bit targets.
+typedef struct sinew_influences {
+  // `num_vertices * count` joint indices.
+  const uint16_t *joints;
+  // `num_vertices * count` weights, finite and >= 0, used as given (normalized by the importer).
+  const float *weights;
+  // Vertices.
+  size_t num_vertices;
+  // Influences per vertex, >= 1.
+  uint32_t count;
+  // Not read; zero.
+  uint32_t reserved;
+} sinew_influences;
+
+// Where a vertex buffer's attributes are, in bytes: vertex `v`'s position at `position_offset + v *
+// position_stride`, three native-endian floats; its normal likewise (three floats); its tangent four floats
+// (`w`, the handedness, copied). A stride of 0 means the buffer has no normals (tangents). No alignment is
+// required.
+//
+// Layout: 48 bytes, 8-byte aligned, on 64-bit targets.
+typedef struct sinew_vertex_layout {
+  // Byte offset of the first position.
+  size_t position_offset;
+  // Bytes from one position to the next, >= 12.
+  size_t position_stride;
+  // Byte offset of the first normal.
+  size_t normal_offset;
+  // Bytes from one normal to the next, >= 12; 0: no normals.
+  size_t normal_stride;
+  // Byte offset of the first tangent.
+  size_t tangent_offset;
+  // Bytes from one tangent to the next, >= 16; 0: no tangents.
+  size_t tangent_stride;
+} sinew_vertex_layout;
 
 // Success.
 #define SINEW_OK 0
@@ -1279,6 +1326,44 @@ sinew_status sinew_skinning_palette_3x4(const struct sinew_asset *asset,
                                         struct sinew_mat3x4 *palette,
                                         size_t num_palette);
 
+// `sinew_skinning_palette_3x4` into 4×4 column-major matrices, the palette `sinew_skin_vertices` takes.
+//
+// # Safety
+// As `sinew_skinning_palette_3x4`.
+sinew_status sinew_skinning_palette(const struct sinew_asset *asset,
+                                    const struct sinew_mat4 *model,
+                                    size_t num_matrices,
+                                    struct sinew_mat4 *palette,
+                                    size_t num_palette);
+
+// Skins every vertex of `influences`: linear blend skinning of the positions, normals and tangents `input`
+// holds (`input_len` bytes, as `input_layout` says) by the `num_palette` matrices at `palette`, into `output`
+// (`output_len` bytes, as `output_layout` says; normals and tangents are skinned when both layouts have them).
+// `normal_mode` is one of `SINEW_NORMALS_*`. Results equal the Rust `VertexSkinningJob` bit for bit.
+//
+// Errors, with nothing written: `SINEW_ERROR_INVALID_ARGUMENT` for no influences per vertex, a weight not
+// finite or negative, normals or tangents in one layout only, or an unknown normal mode;
+// `SINEW_ERROR_INDEX_OUT_OF_RANGE` for a joint index past the palette; `SINEW_ERROR_BUFFER` for a stride
+// below its element, an attribute's last vertex past its buffer, two output attributes sharing bytes, the
+// output overlapping an input, or the palette misaligned. A result that is not finite (from a palette or an
+// input not finite, or overflow) is `SINEW_ERROR_INVALID_ARGUMENT` found after the pass: the output then holds
+// what the pass wrote.
+//
+// # Safety
+// `palette` points to `num_palette` readable matrices; `influences` and the layouts are readable, and so are
+// the influences' arrays; `input` points to `input_len` readable bytes and `output` to `output_len` writable
+// ones.
+sinew_status sinew_skin_vertices(const struct sinew_mat4 *palette,
+                                 size_t num_palette,
+                                 const struct sinew_influences *influences,
+                                 uint32_t normal_mode,
+                                 const void *input,
+                                 size_t input_len,
+                                 const struct sinew_vertex_layout *input_layout,
+                                 void *output,
+                                 size_t output_len,
+                                 const struct sinew_vertex_layout *output_layout);
+
 // A static, NUL-terminated description of `status` (never NULL; an unknown value has a message too).
 const char *sinew_status_message(sinew_status status);
 
@@ -1324,4 +1409,6 @@ SINEW_STATIC_ASSERT(sizeof(sinew_blend_layer) == 24, "sinew_blend_layer has 24 b
 SINEW_STATIC_ASSERT(sizeof(sinew_aim_chain) == 48, "sinew_aim_chain has 48 bytes on 64-bit targets");
 SINEW_STATIC_ASSERT(sizeof(sinew_ccd) == 48, "sinew_ccd has 48 bytes on 64-bit targets");
 SINEW_STATIC_ASSERT(sizeof(sinew_two_bone_chain) == 112, "sinew_two_bone_chain has 112 bytes on 64-bit targets");
+SINEW_STATIC_ASSERT(sizeof(sinew_vertex_layout) == 48, "sinew_vertex_layout has 48 bytes on 64-bit targets");
+SINEW_STATIC_ASSERT(sizeof(sinew_influences) == 32, "sinew_influences has 32 bytes on 64-bit targets");
 #endif

@@ -46,6 +46,7 @@ pub use jobs::ik::*;
 pub use jobs::local_to_model::*;
 pub use jobs::sampling::*;
 pub use jobs::skinning::*;
+pub use jobs::vertex_skinning::*;
 pub use jobs::*;
 pub use status::*;
 

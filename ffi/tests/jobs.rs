@@ -310,3 +310,148 @@ fn jobs_refuse_bad_buffers_and_write_nothing() {
         }
     });
 }
+
+/// Vertex skinning of an interleaved buffer (position, normal, tangent) into a packed one through the C ABI,
+/// with the 4×4 palette from `sinew_skinning_palette`, equals the core's jobs bit for bit; its refusals write
+/// nothing.
+#[test]
+fn vertex_skinning_through_c_matches_the_core() {
+    use sinew::math::Mat4;
+    use sinew::skinning::{Palette, SkinningJob};
+    use sinew::vertex_skinning::{Attribute, Influences, NormalMode, VertexLayout, VertexSkinningJob};
+    with_example(|_, asset, core, n, g| {
+        let mut memory = vec![];
+        let context = new_context(&mut memory, n as u32, 0);
+        let mut pose = identity_pose(g);
+        let mut model = vec![sinew_mat4 { m: [0.0; 16] }; n];
+        let skin = core.skin().expect("the example has a skin");
+        let mut palette = vec![sinew_mat4 { m: [0.0; 16] }; skin.num_joints()];
+        // SAFETY: valid buffers.
+        unsafe {
+            let status =
+                sinew_sample(asset, 0, 0.4, SINEW_WRAP_LOOP, context, pose.as_mut_ptr(), g, std::ptr::null_mut(), 0);
+            assert_eq!(status, SINEW_OK);
+            let status = sinew_local_to_model(asset, pose.as_ptr(), g, std::ptr::null(), model.as_mut_ptr(), n);
+            assert_eq!(status, SINEW_OK);
+            let status = sinew_skinning_palette(asset, model.as_ptr(), n, palette.as_mut_ptr(), palette.len());
+            assert_eq!(status, SINEW_OK);
+        }
+        let core_model: Vec<Mat4> = model.iter().map(|m| Mat4 { cols: bytemuck::cast(m.m) }).collect();
+        let mut core_palette = vec![Mat4::IDENTITY; skin.num_joints()];
+        SkinningJob { skin, model: &core_model, palette: Palette::Matrices(&mut core_palette) }.run().expect("palette");
+        let c_palette: Vec<Mat4> = palette.iter().map(|m| Mat4 { cols: bytemuck::cast(m.m) }).collect();
+        assert_eq!(c_palette, core_palette, "palettes differ");
+
+        // 40 vertices of 48 bytes: position, normal, tangent, 4 bytes of padding; three influences each.
+        let (vertices, count) = (40usize, 3usize);
+        let floats: Vec<f32> = (0..vertices * 12).map(|i| ((i * 37 % 101) as f32 / 50.0) - 1.0).collect();
+        let input: Vec<u8> = bytemuck::cast_slice(&floats).to_vec();
+        let joints: Vec<u16> = (0..vertices * count).map(|i| (i * 7 % skin.num_joints()) as u16).collect();
+        let weights: Vec<f32> = (0..vertices * count).map(|i| [0.5, 0.3, 0.2][i % 3]).collect();
+        let interleaved = sinew_vertex_layout {
+            position_offset: 0,
+            position_stride: 48,
+            normal_offset: 12,
+            normal_stride: 48,
+            tangent_offset: 24,
+            tangent_stride: 48,
+        };
+        let packed = sinew_vertex_layout {
+            position_offset: 0,
+            position_stride: 12,
+            normal_offset: 12 * vertices,
+            normal_stride: 12,
+            tangent_offset: 24 * vertices,
+            tangent_stride: 16,
+        };
+        let table = sinew_influences {
+            joints: joints.as_ptr(),
+            weights: weights.as_ptr(),
+            num_vertices: vertices,
+            count: count as u32,
+            reserved: 0,
+        };
+        let mut out = vec![0u8; 40 * vertices];
+        // SAFETY: valid buffers.
+        let skin_c = |table: &sinew_influences, mode, input: &[u8], layout: &sinew_vertex_layout, out: &mut [u8]| unsafe {
+            sinew_skin_vertices(
+                palette.as_ptr(),
+                palette.len(),
+                table,
+                mode,
+                input.as_ptr().cast(),
+                input.len(),
+                layout,
+                out.as_mut_ptr().cast(),
+                out.len(),
+                &packed,
+            )
+        };
+        assert_eq!(skin_c(&table, SINEW_NORMALS_FOR_PALETTE, &input, &interleaved, &mut out), SINEW_OK);
+        let influences = Influences::new(count, &joints, &weights).expect("influences");
+        let layout =
+            |p: Attribute, n: Attribute, t: Attribute| VertexLayout { position: p, normal: Some(n), tangent: Some(t) };
+        let mut rust_out = vec![0u8; 40 * vertices];
+        VertexSkinningJob {
+            palette: &core_palette,
+            influences: &influences,
+            normal_mode: NormalMode::for_palette(&core_palette),
+            input: &input,
+            input_layout: layout(Attribute::new(0, 48), Attribute::new(12, 48), Attribute::new(24, 48)),
+            output: &mut rust_out,
+            output_layout: layout(
+                Attribute::new(0, 12),
+                Attribute::new(12 * vertices, 12),
+                Attribute::new(24 * vertices, 16),
+            ),
+        }
+        .run()
+        .expect("skin");
+        assert_eq!(out, rust_out, "skinned vertices differ");
+        assert!(out.iter().any(|&b| b != 0));
+
+        // Refusals: a joint past the palette, a negative weight, normals in one layout only, an unknown mode, a
+        // short output, the output over the input.
+        let mut fresh = vec![0xabu8; 40 * vertices];
+        let far: Vec<u16> = joints.iter().map(|_| skin.num_joints() as u16).collect();
+        let far_table = sinew_influences { joints: far.as_ptr(), ..table };
+        assert_eq!(
+            skin_c(&far_table, SINEW_NORMALS_RIGID, &input, &interleaved, &mut fresh),
+            SINEW_ERROR_INDEX_OUT_OF_RANGE
+        );
+        let negative: Vec<f32> = weights.iter().map(|w| -w).collect();
+        let negative_table = sinew_influences { weights: negative.as_ptr(), ..table };
+        assert_eq!(
+            skin_c(&negative_table, SINEW_NORMALS_RIGID, &input, &interleaved, &mut fresh),
+            SINEW_ERROR_INVALID_ARGUMENT
+        );
+        let no_normals = sinew_vertex_layout { normal_stride: 0, ..interleaved };
+        assert_eq!(skin_c(&table, SINEW_NORMALS_RIGID, &input, &no_normals, &mut fresh), SINEW_ERROR_INVALID_ARGUMENT);
+        assert_eq!(skin_c(&table, 7, &input, &interleaved, &mut fresh), SINEW_ERROR_INVALID_ARGUMENT);
+        assert_eq!(skin_c(&table, SINEW_NORMALS_RIGID, &input, &interleaved, &mut fresh[..100]), SINEW_ERROR_BUFFER);
+        let zero_count = sinew_influences { count: 0, ..table };
+        assert_eq!(
+            skin_c(&zero_count, SINEW_NORMALS_RIGID, &input, &interleaved, &mut fresh),
+            SINEW_ERROR_INVALID_ARGUMENT
+        );
+        assert!(fresh.iter().all(|&b| b == 0xab));
+        let mut in_place = input.clone();
+        // SAFETY: the output deliberately overlaps the input; the call refuses before reading either.
+        let status = unsafe {
+            sinew_skin_vertices(
+                palette.as_ptr(),
+                palette.len(),
+                &table,
+                SINEW_NORMALS_RIGID,
+                in_place.as_ptr().cast(),
+                in_place.len(),
+                &interleaved,
+                in_place.as_mut_ptr().cast(),
+                in_place.len(),
+                &interleaved,
+            )
+        };
+        assert_eq!(status, SINEW_ERROR_BUFFER);
+        assert_eq!(in_place, input);
+    });
+}

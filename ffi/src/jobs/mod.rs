@@ -8,6 +8,7 @@ pub mod ik;
 pub mod local_to_model;
 pub mod sampling;
 pub mod skinning;
+pub mod vertex_skinning;
 
 use crate::asset::{StoredAsset, sinew_asset, stored};
 use crate::status::{
@@ -160,11 +161,23 @@ pub(crate) unsafe fn read_request<T: Copy>(request: *const T) -> Result<T, sinew
     Ok(unsafe { request.read_unaligned() })
 }
 
-/// The status of a job's error: a buffer of the wrong length is the caller's (`SINEW_ERROR_BUFFER`), the rest
-/// as everywhere.
+/// The status of a job's error: a caller buffer of the wrong length or layout is `SINEW_ERROR_BUFFER`, a bad
+/// value in one `SINEW_ERROR_INVALID_ARGUMENT`, the rest as everywhere.
 pub(crate) fn job_status(error: Error) -> sinew_status {
     match error {
-        Error::BufferLength { .. } => SINEW_ERROR_BUFFER,
+        Error::BufferLength { .. }
+        | Error::Stride { .. }
+        | Error::VertexBufferTooShort { .. }
+        | Error::AttributeOverlap { .. } => SINEW_ERROR_BUFFER,
+        Error::InvalidJointWeight { .. }
+        | Error::InfluenceCount { .. }
+        | Error::InvalidInfluenceWeight { .. }
+        | Error::AttributeMismatch { .. }
+        | Error::ZeroQuaternion { .. }
+        | Error::RotationLength { .. }
+        | Error::NonUnitRotation { .. }
+        | Error::NotAffine { .. } => SINEW_ERROR_INVALID_ARGUMENT,
+        Error::InfluenceOutOfRange { .. } => SINEW_ERROR_INDEX_OUT_OF_RANGE,
         other => status_of(other),
     }
 }
