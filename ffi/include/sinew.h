@@ -112,8 +112,20 @@
 // A cone about `axis`: a swing of at most `max_swing`, a twist about it between `min_twist` and `max_twist`.
 #define SINEW_LIMIT_CONE 2
 
-// Required alignment of a sampling context's memory.
-#define SINEW_SAMPLING_CONTEXT_ALIGN 64
+// `sinew_inertializer_init`'s settings bit: offsets per component (else projected on the offset's direction).
+#define SINEW_INERTIALIZE_PER_COMPONENT 1
+
+// Settings bit: the start velocity is relative to the target's (else absolute).
+#define SINEW_INERTIALIZE_RELATIVE 2
+
+// Settings bit: the continuous shape, C2 at the start (else the clamped quintic).
+#define SINEW_INERTIALIZE_CONTINUOUS 4
+
+// The default settings (`SINEW_INERTIALIZATION_DEFAULT`'s): per component, relative, clamped.
+#define SINEW_INERTIALIZE_DEFAULT (SINEW_INERTIALIZE_PER_COMPONENT | SINEW_INERTIALIZE_RELATIVE)
+
+// Required alignment of a job state's memory (a sampling context's, an inertializer's).
+#define SINEW_STATE_ALIGN 64
 
 // Normals by the blended matrix: right for palettes of rotations with uniform scale.
 #define SINEW_NORMALS_RIGID 0
@@ -128,8 +140,12 @@
 // A character: opaque, at the start of the memory the caller gave `sinew_character_init`.
 typedef struct sinew_character sinew_character;
 
-// A sampling context: opaque, at the start of the memory the caller gave `sinew_sampling_context_init`. Like
-// a character, the memory may be copied byte for byte to another aligned address between calls.
+// An inertializer: opaque, at the start of the memory the caller gave `sinew_inertializer_init` (aligned to
+// `SINEW_STATE_ALIGN`), movable as a character is.
+typedef struct sinew_inertializer sinew_inertializer;
+
+// A sampling context: opaque, at the start of the memory the caller gave `sinew_sampling_context_init`
+// (aligned to `SINEW_STATE_ALIGN`).
 typedef struct sinew_sampling_context sinew_sampling_context;
 
 // 0 is success; every other value names a class of error (`sinew_status_message` describes it).
@@ -1237,6 +1253,100 @@ sinew_status sinew_two_bone_store(const struct sinew_two_bone_rotations *rotatio
                                   struct sinew_soa_transform *local,
                                   size_t count);
 
+// Bytes of memory an inertializer of `num_joints` joints and `num_curves` scalar curves needs (a multiple of
+// `SINEW_STATE_ALIGN`): about 229 bytes per joint and 28 per curve.
+//
+// Errors: `SINEW_ERROR_INVALID_ARGUMENT` for a joint count outside `1..=SINEW_MAX_JOINTS` or more than 65536
+// curves.
+//
+// # Safety
+// `out` points to a writable `size_t`.
+sinew_status sinew_inertializer_required_bytes(uint32_t num_joints,
+                                               uint32_t num_curves,
+                                               size_t *out);
+
+// Lays out an inertializer with `settings` (`SINEW_INERTIALIZE_*` bits) in the `len` bytes at `memory`
+// (aligned to `SINEW_STATE_ALIGN`, at least `sinew_inertializer_required_bytes`), with no history and no
+// transition, and points `*out` at it.
+//
+// Errors: `SINEW_ERROR_INVALID_ARGUMENT` for counts as `sinew_inertializer_required_bytes` or unknown settings
+// bits; `SINEW_ERROR_MEMORY_ALIGNMENT`; `SINEW_ERROR_MEMORY_TOO_SMALL`.
+//
+// # Safety
+// `memory` points to `len` writable bytes used by no one else while the inertializer lives; `out` is writable.
+sinew_status sinew_inertializer_init(void *memory,
+                                     size_t len,
+                                     uint32_t num_joints,
+                                     uint32_t num_curves,
+                                     uint32_t settings,
+                                     struct sinew_inertializer **out);
+
+// Asks for a transition of `duration` seconds on the next `sinew_inertialize`: it starts from the last
+// output. `profile` is NULL, or per-joint factors on the duration in lane order (`4 * count` floats,
+// 16-byte aligned, `count` the pose's lane groups; finite and > 0 for real joints), fingers settling before the
+// spine. Several requests before one frame combine per joint, the shortest winning.
+//
+// Errors, with nothing recorded: `SINEW_ERROR_INVALID_ARGUMENT` for a duration (or a joint's) not finite or
+// below the minimum (1 ms); `SINEW_ERROR_BUFFER` for a profile of another length or misaligned;
+// `SINEW_ERROR_INVALID_HANDLE`.
+//
+// # Safety
+// `inertializer` points to an initialized inertializer used by no one else during the call; `profile` is
+// NULL or points to `4 * count` readable floats.
+sinew_status sinew_inertializer_request(struct sinew_inertializer *inertializer,
+                                        float duration,
+                                        const float *profile,
+                                        size_t count);
+
+// Advances the inertializer by `dt` seconds toward this frame's target: the `count` lane groups at `target`
+// and its `num_curves` curves (the numbers it was made for). On the frame after a request in relative mode,
+// `previous` and `previous_curves` hold the target one frame earlier (`dt` before); otherwise they may be
+// NULL. Read the output with `sinew_inertializer_output`.
+//
+// Errors, with the inertializer unchanged: `SINEW_ERROR_INVALID_ARGUMENT` for a `dt` not finite or below 0, a
+// target not finite or with a zero rotation, an output not finite, or a missing previous target in relative
+// mode; `SINEW_ERROR_BUFFER` for lengths other than the inertializer's, misaligned poses, or an input inside
+// the inertializer's memory; `SINEW_ERROR_INVALID_HANDLE`.
+//
+// # Safety
+// `inertializer` as for `sinew_inertializer_request`; `target` and `previous` point to `count` readable lane
+// groups (or NULL where allowed), `curves` and `previous_curves` to `num_curves` readable floats.
+sinew_status sinew_inertialize(struct sinew_inertializer *inertializer,
+                               float dt,
+                               const struct sinew_soa_transform *target,
+                               size_t count,
+                               const float *curves,
+                               size_t num_curves,
+                               const struct sinew_soa_transform *previous,
+                               const float *previous_curves);
+
+// Points `*pose` at the last output (`*count` lane groups, local space) and `*curves` at its `*num_curves`
+// curves, inside the inertializer's memory: valid until its next call or until the memory moves.
+//
+// Errors: `SINEW_ERROR_INVALID_HANDLE`.
+//
+// # Safety
+// `inertializer` as for `sinew_inertializer_request`; the four outputs are writable.
+sinew_status sinew_inertializer_output(struct sinew_inertializer *inertializer,
+                                       const struct sinew_soa_transform **pose,
+                                       size_t *count,
+                                       const float **curves,
+                                       size_t *num_curves);
+
+// Writes 1 to `*out` while a transition's offset is not yet zero everywhere, else 0.
+//
+// # Safety
+// `inertializer` as for `sinew_inertializer_request`; `out` is writable.
+sinew_status sinew_inertializer_is_transitioning(struct sinew_inertializer *inertializer,
+                                                 uint32_t *out);
+
+// Forgets the history, any transition in flight and pending requests (a teleport): the next output is the
+// target.
+//
+// # Safety
+// `inertializer` as for `sinew_inertializer_request`.
+sinew_status sinew_inertializer_reset(struct sinew_inertializer *inertializer);
+
 // The model-space matrices of the `count` lane groups at `local` into the `num_matrices` (the skeleton's
 // joints) at `model`, each joint's parent applied first and `root` (NULL: the identity) above every root
 // joint. Results equal the character's bit for bit.
@@ -1254,9 +1364,9 @@ sinew_status sinew_local_to_model(const struct sinew_asset *asset,
                                   struct sinew_mat4 *model,
                                   size_t num_matrices);
 
-// Bytes of memory a sampling context for a `num_joints` skeleton needs (a multiple of
-// `SINEW_SAMPLING_CONTEXT_ALIGN`), keeping a compressed segment's decoders for clips of up to `max_tracks`
-// animated tracks (0: none kept; clamped to three per joint). About 80 bytes per joint and 32 per track.
+// Bytes of memory a sampling context for a `num_joints` skeleton needs (a multiple of `SINEW_STATE_ALIGN`),
+// keeping a compressed segment's decoders for clips of up to `max_tracks` animated tracks (0: none kept;
+// clamped to three per joint). About 80 bytes per joint and 32 per track.
 //
 // Errors: `SINEW_ERROR_INVALID_ARGUMENT` for a joint count outside `1..=SINEW_MAX_JOINTS`.
 //
@@ -1267,8 +1377,8 @@ sinew_status sinew_sampling_context_required_bytes(uint32_t num_joints,
                                                    size_t *out);
 
 // Lays out a sampling context for a `num_joints` skeleton in the `len` bytes at `memory` (aligned to
-// `SINEW_SAMPLING_CONTEXT_ALIGN`, at least `sinew_sampling_context_required_bytes`), holding nothing, and points
-// `*out` at it. Keep one per clip playing forward; the caller frees the memory when done.
+// `SINEW_STATE_ALIGN`, at least `sinew_sampling_context_required_bytes`), holding nothing, and points `*out`
+// at it. Keep one per clip playing forward; the caller frees the memory when done.
 //
 // Errors: `SINEW_ERROR_INVALID_ARGUMENT` (joint count); `SINEW_ERROR_MEMORY_ALIGNMENT`;
 // `SINEW_ERROR_MEMORY_TOO_SMALL`.

@@ -455,3 +455,144 @@ fn vertex_skinning_through_c_matches_the_core() {
         assert_eq!(in_place, input);
     });
 }
+
+/// An inertializer in caller memory, driven through the C ABI across a clip switch (moved to another address
+/// mid-transition), equals the core's `Inertializer` frame by frame, bit for bit; its refusals change nothing.
+#[test]
+fn inertialization_through_c_matches_the_core() {
+    use sinew::arena::Arena;
+    use sinew::inertialization::{InertializationJob, Inertializer, Settings, Target, Transition};
+    with_example(|_, asset, _, n, g| {
+        let mut memory = vec![];
+        let context = new_context(&mut memory, n as u32, 0);
+        let sample = |clip: u32, time: f32| {
+            let mut pose = identity_pose(g);
+            // SAFETY: valid buffers.
+            let status = unsafe {
+                sinew_sample(asset, clip, time, SINEW_WRAP_LOOP, context, pose.as_mut_ptr(), g, std::ptr::null_mut(), 0)
+            };
+            assert_eq!(status, SINEW_OK);
+            pose
+        };
+        let curves = 2usize;
+        let mut bytes = 0;
+        let mut inertializer = std::ptr::null_mut();
+        // SAFETY: valid buffers.
+        unsafe { assert_eq!(sinew_inertializer_required_bytes(n as u32, curves as u32, &mut bytes), SINEW_OK) };
+        let mut c_memory = vec![Chunk::ZERO; Chunk::count(bytes)];
+        let init = unsafe {
+            sinew_inertializer_init(
+                c_memory.as_mut_ptr().cast(),
+                bytes,
+                n as u32,
+                2,
+                SINEW_INERTIALIZE_DEFAULT,
+                &mut inertializer,
+            )
+        };
+        assert_eq!(init, SINEW_OK);
+        let mut rust_memory = vec![Chunk::ZERO; Chunk::count(Inertializer::required_bytes(n, curves))];
+        let arena = Arena::new(Chunk::bytes_mut(&mut rust_memory));
+        let mut rust = Inertializer::new(&arena, n, curves, Settings::default()).expect("inertializer");
+        let dt = 1.0 / 30.0;
+        let mut moved = vec![Chunk::ZERO; c_memory.len()];
+        for frame in 0..16 {
+            let (clip, time) = if frame < 5 { (0, 0.1 + dt * frame as f32) } else { (1, 0.3 + dt * frame as f32) };
+            let target = sample(clip, time);
+            let target_curves = [0.1 * frame as f32, if frame < 5 { 0.0 } else { 1.0 }];
+            // The target graph one frame earlier: after the switch, the new clip `dt` before.
+            let previous = Some((sample(clip, time - dt), [0.1 * (frame as f32 - 1.0), target_curves[1]]));
+            if frame == 5 {
+                // SAFETY: valid buffers.
+                unsafe { assert_eq!(sinew_inertializer_request(inertializer, 0.3, std::ptr::null(), g), SINEW_OK) };
+                rust.request(&Transition { duration: 0.3, profile: None }).expect("request");
+            }
+            if frame == 8 {
+                // The memory moves mid-transition, as a character's may.
+                moved.copy_from_slice(&c_memory);
+                inertializer = moved.as_mut_ptr().cast();
+            }
+            let (prev_pose, prev_curves) =
+                previous.as_ref().map_or((std::ptr::null(), std::ptr::null()), |(p, c)| (p.as_ptr(), c.as_ptr()));
+            // SAFETY: valid buffers.
+            let status = unsafe {
+                sinew_inertialize(
+                    inertializer,
+                    dt,
+                    target.as_ptr(),
+                    g,
+                    target_curves.as_ptr(),
+                    curves,
+                    prev_pose,
+                    prev_curves,
+                )
+            };
+            assert_eq!(status, SINEW_OK, "frame {frame}");
+            let rust_target = core_pose(&target);
+            let rust_previous = previous.as_ref().map(|(p, c)| (core_pose(p), *c));
+            let previous_ref = rust_previous.as_ref().map(|(p, c)| (p.as_slice(), c.as_slice()));
+            let target_ref = Target { pose: &rust_target, curves: &target_curves, previous: previous_ref };
+            InertializationJob { inertializer: &mut rust, dt, target: target_ref }.run().expect("inertialize");
+            let (mut pose, mut count, mut out_curves, mut num_curves) = (std::ptr::null(), 0, std::ptr::null(), 0);
+            // SAFETY: valid buffers; the output is read before the next call.
+            unsafe {
+                let status =
+                    sinew_inertializer_output(inertializer, &mut pose, &mut count, &mut out_curves, &mut num_curves);
+                assert_eq!(status, SINEW_OK);
+                let c_out = core_pose(std::slice::from_raw_parts(pose, count));
+                assert_eq!(c_out, rust.output().pose, "frame {frame}: poses differ");
+                assert_eq!(std::slice::from_raw_parts(out_curves, num_curves), rust.output().curves, "frame {frame}");
+                let mut transitioning = 9;
+                assert_eq!(sinew_inertializer_is_transitioning(inertializer, &mut transitioning), SINEW_OK);
+                assert_eq!(transitioning, u32::from(rust.is_transitioning()));
+                if frame == 5 {
+                    assert_eq!(transitioning, 1);
+                    assert_ne!(c_out, rust_target, "the offset shows after the switch");
+                }
+            }
+        }
+        // Refusals, the inertializer unchanged: a NaN step, a short target, a duration below the minimum, a
+        // target inside its own memory, bad settings.
+        let target = sample(0, 0.2);
+        let before = moved.clone();
+        // SAFETY: valid buffers, or deliberately bad ones refused unread.
+        unsafe {
+            let curves2 = [0.0f32; 2];
+            let run = |dt, target: *const sinew_soa_transform, count| {
+                sinew_inertialize(
+                    inertializer,
+                    dt,
+                    target,
+                    count,
+                    curves2.as_ptr(),
+                    2,
+                    std::ptr::null(),
+                    std::ptr::null(),
+                )
+            };
+            assert_eq!(run(f32::NAN, target.as_ptr(), g), SINEW_ERROR_INVALID_ARGUMENT);
+            assert_eq!(run(dt, target.as_ptr(), g - 1), SINEW_ERROR_BUFFER);
+            assert_eq!(run(dt, inertializer.cast::<u8>().add(256).cast(), g), SINEW_ERROR_BUFFER);
+            assert_eq!(
+                sinew_inertializer_request(inertializer, 0.0, std::ptr::null(), g),
+                SINEW_ERROR_INVALID_ARGUMENT
+            );
+            let short = vec![F4::ONE; g - 1];
+            let status = sinew_inertializer_request(inertializer, 0.2, short.as_ptr().cast(), g - 1);
+            assert_eq!(status, SINEW_ERROR_BUFFER, "a profile of fewer lane groups than the pose");
+            let zero = vec![F4::ZERO; g];
+            let status = sinew_inertializer_request(inertializer, 0.2, zero.as_ptr().cast(), g);
+            assert_eq!(status, SINEW_ERROR_INVALID_ARGUMENT, "a zero duration factor");
+            assert_eq!(moved, before);
+            // A request then a relative frame without the previous target.
+            assert_eq!(sinew_inertializer_request(inertializer, 0.2, std::ptr::null(), g), SINEW_OK);
+            assert_eq!(run(dt, target.as_ptr(), g), SINEW_ERROR_INVALID_ARGUMENT);
+            let mut other = std::ptr::null_mut();
+            let status = sinew_inertializer_init(c_memory.as_mut_ptr().cast(), bytes, n as u32, 2, 8, &mut other);
+            assert_eq!(status, SINEW_ERROR_INVALID_ARGUMENT);
+            let mut junk = vec![Chunk::ZERO; 4];
+            assert_eq!(sinew_inertializer_reset(junk.as_mut_ptr().cast()), SINEW_ERROR_INVALID_HANDLE);
+            assert_eq!(sinew_inertializer_reset(inertializer), SINEW_OK);
+        }
+    });
+}

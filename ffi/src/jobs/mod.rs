@@ -5,9 +5,11 @@
 pub mod attachment;
 pub mod blending;
 pub mod ik;
+pub mod inertialization;
 pub mod local_to_model;
 pub mod sampling;
 pub mod skinning;
+pub mod state;
 pub mod vertex_skinning;
 
 use crate::asset::{StoredAsset, sinew_asset, stored};
@@ -176,7 +178,8 @@ pub(crate) fn job_status(error: Error) -> sinew_status {
         | Error::ZeroQuaternion { .. }
         | Error::RotationLength { .. }
         | Error::NonUnitRotation { .. }
-        | Error::NotAffine { .. } => SINEW_ERROR_INVALID_ARGUMENT,
+        | Error::NotAffine { .. }
+        | Error::MissingPreviousTarget => SINEW_ERROR_INVALID_ARGUMENT,
         Error::InfluenceOutOfRange { .. } => SINEW_ERROR_INDEX_OUT_OF_RANGE,
         other => status_of(other),
     }

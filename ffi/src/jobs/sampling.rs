@@ -2,54 +2,56 @@
 //! frames it decoded last (and a compressed segment's decoders) between calls, so playing forward decodes each
 //! frame once.
 
+use super::state::{Header, Prefix, extent, init, open, state_bytes};
 use super::{bytes, disjoint, job_asset, job_status, output, read_only, sinew_soa_transform};
 use crate::asset::sinew_asset;
 use crate::character::{SINEW_WRAP_CLAMP, SINEW_WRAP_LOOP};
 use crate::status::{
-    SINEW_ERROR_INDEX_OUT_OF_RANGE, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ERROR_INVALID_HANDLE,
-    SINEW_ERROR_MEMORY_ALIGNMENT, SINEW_ERROR_MEMORY_TOO_SMALL, SINEW_ERROR_NULL_POINTER, SINEW_OK, put, sinew_status,
+    SINEW_ERROR_INDEX_OUT_OF_RANGE, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ERROR_INVALID_HANDLE, SINEW_OK, put,
+    sinew_status,
 };
 use core::ffi::c_void;
-use core::mem::size_of;
 use sinew::arena::Arena;
 use sinew::math::SoaTransform;
 use sinew::sampling::{ContextState, Playback, SamplingContext, SamplingJob};
 
-/// Required alignment of a sampling context's memory.
-pub const SINEW_SAMPLING_CONTEXT_ALIGN: usize = 64;
-
-/// A sampling context: opaque, at the start of the memory the caller gave `sinew_sampling_context_init`. Like
-/// a character, the memory may be copied byte for byte to another aligned address between calls.
+/// A sampling context: opaque, at the start of the memory the caller gave `sinew_sampling_context_init`
+/// (aligned to `SINEW_STATE_ALIGN`).
 pub struct sinew_sampling_context {
     _opaque: [u8; 0],
 }
 
 /// What precedes the context's arena: its sizes and the core context's state between calls.
 #[repr(C)]
-struct Prefix {
-    magic: u64,
-    arena_len: u64,
+#[derive(Clone, Copy)]
+struct ContextPrefix {
+    header: Header,
     num_joints: u32,
     max_tracks: u32,
     state: ContextState,
 }
 
-const CONTEXT_MAGIC: u64 = u64::from_le_bytes(*b"snwCONTX");
-/// The prefix takes whole alignment units, so the arena after it starts aligned.
-const PREFIX_BYTES: usize = 2 * SINEW_SAMPLING_CONTEXT_ALIGN;
-const _: () = assert!(size_of::<Prefix>() <= PREFIX_BYTES);
+// SAFETY: `repr(C)` plain data starting with a `Header`, within the prefix (`init` asserts the size).
+unsafe impl Prefix for ContextPrefix {
+    const MAGIC: u64 = u64::from_le_bytes(*b"snwCONTX");
+}
 
 /// `num_joints`, or `SINEW_ERROR_INVALID_ARGUMENT` for a count outside `1..=SINEW_MAX_JOINTS`.
-fn joint_count(num_joints: u32) -> Result<usize, sinew_status> {
+pub(crate) fn joint_count(num_joints: u32) -> Result<usize, sinew_status> {
     match num_joints as usize {
         n @ 1..=sinew::skeleton::MAX_JOINTS => Ok(n),
         _ => Err(SINEW_ERROR_INVALID_ARGUMENT),
     }
 }
 
-/// Bytes of memory a sampling context for a `num_joints` skeleton needs (a multiple of
-/// `SINEW_SAMPLING_CONTEXT_ALIGN`), keeping a compressed segment's decoders for clips of up to `max_tracks`
-/// animated tracks (0: none kept; clamped to three per joint). About 80 bytes per joint and 32 per track.
+/// Bytes of the memory of a context (see `sinew_sampling_context_required_bytes`).
+fn context_bytes(num_joints: u32, max_tracks: u32) -> Result<usize, sinew_status> {
+    joint_count(num_joints).map(|n| state_bytes(SamplingContext::required_bytes_with_decoders(n, max_tracks as usize)))
+}
+
+/// Bytes of memory a sampling context for a `num_joints` skeleton needs (a multiple of `SINEW_STATE_ALIGN`),
+/// keeping a compressed segment's decoders for clips of up to `max_tracks` animated tracks (0: none kept;
+/// clamped to three per joint). About 80 bytes per joint and 32 per track.
 ///
 /// Errors: `SINEW_ERROR_INVALID_ARGUMENT` for a joint count outside `1..=SINEW_MAX_JOINTS`.
 ///
@@ -61,17 +63,13 @@ pub unsafe extern "C" fn sinew_sampling_context_required_bytes(
     max_tracks: u32,
     out: *mut usize,
 ) -> sinew_status {
-    let total = joint_count(num_joints).map(|n| {
-        let arena = SamplingContext::required_bytes_with_decoders(n, max_tracks as usize);
-        PREFIX_BYTES + arena.next_multiple_of(SINEW_SAMPLING_CONTEXT_ALIGN)
-    });
     // SAFETY: the caller's contract.
-    unsafe { put(out, total) }
+    unsafe { put(out, context_bytes(num_joints, max_tracks)) }
 }
 
 /// Lays out a sampling context for a `num_joints` skeleton in the `len` bytes at `memory` (aligned to
-/// `SINEW_SAMPLING_CONTEXT_ALIGN`, at least `sinew_sampling_context_required_bytes`), holding nothing, and points
-/// `*out` at it. Keep one per clip playing forward; the caller frees the memory when done.
+/// `SINEW_STATE_ALIGN`, at least `sinew_sampling_context_required_bytes`), holding nothing, and points `*out`
+/// at it. Keep one per clip playing forward; the caller frees the memory when done.
 ///
 /// Errors: `SINEW_ERROR_INVALID_ARGUMENT` (joint count); `SINEW_ERROR_MEMORY_ALIGNMENT`;
 /// `SINEW_ERROR_MEMORY_TOO_SMALL`.
@@ -86,34 +84,13 @@ pub unsafe extern "C" fn sinew_sampling_context_init(
     max_tracks: u32,
     out: *mut *mut sinew_sampling_context,
 ) -> sinew_status {
-    if memory.is_null() || out.is_null() {
-        return SINEW_ERROR_NULL_POINTER;
-    }
-    let mut required = 0;
-    // SAFETY: a local.
-    let status = unsafe { sinew_sampling_context_required_bytes(num_joints, max_tracks, &mut required) };
-    if status != SINEW_OK {
-        return status;
-    }
-    if !(memory as usize).is_multiple_of(SINEW_SAMPLING_CONTEXT_ALIGN) {
-        return SINEW_ERROR_MEMORY_ALIGNMENT;
-    }
-    if len < required {
-        return SINEW_ERROR_MEMORY_TOO_SMALL;
-    }
-    let prefix = Prefix {
-        magic: CONTEXT_MAGIC,
-        arena_len: (required - PREFIX_BYTES) as u64,
-        num_joints,
-        max_tracks,
-        state: ContextState::default(),
-    };
-    // SAFETY: `len >= required > PREFIX_BYTES` writable, aligned bytes; `out` is writable.
-    unsafe {
-        memory.cast::<Prefix>().write(prefix);
-        out.write(memory.cast());
-    }
-    SINEW_OK
+    let result = context_bytes(num_joints, max_tracks).and_then(|required| {
+        let header = Header { magic: 0, arena_len: 0 };
+        let prefix = ContextPrefix { header, num_joints, max_tracks, state: ContextState::default() };
+        // SAFETY: the caller's contract.
+        unsafe { init(memory, len, required, prefix, out) }
+    });
+    result.err().unwrap_or(SINEW_OK)
 }
 
 /// Samples clip `clip` of `asset` at `time` seconds (`SINEW_WRAP_LOOP` wraps it into the clip,
@@ -150,25 +127,17 @@ pub unsafe extern "C" fn sinew_sample(
             _ => return Err(SINEW_ERROR_INVALID_ARGUMENT),
         };
         let clip = stored.asset.clip(clip as usize).ok_or(SINEW_ERROR_INDEX_OUT_OF_RANGE)?;
-        if context.is_null() {
-            return Err(SINEW_ERROR_NULL_POINTER);
-        }
-        if !(context as usize).is_multiple_of(SINEW_SAMPLING_CONTEXT_ALIGN) {
-            return Err(SINEW_ERROR_INVALID_HANDLE);
-        }
-        // SAFETY: aligned, and a context's memory by the caller's contract.
-        let prefix = unsafe { &mut *context.cast::<Prefix>() };
-        let arena_len = usize::try_from(prefix.arena_len).map_err(|_| SINEW_ERROR_INVALID_HANDLE)?;
-        if prefix.magic != CONTEXT_MAGIC || arena_len > isize::MAX as usize - PREFIX_BYTES {
-            return Err(SINEW_ERROR_INVALID_HANDLE);
-        }
-        let memory = (context.cast::<u8>().cast_const(), PREFIX_BYTES + arena_len);
+        // SAFETY: the caller's contract.
+        let memory = unsafe { extent(context) };
         let curves_read = if num_curves == 0 { (core::ptr::null(), 0) } else { bytes(curves, num_curves) };
         let read = read_only(stored, asset);
+        disjoint(memory, &read)?;
         disjoint((pose.cast_const(), count), &[memory, curves_read, read[0], read[1]])?;
         if num_curves != 0 {
             disjoint((curves.cast_const(), num_curves), &[memory, read[0], read[1]])?;
         }
+        // SAFETY: the caller's contract.
+        let (prefix, arena_memory) = unsafe { open::<ContextPrefix, _>(context) }?;
         // SAFETY: the caller's contract; disjoint from every other buffer of the call (checked).
         let output = unsafe { output::<_, SoaTransform>(pose, count) }?;
         let curves: &mut [f32] = if num_curves == 0 {
@@ -177,9 +146,6 @@ pub unsafe extern "C" fn sinew_sample(
             // SAFETY: as `output`.
             unsafe { super::output::<f32, f32>(curves, num_curves) }?
         };
-        // SAFETY: the prefix's `arena_len` bytes follow it in the context's memory, used by no one else.
-        let arena_memory =
-            unsafe { core::slice::from_raw_parts_mut(context.cast::<u8>().add(PREFIX_BYTES), arena_len) };
         let arena = Arena::new(arena_memory);
         let (num_joints, max_tracks) = (prefix.num_joints as usize, prefix.max_tracks as usize);
         let mut core_context = SamplingContext::resume(&arena, num_joints, max_tracks, &prefix.state)
@@ -200,18 +166,13 @@ pub unsafe extern "C" fn sinew_sample(
 /// `context` points to an initialized context used by no one else during the call.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn sinew_sampling_context_invalidate(context: *mut sinew_sampling_context) -> sinew_status {
-    if context.is_null() {
-        return SINEW_ERROR_NULL_POINTER;
+    // SAFETY: the caller's contract.
+    match unsafe { open::<ContextPrefix, _>(context) } {
+        Ok((prefix, _)) => {
+            // The all-zero state holds nothing (`ContextState`'s contract).
+            prefix.state = ContextState::default();
+            SINEW_OK
+        }
+        Err(status) => status,
     }
-    if !(context as usize).is_multiple_of(SINEW_SAMPLING_CONTEXT_ALIGN) {
-        return SINEW_ERROR_INVALID_HANDLE;
-    }
-    // SAFETY: aligned, and a context's memory by the caller's contract.
-    let prefix = unsafe { &mut *context.cast::<Prefix>() };
-    if prefix.magic != CONTEXT_MAGIC {
-        return SINEW_ERROR_INVALID_HANDLE;
-    }
-    // The all-zero state holds nothing (`ContextState`'s contract).
-    prefix.state = ContextState::default();
-    SINEW_OK
 }
