@@ -545,6 +545,131 @@ typedef struct sinew_vertex_layout {
   size_t tangent_stride;
 } sinew_vertex_layout;
 
+// A root's place or step: a ground translation and a turn about +Y.
+//
+// Layout: 16 bytes, 4-byte aligned.
+typedef struct sinew_root_motion {
+  // Translation, the clip's units.
+  float translation[3];
+  // Yaw, radians.
+  float yaw;
+} sinew_root_motion;
+
+// A turn-to-face segment: over `[start, end]` of animation time the clip turns the root by `authored`
+// radians (`sinew_clip_motion_between`'s yaw); the game wants `desired` (the facing it wants at the end minus
+// the facing at entry), so the difference is added, evenly over the segment.
+//
+// Layout: 16 bytes, 4-byte aligned.
+typedef struct sinew_turn_to_face {
+  // Animation time the segment starts, seconds.
+  float start;
+  // Animation time it ends, seconds, `>= start`.
+  float end;
+  // The clip's own turn over the segment, radians (unwrapped).
+  float authored;
+  // The turn the game wants, radians (taken within π of `authored`).
+  float desired;
+} sinew_turn_to_face;
+
+// A shift-to-spot segment: over `[start, end]` of animation time the root would end at `predicted` (the
+// game's prediction, in its world); the game wants `target`, so the difference is added evenly.
+//
+// Layout: 32 bytes, 4-byte aligned.
+typedef struct sinew_shift_to_spot {
+  // Animation time the segment starts, seconds.
+  float start;
+  // Animation time it ends, seconds, `>= start`.
+  float end;
+  // Where the root would end.
+  float predicted[3];
+  // Where it should end.
+  float target[3];
+} sinew_shift_to_spot;
+
+// Steering limits: facing follows a requested direction with at most this angular acceleration and rate,
+// braking so it never overshoots.
+//
+// Layout: 8 bytes, 4-byte aligned.
+typedef struct sinew_steering {
+  // Radians per second squared, > 0.
+  float max_acceleration;
+  // Radians per second, > 0.
+  float max_rate;
+} sinew_steering;
+
+// A steered facing: yaw (radians, unwrapped) and its rate (radians per second). Zero to start.
+//
+// Layout: 8 bytes, 4-byte aligned.
+typedef struct sinew_facing {
+  // Yaw, radians.
+  float yaw;
+  // Turn rate, radians per second.
+  float rate;
+} sinew_facing;
+
+// Lean into turns: the angle follows `gain · yaw rate` (clamped to `±max`) as a critically damped spring of
+// `time_constant` seconds; the game applies it about the moving-forward axis of a joint it chooses.
+//
+// Layout: 12 bytes, 4-byte aligned.
+typedef struct sinew_lean {
+  // Radians of lean per radian per second of turn.
+  float gain;
+  // The largest lean, radians, > 0.
+  float max;
+  // Seconds, > 0.
+  float time_constant;
+} sinew_lean;
+
+// A lean's state: angle (radians) and rate (radians per second). Zero to start.
+//
+// Layout: 8 bytes, 4-byte aligned.
+typedef struct sinew_lean_state {
+  // Lean angle, radians.
+  float angle;
+  // Its rate, radians per second.
+  float rate;
+} sinew_lean_state;
+
+// One key of a speed curve: time (seconds), speed, and slope (speed per second), a cubic Hermite spline
+// through the keys.
+//
+// Layout: 12 bytes, 4-byte aligned.
+typedef struct sinew_curve_key {
+  // Seconds, strictly increasing from key to key.
+  float time;
+  // The speed there.
+  float value;
+  // The slope there, speed per second.
+  float slope;
+} sinew_curve_key;
+
+// When one channel of a warp moves toward its target: from `start` to `end` seconds of clip time along a
+// smoothstep; all of it from `end` on. `start == end` is a step.
+//
+// Layout: 8 bytes, 4-byte aligned.
+typedef struct sinew_warp_window {
+  // Clip time the warp starts, seconds.
+  float start;
+  // Clip time it ends, seconds, at most the marker's.
+  float end;
+} sinew_warp_window;
+
+// A warp point (Gears of War 4): the root's unwarped place at a marker (`sinew_clip_motion_between` from the
+// segment's entry, composed with the character's world transform) is taken to `target`, the path bending with
+// translation, rotation (of the path about the marker) and facing, each over its own window.
+//
+// Layout: 60 bytes, 4-byte aligned.
+typedef struct sinew_warp_point {
+  // The unwarped root at the marker.
+  struct sinew_root_motion marker;
+  // Where the root should be at the marker.
+  struct sinew_root_motion target;
+  // The marker's clip time, seconds.
+  float marker_time;
+  // Translation, rotation and facing windows, each ending by `marker_time`.
+  struct sinew_warp_window windows[3];
+} sinew_warp_point;
+
 // Success.
 #define SINEW_OK 0
 
@@ -1474,6 +1599,140 @@ sinew_status sinew_skin_vertices(const struct sinew_mat4 *palette,
                                  size_t output_len,
                                  const struct sinew_vertex_layout *output_layout);
 
+// The motion clip `clip`'s root makes from local time `start` to `end` (each clamped to the clip), its turn
+// unwrapped frame by frame (a segment may turn several half turns; backward it is the inverse): a turn
+// segment's authored turn for `sinew_turn_to_face`, or a warp marker's unwarped place.
+//
+// Errors: `SINEW_ERROR_INDEX_OUT_OF_RANGE` (clip).
+//
+// # Safety
+// `asset` points to a loaded asset; `out` is writable.
+sinew_status sinew_clip_motion_between(const struct sinew_asset *asset,
+                                       uint32_t clip,
+                                       float start,
+                                       float end,
+                                       struct sinew_root_motion *out);
+
+// The yaw (radians) to add for a step of animation time from `from` to `to`: the correction times the
+// share of the segment the step covers, so any partition of the segment into steps adds the whole
+// correction.
+//
+// Errors: `SINEW_ERROR_INVALID_ARGUMENT` for a value not finite or `end < start`.
+//
+// # Safety
+// `segment` is readable; `yaw` writable.
+sinew_status sinew_turn_to_face_step(const struct sinew_turn_to_face *segment,
+                                     float from,
+                                     float to,
+                                     float *yaw);
+
+// The world translation (`offset[3]`) to add for a step of animation time from `from` to `to`.
+//
+// Errors: `SINEW_ERROR_INVALID_ARGUMENT` for a value not finite or `end < start`.
+//
+// # Safety
+// `segment` is readable; `offset` points to three writable floats.
+sinew_status sinew_shift_to_spot_step(const struct sinew_shift_to_spot *segment,
+                                      float from,
+                                      float to,
+                                      float *offset);
+
+// The yaw to add for a step of a dynamic turn toward a moving target: `error` is the target facing minus the
+// facing the clip reaches at the segment's end uncorrected (radians, wrapped here); the step from `from` to
+// `to` applies it in proportion to the part of what is left of `[start, end]` it covers.
+//
+// Errors: `SINEW_ERROR_INVALID_ARGUMENT` for a value not finite.
+//
+// # Safety
+// `yaw` is writable.
+sinew_status sinew_dynamic_turn(float error,
+                                float from,
+                                float to,
+                                float start,
+                                float end,
+                                float *yaw);
+
+// Moves `*facing` `dt` seconds on, steering toward `target` (radians; the shorter way round).
+//
+// Errors, `*facing` unchanged: `SINEW_ERROR_INVALID_ARGUMENT` for limits not finite and > 0, a target,
+// facing or `dt` not finite, or `dt < 0`.
+//
+// # Safety
+// `steering` is readable; `facing` readable and writable.
+sinew_status sinew_steering_step(const struct sinew_steering *steering,
+                                 struct sinew_facing *facing,
+                                 float target,
+                                 float dt);
+
+// Visual speed correction: the playback rate making a clip authored at `reference_speed` look right at
+// `game_speed`, clamped to `[min_rate, max_rate]`, for a control's speed.
+//
+// Errors: `SINEW_ERROR_INVALID_ARGUMENT` for a value not finite, a reference speed or minimum rate not > 0, or
+// `min_rate > max_rate`.
+//
+// # Safety
+// `rate` is writable.
+sinew_status sinew_playback_rate(float game_speed,
+                                 float reference_speed,
+                                 float min_rate,
+                                 float max_rate,
+                                 float *rate);
+
+// Moves `*state` `dt` seconds on while the character turns at `yaw_rate` (radians per second), stepped
+// exactly (any frame rate gives the same curve).
+//
+// Errors, `*state` unchanged: `SINEW_ERROR_INVALID_ARGUMENT` for a lean out of range, a value not finite, or
+// `dt < 0`.
+//
+// # Safety
+// `lean` is readable; `state` readable and writable.
+sinew_status sinew_lean_step(const struct sinew_lean *lean,
+                             struct sinew_lean_state *state,
+                             float yaw_rate,
+                             float dt);
+
+// The elapsed time at which the monotone speed curve at `keys` has `speed` (the first or last key's time
+// outside its range): where to enter a curve so the speed never jumps.
+//
+// Errors: `SINEW_ERROR_INVALID_ARGUMENT` for fewer than two keys, a value not finite, times not increasing, a
+// curve not monotone, or a NaN speed.
+//
+// # Safety
+// `keys` points to `num_keys` readable keys; `elapsed` is writable.
+sinew_status sinew_speed_curve_enter(const struct sinew_curve_key *keys,
+                                     size_t num_keys,
+                                     float speed,
+                                     float *elapsed);
+
+// Moves `*elapsed` along the speed curve at `keys` by `dt` seconds and writes the distance covered (the
+// curve's exact integral over the step) and the speed reached.
+//
+// Errors, nothing written: those of `sinew_speed_curve_enter`; `SINEW_ERROR_INVALID_ARGUMENT` for an elapsed
+// time or `dt` not finite, or `dt < 0`.
+//
+// # Safety
+// `keys` points to `num_keys` readable keys; `elapsed` is readable and writable; `distance` and `speed`
+// are writable.
+sinew_status sinew_speed_curve_step(const struct sinew_curve_key *keys,
+                                    size_t num_keys,
+                                    float *elapsed,
+                                    float dt,
+                                    float *distance,
+                                    float *speed);
+
+// The warped root at clip `time`, from the unwarped one: before every window it is `*unwarped` bit for bit;
+// from the last window's end on, the marker maps exactly onto the target.
+//
+// Errors: `SINEW_ERROR_INVALID_ARGUMENT` for a value not finite, or a window ending before it starts or after
+// the marker.
+//
+// # Safety
+// `warp` and `unwarped` are readable; `out` writable.
+sinew_status sinew_warp_point_apply(const struct sinew_warp_point *warp,
+                                    const struct sinew_root_motion *unwarped,
+                                    float time,
+                                    struct sinew_root_motion *out);
+
 // A static, NUL-terminated description of `status` (never NULL; an unknown value has a message too).
 const char *sinew_status_message(sinew_status status);
 
@@ -1512,6 +1771,12 @@ SINEW_STATIC_ASSERT(sizeof(sinew_mat3x4) == 48 && SINEW_ALIGNOF(sinew_mat3x4) ==
 SINEW_STATIC_ASSERT(sizeof(sinew_joint_limit) == 36 && SINEW_ALIGNOF(sinew_joint_limit) == 4, "sinew_joint_limit: 36 bytes");
 SINEW_STATIC_ASSERT(sizeof(sinew_ccd_result) == 12, "sinew_ccd_result has 12 bytes");
 SINEW_STATIC_ASSERT(sizeof(sinew_two_bone_rotations) == 32, "sinew_two_bone_rotations has 32 bytes");
+SINEW_STATIC_ASSERT(sizeof(sinew_root_motion) == 16 && sizeof(sinew_turn_to_face) == 16, "motion types: 16 bytes");
+SINEW_STATIC_ASSERT(sizeof(sinew_shift_to_spot) == 32, "sinew_shift_to_spot has 32 bytes");
+SINEW_STATIC_ASSERT(sizeof(sinew_steering) == 8 && sizeof(sinew_facing) == 8, "steering types: 8 bytes");
+SINEW_STATIC_ASSERT(sizeof(sinew_lean) == 12 && sizeof(sinew_lean_state) == 8, "lean types: 12 and 8 bytes");
+SINEW_STATIC_ASSERT(sizeof(sinew_curve_key) == 12, "sinew_curve_key has 12 bytes");
+SINEW_STATIC_ASSERT(sizeof(sinew_warp_window) == 8 && sizeof(sinew_warp_point) == 60, "warp types: 8 and 60 bytes");
 #if UINTPTR_MAX == 0xFFFFFFFFFFFFFFFFu
 SINEW_STATIC_ASSERT(sizeof(sinew_character_desc) == 32, "sinew_character_desc has 32 bytes on 64-bit targets");
 SINEW_STATIC_ASSERT(SINEW_ALIGNOF(sinew_character_desc) == 8, "sinew_character_desc is 8-byte aligned");

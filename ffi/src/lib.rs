@@ -32,6 +32,7 @@ mod edit;
 mod events;
 mod foot_planting;
 mod jobs;
+mod motion;
 mod status;
 
 pub use asset::*;
@@ -50,6 +51,7 @@ pub use jobs::skinning::*;
 pub use jobs::state::SINEW_STATE_ALIGN;
 pub use jobs::vertex_skinning::*;
 pub use jobs::*;
+pub use motion::*;
 pub use status::*;
 
 #[cfg(all(not(feature = "std"), panic = "abort", not(test)))]

@@ -109,6 +109,9 @@ pub(crate) fn status_of(error: Error) -> sinew_status {
         | Error::InvalidIkTarget
         | Error::InvalidFootPlanting
         | Error::InvalidAttachment
+        | Error::InvalidCorrection
+        | Error::InvalidWarp
+        | Error::InvalidCurve
         | Error::NonFinite { .. } => SINEW_ERROR_INVALID_ARGUMENT,
         Error::NoInertializer => SINEW_ERROR_NO_INERTIALIZER,
         Error::StateMismatch | Error::ForeignAsset { .. } | Error::BufferLength { .. } | Error::ForeignWalk => {
