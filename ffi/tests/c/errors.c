@@ -43,7 +43,7 @@ int main(int argc, char **argv) {
   fclose(file);
 
   /* Messages exist for every status and for unknown ones. */
-  for (sinew_status s = -1; s <= SINEW_ERROR_INTERNAL + 1; ++s) EXPECT_TRUE(sinew_status_message(s) != NULL);
+  for (sinew_status s = -1; s <= SINEW_ERROR_BUFFER + 1; ++s) EXPECT_TRUE(sinew_status_message(s) != NULL);
   EXPECT_TRUE(strcmp(sinew_status_message(SINEW_OK), "success") == 0);
 
   /* Blobs. */
@@ -326,6 +326,181 @@ int main(int argc, char **argv) {
   EXPECT(sinew_character_plant_feet(character, &asset, NULL, &plant, &report), SINEW_ERROR_NULL_POINTER);
   EXPECT(sinew_character_foot_probes(character, &planter, &plant, probes), SINEW_ERROR_INDEX_OUT_OF_RANGE);
   EXPECT(sinew_character_foot_probes(character, &planter, &plant, NULL), SINEW_ERROR_NULL_POINTER);
+
+  /* The stage jobs, IK over caller buffers, motion correction (ABI 1004). */
+  size_t groups = 0, context_bytes = 0;
+  EXPECT(sinew_asset_num_soa_joints(&asset, &groups), SINEW_OK);
+  EXPECT(sinew_sampling_context_required_bytes(0, 0, &context_bytes), SINEW_ERROR_INVALID_ARGUMENT);
+  EXPECT(sinew_sampling_context_required_bytes(joints, 0, &context_bytes), SINEW_OK);
+  uint8_t *context_memory = aligned_alloc(SINEW_STATE_ALIGN, context_bytes + SINEW_STATE_ALIGN);
+  sinew_sampling_context *context = NULL;
+  EXPECT(sinew_sampling_context_init(context_memory + 8, context_bytes, joints, 0, &context),
+         SINEW_ERROR_MEMORY_ALIGNMENT);
+  EXPECT(sinew_sampling_context_init(context_memory, context_bytes - 1, joints, 0, &context),
+         SINEW_ERROR_MEMORY_TOO_SMALL);
+  EXPECT_TRUE(context == NULL);
+  EXPECT(sinew_sampling_context_init(context_memory, context_bytes, joints, 0, &context), SINEW_OK);
+  sinew_soa_transform *pose = aligned_alloc(16, (groups + 1) * sizeof(sinew_soa_transform));
+  memset(pose, 0x7F, (groups + 1) * sizeof(sinew_soa_transform));
+  sinew_soa_transform sentinel = pose[0];
+  EXPECT(sinew_sample(&asset, clips, 0.0f, SINEW_WRAP_LOOP, context, pose, groups, NULL, 0),
+         SINEW_ERROR_INDEX_OUT_OF_RANGE);
+  EXPECT(sinew_sample(&asset, 0, NAN, SINEW_WRAP_LOOP, context, pose, groups, NULL, 0), SINEW_ERROR_INVALID_ARGUMENT);
+  EXPECT(sinew_sample(&asset, 0, 0.0f, SINEW_WRAP_PING_PONG, context, pose, groups, NULL, 0),
+         SINEW_ERROR_INVALID_ARGUMENT);
+  EXPECT(sinew_sample(&asset, 0, 0.0f, SINEW_WRAP_LOOP, context, pose, groups + 1, NULL, 0), SINEW_ERROR_BUFFER);
+  EXPECT(sinew_sample(&asset, 0, 0.0f, SINEW_WRAP_LOOP, context, (sinew_soa_transform *)((uint8_t *)pose + 4), groups,
+                      NULL, 0),
+         SINEW_ERROR_BUFFER);
+  EXPECT(sinew_sample(&asset, 0, 0.0f, SINEW_WRAP_LOOP, (sinew_sampling_context *)memory, pose, groups, NULL, 0),
+         SINEW_ERROR_INVALID_HANDLE);
+  EXPECT(sinew_sample(&asset, 0, 0.0f, SINEW_WRAP_LOOP, context, (sinew_soa_transform *)context_memory, groups, NULL,
+                      0),
+         SINEW_ERROR_BUFFER);
+  EXPECT_TRUE(memcmp(&pose[0], &sentinel, sizeof sentinel) == 0);
+  EXPECT(sinew_sample(&asset, 0, 0.25f, SINEW_WRAP_LOOP, context, pose, groups, NULL, 0), SINEW_OK);
+
+  sinew_soa_transform *blended = aligned_alloc(16, groups * sizeof(sinew_soa_transform));
+  sinew_blend_layer layer = {pose, NULL, 1.0f, 0};
+  EXPECT(sinew_blend(&asset, &layer, 1, NULL, 0, 0.0f, blended, groups), SINEW_ERROR_INVALID_ARGUMENT);
+  EXPECT(sinew_blend(&asset, &layer, SINEW_MAX_BLEND_LAYERS + 1, NULL, 0, 0.1f, blended, groups),
+         SINEW_ERROR_INVALID_ARGUMENT);
+  EXPECT(sinew_blend(&asset, &layer, 1, NULL, 0, 0.1f, pose, groups), SINEW_ERROR_BUFFER);
+  layer.weight = -1.0f;
+  EXPECT(sinew_blend(&asset, &layer, 1, NULL, 0, 0.1f, blended, groups), SINEW_ERROR_INVALID_ARGUMENT);
+  layer.weight = 1.0f;
+  EXPECT(sinew_blend(&asset, &layer, 1, NULL, 0, 0.1f, blended, groups), SINEW_OK);
+  EXPECT(sinew_additive_delta(pose, blended, blended, groups), SINEW_ERROR_BUFFER);
+  sinew_transform joint_value = {{0, 0, 0}, {0, 0, 0, 0}, {1, 1, 1}};
+  EXPECT(sinew_pose_set_joint(blended, groups, 0, &joint_value), SINEW_ERROR_INVALID_ARGUMENT);
+  joint_value.rotation[3] = 1.0f;
+  EXPECT(sinew_pose_set_joint(blended, groups, 4 * (uint32_t)groups, &joint_value), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+  EXPECT(sinew_pose_joint(blended, groups, 0, &joint_value), SINEW_OK);
+
+  sinew_mat4 *model = aligned_alloc(32, (joints + 1) * sizeof(sinew_mat4));
+  EXPECT(sinew_local_to_model(&asset, blended, groups, NULL, model, joints + 1), SINEW_ERROR_BUFFER);
+  EXPECT(sinew_local_to_model(&asset, blended, groups, NULL, (sinew_mat4 *)blended, joints), SINEW_ERROR_BUFFER);
+  EXPECT(sinew_local_to_model(&asset, blended, groups, NULL, model, joints), SINEW_OK);
+  uint32_t skin_joints = 0;
+  EXPECT(sinew_asset_num_skin_joints(&asset, &skin_joints), SINEW_OK);
+  if (skin_joints > 0) {
+    sinew_mat3x4 *rows = aligned_alloc(16, (skin_joints + 1) * sizeof(sinew_mat3x4));
+    EXPECT(sinew_skinning_palette_3x4(&asset, model, joints, rows, skin_joints + 1), SINEW_ERROR_BUFFER);
+    EXPECT(sinew_skinning_palette_3x4(&asset, model, joints - 1, rows, skin_joints), SINEW_ERROR_BUFFER);
+    free(rows);
+    sinew_mat4 *palette = aligned_alloc(32, skin_joints * sizeof(sinew_mat4));
+    EXPECT(sinew_skinning_palette(&asset, model, joints, palette, skin_joints), SINEW_OK);
+    float vertices[2 * 6] = {0, 1, 0, 0, 0, 1, 1, 1, 0, 0, 0, 1}, skinned[2 * 6];
+    uint16_t vertex_joints[2] = {0, (uint16_t)skin_joints};
+    float vertex_weights[2] = {1.0f, 1.0f};
+    sinew_influences influences = {vertex_joints, vertex_weights, 2, 1, 0};
+    sinew_vertex_layout layout = {0, 24, 12, 24, 0, 0};
+    EXPECT(sinew_skin_vertices(palette, skin_joints, &influences, SINEW_NORMALS_RIGID, vertices, sizeof vertices,
+                               &layout, skinned, sizeof skinned, &layout),
+           SINEW_ERROR_INDEX_OUT_OF_RANGE);
+    vertex_joints[1] = 0;
+    EXPECT(sinew_skin_vertices(palette, skin_joints, &influences, 9, vertices, sizeof vertices, &layout, skinned,
+                               sizeof skinned, &layout),
+           SINEW_ERROR_INVALID_ARGUMENT);
+    EXPECT(sinew_skin_vertices(palette, skin_joints, &influences, SINEW_NORMALS_RIGID, vertices, sizeof vertices,
+                               &layout, skinned, sizeof skinned - 4, &layout),
+           SINEW_ERROR_BUFFER);
+    EXPECT(sinew_skin_vertices(palette, skin_joints, &influences, SINEW_NORMALS_RIGID, vertices, sizeof vertices,
+                               &layout, vertices, sizeof vertices, &layout),
+           SINEW_ERROR_BUFFER);
+    EXPECT(sinew_skin_vertices(palette, skin_joints, &influences, SINEW_NORMALS_FOR_PALETTE, vertices,
+                               sizeof vertices, &layout, skinned, sizeof skinned, &layout),
+           SINEW_OK);
+    free(palette);
+  }
+
+  /* Inertializers. */
+  size_t inertializer_bytes = 0;
+  EXPECT(sinew_inertializer_required_bytes(joints, 1u << 20, &inertializer_bytes), SINEW_ERROR_INVALID_ARGUMENT);
+  EXPECT(sinew_inertializer_required_bytes(joints, 0, &inertializer_bytes), SINEW_OK);
+  uint8_t *inertializer_memory = aligned_alloc(SINEW_STATE_ALIGN, inertializer_bytes);
+  sinew_inertializer *inertializer = NULL;
+  EXPECT(sinew_inertializer_init(inertializer_memory, inertializer_bytes, joints, 0, 8, &inertializer),
+         SINEW_ERROR_INVALID_ARGUMENT);
+  EXPECT(sinew_inertializer_init(inertializer_memory, inertializer_bytes, joints, 0, SINEW_INERTIALIZE_DEFAULT,
+                                 &inertializer),
+         SINEW_OK);
+  EXPECT(sinew_inertializer_request(inertializer, 0.0f, NULL, groups), SINEW_ERROR_INVALID_ARGUMENT);
+  EXPECT(sinew_inertialize(inertializer, -1.0f, pose, groups, NULL, 0, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+  EXPECT(sinew_inertialize(inertializer, 0.1f, pose, groups - 1, NULL, 0, NULL, NULL), SINEW_ERROR_BUFFER);
+  EXPECT(sinew_inertialize(inertializer, 0.1f, pose, groups, NULL, 0, NULL, NULL), SINEW_OK);
+  EXPECT(sinew_inertializer_request(inertializer, 0.2f, NULL, groups), SINEW_OK);
+  EXPECT(sinew_inertialize(inertializer, 0.1f, pose, groups, NULL, 0, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+  EXPECT(sinew_inertializer_reset((sinew_inertializer *)context_memory), SINEW_ERROR_INVALID_HANDLE);
+  free(inertializer_memory);
+
+  /* IK over caller buffers and attachments. */
+  sinew_soa_transform *local = aligned_alloc(16, groups * sizeof(sinew_soa_transform));
+  memcpy(local, blended, groups * sizeof(sinew_soa_transform));
+  reach.weight = 1.0f;
+  answer = 7;
+  EXPECT(sinew_two_bone_ik(&asset, model, joints, (sinew_soa_transform *)model, groups, &reach, &answer),
+         SINEW_ERROR_BUFFER);
+  reach.chain[2] = joints;
+  EXPECT(sinew_two_bone_ik(&asset, model, joints, local, groups, &reach, &answer), SINEW_ERROR_INVALID_ARGUMENT);
+  uint32_t chain[3] = {0, 1, 2};
+  float shares[3] = {0.5f, 0.5f, 2.0f};
+  sinew_aim_chain spine = {chain, shares, 3, {0, 0, 1}, {0, 1, 5}, 0.0f};
+  EXPECT(sinew_aim_chain_ik(&asset, model, joints, local, groups, &spine, &answer), SINEW_ERROR_INVALID_ARGUMENT);
+  spine.num_joints = SINEW_MAX_IK_CHAIN + 1;
+  EXPECT(sinew_aim_chain_ik(&asset, model, joints, local, groups, &spine, &answer), SINEW_ERROR_INVALID_ARGUMENT);
+  sinew_joint_limit limits[2] = {{7, {0, 0, 1}, 0, 0, 0, 0, 0}, {SINEW_LIMIT_FREE, {0, 0, 1}, 0, 0, 0, 0, 0}};
+  sinew_ccd tail = {chain, limits, 3, {0, 1, 0}, 0.001f, 8, 0.5f};
+  sinew_ccd_result solved = {77, 0.0f, 0};
+  EXPECT(sinew_ccd_ik(&asset, model, joints, local, groups, &tail, &solved), SINEW_ERROR_INVALID_ARGUMENT);
+  EXPECT(sinew_character_ccd_ik(character, &asset, &tail, &solved), SINEW_ERROR_INVALID_ARGUMENT);
+  EXPECT(sinew_character_aim_chain_ik(character, &asset, &spine, &answer), SINEW_ERROR_INVALID_ARGUMENT);
+  EXPECT_TRUE(solved.iterations == 77 && answer == 7);
+  sinew_two_bone_chain batch = {&asset, model, joints, local, groups, reach};
+  sinew_two_bone_rotations rotations;
+  EXPECT(sinew_two_bone_ik_batch(&batch, 1, &rotations), SINEW_ERROR_INVALID_ARGUMENT);
+  batch.request.chain[2] = 3;
+  batch.request.soften = 0.5f;
+  EXPECT(sinew_two_bone_ik_batch(&batch, 1, &rotations), SINEW_ERROR_INVALID_ARGUMENT);
+  sinew_two_bone_rotations zero = {{0, 0, 0, 0}, {0, 0, 0, 1}};
+  EXPECT(sinew_two_bone_store(&zero, chain, local, groups), SINEW_ERROR_INVALID_ARGUMENT);
+  sinew_mat4 offset = {{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}}, placed;
+  sinew_mat4 projective = offset;
+  projective.m[3] = 0.5f;
+  EXPECT(sinew_attach(model, joints, 0, &projective, &offset, &placed), SINEW_ERROR_INVALID_ARGUMENT);
+  EXPECT(sinew_attach(model, joints, joints, &offset, &offset, &placed), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+  float no_turn[4] = {0, 0, 0, 0};
+  EXPECT(sinew_hang(model, joints, 0, &offset, &offset, no_turn, &placed), SINEW_ERROR_INVALID_ARGUMENT);
+  EXPECT(sinew_character_edit_pose(character, &asset, NULL, NULL), SINEW_ERROR_NULL_POINTER);
+  EXPECT(sinew_character_update_unskinned(character, &asset, NAN), SINEW_ERROR_INVALID_ARGUMENT);
+  free(local);
+  free(model);
+  free(blended);
+  free(pose);
+  free(context_memory);
+
+  /* Motion correction. */
+  float turned = 7.0f, offset3[3] = {7, 7, 7};
+  sinew_turn_to_face turn = {0.8f, 0.2f, 0.0f, 1.0f};
+  EXPECT(sinew_turn_to_face_step(&turn, 0.0f, 1.0f, &turned), SINEW_ERROR_INVALID_ARGUMENT);
+  sinew_shift_to_spot shift = {0.0f, 1.0f, {INFINITY, 0, 0}, {0, 0, 0}};
+  EXPECT(sinew_shift_to_spot_step(&shift, 0.0f, 1.0f, offset3), SINEW_ERROR_INVALID_ARGUMENT);
+  EXPECT(sinew_dynamic_turn(NAN, 0.0f, 0.1f, 0.0f, 1.0f, &turned), SINEW_ERROR_INVALID_ARGUMENT);
+  sinew_steering steering = {0.0f, 1.0f};
+  sinew_facing facing = {7.0f, 7.0f};
+  EXPECT(sinew_steering_step(&steering, &facing, 1.0f, 0.1f), SINEW_ERROR_INVALID_ARGUMENT);
+  sinew_lean lean = {1.0f, 0.0f, 0.1f};
+  sinew_lean_state leaning = {7.0f, 7.0f};
+  EXPECT(sinew_lean_step(&lean, &leaning, 1.0f, 0.1f), SINEW_ERROR_INVALID_ARGUMENT);
+  EXPECT(sinew_playback_rate(1.0f, 0.0f, 0.5f, 2.0f, &turned), SINEW_ERROR_INVALID_ARGUMENT);
+  sinew_curve_key keys[2] = {{0.0f, 0.0f, 0.0f}, {0.0f, 1.0f, 0.0f}};
+  EXPECT(sinew_speed_curve_enter(keys, 2, 0.5f, &turned), SINEW_ERROR_INVALID_ARGUMENT);
+  sinew_root_motion place = {{0, 0, 0}, 0.0f}, warped = {{7, 7, 7}, 7.0f};
+  sinew_warp_point warp = {place, place, 0.5f, {{0.0f, 0.9f}, {0.0f, 0.5f}, {0.0f, 0.5f}}};
+  EXPECT(sinew_warp_point_apply(&warp, &place, 0.2f, &warped), SINEW_ERROR_INVALID_ARGUMENT);
+  EXPECT(sinew_clip_motion_between(&asset, clips, 0.0f, 1.0f, &warped), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+  EXPECT_TRUE(turned == 7.0f && offset3[0] == 7.0f && facing.yaw == 7.0f);
+  EXPECT_TRUE(leaning.angle == 7.0f && warped.yaw == 7.0f);
 
   uint8_t saved[SINEW_CHARACTER_ALIGN];
   memcpy(saved, memory, sizeof saved);
