@@ -1108,6 +1108,19 @@ sinew_status sinew_character_slot_clip(struct sinew_character *character,
                                        uint32_t slot,
                                        uint32_t *out);
 
+// The local time (seconds, wrapped into the clip as the slot's wrap mode says) at which the last update
+// sampled slot `slot` of layer `layer`; -1 for an empty slot. With `sinew_character_slot_clip`, what an
+// engine's own frame samples to show what the character shows (`SINEW_WRAP_CLAMP` at this time).
+//
+// Errors: `SINEW_ERROR_INDEX_OUT_OF_RANGE` (layer, slot).
+//
+// # Safety
+// `character` points to an initialized character; `out` to a writable float.
+sinew_status sinew_character_slot_time(struct sinew_character *character,
+                                       uint32_t layer,
+                                       uint32_t slot,
+                                       float *out);
+
 // The markers the last update crossed in slot `slot` of layer `layer`, in the order playback met them
 // (footsteps fire here): indices into the slot's clip's markers (`sinew_asset_marker`), a marker once per
 // pass over it. Writes the first `capacity` of them to `indices` and their number to `*count` (more than

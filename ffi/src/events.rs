@@ -8,9 +8,28 @@ use crate::status::{
 };
 use core::ffi::c_char;
 use sinew::character::SlotId;
+use sinew::control::Control;
 
 /// `sinew_character_slot_clip`: the slot plays nothing.
 pub const SINEW_NO_CLIP: u32 = u32::MAX;
+
+/// The control in slot `slot` of layer `layer` of the character at `character`, mapped by `read`.
+///
+/// # Safety
+/// As `sinew_character_slot_clip`.
+unsafe fn slot<T>(
+    character: *mut sinew_character,
+    layer: u32,
+    slot: u32,
+    read: impl FnOnce(Option<Control>) -> T,
+    out: *mut T,
+) -> sinew_status {
+    // SAFETY: the caller's contract.
+    let value = unsafe { attach(character) }
+        .and_then(|mut c| c.control(SlotId::on(layer as usize, slot as usize)).map(read).map_err(status_of));
+    // SAFETY: the caller's contract.
+    unsafe { put(out, value) }
+}
 
 /// The clip playing in slot `slot` of layer `layer`, or `SINEW_NO_CLIP` for an empty slot.
 ///
@@ -26,12 +45,26 @@ pub unsafe extern "C" fn sinew_character_slot_clip(
     out: *mut u32,
 ) -> sinew_status {
     // SAFETY: the caller's contract.
-    let clip = unsafe { attach(character) }.and_then(|mut c| {
-        let control = c.control(SlotId::on(layer as usize, slot as usize)).map_err(status_of)?;
-        Ok(control.map_or(SINEW_NO_CLIP, |control| control.clip()))
-    });
+    unsafe { self::slot(character, layer, slot, |c| c.map_or(SINEW_NO_CLIP, |c| c.clip()), out) }
+}
+
+/// The local time (seconds, wrapped into the clip as the slot's wrap mode says) at which the last update
+/// sampled slot `slot` of layer `layer`; -1 for an empty slot. With `sinew_character_slot_clip`, what an
+/// engine's own frame samples to show what the character shows (`SINEW_WRAP_CLAMP` at this time).
+///
+/// Errors: `SINEW_ERROR_INDEX_OUT_OF_RANGE` (layer, slot).
+///
+/// # Safety
+/// `character` points to an initialized character; `out` to a writable float.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sinew_character_slot_time(
+    character: *mut sinew_character,
+    layer: u32,
+    slot: u32,
+    out: *mut f32,
+) -> sinew_status {
     // SAFETY: the caller's contract.
-    unsafe { put(out, clip) }
+    unsafe { self::slot(character, layer, slot, |c| c.map_or(-1.0, |c| c.time()), out) }
 }
 
 /// The markers the last update crossed in slot `slot` of layer `layer`, in the order playback met them

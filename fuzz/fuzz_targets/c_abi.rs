@@ -225,6 +225,7 @@ fuzz_target!(|data: &[u8]| {
                     let (mut name, mut len) = (std::ptr::null(), 0usize);
                     let (layer, slot, index) = (ops.index(), ops.index(), ops.index());
                     known(sinew_character_slot_clip(character, layer, slot, &mut clip));
+                    known(sinew_character_slot_time(character, layer, slot, &mut time));
                     let mut parent = 0i32;
                     known(sinew_asset_joint_parent(&asset, index, &mut parent));
                     known(sinew_asset_num_markers(&asset, clip, &mut marker));

@@ -391,11 +391,22 @@ fn ffi_aarch64() -> Result<(), String> {
     frame.args(["-L", "/usr/aarch64-linux-gnu"]).arg(&exe).arg(root.join("docs/example.snw"));
     let out = stdout_of(frame)?;
     let out = String::from_utf8_lossy(&out);
-    if out.lines().any(|l| l.starts_with("m 23:")) {
-        Ok(())
-    } else {
-        Err(format!("the aarch64 C example printed no last frame:\n{out}"))
+    if !out.lines().any(|l| l.starts_with("m 23:")) {
+        return Err(format!("the aarch64 C example printed no last frame:\n{out}"));
     }
+    // The engine-wired frame, NEON jobs against the NEON character, bit for bit (it fails on a difference).
+    let own = root.join(dir).join("own_frame");
+    let mut cc = Command::new("aarch64-linux-gnu-gcc");
+    cc.args(["-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-I"])
+        .arg(root.join("ffi/include"))
+        .arg(root.join("ffi/examples/own_frame.c"))
+        .arg(root.join(dir).join(AARCH64_LINUX).join("release/libsinew_ffi.a"))
+        .arg("-o")
+        .arg(&own);
+    run(cc)?;
+    let mut run_own = Command::new("qemu-aarch64");
+    run_own.args(["-L", "/usr/aarch64-linux-gnu"]).arg(&own).arg(root.join("docs/example.snw"));
+    stdout_of(run_own).map(|_| ())
 }
 
 /// The examples as an engine's CMake project builds them (`add_subdirectory`, `sinew::sinew`), sharing the
@@ -424,10 +435,14 @@ fn ffi_cmake() -> Result<(), String> {
         outputs.push(String::from_utf8_lossy(&stdout_of(c)?).into_owned());
     }
     match outputs.as_slice() {
-        [c, cpp] if c == cpp && c.lines().any(|l| l.starts_with("m 23:")) => Ok(()),
-        [c, cpp] => Err(format!("the CMake-built examples differ or stop early:\nC:\n{c}\nC++:\n{cpp}")),
-        _ => Err("the CMake-built examples did not run".into()),
+        [c, cpp] if c == cpp && c.lines().any(|l| l.starts_with("m 23:")) => {}
+        [c, cpp] => return Err(format!("the CMake-built examples differ or stop early:\nC:\n{c}\nC++:\n{cpp}")),
+        _ => return Err("the CMake-built examples did not run".into()),
     }
+    // The engine-wired frame checks itself against a character and fails on any difference.
+    let mut own = Command::new(build_dir.join("own_frame"));
+    own.arg(&blob);
+    stdout_of(own).map(|_| ())
 }
 
 /// Miri checks the `unsafe` in the arena and the kernels' borrows. It cannot run inline asm or most SIMD

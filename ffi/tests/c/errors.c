@@ -260,6 +260,12 @@ int main(int argc, char **argv) {
   EXPECT(sinew_character_slot_clip(character, 0, 0, &clip), SINEW_OK);
   EXPECT_TRUE(clip == 0);
   EXPECT(sinew_character_slot_clip(character, 9, 0, &clip), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+  float slot_time = 7.0f;
+  EXPECT(sinew_character_slot_time(character, 0, 9, &slot_time), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+  EXPECT(sinew_character_slot_time(character, 0, 0, NULL), SINEW_ERROR_NULL_POINTER);
+  EXPECT_TRUE(slot_time == 7.0f);
+  EXPECT(sinew_character_slot_time(character, 0, 0, &slot_time), SINEW_OK);
+  EXPECT_TRUE(slot_time >= 0.0f);
   uint32_t crossed[4];
   size_t crossed_count = 7;
   EXPECT(sinew_character_crossed_markers(character, &asset, 0, 0, NULL, 0, &crossed_count), SINEW_OK);
