@@ -1,6 +1,6 @@
 // sinew: a header-only C++17 layer over the C ABI (sinew.h). No exceptions and no allocation of its own: every
-// call returns a Status or a Result (a value or the status that explains its absence); a Character owns its
-// memory through the caller's Allocator and frees it when destroyed. Everything else (layouts, threading,
+// call returns a Status or a Result (a value or the status that explains its absence); a Character, a
+// SamplingContext and an Inertializer own their memory through the caller's Allocator and free it when destroyed. Everything else (layouts, threading,
 // what each call checks) is the C header's.
 #ifndef SINEW_HPP
 #define SINEW_HPP
@@ -11,6 +11,7 @@
 #include <cstring>
 #include <new>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 #include "sinew.h"
@@ -195,6 +196,177 @@ class Asset {
   sinew_asset raw_;
 };
 
+// Memory from an Allocator, freed when destroyed; move-only. What a Character, a SamplingContext and an
+// Inertializer live in.
+class Memory {
+ public:
+  Memory() noexcept = default;
+  Memory(Allocator allocator, std::size_t bytes, std::size_t align) noexcept
+      : allocator_(allocator), memory_(allocator.allocate(allocator.user, bytes, align)), bytes_(bytes), align_(align) {
+    if (memory_ == nullptr) bytes_ = 0;
+  }
+  Memory(Memory &&other) noexcept { *this = std::move(other); }
+  Memory &operator=(Memory &&other) noexcept {
+    if (this != &other) {
+      release();
+      allocator_ = other.allocator_;
+      memory_ = std::exchange(other.memory_, nullptr);
+      bytes_ = std::exchange(other.bytes_, 0);
+      align_ = other.align_;
+    }
+    return *this;
+  }
+  Memory(const Memory &) = delete;
+  Memory &operator=(const Memory &) = delete;
+  ~Memory() { release(); }
+
+  void *get() const noexcept { return memory_; }
+  std::size_t bytes() const noexcept { return bytes_; }
+
+  // Copies the bytes to new memory from the same allocator and frees the old (a pool compaction).
+  Status relocate() noexcept {
+    if (memory_ == nullptr) return Status(SINEW_ERROR_NULL_POINTER);
+    void *moved = allocator_.allocate(allocator_.user, bytes_, align_);
+    if (moved == nullptr) return Status(SINEW_ERROR_MEMORY_TOO_SMALL);
+    std::memcpy(moved, memory_, bytes_);
+    allocator_.deallocate(allocator_.user, memory_, bytes_, align_);
+    memory_ = moved;
+    return Status();
+  }
+
+ private:
+  void release() noexcept {
+    if (memory_ != nullptr) allocator_.deallocate(allocator_.user, memory_, bytes_, align_);
+    memory_ = nullptr;
+    bytes_ = 0;
+  }
+
+  Allocator allocator_ = Allocator::standard();
+  void *memory_ = nullptr;
+  std::size_t bytes_ = 0;
+  std::size_t align_ = 1;
+};
+
+// Lays out an object of `bytes` in memory from `allocator` with `init`; the memory, or the status why not.
+template <class Init>
+Result<Memory> laid_out(Allocator allocator, std::size_t bytes, std::size_t align, Init init) noexcept {
+  Memory memory(allocator, bytes, align);
+  if (memory.get() == nullptr) return Status(SINEW_ERROR_MEMORY_TOO_SMALL);
+  Status status = init(memory.get(), bytes);
+  if (!status) return status;
+  return memory;
+}
+
+// A pose being edited: its model matrices (which an edit may move) and its local pose, for the job calls.
+struct PoseView {
+  const sinew_asset *asset = nullptr;
+  Span<sinew_mat4> model;
+  Span<sinew_soa_transform> local;
+};
+
+// Whether the chain's end reached the target: the two-bone solve on a pose (its model matrices read).
+inline Result<bool> two_bone_ik(const PoseView &pose, const sinew_two_bone &request) noexcept {
+  std::uint32_t reached = 0;
+  Status status = sinew_two_bone_ik(pose.asset, pose.model.data(), pose.model.size(), pose.local.data(),
+                                    pose.local.size(), &request, &reached);
+  if (!status) return status;
+  return reached != 0;
+}
+
+// SINEW_AIM_* flags of an aim on a pose.
+inline Result<std::uint32_t> aim_ik(const PoseView &pose, const sinew_aim &request) noexcept {
+  std::uint32_t flags = 0;
+  Status status = sinew_aim_ik(pose.asset, pose.model.data(), pose.model.size(), pose.local.data(),
+                               pose.local.size(), &request, &flags);
+  if (!status) return status;
+  return flags;
+}
+
+// A sampling context in memory from the caller's Allocator; keep one per clip playing forward. Move-only.
+class SamplingContext {
+ public:
+  static Result<SamplingContext> create(std::uint32_t joints, std::uint32_t max_tracks,
+                                        Allocator allocator = Allocator::standard()) noexcept {
+    std::size_t bytes = 0;
+    Status status = sinew_sampling_context_required_bytes(joints, max_tracks, &bytes);
+    if (!status) return status;
+    sinew_sampling_context *handle = nullptr;
+    Result<Memory> memory = laid_out(allocator, bytes, SINEW_STATE_ALIGN, [&](void *at, std::size_t len) {
+      return Status(sinew_sampling_context_init(at, len, joints, max_tracks, &handle));
+    });
+    if (!memory) return memory.status();
+    return SamplingContext(std::move(*memory));
+  }
+
+  SamplingContext() noexcept = default;
+  sinew_sampling_context *get() const noexcept { return static_cast<sinew_sampling_context *>(memory_.get()); }
+  Status relocate() noexcept { return memory_.relocate(); }
+
+  // Clip `clip` at `time` (SINEW_WRAP_LOOP or SINEW_WRAP_CLAMP) into `pose`, and its first curves into `curves`.
+  Status sample(const Asset &asset, std::uint32_t clip, float time, std::uint32_t wrap, Span<sinew_soa_transform> pose,
+                Span<float> curves = Span<float>()) noexcept {
+    return sinew_sample(asset.get(), clip, time, wrap, get(), pose.data(), pose.size(), curves.data(), curves.size());
+  }
+
+ private:
+  explicit SamplingContext(Memory memory) noexcept : memory_(std::move(memory)) {}
+  Memory memory_;
+};
+
+// An inertializer in memory from the caller's Allocator. Move-only.
+class Inertializer {
+ public:
+  // `settings`: SINEW_INERTIALIZE_* bits.
+  static Result<Inertializer> create(std::uint32_t joints, std::uint32_t curves,
+                                     std::uint32_t settings = SINEW_INERTIALIZE_DEFAULT,
+                                     Allocator allocator = Allocator::standard()) noexcept {
+    std::size_t bytes = 0;
+    Status status = sinew_inertializer_required_bytes(joints, curves, &bytes);
+    if (!status) return status;
+    sinew_inertializer *handle = nullptr;
+    Result<Memory> memory = laid_out(allocator, bytes, SINEW_STATE_ALIGN, [&](void *at, std::size_t len) {
+      return Status(sinew_inertializer_init(at, len, joints, curves, settings, &handle));
+    });
+    if (!memory) return memory.status();
+    return Inertializer(std::move(*memory));
+  }
+
+  Inertializer() noexcept = default;
+  sinew_inertializer *get() const noexcept { return static_cast<sinew_inertializer *>(memory_.get()); }
+  Status relocate() noexcept { return memory_.relocate(); }
+
+  // A transition on the next advance; `profile` empty or four factors per lane group, 16-byte aligned.
+  Status request(float duration, Span<const float> profile = Span<const float>()) noexcept {
+    return sinew_inertializer_request(get(), duration, profile.empty() ? nullptr : profile.data(), profile.size() / 4);
+  }
+  // `previous` (and `previous_curves`): the target a frame earlier, on a request frame in relative mode.
+  Status advance(float dt, Span<const sinew_soa_transform> target, Span<const float> curves = Span<const float>(),
+                 Span<const sinew_soa_transform> previous = Span<const sinew_soa_transform>(),
+                 Span<const float> previous_curves = Span<const float>()) noexcept {
+    return sinew_inertialize(get(), dt, target.data(), target.size(), curves.data(), curves.size(), previous.data(),
+                             previous_curves.data());
+  }
+  // The last output; valid until the next call or until the memory moves.
+  Result<Span<const sinew_soa_transform>> output() const noexcept {
+    const sinew_soa_transform *pose = nullptr;
+    const float *curves = nullptr;
+    std::size_t count = 0, num_curves = 0;
+    Status status = sinew_inertializer_output(get(), &pose, &count, &curves, &num_curves);
+    if (!status) return status;
+    return Span<const sinew_soa_transform>(pose, count);
+  }
+  Result<bool> transitioning() const noexcept {
+    std::uint32_t on = 0;
+    Status status = sinew_inertializer_is_transitioning(get(), &on);
+    if (!status) return status;
+    return on != 0;
+  }
+
+ private:
+  explicit Inertializer(Memory memory) noexcept : memory_(std::move(memory)) {}
+  Memory memory_;
+};
+
 // A character in memory from the caller's Allocator, freed when the Character is destroyed. Move-only. The
 // memory is the character: relocate() copies it to new memory, as a pool compaction would.
 class Character {
@@ -204,86 +376,60 @@ class Character {
     std::size_t bytes = 0;
     Status status = sinew_character_required_bytes(asset.get(), &desc, &bytes);
     if (!status) return status;
-    void *memory = allocator.allocate(allocator.user, bytes, SINEW_CHARACTER_ALIGN);
-    if (memory == nullptr) return Status(SINEW_ERROR_MEMORY_TOO_SMALL);
     sinew_character *handle = nullptr;
-    status = sinew_character_init(memory, bytes, asset.get(), &desc, &handle);
-    if (!status) {
-      allocator.deallocate(allocator.user, memory, bytes, SINEW_CHARACTER_ALIGN);
-      return status;
-    }
-    return Character(allocator, memory, bytes, handle);
+    Result<Memory> memory = laid_out(allocator, bytes, SINEW_CHARACTER_ALIGN, [&](void *at, std::size_t len) {
+      return Status(sinew_character_init(at, len, asset.get(), &desc, &handle));
+    });
+    if (!memory) return memory.status();
+    return Character(std::move(*memory));
   }
 
   Character() noexcept = default;
-  Character(Character &&other) noexcept { *this = std::move(other); }
-  Character &operator=(Character &&other) noexcept {
-    if (this != &other) {
-      release();
-      allocator_ = other.allocator_;
-      memory_ = std::exchange(other.memory_, nullptr);
-      bytes_ = std::exchange(other.bytes_, 0);
-      handle_ = std::exchange(other.handle_, nullptr);
-    }
-    return *this;
-  }
-  Character(const Character &) = delete;
-  Character &operator=(const Character &) = delete;
-  ~Character() { release(); }
 
-  sinew_character *get() const noexcept { return handle_; }
-  std::size_t bytes() const noexcept { return bytes_; }
+  sinew_character *get() const noexcept { return static_cast<sinew_character *>(memory_.get()); }
+  std::size_t bytes() const noexcept { return memory_.bytes(); }
 
   // Copies the character to new memory from its allocator and frees the old; it carries on unchanged.
-  Status relocate() noexcept {
-    if (memory_ == nullptr) return Status(SINEW_ERROR_NULL_POINTER);
-    void *moved = allocator_.allocate(allocator_.user, bytes_, SINEW_CHARACTER_ALIGN);
-    if (moved == nullptr) return Status(SINEW_ERROR_MEMORY_TOO_SMALL);
-    std::memcpy(moved, memory_, bytes_);
-    allocator_.deallocate(allocator_.user, memory_, bytes_, SINEW_CHARACTER_ALIGN);
-    memory_ = moved;
-    handle_ = static_cast<sinew_character *>(moved);
-    return Status();
-  }
+  Status relocate() noexcept { return memory_.relocate(); }
 
   Status play(const Asset &asset, std::uint32_t layer, std::uint32_t clip, float time, float speed,
               float weight) noexcept {
-    return sinew_character_play(handle_, asset.get(), layer, clip, time, speed, weight);
+    return sinew_character_play(get(), asset.get(), layer, clip, time, speed, weight);
   }
   Status play(const Asset &asset, const sinew_play &play) noexcept {
-    return sinew_character_play_slot(handle_, asset.get(), &play);
+    return sinew_character_play_slot(get(), asset.get(), &play);
   }
   Status transition(const Asset &asset, std::uint32_t clip, float time, float speed, float duration) noexcept {
-    return sinew_character_transition(handle_, asset.get(), clip, time, speed, duration);
+    return sinew_character_transition(get(), asset.get(), clip, time, speed, duration);
   }
   // Enters the target where `sync` (SINEW_SYNC_*) matches the leading clip's phase; the start time used.
   Result<float> transition_synced(const Asset &asset, std::uint32_t clip, float time, float speed, float duration,
                                   std::uint32_t sync) noexcept {
     float start = 0.0f;
-    Status status = sinew_character_transition_synced(handle_, asset.get(), clip, time, speed, duration, sync, &start);
+    Status status = sinew_character_transition_synced(get(), asset.get(), clip, time, speed, duration, sync, &start);
     if (!status) return status;
     return start;
   }
-  Status update(const Asset &asset, float dt) noexcept { return sinew_character_update(handle_, asset.get(), dt); }
+  Status update(const Asset &asset, float dt) noexcept { return sinew_character_update(get(), asset.get(), dt); }
   Status update_motion(const Asset &asset, float dt) noexcept {
-    return sinew_character_update_motion(handle_, asset.get(), dt);
+    return sinew_character_update_motion(get(), asset.get(), dt);
   }
   Status set_mask(std::uint32_t mask, Span<const float> weights) noexcept {
-    return sinew_character_set_mask(handle_, mask, weights.data(), weights.size());
+    return sinew_character_set_mask(get(), mask, weights.data(), weights.size());
   }
   Status set_layer_masks(std::uint32_t layer, std::uint32_t mask, std::uint32_t profile) noexcept {
-    return sinew_character_set_layer_masks(handle_, layer, mask, profile);
+    return sinew_character_set_layer_masks(get(), layer, mask, profile);
   }
   Status fade_layer(std::uint32_t layer, float target, float duration) noexcept {
-    return sinew_character_fade_layer(handle_, layer, target, duration);
+    return sinew_character_fade_layer(get(), layer, target, duration);
   }
   Status set_curves(Span<const float> values) noexcept {
-    return sinew_character_set_curves(handle_, values.data(), values.size());
+    return sinew_character_set_curves(get(), values.data(), values.size());
   }
 
   Result<RootMotion> root_motion() const noexcept {
     RootMotion motion;
-    Status status = sinew_character_root_motion(handle_, motion.translation, &motion.yaw);
+    Status status = sinew_character_root_motion(get(), motion.translation, &motion.yaw);
     if (!status) return status;
     return motion;
   }
@@ -295,7 +441,7 @@ class Character {
   // The clip playing in a slot, or SINEW_NO_CLIP.
   Result<std::uint32_t> slot_clip(std::uint32_t layer, std::uint32_t slot) const noexcept {
     std::uint32_t clip = 0;
-    Status status = sinew_character_slot_clip(handle_, layer, slot, &clip);
+    Status status = sinew_character_slot_clip(get(), layer, slot, &clip);
     if (!status) return status;
     return clip;
   }
@@ -305,7 +451,7 @@ class Character {
   Result<std::size_t> crossed_markers(const Asset &asset, std::uint32_t layer, std::uint32_t slot,
                                       Span<std::uint32_t> indices) const noexcept {
     std::size_t count = 0;
-    Status status = sinew_character_crossed_markers(handle_, asset.get(), layer, slot, indices.data(),
+    Status status = sinew_character_crossed_markers(get(), asset.get(), layer, slot, indices.data(),
                                                     indices.size(), &count);
     if (!status) return status;
     return count;
@@ -313,7 +459,7 @@ class Character {
 
   Result<float> range_weight(const Asset &asset, std::uint32_t layer, std::string_view name) const noexcept {
     float weight = 0.0f;
-    Status status = sinew_character_range_weight(handle_, asset.get(), layer, name.data(), name.size(), &weight);
+    Status status = sinew_character_range_weight(get(), asset.get(), layer, name.data(), name.size(), &weight);
     if (!status) return status;
     return weight;
   }
@@ -321,28 +467,28 @@ class Character {
   // Post-process edits of the last pose (the model matrices and palette follow). Whether the end reached.
   Result<bool> two_bone_ik(const Asset &asset, const sinew_two_bone &request) noexcept {
     std::uint32_t reached = 0;
-    Status status = sinew_character_two_bone_ik(handle_, asset.get(), &request, &reached);
+    Status status = sinew_character_two_bone_ik(get(), asset.get(), &request, &reached);
     if (!status) return status;
     return reached != 0;
   }
   // SINEW_AIM_* flags.
   Result<std::uint32_t> aim_ik(const Asset &asset, const sinew_aim &request) noexcept {
     std::uint32_t flags = 0;
-    Status status = sinew_character_aim_ik(handle_, asset.get(), &request, &flags);
+    Status status = sinew_character_aim_ik(get(), asset.get(), &request, &flags);
     if (!status) return status;
     return flags;
   }
   // Where to query the ground this frame: left then right, world x y z.
   Result<std::array<float, 6>> foot_probes(sinew_foot_planter &planter, const sinew_foot_planting &request) noexcept {
     std::array<float, 6> points{};
-    Status status = sinew_character_foot_probes(handle_, &planter, &request, points.data());
+    Status status = sinew_character_foot_probes(get(), &planter, &request, points.data());
     if (!status) return status;
     return points;
   }
   Result<sinew_planting_report> plant_feet(const Asset &asset, sinew_foot_planter &planter,
                                            const sinew_foot_planting &request) noexcept {
     sinew_planting_report report{};
-    Status status = sinew_character_plant_feet(handle_, asset.get(), &planter, &request, &report);
+    Status status = sinew_character_plant_feet(get(), asset.get(), &planter, &request, &report);
     if (!status) return status;
     return report;
   }
@@ -350,35 +496,61 @@ class Character {
   // `boxes` 16-byte aligned, as sinew_joint_box is.
   Result<Bounds> bounds(Span<const sinew_joint_box> boxes) const noexcept {
     Bounds bounds;
-    Status status = sinew_character_bounds(handle_, boxes.data(), boxes.size(), bounds.min, bounds.max);
+    Status status = sinew_character_bounds(get(), boxes.data(), boxes.size(), bounds.min, bounds.max);
     if (!status) return status;
     return bounds;
   }
 
+  Status update_unskinned(const Asset &asset, float dt) noexcept {
+    return sinew_character_update_unskinned(get(), asset.get(), dt);
+  }
+  // The local time a slot was sampled at (-1 for an empty slot).
+  Result<float> slot_time(std::uint32_t layer, std::uint32_t slot) const noexcept {
+    float time = 0.0f;
+    Status status = sinew_character_slot_time(get(), layer, slot, &time);
+    if (!status) return status;
+    return time;
+  }
+  // SINEW_AIM_* flags of an aim down a chain.
+  Result<std::uint32_t> aim_chain_ik(const Asset &asset, const sinew_aim_chain &request) noexcept {
+    std::uint32_t flags = 0;
+    Status status = sinew_character_aim_chain_ik(get(), asset.get(), &request, &flags);
+    if (!status) return status;
+    return flags;
+  }
+  Result<sinew_ccd_result> ccd_ik(const Asset &asset, const sinew_ccd &request) noexcept {
+    sinew_ccd_result result{};
+    Status status = sinew_character_ccd_ik(get(), asset.get(), &request, &result);
+    if (!status) return status;
+    return result;
+  }
+  // The engine's own post-process: `edit(PoseView)` returns a Status and edits the pose with the job calls
+  // (sinew::two_bone_ik, sinew_pose_set_joint, ...); the model matrices and palette then follow, once. It must
+  // not throw, nor reach this character.
+  template <class Edit>
+  Status edit_pose(const Asset &asset, Edit &&edit) noexcept {
+    using Callable = std::remove_reference_t<Edit>;
+    auto trampoline = [](void *user, const sinew_asset *a, sinew_mat4 *model, std::size_t num_matrices,
+                         sinew_soa_transform *local, std::size_t count) noexcept -> sinew_status {
+      PoseView pose{a, Span<sinew_mat4>(model, num_matrices), Span<sinew_soa_transform>(local, count)};
+      return Status((*static_cast<Callable *>(user))(pose)).code();
+    };
+    return sinew_character_edit_pose(get(), asset.get(), trampoline, static_cast<void *>(&edit));
+  }
+
  private:
-  Character(Allocator allocator, void *memory, std::size_t bytes, sinew_character *handle) noexcept
-      : allocator_(allocator), memory_(memory), bytes_(bytes), handle_(handle) {}
+  explicit Character(Memory memory) noexcept : memory_(std::move(memory)) {}
 
   template <std::size_t Floats>
   Result<Matrices<Floats>> matrices(sinew_status (*output)(const sinew_character *, const float **,
                                                            std::size_t *)) const noexcept {
     Matrices<Floats> out;
-    Status status = output(handle_, &out.data, &out.count);
+    Status status = output(get(), &out.data, &out.count);
     if (!status) return status;
     return out;
   }
 
-  void release() noexcept {
-    if (memory_ != nullptr) allocator_.deallocate(allocator_.user, memory_, bytes_, SINEW_CHARACTER_ALIGN);
-    memory_ = nullptr;
-    handle_ = nullptr;
-    bytes_ = 0;
-  }
-
-  Allocator allocator_ = Allocator::standard();
-  void *memory_ = nullptr;
-  std::size_t bytes_ = 0;
-  sinew_character *handle_ = nullptr;
+  Memory memory_;
 };
 
 }  // namespace sinew

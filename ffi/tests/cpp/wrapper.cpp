@@ -140,14 +140,62 @@ int main(int argc, char **argv) {
     plant.legs[1][2] = asset.num_joints();
     EXPECT(character.foot_probes(planter, plant).status().code() == SINEW_ERROR_INDEX_OUT_OF_RANGE);
     EXPECT(character.plant_feet(asset, planter, plant).status().code() == SINEW_ERROR_INVALID_ARGUMENT);
+    // The engine's own edit through a lambda: a two-bone solve on the pose view; its status comes back.
+    EXPECT(character.update_unskinned(asset, 1.0f / 30.0f).ok());
+    EXPECT(character.slot_time(0, 0).value_or(-2.0f) >= 0.0f && character.slot_time(0, 1).value_or(0.0f) == -1.0f);
+    int edits = 0;
+    sinew_two_bone bend{};
+    bend.chain[0] = 0;
+    bend.chain[1] = 1;
+    bend.chain[2] = 2;
+    bend.weight = 1.0f;
+    bend.soften = 1.0f;
+    bend.target[1] = 1.0f;
+    sinew::Status edited = character.edit_pose(asset, [&](const sinew::PoseView &pose) {
+      ++edits;
+      EXPECT(pose.model.size() == asset.num_joints() && !pose.local.empty());
+      return sinew::two_bone_ik(pose, bend).status();
+    });
+    EXPECT(edits == 1 && (edited.ok() || edited.code() == SINEW_ERROR_INVALID_ARGUMENT));
+    EXPECT(character.edit_pose(asset, [](const sinew::PoseView &) { return sinew::Status(SINEW_ERROR_INDEX_OUT_OF_RANGE); })
+               .code() == SINEW_ERROR_INDEX_OUT_OF_RANGE);
+    sinew_aim_chain no_chain{};
+    EXPECT(character.aim_chain_ik(asset, no_chain).status().code() == SINEW_ERROR_NULL_POINTER);
+    sinew_ccd no_ccd{};
+    EXPECT(character.ccd_ik(asset, no_ccd).status().code() == SINEW_ERROR_NULL_POINTER);
+
+    // A sampling context and an inertializer from the same allocator: a clip sampled, a transition settled.
+    const std::size_t allocations = static_cast<std::size_t>(counts.allocations);
+    sinew::Result<sinew::SamplingContext> context = sinew::SamplingContext::create(asset.num_joints(), 0, counting(counts));
+    sinew::Result<sinew::Inertializer> inertializer =
+        sinew::Inertializer::create(asset.num_joints(), 0, SINEW_INERTIALIZE_DEFAULT, counting(counts));
+    EXPECT(context.ok() && inertializer.ok() && static_cast<std::size_t>(counts.allocations) == allocations + 2);
+    EXPECT(sinew::Inertializer::create(0, 0).status().code() == SINEW_ERROR_INVALID_ARGUMENT);
+    EXPECT(sinew::Inertializer::create(asset.num_joints(), 0, 8).status().code() == SINEW_ERROR_INVALID_ARGUMENT);
+    std::size_t groups = 0;
+    EXPECT(sinew_asset_num_soa_joints(asset.get(), &groups) == SINEW_OK);
+    std::vector<sinew_soa_transform> pose(groups);
+    sinew::Span<sinew_soa_transform> view(pose.data(), pose.size());
+    EXPECT(context->sample(asset, 0, 0.2f, SINEW_WRAP_LOOP, view).ok());
+    EXPECT(context->sample(asset, 0, 0.2f, SINEW_WRAP_PING_PONG, view).code() == SINEW_ERROR_INVALID_ARGUMENT);
+    EXPECT(context->relocate().ok());
+    EXPECT(context->sample(asset, 1, 0.3f, SINEW_WRAP_LOOP, view).ok());
+    sinew::Span<const sinew_soa_transform> target(pose.data(), pose.size());
+    EXPECT(inertializer->advance(1.0f / 30.0f, target).ok());
+    EXPECT(inertializer->request(0.0f).code() == SINEW_ERROR_INVALID_ARGUMENT);
+    EXPECT(inertializer->request(0.1f).ok() && inertializer->advance(1.0f / 30.0f, target, {}, target).ok());
+    for (int frame = 0; frame < 6; ++frame) EXPECT(inertializer->advance(1.0f / 30.0f, target).ok());
+    EXPECT(!inertializer->transitioning().value_or(true));
+    sinew::Result<sinew::Span<const sinew_soa_transform>> shown = inertializer->output();
+    EXPECT(shown.ok() && shown->size() == groups && std::memcmp(shown->data(), pose.data(), groups * sizeof pose[0]) == 0);
     // Move assignment frees what the target held.
     sinew::Result<sinew::Character> second = sinew::Character::create(asset, desc, counting(counts));
-    EXPECT(second.ok() && counts.allocations == 3);
+    EXPECT(second.ok() && counts.allocations == 6);
     character = std::move(*second);
-    EXPECT(counts.frees == 2 && character.get() != nullptr);
+    EXPECT(counts.frees == 3 && character.get() != nullptr);
   }
-  // Everything given back, once.
-  EXPECT(counts.allocations == 3 && counts.frees == 3 && counts.live_bytes == 0);
+  // Everything given back, once: two characters, a context, an inertializer, and two relocations.
+  EXPECT(counts.allocations == 6 && counts.frees == 6 && counts.live_bytes == 0);
   sinew::Character empty;
   EXPECT(empty.relocate().code() == SINEW_ERROR_NULL_POINTER && empty.update(asset, 0.1f).code() == SINEW_ERROR_NULL_POINTER);
 
