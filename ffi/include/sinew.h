@@ -65,15 +65,6 @@
 // 176 bytes per joint per control slot.
 #define SINEW_SAMPLING_PER_CONTROL 1
 
-// `sinew_play::wrap`: the clip loops.
-#define SINEW_WRAP_LOOP 0
-
-// The clip holds its last (or first, backward) frame.
-#define SINEW_WRAP_CLAMP 1
-
-// The clip plays forward, then backward.
-#define SINEW_WRAP_PING_PONG 2
-
 // `sinew_play::mask`: no bone mask.
 #define SINEW_NO_MASK UINT32_MAX
 
@@ -123,6 +114,15 @@
 
 // The default settings (`SINEW_INERTIALIZATION_DEFAULT`'s): per component, relative, clamped.
 #define SINEW_INERTIALIZE_DEFAULT (SINEW_INERTIALIZE_PER_COMPONENT | SINEW_INERTIALIZE_RELATIVE)
+
+// `sinew_play::wrap` and `sinew_sample`'s wrap: the clip loops.
+#define SINEW_WRAP_LOOP 0
+
+// The clip holds its last (or first, backward) frame; `sinew_sample` clamps the time.
+#define SINEW_WRAP_CLAMP 1
+
+// `sinew_play::wrap` only: the clip plays forward, then backward.
+#define SINEW_WRAP_PING_PONG 2
 
 // Required alignment of a job state's memory (a sampling context's, an inertializer's).
 #define SINEW_STATE_ALIGN 64

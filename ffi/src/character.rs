@@ -2,6 +2,7 @@
 //! fades, curves, root motion, and the outputs (model matrices, palette).
 
 use crate::asset::{StoredAsset, sinew_asset, stored};
+use crate::jobs::sampling::{SINEW_WRAP_CLAMP, SINEW_WRAP_LOOP, SINEW_WRAP_PING_PONG};
 use crate::status::{
     SINEW_ERROR_INVALID_ARGUMENT, SINEW_ERROR_INVALID_DESC, SINEW_ERROR_INVALID_HANDLE, SINEW_ERROR_MEMORY_ALIGNMENT,
     SINEW_ERROR_MEMORY_TOO_SMALL, SINEW_ERROR_NULL_POINTER, SINEW_OK, put, sinew_status, status, status_of,
@@ -97,12 +98,6 @@ pub const SINEW_SAMPLING_PER_CONTROL: u32 = 1;
 const _: () = assert!(size_of::<sinew_character_desc>() == 32 && align_of::<sinew_character_desc>() == 8);
 const _: () = assert!(size_of::<sinew_layer_desc>() == SINEW_LAYER_DESC_SIZE);
 
-/// `sinew_play::wrap`: the clip loops.
-pub const SINEW_WRAP_LOOP: u32 = 0;
-/// The clip holds its last (or first, backward) frame.
-pub const SINEW_WRAP_CLAMP: u32 = 1;
-/// The clip plays forward, then backward.
-pub const SINEW_WRAP_PING_PONG: u32 = 2;
 /// `sinew_play::mask`: no bone mask.
 pub const SINEW_NO_MASK: u32 = u32::MAX;
 

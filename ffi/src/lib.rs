@@ -23,8 +23,9 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![allow(non_camel_case_types)]
 
-// The C namespace is flat; the source's rooms are these modules, bottom to top, each re-exported whole at the
-// root (the header is generated from them in this order).
+// The C namespace is flat, so every room is re-exported whole at the root and the header is generated from all of
+// them. The rooms, bottom to top: `status`, `asset`, `jobs` (the stages over caller buffers), `character` and
+// `motion`, then what acts on a character: `events`, `edit`, `bounds`, `foot_planting`.
 mod asset;
 mod bounds;
 mod character;

@@ -5,7 +5,6 @@
 use super::state::{Header, Prefix, extent, init, open, state_bytes};
 use super::{bytes, disjoint, job_asset, job_status, output, read_only, sinew_soa_transform};
 use crate::asset::sinew_asset;
-use crate::character::{SINEW_WRAP_CLAMP, SINEW_WRAP_LOOP};
 use crate::status::{
     SINEW_ERROR_INDEX_OUT_OF_RANGE, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ERROR_INVALID_HANDLE, SINEW_OK, put,
     sinew_status,
@@ -15,6 +14,12 @@ use sinew::arena::Arena;
 use sinew::math::SoaTransform;
 use sinew::sampling::{ContextState, Playback, SamplingContext, SamplingJob};
 
+/// `sinew_play::wrap` and `sinew_sample`'s wrap: the clip loops.
+pub const SINEW_WRAP_LOOP: u32 = 0;
+/// The clip holds its last (or first, backward) frame; `sinew_sample` clamps the time.
+pub const SINEW_WRAP_CLAMP: u32 = 1;
+/// `sinew_play::wrap` only: the clip plays forward, then backward.
+pub const SINEW_WRAP_PING_PONG: u32 = 2;
 /// A sampling context: opaque, at the start of the memory the caller gave `sinew_sampling_context_init`
 /// (aligned to `SINEW_STATE_ALIGN`).
 pub struct sinew_sampling_context {
