@@ -31,7 +31,7 @@ pub const SINEW_ASSET_WORDS: usize = 160;
 #[repr(C)]
 pub struct sinew_asset {
     /// Opaque words; only the library reads them.
-    pub opaque: [u64; SINEW_ASSET_WORDS],
+    pub opaque: [core::mem::MaybeUninit<u64>; SINEW_ASSET_WORDS],
 }
 
 /// What `sinew_asset` holds. `magic` first, so a handle that was never loaded is caught before the rest is

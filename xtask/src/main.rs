@@ -48,7 +48,7 @@ const STEPS: &[Step] = &[
     ),
     (
         "miri",
-        "arena, skeleton, math, lane, local-to-model, skinning, sampling, asset, blending, vertex-skinning, inertialization, transition, control, curves and character tests under Miri (scalar build, fewer cases), one test per process",
+        "arena, skeleton, math, lane, local-to-model, skinning, sampling, asset, blending, vertex-skinning, inertialization, transition, control, curves and character tests, and the C ABI's jobs, IK and motion tests, under Miri (scalar build, fewer cases), one test per process",
         miri,
         780,
     ),
@@ -476,12 +476,16 @@ fn miri() -> Result<(), String> {
         "vertex_skinning",
     ];
     let suites = SUITES.iter().map(|s| format!("binary(={s})")).collect::<Vec<_>>().join(" | ");
-    // The transition figures' tests moved to the bench crate with the analysis they check.
-    let filter = format!("(package(sinew-tests) & ({suites})) | (package(sinew-bench-host) & binary(=transition))");
+    // The transition figures' tests moved to the bench crate with the analysis they check. The C ABI's job, IK
+    // and motion tests drive its raw-pointer code from Rust, so Miri checks its borrows of caller buffers.
+    let filter = format!(
+        "(package(sinew-tests) & ({suites})) | (package(sinew-bench-host) & binary(=transition)) \
+         | (package(sinew-ffi) & (binary(=jobs) | binary(=ik) | binary(=motion)))"
+    );
     // `+nightly` is understood by the rustup proxy on PATH, not by the toolchain's own cargo in $CARGO.
     let mut c = Command::new("cargo");
     c.current_dir(root()).env_remove("RUSTFLAGS").env_remove("RUSTUP_TOOLCHAIN");
-    c.args(["+nightly", "miri", "nextest", "run", "-p", "sinew-tests", "-p", "sinew-bench-host"]);
+    c.args(["+nightly", "miri", "nextest", "run", "-p", "sinew-tests", "-p", "sinew-bench-host", "-p", "sinew-ffi"]);
     c.args(["--features", "sinew/scalar", "--target-dir", "target/miri", "--no-fail-fast", "-E", &filter]);
     run(c)
 }
