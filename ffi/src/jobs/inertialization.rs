@@ -98,12 +98,13 @@ pub unsafe extern "C" fn sinew_inertializer_init(
         let header = Header { magic: 0, arena_len: 0 };
         let prefix = InertializerPrefix { header, num_joints, num_curves };
         // SAFETY: the caller's contract.
-        unsafe { init(memory, len, required, prefix, out) }?;
-        // SAFETY: `init` laid out the prefix and the arena just now.
-        let (_, arena) = unsafe { open::<InertializerPrefix, _>(memory) }?;
-        Inertializer::new(&Arena::new(arena), num_joints as usize, num_curves as usize, settings)
-            .map(|_| ())
-            .map_err(job_status)
+        unsafe {
+            init(memory, len, required, prefix, out, |arena| {
+                Inertializer::new(&Arena::new(arena), num_joints as usize, num_curves as usize, settings)
+                    .map(|_| ())
+                    .map_err(job_status)
+            })
+        }
     })();
     result.err().unwrap_or(SINEW_OK)
 }

@@ -93,7 +93,7 @@ pub unsafe extern "C" fn sinew_sampling_context_init(
         let header = Header { magic: 0, arena_len: 0 };
         let prefix = ContextPrefix { header, num_joints, max_tracks, state: ContextState::default() };
         // SAFETY: the caller's contract.
-        unsafe { init(memory, len, required, prefix, out) }
+        unsafe { init(memory, len, required, prefix, out, |_| Ok(())) }
     });
     result.err().unwrap_or(SINEW_OK)
 }

@@ -40,7 +40,7 @@ pub(crate) fn state_bytes(arena: usize) -> usize {
 }
 
 /// Writes `prefix` (its header naming an arena of the rest of `required`) at the start of the `len` bytes at
-/// `memory` and points `*out` at them.
+/// `memory`, lets `lay_out` fill the arena, and only then points `*out` at the memory.
 ///
 /// # Safety
 /// `memory` points to `len` writable bytes; `out` is NULL or writable.
@@ -50,6 +50,7 @@ pub(crate) unsafe fn init<P: Prefix, T>(
     required: usize,
     prefix: P,
     out: *mut *mut T,
+    lay_out: impl FnOnce(&mut [u8]) -> Result<(), sinew_status>,
 ) -> Result<(), sinew_status> {
     const { assert!(size_of::<P>() <= PREFIX_BYTES) };
     if memory.is_null() || out.is_null() {
@@ -61,12 +62,16 @@ pub(crate) unsafe fn init<P: Prefix, T>(
     if len < required {
         return Err(SINEW_ERROR_MEMORY_TOO_SMALL);
     }
-    // SAFETY: `len >= required >= PREFIX_BYTES` writable bytes, aligned; `out` is writable.
+    // SAFETY: `len >= required >= PREFIX_BYTES` writable bytes, aligned.
     unsafe {
         memory.cast::<P>().write(prefix);
         memory.cast::<Header>().write(Header { magic: P::MAGIC, arena_len: (required - PREFIX_BYTES) as u64 });
-        out.write(memory.cast());
     }
+    // SAFETY: the prefix just written names this memory's arena.
+    let (_, arena) = unsafe { open::<P, c_void>(memory) }?;
+    lay_out(arena)?;
+    // SAFETY: not NULL (checked), writable by the caller's contract.
+    unsafe { out.write(memory.cast()) };
     Ok(())
 }
 
