@@ -316,7 +316,7 @@ fn hostile_files_are_errors_not_crashes() {
 /// Errors from a file carry its path and line in the form editors jump to: `file:line: message`.
 #[test]
 fn load_errors_name_the_file_and_line() {
-    let path = std::env::temp_dir().join(format!("sinew-hostile-{}.bvh", std::process::id()));
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("sinew-hostile.bvh");
     std::fs::write(&path, one_joint("1", "1e30", "0 0 0")).expect("write");
     let err = Bvh::load(&path).expect_err("rejected").to_string();
     let _ = std::fs::remove_file(&path);

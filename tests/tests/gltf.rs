@@ -520,7 +520,7 @@ fn leg_reference(doc: &gltf::Document, buffers: &[gltf::buffer::Data], time: f64
 /// against the f64 glTF evaluation at every key time, a millisecond either side, half way between keys and at
 /// seeded random times: within 2e-4 of the figure's extent. Returns the import record.
 fn check_leg_against_reference(text: &str, label: &str) -> gltf_import::ClipImport {
-    let path = std::env::temp_dir().join(format!("sinew-{label}-{}.gltf", std::process::id()));
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("sinew-{label}.gltf"));
     std::fs::write(&path, text).expect("write");
     let poser = GltfPoser::new(&path, KeyFormat::F32);
     let asset = gltf_import::load(&path);

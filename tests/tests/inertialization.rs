@@ -760,7 +760,7 @@ fn errors_leave_the_inertializer_usable() {
     );
 }
 
-/// The same transition on every build (SSE2, x86-64-v3, scalar, NEON) agrees within the documented bounds:
+/// The same transition on every build (SSE2, x86-64-v3, scalar, NEON, wasm32 SIMD128) agrees within the documented bounds:
 /// each build writes its outputs under `target/cross-build`, keyed by a hash of the core's sources, and
 /// compares them with what the other builds of the same sources wrote. `cargo xtask ci` runs the SIMD, scalar
 /// and x86-64-v3 suites in turn, so the later builds check against the earlier ones.
@@ -797,8 +797,12 @@ fn builds_agree_within_the_documented_bounds() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let sources = sinew_tests::files_with_extension(&root.join("core/src"), "rs");
     let mut hasher = std::hash::DefaultHasher::new();
+    // Lengths as u64 and bytes as bytes: `Hash` for a `Vec` writes a `usize` length, which would give wasm32
+    // builds (4-byte `usize`) another key for the same sources.
     for path in &sources {
-        std::hash::Hash::hash(&std::fs::read(path).expect("core source"), &mut hasher);
+        let bytes = std::fs::read(path).expect("core source");
+        std::hash::Hasher::write_u64(&mut hasher, bytes.len() as u64);
+        std::hash::Hasher::write(&mut hasher, &bytes);
     }
     let key = std::hash::Hasher::finish(&hasher);
     let dir = root.join("target/cross-build");

@@ -125,10 +125,13 @@ impl<'a> Tokens<'a> {
         }
     }
 
+    /// A count; one past `usize` (a 32-bit target) saturates, so the limits that follow refuse it as they
+    /// refuse any count too large, with the same message on every target.
     fn count(&mut self) -> Result<usize, BvhError> {
         let line = self.line();
         let t = self.next()?;
-        t.parse::<usize>().map_err(|_| BvhError { line, message: format!("`{t}` is not a count") })
+        let count = t.parse::<u64>().map_err(|_| BvhError { line, message: format!("`{t}` is not a count") })?;
+        Ok(usize::try_from(count).unwrap_or(usize::MAX))
     }
 }
 

@@ -15,6 +15,7 @@ mod targets;
 const AARCH64_LINUX: &str = "aarch64-unknown-linux-gnu";
 const AARCH64_BARE: &str = "aarch64-unknown-none";
 const X86_64_BARE: &str = "x86_64-unknown-none";
+const WASM_WASI: &str = "wasm32-wasip1";
 
 /// A `ci` step: its name (also its own subcommand), what it checks, the function, and its time budget in seconds
 /// on a fresh clone on the 2-core reference machine (the summary flags a step over it; the landing check's limit is
@@ -33,6 +34,12 @@ const STEPS: &[Step] = &[
         "the tests for aarch64-unknown-linux-gnu under qemu-user, optimized (`ci` profile)",
         test_aarch64,
         420,
+    ),
+    (
+        "test-wasm",
+        "the tests for wasm32-wasip1 with SIMD128, run under Node's WASI (xtask/wasi-run.mjs), optimized (`ci` profile)",
+        test_wasm,
+        240,
     ),
     (
         "budgets",
@@ -367,6 +374,20 @@ fn test_aarch64() -> Result<(), String> {
         .env("CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER", "qemu-aarch64 -L /usr/aarch64-linux-gnu");
     run(c)?;
     ffi_aarch64()
+}
+
+/// The core's tests on wasm32 with SIMD128 (`wide`'s lanes are `v128` there; `backend::NAME` is "simd128"), run
+/// by Node's WASI as web games would run the core, checked as aarch64 is under qemu; the cross-build test then
+/// compares the wasm outputs with the native builds'.
+fn test_wasm() -> Result<(), String> {
+    require_targets(&[WASM_WASI])?;
+    require_tool("node", "nodejs")?;
+    let runner = format!("node --no-warnings {}", root().join("xtask/wasi-run.mjs").display());
+    let mut c = optimized_tests("target/wasm");
+    c.args(["--target", WASM_WASI])
+        .env("RUSTFLAGS", "-C target-feature=+simd128")
+        .env("CARGO_TARGET_WASM32_WASIP1_RUNNER", runner);
+    run(c)
 }
 
 /// The C ABI's static and shared libraries for aarch64 (`cargo build -p sinew-ffi --release`, as an engine

@@ -1,7 +1,8 @@
 //! Where the SIMD backend is chosen: every build-time condition about it is written here once, as a named
 //! constant or a kernel-selection macro, and the rest of the crate asks by name. Nothing is detected at run
 //! time: a build targets one instruction set (SSE2 baseline, x86-64-v3 with `-C target-cpu=x86-64-v3`, NEON on
-//! aarch64), and the `scalar` cargo feature swaps the SIMD lanes for plain arrays (the reference build).
+//! aarch64, SIMD128 on wasm32 with `-C target-feature=+simd128`, which `wide`'s lanes then use), and the `scalar`
+//! cargo feature swaps the SIMD lanes for plain arrays (the reference build).
 //!
 //! `math::lane` picks `F4`/`F8`'s implementation (`lane/simd.rs` over `wide`, or `lane/scalar.rs`); the
 //! intrinsics inside `lane/simd.rs` are that implementation. Stages with target-specific arithmetic pick
@@ -76,6 +77,8 @@ pub const NAME: &str = if cfg!(feature = "scalar") {
     "avx2+fma"
 } else if cfg!(target_feature = "sse2") {
     "sse2"
+} else if cfg!(all(target_arch = "wasm32", target_feature = "simd128")) {
+    "simd128"
 } else {
     "wide-soft"
 };
