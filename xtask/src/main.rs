@@ -11,6 +11,7 @@ use std::time::Instant;
 mod budgets;
 mod peer;
 mod targets;
+mod wasm;
 
 const AARCH64_LINUX: &str = "aarch64-unknown-linux-gnu";
 const AARCH64_BARE: &str = "aarch64-unknown-none";
@@ -85,6 +86,13 @@ fn main() -> ExitCode {
                 None => Err("--rounds takes a positive count".into()),
             },
         },
+        "wasm-perf" => match args.iter().position(|a| a == "--rounds") {
+            None => wasm::wasm_perf(3),
+            Some(i) => match args.get(i + 1).and_then(|r| r.parse().ok()).filter(|r| *r > 0) {
+                Some(rounds) => wasm::wasm_perf(rounds),
+                None => Err("--rounds takes a positive count".into()),
+            },
+        },
         "help" | "--help" | "-h" => {
             usage();
             Ok(())
@@ -124,6 +132,10 @@ fn usage() {
     eprintln!(
         "  {:<14} sinew against ozz-animation-rs (../shared/peer/ozz-rs), per stage, both x86 builds [--rounds N]",
         "peer"
+    );
+    eprintln!(
+        "  {:<14} the profiler's stages on wasm32 (SIMD128 and scalar, under Node) against native SSE2 [--rounds N]",
+        "wasm-perf"
     );
 }
 
