@@ -1749,6 +1749,18 @@ sinew_status sinew_warp_point_apply(const struct sinew_warp_point *warp,
 // A static, NUL-terminated description of `status` (never NULL; an unknown value has a message too).
 const char *sinew_status_message(sinew_status status);
 
+#if defined(__wasm32__)
+// `bytes` of fresh, zeroed memory from the wasm memory's growth, aligned to 64 KiB (any alignment the ABI
+// asks); NULL when `bytes` is 0 or the memory cannot grow. Nothing is ever freed: the page keeps what it
+// reserves for its life, and reuses it.
+uint8_t *sinew_web_reserve(size_t bytes);
+#endif
+
+#if defined(__wasm32__)
+// Bytes of the wasm memory now (it grows with `sinew_web_reserve`; the page re-reads its views after).
+size_t sinew_web_memory_bytes(void);
+#endif
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus

@@ -35,6 +35,8 @@ mod foot_planting;
 mod jobs;
 mod motion;
 mod status;
+#[cfg(target_arch = "wasm32")]
+mod web;
 
 pub use asset::*;
 pub use bounds::*;
@@ -54,6 +56,8 @@ pub use jobs::vertex_skinning::*;
 pub use jobs::*;
 pub use motion::*;
 pub use status::*;
+#[cfg(target_arch = "wasm32")]
+pub use web::*;
 
 #[cfg(all(not(feature = "std"), panic = "abort", not(test)))]
 #[panic_handler]

@@ -22,6 +22,47 @@ fn example_frames(source: &str, cxx: bool) {
     assert!(printed.lines().any(|l| l.starts_with("m 23:")), "{source} printed no frame 23");
 }
 
+/// The web page's path: the library built for wasm32 with SIMD128, called through `web/sinew.mjs` under Node on
+/// `frame.c`'s script, prints the Rust API's frames within the cross-build bound (4e-6 relative, the bound
+/// `builds_agree_within_the_documented_bounds` holds every build to; today the bits are equal).
+#[test]
+fn wasm_build_through_the_page_loader_matches_the_rust_api() {
+    let Some(wasm) = support::wasm_library().unwrap_or_else(|e| panic!("{e}")) else { return };
+    let blob_path = support::root().join(EXAMPLE_BLOB);
+    let mut node = std::process::Command::new("node");
+    node.arg(support::root().join("web/test/frame.mjs")).arg(&wasm).arg(&blob_path);
+    let out = node.output().expect("node runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let printed = String::from_utf8_lossy(&out.stdout);
+    let blob = std::fs::read(&blob_path).expect("docs/example.snw is readable");
+    let expected = support::rust_frames(&blob).expect("the Rust API runs the example's frames");
+    assert_eq!(printed.lines().count(), expected.lines().count(), "the wasm loader printed another number of lines");
+    let floats = |line: &str| -> Vec<f32> {
+        let values = line.split_once(':').map_or("", |(_, v)| v);
+        values.split_whitespace().map(|h| f32::from_bits(u32::from_str_radix(h, 16).expect("hex"))).collect()
+    };
+    let mut worst = 0.0f32;
+    for (line, (wasm, rust)) in printed.lines().zip(expected.lines()).enumerate() {
+        if !(rust.starts_with("m ") || rust.starts_with("p ")) {
+            assert_eq!(wasm, rust, "line {}: the wasm build and the Rust API disagree", line + 1);
+            continue;
+        }
+        let (w, r) = (floats(wasm), floats(rust));
+        assert_eq!(w.len(), r.len(), "line {}", line + 1);
+        for (a, b) in w.iter().zip(&r) {
+            worst = worst.max((a - b).abs() / b.abs().max(1.0));
+        }
+    }
+    eprintln!("wasm SIMD128 against the native Rust API: worst relative difference {worst:e}");
+    assert!(worst <= 4e-6, "worst relative difference {worst:e}");
+    assert!(printed.lines().any(|l| l.starts_with("m 23:")), "the wasm loader printed no frame 23");
+    // Broken blobs given to the loader are errors with the library's message.
+    let mut errors = std::process::Command::new("node");
+    errors.arg(support::root().join("web/test/errors.mjs")).arg(&wasm).arg(&blob_path);
+    let out = errors.output().expect("node runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
 #[test]
 fn c_example_matches_the_rust_api_bit_for_bit() {
     example_frames("ffi/examples/frame.c", false);

@@ -32,6 +32,8 @@ pub struct sinew_blend_layer {
 
 #[cfg(target_pointer_width = "64")]
 const _: () = assert!(size_of::<sinew_blend_layer>() == 24 && align_of::<sinew_blend_layer>() == 8);
+#[cfg(target_pointer_width = "32")]
+const _: () = assert!(size_of::<sinew_blend_layer>() == 16 && align_of::<sinew_blend_layer>() == 4);
 
 /// The core's layers for the `num` C layers at `layers`, each of `count` lane groups, into `out`; the byte
 /// ranges they read go to `read`.

@@ -172,6 +172,8 @@ pub struct sinew_aim_chain {
 
 #[cfg(target_pointer_width = "64")]
 const _: () = assert!(size_of::<sinew_aim_chain>() == 48 && align_of::<sinew_aim_chain>() == 8);
+#[cfg(target_pointer_width = "32")]
+const _: () = assert!(size_of::<sinew_aim_chain>() == 40 && align_of::<sinew_aim_chain>() == 4);
 
 /// The `count` values at `values` copied (a request's arrays are copied before the pose is written, so they
 /// may live anywhere), or `SINEW_ERROR_INVALID_ARGUMENT` for more than `SINEW_MAX_IK_CHAIN`.
@@ -299,6 +301,8 @@ pub struct sinew_ccd {
 
 #[cfg(target_pointer_width = "64")]
 const _: () = assert!(size_of::<sinew_ccd>() == 48 && align_of::<sinew_ccd>() == 8);
+#[cfg(target_pointer_width = "32")]
+const _: () = assert!(size_of::<sinew_ccd>() == 36 && align_of::<sinew_ccd>() == 4);
 
 /// What a CCD solve did.
 ///
@@ -518,6 +522,8 @@ pub struct sinew_two_bone_chain {
 
 #[cfg(target_pointer_width = "64")]
 const _: () = assert!(size_of::<sinew_two_bone_chain>() == 112 && align_of::<sinew_two_bone_chain>() == 8);
+#[cfg(target_pointer_width = "32")]
+const _: () = assert!(size_of::<sinew_two_bone_chain>() == 88 && align_of::<sinew_two_bone_chain>() == 4);
 
 /// A two-bone answer: the new local rotations (x, y, z, w) of the chain's root and middle joints.
 ///

@@ -41,6 +41,8 @@ pub struct sinew_vertex_layout {
 
 #[cfg(target_pointer_width = "64")]
 const _: () = assert!(size_of::<sinew_vertex_layout>() == 48 && align_of::<sinew_vertex_layout>() == 8);
+#[cfg(target_pointer_width = "32")]
+const _: () = assert!(size_of::<sinew_vertex_layout>() == 24 && align_of::<sinew_vertex_layout>() == 4);
 
 impl sinew_vertex_layout {
     fn core(&self) -> VertexLayout {
@@ -73,6 +75,8 @@ pub struct sinew_influences {
 
 #[cfg(target_pointer_width = "64")]
 const _: () = assert!(size_of::<sinew_influences>() == 32 && align_of::<sinew_influences>() == 8);
+#[cfg(target_pointer_width = "32")]
+const _: () = assert!(size_of::<sinew_influences>() == 20 && align_of::<sinew_influences>() == 4);
 
 /// Skins every vertex of `influences`: linear blend skinning of the positions, normals and tangents `input`
 /// holds (`input_len` bytes, as `input_layout` says) by the `num_palette` matrices at `palette`, into `output`

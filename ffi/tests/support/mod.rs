@@ -36,6 +36,38 @@ pub fn static_library() -> Result<PathBuf, String> {
         .clone()
 }
 
+/// `sinew_ffi.wasm`: the library for `wasm32-unknown-unknown` with SIMD128, as the web page loads it (release:
+/// the `no_std` build), built once per test process; `None` (the test skips with a message) when Node or the
+/// target is missing, except under `SINEW_REQUIRE_WASM` (set by CI), where that fails.
+pub fn wasm_library() -> Result<Option<PathBuf>, String> {
+    static LIBRARY: OnceLock<Result<Option<PathBuf>, String>> = OnceLock::new();
+    LIBRARY
+        .get_or_init(|| {
+            let node = Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success());
+            let targets = Command::new("rustup").args(["target", "list", "--installed"]).output();
+            let target = targets.is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("wasm32-unknown-unknown"));
+            if !(node && target) {
+                let why = "the wasm example needs `node` and `rustup target add wasm32-unknown-unknown`";
+                return if std::env::var_os("SINEW_REQUIRE_WASM").is_some() {
+                    Err(why.into())
+                } else {
+                    eprintln!("skipped: {why}");
+                    Ok(None)
+                };
+            }
+            let dir = root().join("target/ffi-wasm");
+            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+            let mut c = Command::new(cargo);
+            c.current_dir(root())
+                .env("RUSTFLAGS", "-C target-feature=+simd128")
+                .args(["build", "-p", "sinew-ffi", "--release", "--target", "wasm32-unknown-unknown", "--target-dir"])
+                .arg(&dir);
+            run(&mut c)?;
+            Ok(Some(dir.join("wasm32-unknown-unknown/release/sinew_ffi.wasm")))
+        })
+        .clone()
+}
+
 fn run(c: &mut Command) -> Result<std::process::Output, String> {
     let output = c.output().map_err(|e| format!("could not start {c:?}: {e}"))?;
     if output.status.success() {
