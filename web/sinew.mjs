@@ -162,6 +162,19 @@ export class Character {
     s.check('play', s.c.sinew_character_play(this.handle, this.asset.handle, layer, clip, time, speed, weight));
   }
 
+  /** A clip in a slot: { layer, slot, clip, time, speed, weight, wrap, mask } (sinew_play; mask -1: none). */
+  playSlot({ layer = 0, slot = 0, clip, time = 0, speed = 1, weight = 1, wrap = WRAP_LOOP, mask = -1 }) {
+    const s = this.sinew;
+    const at = s.scratch + 256;
+    const view = new DataView(s.memory.buffer);
+    [layer, slot, clip].forEach((v, k) => view.setUint32(at + 4 * k, v, true));
+    [time, speed, weight].forEach((v, k) => view.setFloat32(at + 12 + 4 * k, v, true));
+    view.setUint32(at + 24, wrap, true);
+    view.setUint32(at + 28, mask >>> 0, true);
+    s.check('play', s.c.sinew_character_play_slot(this.handle, this.asset.handle, at));
+  }
+
+  /** A crossfade (duration 0: a cut) or, on an inertialized character, an inertialized switch of the base. */
   transition(clip, time, speed, duration) {
     const s = this.sinew;
     s.check('transition', s.c.sinew_character_transition(this.handle, this.asset.handle, clip, time, speed, duration));
@@ -170,6 +183,25 @@ export class Character {
   update(dt) {
     const s = this.sinew;
     s.check('update', s.c.sinew_character_update(this.handle, this.asset.handle, dt));
+  }
+
+  /** The model-space box around a box of half size `radius` on every joint: { min: [x, y, z], max: [x, y, z] }. */
+  bounds(radius) {
+    const s = this.sinew;
+    const joints = this.asset.joints;
+    // sinew_joint_box: center[3], joint, half_extent[3], reserved; 32 bytes, 16-byte aligned.
+    const boxes = this.boxes ?? (this.boxes = s.reserve(32 * joints));
+    const view = new DataView(s.memory.buffer);
+    for (let j = 0; j < joints; ++j) {
+      const at = boxes + 32 * j;
+      [0, 0, 0].forEach((v, k) => view.setFloat32(at + 4 * k, v, true));
+      view.setUint32(at + 12, j, true);
+      [radius, radius, radius].forEach((v, k) => view.setFloat32(at + 16 + 4 * k, v, true));
+      view.setUint32(at + 28, 0, true);
+    }
+    s.check('bounds', s.c.sinew_character_bounds(this.handle, boxes, joints, s.scratch, s.scratch + 12));
+    const f = (k) => s.f32(s.scratch + 4 * k);
+    return { min: [f(0), f(1), f(2)], max: [f(3), f(4), f(5)] };
   }
 
   /** Copies the character to another reserved block (the memory is the character) and carries on there. */

@@ -12,6 +12,7 @@ mod budgets;
 mod peer;
 mod targets;
 mod wasm;
+mod web;
 
 const AARCH64_LINUX: &str = "aarch64-unknown-linux-gnu";
 const AARCH64_BARE: &str = "aarch64-unknown-none";
@@ -93,6 +94,8 @@ fn main() -> ExitCode {
                 None => Err("--rounds takes a positive count".into()),
             },
         },
+        "web" => web::web(),
+        "web-test" => web::web_test(),
         "help" | "--help" | "-h" => {
             usage();
             Ok(())
@@ -137,6 +140,8 @@ fn usage() {
         "  {:<14} the profiler's stages on wasm32 (SIMD128 and scalar, under Node) against native SSE2 [--rounds N]",
         "wasm-perf"
     );
+    eprintln!("  {:<14} builds the viewer into target/web and serves it on 127.0.0.1:8417", "web");
+    eprintln!("  {:<14} builds the viewer and runs its tests in headless Chromium (web/test)", "web-test");
 }
 
 /// Set while `ci` runs: steps that would skip part of their work on this host fail instead.

@@ -1,0 +1,122 @@
+// The viewer in a real browser: Debian's Chromium, headless, driven by puppeteer-core over the page that
+// `cargo xtask web-test` built (SINEW_WEB_DIR). Each blob's character is drawn (pixels other than the
+// background inside the box sinew's own bounds give, projected; a screenshot per blob under SINEW_WEB_SHOTS),
+// the page's frames equal the same wasm's frames run here in Node (which a c_api test holds to the native Rust
+// API), and a broken blob shows the loader's error instead of a blank canvas.
+import assert from 'node:assert/strict';
+import { mkdir, readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { extname, join, normalize } from 'node:path';
+import { after, before, test } from 'node:test';
+import puppeteer from 'puppeteer-core';
+import { loadSinew } from '../sinew.mjs';
+
+const dir = process.env.SINEW_WEB_DIR;
+const shots = process.env.SINEW_WEB_SHOTS;
+const types = { '.html': 'text/html', '.mjs': 'text/javascript', '.js': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json' };
+let server;
+let browser;
+let origin;
+
+before(async () => {
+  server = createServer(async (request, response) => {
+    const path = new URL(request.url, 'http://x').pathname;
+    const file = normalize(join(dir, path === '/' ? 'index.html' : path));
+    try {
+      if (!file.startsWith(normalize(dir))) throw new Error('outside');
+      const body = await readFile(file);
+      response.writeHead(200, { 'Content-Type': types[extname(file)] ?? 'application/octet-stream' });
+      response.end(body);
+    } catch {
+      response.writeHead(404);
+      response.end();
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  origin = `http://127.0.0.1:${server.address().port}`;
+  browser = await puppeteer.launch({
+    executablePath: process.env.SINEW_CHROMIUM,
+    headless: true,
+    userDataDir: join(tmpdir(), `sinew-chromium-${process.pid}`),
+    args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync', '--window-size=800,600'],
+  });
+  await mkdir(shots, { recursive: true });
+});
+
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+/** The page in test mode on `blob`, ready. */
+async function open(blob) {
+  const page = await browser.newPage();
+  await page.setViewport({ width: 800, height: 600 });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`${origin}/?test=1&blob=${blob}`);
+  await page.waitForFunction('window.sinewReady === true', { timeout: 60000 });
+  return { page, errors };
+}
+
+test('the page plays the same frames as the wasm build in Node', async () => {
+  const { page, errors } = await open('example.snw');
+  const inPage = await page.evaluate(() => window.sinewTest.frames(24));
+  const sinew = await loadSinew(await readFile(join(dir, 'sinew_ffi.wasm')));
+  const asset = sinew.loadAsset(await readFile(join(dir, 'blobs/example.snw')));
+  const character = asset.createCharacter();
+  character.play(0, 0, 0, 1, 1);
+  const hex = (floats) => Array.from(new Uint32Array(floats.slice().buffer), (b) => b.toString(16).padStart(8, '0')).join(' ');
+  const inNode = [];
+  for (let f = 0; f < 24; ++f) {
+    if (f === 12) character.transition(asset.clips - 1, 0, 1, 0.25);
+    character.update(1 / 30);
+    inNode.push(`m ${f}: ${hex(character.modelMatrices())}`, `p ${f}: ${hex(character.palette())}`);
+  }
+  assert.deepEqual(inPage, inNode);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('every blob is drawn inside its bounds, and a screenshot is kept', async () => {
+  const blobs = JSON.parse(await readFile(join(dir, 'blobs.json'), 'utf8'));
+  for (const blob of blobs) {
+    const { page, errors } = await open(blob);
+    assert.equal(await page.evaluate(() => window.sinewTest.error()), '', blob);
+    const rect = await page.evaluate(() => window.sinewTest.draw());
+    // Pixels unlike the background inside the projected bounds, read back from the WebGL canvas.
+    const drawn = await page.evaluate(({ left, right, top, bottom }) => {
+      const canvas = document.querySelector('canvas');
+      const gl = canvas.getContext('webgl2');
+      const { width, height } = canvas;
+      const pixels = new Uint8Array(width * height * 4);
+      gl.readPixels(0, 0, width, height, gl.RGBA, gl.UNSIGNED_BYTE, pixels);
+      let count = 0;
+      for (let y = Math.max(0, Math.floor(top)); y < Math.min(height, Math.ceil(bottom)); ++y) {
+        for (let x = Math.max(0, Math.floor(left)); x < Math.min(width, Math.ceil(right)); ++x) {
+          const at = 4 * ((height - 1 - y) * width + x);
+          // The bones' colour (0x7fd1ff) has far more blue than the background or the grid.
+          if (pixels[at + 2] > 150 && pixels[at + 1] > 120) count += 1;
+        }
+      }
+      return count;
+    }, rect);
+    await page.screenshot({ path: join(shots, `${blob.replace(/\.snw$/, '')}.png`) });
+    // The camera frames the character: its box lies on the canvas and fills a fair part of its height.
+    const inside = rect.left >= 0 && rect.top >= 0 && rect.right <= rect.width && rect.bottom <= rect.height;
+    assert.ok(inside && rect.bottom - rect.top > rect.height / 5, `${blob}: the box ${JSON.stringify(rect)} is off the canvas or tiny`);
+    assert.ok(drawn > 100, `${blob}: ${drawn} bone pixels inside ${JSON.stringify(rect)}`);
+    assert.deepEqual(errors, [], blob);
+    await page.close();
+  }
+});
+
+test('a broken blob shows the loader error, not a blank page', async () => {
+  const { page } = await open('broken.snw');
+  const message = await page.evaluate(() => window.sinewTest.error());
+  assert.match(message, /truncated or inconsistent/);
+  await page.screenshot({ path: join(shots, 'broken.png') });
+  await page.close();
+});

@@ -1,0 +1,165 @@
+//! `cargo xtask web`: the viewer in `target/web` (the C ABI built for wasm32 with SIMD128, the page, three.js from
+//! `web/node_modules`, and blobs `sinew-bake` makes from the shared glTF characters and BVH takes, or only the
+//! example blob without them), served on 127.0.0.1. `cargo xtask web-test`: the same build, then the browser
+//! tests (`web/test/browser.test.mjs`) in Debian's headless Chromium through puppeteer-core.
+
+use std::fs;
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Where the viewer is served from.
+const ADDRESS: &str = "127.0.0.1:8417";
+/// The shared files baked for the page, when present: glTF characters, then BVH takes (skeletons).
+const SHARED: &[&str] = &[
+    "gltf/CesiumMan.glb",
+    "gltf/RiggedFigure.glb",
+    "gltf/Fox.glb",
+    "gltf/robot.glb",
+    "bvh/bandai/dataset-1_walk_normal_001.bvh",
+    "bvh/bandai/dataset-2_run_normal_001.bvh",
+];
+
+fn copy(from: &Path, to: &Path) -> Result<(), String> {
+    if let Some(dir) = to.parent() {
+        fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    fs::copy(from, to).map(|_| ()).map_err(|e| format!("{} → {}: {e}", from.display(), to.display()))
+}
+
+/// `npm ci` in `web/` unless its packages are installed (three.js for the page, puppeteer-core for the tests).
+fn npm_packages(web: &Path) -> Result<(), String> {
+    if web.join("node_modules/three/build/three.module.js").is_file()
+        && web.join("node_modules/puppeteer-core").is_dir()
+    {
+        return Ok(());
+    }
+    crate::require_tool("npm", "npm")?;
+    let mut npm = Command::new("npm");
+    npm.current_dir(web).args(["ci", "--no-audit", "--no-fund"]);
+    crate::run(npm)
+}
+
+/// Builds everything the page needs into `target/web` and returns that directory.
+pub fn build() -> Result<PathBuf, String> {
+    let root = crate::root();
+    let (web, out) = (root.join("web"), root.join("target/web"));
+    npm_packages(&web)?;
+    let build_dir = "target/web-build";
+    let mut wasm = crate::cargo_with(&[
+        "build",
+        "--release",
+        "-p",
+        "sinew-ffi",
+        "--target",
+        "wasm32-unknown-unknown",
+        "--target-dir",
+        build_dir,
+    ]);
+    wasm.env("RUSTFLAGS", "-C target-feature=+simd128");
+    crate::run(wasm)?;
+    let mut bake = crate::cargo_with(&["build", "--release", "-p", "sinew-tools", "--bin", "sinew-bake"]);
+    bake.env_remove("RUSTFLAGS");
+    crate::run(bake)?;
+
+    let _ = fs::remove_dir_all(&out);
+    copy(&root.join(build_dir).join("wasm32-unknown-unknown/release/sinew_ffi.wasm"), &out.join("sinew_ffi.wasm"))?;
+    for file in ["index.html", "viewer.mjs", "sinew.mjs"] {
+        copy(&web.join(file), &out.join(file))?;
+    }
+    let three = web.join("node_modules/three");
+    for file in ["build/three.module.js", "build/three.core.js"] {
+        copy(&three.join(file), &out.join("three").join(Path::new(file).file_name().unwrap_or_default()))?;
+    }
+    let controls = "examples/jsm/controls/OrbitControls.js";
+    copy(&three.join(controls), &out.join("three/addons/controls/OrbitControls.js"))?;
+
+    // The example blob always; each shared file present, baked.
+    let blobs = out.join("blobs");
+    copy(&root.join("docs/example.snw"), &blobs.join("example.snw"))?;
+    let mut names = vec!["example.snw".to_string()];
+    let data = std::env::var_os("SINEW_DATA").map_or_else(|| root.join("../shared/data"), PathBuf::from);
+    for file in SHARED {
+        let source = data.join(file);
+        if !source.is_file() {
+            eprintln!("xtask web: {} not found; the page shows what there is", source.display());
+            continue;
+        }
+        let stem = Path::new(file).file_stem().and_then(|s| s.to_str()).unwrap_or("clip");
+        let name = format!("{stem}.snw");
+        let flag = if file.ends_with(".glb") { "--gltf" } else { "--bvh" };
+        let mut c = Command::new(root.join("target/release/sinew-bake"));
+        c.args(["bake", flag]).arg(&source).arg("--out").arg(blobs.join(&name));
+        crate::stdout_of(c)?;
+        names.push(name);
+    }
+    let list = serde_json::to_string(&names).map_err(|e| e.to_string())?;
+    fs::write(out.join("blobs.json"), list).map_err(|e| e.to_string())?;
+    Ok(out)
+}
+
+fn content_type(path: &Path) -> &'static str {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("html") => "text/html; charset=utf-8",
+        Some("js" | "mjs") => "text/javascript",
+        Some("wasm") => "application/wasm",
+        Some("json") => "application/json",
+        _ => "application/octet-stream",
+    }
+}
+
+/// Answers one GET with the file it names under `dir` (nothing outside it), or 404.
+fn answer(stream: TcpStream, dir: &Path) -> std::io::Result<()> {
+    let mut reader = BufReader::new(stream);
+    let mut request = String::new();
+    reader.read_line(&mut request)?;
+    let path = request.split_whitespace().nth(1).unwrap_or("/").split('?').next().unwrap_or("/");
+    let relative = if path == "/" { "index.html" } else { path.trim_start_matches('/') };
+    let safe = !relative.split('/').any(|part| part == ".." || part.is_empty());
+    let file = dir.join(relative);
+    let mut stream = reader.into_inner();
+    match fs::read(&file) {
+        Ok(body) if safe => {
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                content_type(&file),
+                body.len()
+            );
+            stream.write_all(head.as_bytes())?;
+            stream.write_all(&body)
+        }
+        _ => stream.write_all(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"),
+    }
+}
+
+pub fn web() -> Result<(), String> {
+    let dir = build()?;
+    let listener = TcpListener::bind(ADDRESS).map_err(|e| format!("{ADDRESS}: {e}"))?;
+    println!("sinew viewer: http://{ADDRESS}/ (Ctrl-C stops it)");
+    for stream in listener.incoming().flatten() {
+        if let Err(e) = answer(stream, &dir) {
+            eprintln!("xtask web: {e}");
+        }
+    }
+    Ok(())
+}
+
+pub fn web_test() -> Result<(), String> {
+    let dir = build()?;
+    let root = crate::root();
+    let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].into_iter().find(|p| Path::new(p).is_file());
+    let Some(chromium) = chromium else {
+        return Err("`chromium` not found; install with `apt-get install chromium`".into());
+    };
+    // A fixture for the broken-blob test: the example cut in half.
+    let example = fs::read(root.join("docs/example.snw")).map_err(|e| e.to_string())?;
+    fs::write(dir.join("blobs/broken.snw"), &example[..example.len() / 2]).map_err(|e| e.to_string())?;
+    let mut node = Command::new("node");
+    node.current_dir(&root)
+        .args(["--test", "web/test/browser.test.mjs"])
+        .env("SINEW_WEB_DIR", &dir)
+        .env("SINEW_WEB_SHOTS", root.join("target/web-shots"))
+        .env("SINEW_CHROMIUM", chromium);
+    crate::run(node)
+}
