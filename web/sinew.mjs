@@ -174,10 +174,16 @@ export class Character {
     s.check('play', s.c.sinew_character_play_slot(this.handle, this.asset.handle, at));
   }
 
-  /** A crossfade (duration 0: a cut) or, on an inertialized character, an inertialized switch of the base. */
+  /** An inertialized switch of the base (duration 0: a cut). */
   transition(clip, time, speed, duration) {
     const s = this.sinew;
     s.check('transition', s.c.sinew_character_transition(this.handle, this.asset.handle, clip, time, speed, duration));
+  }
+
+  /** A crossfade of the base (duration 0: a cut): both clips sampled and blended meanwhile. */
+  crossfade(clip, time, speed, duration) {
+    const s = this.sinew;
+    s.check('crossfade', s.c.sinew_character_crossfade(this.handle, this.asset.handle, clip, time, speed, duration));
   }
 
   update(dt) {

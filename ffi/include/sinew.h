@@ -902,6 +902,23 @@ sinew_status sinew_character_transition(struct sinew_character *character,
                                         float speed,
                                         float duration);
 
+// Switches the base layer to clip `clip` (looping, from `time` at `speed`) with a crossfade of `duration`
+// seconds: the other base clips fade out while it fades in, each sampled and blended meanwhile (the cost an
+// inertialized transition saves); `duration` 0 is a cut. The new clip takes the first empty base slot, or
+// else the one with the least weight (a clip still fading out).
+//
+// Errors: `SINEW_ERROR_INVALID_ARGUMENT` for a time, speed or duration not finite (or a duration below 0);
+// `SINEW_ERROR_INDEX_OUT_OF_RANGE` for a clip the asset lacks.
+//
+// # Safety
+// As `sinew_character_play`.
+sinew_status sinew_character_crossfade(struct sinew_character *character,
+                                       const struct sinew_asset *asset,
+                                       uint32_t clip,
+                                       float time,
+                                       float speed,
+                                       float duration);
+
 // `sinew_character_transition` entering the target where `sync` says (one of `SINEW_SYNC_*`): at the time
 // matching the leading base clip's phase, or at `time` when the clips match nothing (no phase, no
 // footsteps). Writes the start time used to `*start`.

@@ -402,6 +402,9 @@ class Character {
   Status transition(const Asset &asset, std::uint32_t clip, float time, float speed, float duration) noexcept {
     return sinew_character_transition(get(), asset.get(), clip, time, speed, duration);
   }
+  Status crossfade(const Asset &asset, std::uint32_t clip, float time, float speed, float duration) noexcept {
+    return sinew_character_crossfade(get(), asset.get(), clip, time, speed, duration);
+  }
   // Enters the target where `sync` (SINEW_SYNC_*) matches the leading clip's phase; the start time used.
   Result<float> transition_synced(const Asset &asset, std::uint32_t clip, float time, float speed, float duration,
                                   std::uint32_t sync) noexcept {

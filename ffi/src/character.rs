@@ -417,6 +417,47 @@ pub unsafe extern "C" fn sinew_character_transition(
     })())
 }
 
+/// Switches the base layer to clip `clip` (looping, from `time` at `speed`) with a crossfade of `duration`
+/// seconds: the other base clips fade out while it fades in, each sampled and blended meanwhile (the cost an
+/// inertialized transition saves); `duration` 0 is a cut. The new clip takes the first empty base slot, or
+/// else the one with the least weight (a clip still fading out).
+///
+/// Errors: `SINEW_ERROR_INVALID_ARGUMENT` for a time, speed or duration not finite (or a duration below 0);
+/// `SINEW_ERROR_INDEX_OUT_OF_RANGE` for a clip the asset lacks.
+///
+/// # Safety
+/// As `sinew_character_play`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sinew_character_crossfade(
+    character: *mut sinew_character,
+    asset: *const sinew_asset,
+    clip: u32,
+    time: f32,
+    speed: f32,
+    duration: f32,
+) -> sinew_status {
+    let (play, _) = base_switch(clip, time, speed, 0.0);
+    let blend = if duration == 0.0 { Blend::Cut } else { Blend::Crossfade { duration } };
+    status((|| {
+        // SAFETY: the caller's contract.
+        let (asset, mut character) = unsafe { (stored(asset)?, attach(character)?) };
+        // The base's slots in order, until the index runs past them: the first empty one, else the lightest.
+        let mut slot = (0, f32::INFINITY);
+        for k in 0.. {
+            match character.control(SlotId::base(k)) {
+                Ok(None) => {
+                    slot = (k, f32::NEG_INFINITY);
+                    break;
+                }
+                Ok(Some(control)) if control.weight() < slot.1 => slot = (k, control.weight()),
+                Ok(Some(_)) => {}
+                Err(_) => break,
+            }
+        }
+        character.transition(&asset.asset, slot.0, play, blend).map_err(status_of)
+    })())
+}
+
 /// What `sinew_character_transition` plays and how: `clip` looping at full weight, cut for a `duration` of 0.
 pub(crate) fn base_switch(clip: u32, time: f32, speed: f32, duration: f32) -> (Play, Blend<'static>) {
     let play = Play { clip: clip as usize, time, speed, weight: 1.0, wrap: Wrap::Loop, mask: None };

@@ -7,7 +7,7 @@ mod example;
 use example::{blob, bytes};
 use sinew::inertialization::Settings;
 use sinew::math::F4;
-use sinew::{Asset, Character, CharacterDesc, Chunk, LayerDesc, LayerKind, Play, Rig, Scratch, SlotId, Wrap};
+use sinew::{Asset, Blend, Character, CharacterDesc, Chunk, LayerDesc, LayerKind, Play, Rig, Scratch, SlotId, Wrap};
 use sinew_ffi::*;
 
 const FRAMES: usize = 12;
@@ -123,4 +123,79 @@ fn masks_fades_curves_and_slots_through_c_match_the_rust_api() {
     assert!(cached.iter().zip(&rust).all(|(a, b)| a.to_bits() == b.to_bits()), "per-control sampling differs");
     // The overlay and its mask did something: the frames differ from the base clip alone.
     assert!(c.iter().any(|v| *v != 0.0));
+}
+
+/// `sinew_character_crossfade` equals the Rust API's `Blend::Crossfade` frame by frame, bit for bit, and refuses
+/// what it should, the character unchanged.
+#[test]
+fn crossfade_through_c_matches_the_rust_api() {
+    let words = blob();
+    let blob = bytes(&words);
+    let asset = Asset::load(blob).expect("load");
+    let n = asset.skeleton().num_joints();
+    let layers = [LayerDesc { kind: LayerKind::Base, controls: 2 }];
+    let desc = CharacterDesc {
+        num_joints: n,
+        num_skin_joints: 0,
+        layers: &layers,
+        num_masks: 0,
+        num_curves: 0,
+        inertialization: None,
+        scratch: Scratch::InBlock,
+        sampling: sinew::Sampling::Shared,
+    };
+    let mut memory = vec![Chunk::ZERO; Chunk::count(Character::required_bytes(&desc).expect("sized"))];
+    let mut rust = Character::new(Chunk::bytes_mut(&mut memory), &desc).expect("character");
+    rust.play(&asset, SlotId::base(0), Play { time: 0.1, ..Play::looping(0) }).expect("play");
+    let rig = Rig::new(&asset, None).expect("rig");
+    let mut c_asset = std::mem::MaybeUninit::<sinew_asset>::uninit();
+    // SAFETY: valid pointers throughout; the blob outlives the asset.
+    unsafe {
+        assert_eq!(sinew_asset_load(blob.as_ptr(), blob.len(), c_asset.as_mut_ptr()), SINEW_OK);
+        let c_asset = c_asset.assume_init();
+        let c_layers = [sinew_layer_desc { kind: SINEW_LAYER_BASE, controls: 2 }];
+        let c_desc = sinew_character_desc {
+            layers: c_layers.as_ptr(),
+            num_layers: 1,
+            num_masks: 0,
+            num_curves: 0,
+            inertialization: SINEW_INERTIALIZATION_NONE,
+            skinned: 0,
+            sampling: SINEW_SAMPLING_SHARED,
+        };
+        let mut len = 0;
+        assert_eq!(sinew_character_required_bytes(&c_asset, &c_desc, &mut len), SINEW_OK);
+        let mut c_memory = vec![Chunk::ZERO; Chunk::count(len)];
+        let mut c = std::ptr::null_mut();
+        assert_eq!(sinew_character_init(c_memory.as_mut_ptr().cast(), len, &c_asset, &c_desc, &mut c), SINEW_OK);
+        assert_eq!(sinew_character_play(c, &c_asset, 0, 0, 0.1, 1.0, 1.0), SINEW_OK);
+        for frame in 0..20 {
+            if frame == 5 {
+                assert_eq!(sinew_character_crossfade(c, &c_asset, 1, 0.2, 1.0, 0.3), SINEW_OK);
+                // Slot 1 is the base's first empty slot.
+                let play = Play { time: 0.2, ..Play::looping(1) };
+                rust.transition(&asset, 1, play, Blend::Crossfade { duration: 0.3 }).expect("crossfade");
+            }
+            assert_eq!(sinew_character_update(c, &c_asset, 1.0 / 30.0), SINEW_OK);
+            rust.update(1.0 / 30.0, &rig).expect("update");
+            let (mut values, mut count) = (std::ptr::null(), 0);
+            assert_eq!(sinew_character_model_matrices(c, &mut values, &mut count), SINEW_OK);
+            let c_model = std::slice::from_raw_parts(values, count * 16);
+            let r: Vec<f32> = rust.model().iter().flat_map(|m| m.cols.into_iter().flatten()).collect();
+            assert!(c_model.iter().zip(&r).all(|(a, b)| a.to_bits() == b.to_bits()), "frame {frame}");
+            if frame == 7 {
+                // Both slots hold a clip: the next crossfade replaces the lighter, the one fading out.
+                let mut slot_clip = u32::MAX;
+                assert_eq!(sinew_character_slot_clip(c, 0, 0, &mut slot_clip), SINEW_OK);
+                assert_eq!(slot_clip, 0, "the old clip still fades in slot 0");
+            }
+            if frame == 6 {
+                // Mid-fade both slots play; refusals change nothing.
+                let before = c_memory.clone();
+                assert_eq!(sinew_character_crossfade(c, &c_asset, 0, 0.0, 1.0, f32::NAN), SINEW_ERROR_INVALID_ARGUMENT);
+                assert_eq!(sinew_character_crossfade(c, &c_asset, 9, 0.0, 1.0, 0.3), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+                assert!(before == c_memory, "a refused crossfade changed the character");
+            }
+        }
+    }
 }

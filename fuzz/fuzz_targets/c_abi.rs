@@ -113,14 +113,14 @@ fuzz_target!(|data: &[u8]| {
                     };
                     known(sinew_character_play_slot(character, &asset, &play))
                 }
-                2 => known(sinew_character_transition(
-                    character,
-                    &asset,
-                    ops.index(),
-                    ops.float(),
-                    ops.float(),
-                    ops.float(),
-                )),
+                2 => {
+                    let (clip, time, speed, duration) = (ops.index(), ops.float(), ops.float(), ops.float());
+                    if ops.u8() % 2 == 0 {
+                        known(sinew_character_transition(character, &asset, clip, time, speed, duration))
+                    } else {
+                        known(sinew_character_crossfade(character, &asset, clip, time, speed, duration))
+                    }
+                }
                 3 | 4 => known(sinew_character_update(character, &asset, ops.float())),
                 5 => {
                     values.iter_mut().for_each(|v| *v = ops.float());

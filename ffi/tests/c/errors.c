@@ -260,6 +260,8 @@ int main(int argc, char **argv) {
   EXPECT(sinew_character_slot_clip(character, 0, 0, &clip), SINEW_OK);
   EXPECT_TRUE(clip == 0);
   EXPECT(sinew_character_slot_clip(character, 9, 0, &clip), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+  EXPECT(sinew_character_crossfade(character, &asset, clips, 0.0f, 1.0f, 0.3f), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+  EXPECT(sinew_character_crossfade(character, &asset, 0, 0.0f, 1.0f, NAN), SINEW_ERROR_INVALID_ARGUMENT);
   float slot_time = 7.0f;
   EXPECT(sinew_character_slot_time(character, 0, 9, &slot_time), SINEW_ERROR_INDEX_OUT_OF_RANGE);
   EXPECT(sinew_character_slot_time(character, 0, 0, NULL), SINEW_ERROR_NULL_POINTER);
