@@ -4,7 +4,7 @@
 // `?blob=NAME` picks a blob from `blobs.json`.
 import * as THREE from 'three';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
-import { loadSinew, LAYER_BASE, WRAP_LOOP } from './sinew.mjs';
+import { INERTIALIZATION_DEFAULT, INERTIALIZATION_NONE, LAYER_BASE, loadSinew, WRAP_LOOP } from './sinew.mjs';
 
 const params = new URLSearchParams(location.search);
 const testMode = params.has('test');
@@ -37,40 +37,32 @@ function resize() {
 addEventListener('resize', resize);
 resize();
 
-/** One character of one blob, and its skeleton drawn as bone lines. */
-class Shown {
-  constructor(sinew, blob) {
-    this.asset = sinew.loadAsset(blob);
-    this.character = this.asset.createCharacter({ layers: [{ kind: LAYER_BASE, controls: 2 }] });
-    const parents = Array.from({ length: this.asset.joints }, (_, j) => this.asset.jointParent(j));
+/** One character and its skeleton drawn as bone lines, `offset` along x from the others. */
+class Figure {
+  constructor(asset, { inertialized, color, offset }) {
+    this.asset = asset;
+    this.inertialized = inertialized;
+    this.offset = offset;
+    this.character = asset.createCharacter({
+      layers: [{ kind: LAYER_BASE, controls: 2 }],
+      inertialization: inertialized ? INERTIALIZATION_DEFAULT : INERTIALIZATION_NONE,
+    });
+    const parents = Array.from({ length: asset.joints }, (_, j) => asset.jointParent(j));
     this.bones = parents.flatMap((p, j) => (p >= 0 ? [[p, j]] : []));
     const geometry = new THREE.BufferGeometry();
     geometry.setAttribute('position', new THREE.BufferAttribute(new Float32Array(this.bones.length * 6), 3));
-    this.lines = new THREE.LineSegments(geometry, new THREE.LineBasicMaterial({ color: 0x7fd1ff }));
+    this.lines = new THREE.LineSegments(geometry, new THREE.LineBasicMaterial({ color }));
     this.lines.frustumCulled = false;
     scene.add(this.lines);
-    this.clip = 0;
-    this.second = Math.min(1, this.asset.clips - 1);
-    this.blend = 0;
-    this.speed = 1;
-    this.play(0);
   }
 
-  play(time) {
-    const c = this.character;
-    c.playSlot({ slot: 0, clip: this.clip, time, speed: this.speed, weight: 1 - this.blend, wrap: WRAP_LOOP });
-    c.playSlot({ slot: 1, clip: this.second, time, speed: this.speed, weight: this.blend, wrap: WRAP_LOOP });
-  }
-
-  update(dt) {
-    const started = performance.now();
-    this.character.update(dt);
-    this.micros = (performance.now() - started) * 1000;
+  draw() {
     const model = this.character.modelMatrices();
     const positions = this.lines.geometry.attributes.position;
+    const x = this.offset;
     this.bones.forEach(([p, j], k) => {
-      positions.setXYZ(2 * k, model[16 * p + 12], model[16 * p + 13], model[16 * p + 14]);
-      positions.setXYZ(2 * k + 1, model[16 * j + 12], model[16 * j + 13], model[16 * j + 14]);
+      positions.setXYZ(2 * k, model[16 * p + 12] + x, model[16 * p + 13], model[16 * p + 14]);
+      positions.setXYZ(2 * k + 1, model[16 * j + 12] + x, model[16 * j + 13], model[16 * j + 14]);
     });
     positions.needsUpdate = true;
   }
@@ -79,6 +71,118 @@ class Shown {
     scene.remove(this.lines);
     this.lines.geometry.dispose();
   }
+}
+
+/** The joint deepest in the hierarchy (a hand, a toe): the one the transition plot follows. */
+function deepestJoint(asset) {
+  const depth = Array.from({ length: asset.joints }, () => 0);
+  let deepest = 0;
+  for (let j = 0; j < asset.joints; ++j) {
+    const p = asset.jointParent(j);
+    depth[j] = p >= 0 ? depth[p] + 1 : 0;
+    if (depth[j] > depth[deepest]) deepest = j;
+  }
+  return deepest;
+}
+
+/**
+ * One blob shown: one inertialized figure, or (`transition` mode) an inertialized one beside a crossfaded one,
+ * both switched together and the deepest joint's height plotted through the switch.
+ */
+class Shown {
+  constructor(sinew, blob, mode) {
+    this.asset = sinew.loadAsset(blob);
+    this.mode = mode;
+    const size = this.measure();
+    const both = mode === 'transition';
+    this.figures = [new Figure(this.asset, { inertialized: true, color: 0x7fd1ff, offset: both ? -0.6 * size : 0 })];
+    if (both) this.figures.push(new Figure(this.asset, { inertialized: false, color: 0xffb74d, offset: 0.6 * size }));
+    this.character = this.figures[0].character;
+    this.tip = deepestJoint(this.asset);
+    this.history = this.figures.map(() => []);
+    this.switchedAt = null;
+    this.clip = 0;
+    this.second = Math.min(1, this.asset.clips - 1);
+    this.blend = 0;
+    this.speed = 1;
+    this.play(0);
+  }
+
+  /** The character's size, from a throwaway character's first pose, for the figures' spacing. */
+  measure() {
+    const probe = this.asset.createCharacter({ inertialization: INERTIALIZATION_NONE });
+    probe.play(0, 0);
+    probe.update(0);
+    const { min, max } = probe.bounds(0);
+    return Math.max(max[0] - min[0], max[1] - min[1], max[2] - min[2], 1e-3);
+  }
+
+  play(time) {
+    for (const { character } of this.figures) {
+      character.playSlot({ slot: 0, clip: this.clip, time, speed: this.speed, weight: 1 - this.blend, wrap: WRAP_LOOP });
+      character.playSlot({ slot: 1, clip: this.second, time, speed: this.speed, weight: this.blend, wrap: WRAP_LOOP });
+    }
+  }
+
+  /** Switches every figure to `clip` over 0.3 s: inertialized, or crossfaded. */
+  switchTo(clip) {
+    for (const { character, inertialized } of this.figures) {
+      if (inertialized) character.transition(clip, 0, this.speed, 0.3);
+      else character.crossfade(clip, 0, this.speed, 0.3);
+    }
+    this.clip = clip;
+    this.switchedAt = this.history[0].length;
+  }
+
+  update(dt) {
+    const started = performance.now();
+    this.character.update(dt);
+    this.micros = (performance.now() - started) * 1000;
+    this.figures.slice(1).forEach((f) => f.character.update(dt));
+    this.figures.forEach((f, k) => {
+      f.draw();
+      const model = f.character.modelMatrices();
+      const h = this.history[k];
+      h.push(model[16 * this.tip + 13]);
+      if (h.length > 240) h.shift();
+    });
+    if (this.switchedAt !== null && this.history[0].length === 240) this.switchedAt -= 1;
+  }
+
+  dispose() {
+    this.figures.forEach((f) => f.dispose());
+  }
+}
+
+/** The deepest joint's height over the last frames, one line per figure, the switch marked. */
+function plot() {
+  const canvas = $('plot');
+  canvas.hidden = shown?.mode !== 'transition';
+  if (canvas.hidden) return;
+  const g = canvas.getContext('2d');
+  g.clearRect(0, 0, canvas.width, canvas.height);
+  const all = shown.history.flat();
+  const lo = Math.min(...all);
+  const hi = Math.max(...all, lo + 1e-6);
+  const y = (v) => canvas.height - 16 - (v - lo) / (hi - lo) * (canvas.height - 28);
+  const x = (i) => 6 + i * (canvas.width - 12) / 240;
+  if (shown.switchedAt !== null && shown.switchedAt >= 0) {
+    g.strokeStyle = '#5c6672';
+    g.beginPath();
+    g.moveTo(x(shown.switchedAt), 0);
+    g.lineTo(x(shown.switchedAt), canvas.height);
+    g.stroke();
+  }
+  ['#7fd1ff', '#ffb74d'].forEach((colour, k) => {
+    const h = shown.history[k];
+    if (!h) return;
+    g.strokeStyle = colour;
+    g.beginPath();
+    h.forEach((v, i) => (i ? g.lineTo(x(i), y(v)) : g.moveTo(x(i), y(v))));
+    g.stroke();
+  });
+  g.fillStyle = '#9aa4b0';
+  g.fillText(`joint ${shown.tip} height: inertialized (blue) and crossfaded (orange)`, 8, canvas.height - 3);
 }
 
 const sinew = await loadSinew(await (await fetch('./sinew_ffi.wasm')).arrayBuffer());
@@ -90,7 +194,7 @@ let time = 0;
 async function show(name) {
   $('error').textContent = '';
   const bytes = new Uint8Array(await (await fetch(`./blobs/${name}`)).arrayBuffer());
-  const next = new Shown(sinew, bytes);
+  const next = new Shown(sinew, bytes, $('mode').value);
   shown?.dispose();
   shown = next;
   for (const id of ['clip', 'second']) {
@@ -105,6 +209,9 @@ async function show(name) {
 /** Points the camera at the character's bounds (sinew_character_bounds), whatever its units. */
 function frameCamera() {
   const { min, max } = shown.character.bounds(0);
+  const spread = Math.max(...shown.figures.map((f) => Math.abs(f.offset)));
+  min[0] -= spread;
+  max[0] += spread;
   const center = new THREE.Vector3((min[0] + max[0]) / 2, (min[1] + max[1]) / 2, (min[2] + max[2]) / 2);
   const size = Math.max(max[0] - min[0], max[1] - min[1], max[2] - min[2], 1e-3);
   controls.target.copy(center);
@@ -129,12 +236,12 @@ $('scrub').oninput = () => {
   shown.play(time);
   shown.update(0);
 };
+$('mode').value = params.get('mode') ?? 'one';
+$('mode').onchange = () => show($('blob').value).catch(showError);
 $('play').onclick = () => { playing = !playing; $('play').textContent = playing ? 'pause' : 'play'; };
 $('switch').onclick = () => {
-  const next = (shown.clip + 1) % shown.asset.clips;
-  shown.character.transition(next, 0, shown.speed, 0.3);
-  shown.clip = next;
-  $('clip').value = next;
+  shown.switchTo((shown.clip + 1) % shown.asset.clips);
+  $('clip').value = shown.clip;
 };
 
 try {
@@ -163,6 +270,7 @@ function frame(now) {
     }
   }
   stats();
+  plot();
   renderer.render(scene, camera);
   requestAnimationFrame(frame);
 }
@@ -196,6 +304,15 @@ if (testMode) {
       return { left: Math.min(...xs), right: Math.max(...xs), top: Math.min(...ys), bottom: Math.max(...ys), width, height };
     },
     error: () => $('error').textContent,
+    // Switches both figures after `before` frames and returns each figure's tip height per frame.
+    transition(before, after) {
+      for (let f = 0; f < before; ++f) shown.update(1 / 30);
+      shown.switchTo((shown.clip + 1) % shown.asset.clips);
+      for (let f = 0; f < after; ++f) shown.update(1 / 30);
+      plot();
+      renderer.render(scene, camera);
+      return shown.history;
+    },
   };
   window.sinewReady = true;
 } else {

@@ -120,3 +120,18 @@ test('a broken blob shows the loader error, not a blank page', async () => {
   await page.screenshot({ path: join(shots, 'broken.png') });
   await page.close();
 });
+
+test('an inertialized switch beside a crossfade: the two part during the switch and meet after it', async () => {
+  const { page, errors } = await open('example.snw&mode=transition');
+  const [inertialized, crossfaded] = await page.evaluate(() => window.sinewTest.transition(10, 30));
+  assert.equal(inertialized.length, 41);
+  // Before the switch both play the same clip: the same heights, bit for bit.
+  for (let f = 0; f < 10; ++f) assert.equal(inertialized[f], crossfaded[f], `frame ${f}`);
+  // During the 0.3 s switch (9 frames) the two transitions differ; a second later both show the new clip alone.
+  const during = inertialized.slice(11, 20).map((v, k) => Math.abs(v - crossfaded[11 + k]));
+  assert.ok(Math.max(...during) > 1e-4, `the switches did not differ: ${during}`);
+  assert.equal(inertialized[40], crossfaded[40]);
+  await page.screenshot({ path: join(shots, 'transition.png') });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
