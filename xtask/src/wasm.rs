@@ -48,8 +48,10 @@ fn build(build: &WasmBuild) -> Result<Command, String> {
     Ok(match build.target {
         None => crate::pinned(&root.join(&dir).join("release/sinew-bench")),
         Some(target) => {
+            // TurboFan from the start (no Liftoff baseline tier): the code a page runs once it has warmed up,
+            // rather than the first rig measured on baseline code.
             let mut node = crate::pinned(&PathBuf::from("node"));
-            node.arg("--no-warnings").arg(root.join("xtask/wasi-run.mjs"));
+            node.args(["--no-warnings", "--no-liftoff"]).arg(root.join("xtask/wasi-run.mjs"));
             node.arg(root.join(&dir).join(target).join("release/sinew-bench.wasm"));
             node
         }
