@@ -56,6 +56,12 @@ const STEPS: &[Step] = &[
         120,
     ),
     (
+        "web-test",
+        "the viewer built into target/web (wasm32 SIMD128 C ABI, three.js, baked blobs) and its tests in headless Chromium",
+        web::web_test,
+        240,
+    ),
+    (
         "miri",
         "arena, skeleton, math, lane, local-to-model, skinning, sampling, asset, blending, vertex-skinning, inertialization, transition, control, curves and character tests, and the C ABI's jobs, IK and motion tests, under Miri (scalar build, fewer cases), one test per process",
         miri,
@@ -95,7 +101,6 @@ fn main() -> ExitCode {
             },
         },
         "web" => web::web(),
-        "web-test" => web::web_test(),
         "help" | "--help" | "-h" => {
             usage();
             Ok(())
@@ -141,7 +146,6 @@ fn usage() {
         "wasm-perf"
     );
     eprintln!("  {:<14} builds the viewer into target/web and serves it on 127.0.0.1:8417", "web");
-    eprintln!("  {:<14} builds the viewer and runs its tests in headless Chromium (web/test)", "web-test");
 }
 
 /// Set while `ci` runs: steps that would skip part of their work on this host fail instead.

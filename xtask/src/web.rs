@@ -59,7 +59,8 @@ pub fn build() -> Result<PathBuf, String> {
     ]);
     wasm.env("RUSTFLAGS", "-C target-feature=+simd128");
     crate::run(wasm)?;
-    let mut bake = crate::cargo_with(&["build", "--release", "-p", "sinew-tools", "--bin", "sinew-bake"]);
+    // The dev build of the baker (the one the workspace's tests build): the shared files bake in seconds.
+    let mut bake = crate::cargo_with(&["build", "-p", "sinew-tools", "--bin", "sinew-bake"]);
     bake.env_remove("RUSTFLAGS");
     crate::run(bake)?;
 
@@ -89,7 +90,7 @@ pub fn build() -> Result<PathBuf, String> {
         let stem = Path::new(file).file_stem().and_then(|s| s.to_str()).unwrap_or("clip");
         let name = format!("{stem}.snw");
         let flag = if file.ends_with(".glb") { "--gltf" } else { "--bvh" };
-        let mut c = Command::new(root.join("target/release/sinew-bake"));
+        let mut c = Command::new(root.join("target/debug/sinew-bake"));
         c.args(["bake", flag]).arg(&source).arg("--out").arg(blobs.join(&name));
         crate::stdout_of(c)?;
         names.push(name);
