@@ -49,9 +49,10 @@ fn build(build: &WasmBuild) -> Result<Command, String> {
         None => crate::pinned(&root.join(&dir).join("release/sinew-bench")),
         Some(target) => {
             // TurboFan from the start (no Liftoff baseline tier): the code a page runs once it has warmed up,
-            // rather than the first rig measured on baseline code.
+            // rather than the first rig measured on baseline code. Compiling on the main thread: Node 20 with
+            // background compile threads and --no-liftoff crashed at exit in about one run of three here.
             let mut node = crate::pinned(&PathBuf::from("node"));
-            node.args(["--no-warnings", "--no-liftoff"]).arg(root.join("xtask/wasi-run.mjs"));
+            node.args(["--no-warnings", "--single-threaded", "--no-liftoff"]).arg(root.join("xtask/wasi-run.mjs"));
             node.arg(root.join(&dir).join(target).join("release/sinew-bench.wasm"));
             node
         }

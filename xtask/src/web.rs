@@ -46,7 +46,8 @@ pub fn build() -> Result<PathBuf, String> {
     let root = crate::root();
     let (web, out) = (root.join("web"), root.join("target/web"));
     npm_packages(&web)?;
-    let build_dir = "target/web-build";
+    // The directory the c_api test builds the same wasm library in (same profile and flags): one build for both.
+    let build_dir = "target/ffi-wasm";
     let mut wasm = crate::cargo_with(&[
         "build",
         "--release",
