@@ -144,16 +144,7 @@ fuzz_target!(|data: &[u8]| {
                 }
                 12 => known(sinew_character_update_motion(character, &asset, ops.float())),
                 19 => {
-                    let request = sinew_two_bone {
-                        chain: [ops.index(), ops.index(), ops.index()],
-                        target: [ops.float(), ops.float(), ops.float()],
-                        pole: [ops.float(), ops.float(), ops.float()],
-                        has_pole: ops.index() % 2,
-                        weight: ops.float(),
-                        soften: ops.float(),
-                        end_turn: [ops.float(), ops.float(), ops.float(), ops.float()],
-                        has_end_turn: ops.index() % 2,
-                    };
+                    let request = jobs.two_bone(&mut ops);
                     let mut reached = 0;
                     known(sinew_character_two_bone_ik(character, &asset, &request, &mut reached))
                 }

@@ -1,8 +1,8 @@
 //! Blending caller poses: weighted layers with optional bone masks, additive layers on top, and the additive
 //! delta of a pose from a reference.
 
-use super::{bytes, disjoint, input, job_asset, job_status, output, read_only, sinew_soa_transform};
-use crate::asset::sinew_asset;
+use super::{bytes, disjoint, input, job_status, output, read_only, sinew_soa_transform};
+use crate::asset::{sinew_asset, stored};
 use crate::status::{SINEW_ERROR_INVALID_ARGUMENT, SINEW_ERROR_NULL_POINTER, SINEW_OK, sinew_status};
 use core::mem::{align_of, size_of};
 use sinew::blending::{BlendLayer, BlendingJob, MAX_LAYERS, additive_delta};
@@ -101,7 +101,7 @@ pub unsafe extern "C" fn sinew_blend(
 ) -> sinew_status {
     let result = (|| {
         // SAFETY: the caller's contract.
-        let stored = unsafe { job_asset(asset) }?;
+        let stored = unsafe { stored(asset) }?;
         let empty = BlendLayer { pose: &[], weight: 0.0, joint_weights: None };
         let (mut normal, mut added) = ([empty; MAX_LAYERS], [empty; MAX_LAYERS]);
         let mut read = [(core::ptr::null(), 0); 4 * MAX_LAYERS];

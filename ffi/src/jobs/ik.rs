@@ -3,10 +3,8 @@
 //! its local pose; the caller reruns local-to-model afterwards (the character's edits do it themselves).
 //! The requests are the ones `sinew_character_*_ik` take.
 
-use super::{
-    bytes, disjoint, input, job_asset, job_status, output, read_only, read_request, sinew_mat4, sinew_soa_transform,
-};
-use crate::asset::sinew_asset;
+use super::{bytes, disjoint, input, job_status, output, read_only, read_request, sinew_mat4, sinew_soa_transform};
+use crate::asset::{sinew_asset, stored};
 use crate::status::{SINEW_ERROR_INVALID_ARGUMENT, SINEW_ERROR_NULL_POINTER, SINEW_OK, put, sinew_status};
 use core::mem::{align_of, size_of};
 use sinew::error::Error;
@@ -374,7 +372,7 @@ unsafe fn on_pose<T>(
     }
     let answer = (|| {
         // SAFETY: the caller's contract.
-        let stored = unsafe { job_asset(handle) }?;
+        let stored = unsafe { stored(handle) }?;
         let written = (local.cast_const(), count);
         disjoint(written, &[bytes(model, num_matrices), bytes(out, 1)])?;
         disjoint(written, &read_only(stored, handle))?;
@@ -566,7 +564,7 @@ pub unsafe extern "C" fn sinew_two_bone_ik_batch(
         disjoint((rotations.cast_const(), count), &[bytes(chains.as_ptr(), count)])?;
         for c in chains {
             // SAFETY: the chain's asset handle, by the caller's contract.
-            let stored = unsafe { job_asset(c.asset) }?;
+            let stored = unsafe { stored(c.asset) }?;
             disjoint((rotations.cast_const(), count), &[bytes(c.model, c.num_matrices), bytes(c.local, c.count)])?;
             disjoint((rotations.cast_const(), count), &read_only(stored, c.asset))?;
             if c.request.soften != 1.0 || c.request.has_end_turn != 0 {
@@ -581,7 +579,7 @@ pub unsafe extern "C" fn sinew_two_bone_ik_batch(
                 let mut core = [None; BATCH];
                 for (slot, c) in core.iter_mut().zip(run) {
                     // SAFETY: the caller's contract (checked again: the pointers were read above).
-                    let stored = unsafe { job_asset(c.asset) }?;
+                    let stored = unsafe { stored(c.asset) }?;
                     // SAFETY: the chain's buffers are readable by the caller's contract, and not written.
                     let (model, local) = unsafe {
                         (input::<_, Mat4>(c.model, c.num_matrices)?, input::<_, SoaTransform>(c.local, c.count)?)

@@ -1,7 +1,7 @@
 //! Local-to-model over caller buffers: a local pose to model-space matrices, walking the asset's skeleton.
 
-use super::{bytes, disjoint, input, job_asset, job_status, output, read_only, sinew_mat4, sinew_soa_transform};
-use crate::asset::sinew_asset;
+use super::{bytes, disjoint, input, job_status, output, read_only, sinew_mat4, sinew_soa_transform};
+use crate::asset::{sinew_asset, stored};
 use crate::status::{SINEW_OK, sinew_status};
 use sinew::local_to_model::LocalToModelJob;
 use sinew::math::{Mat4, SoaTransform};
@@ -27,7 +27,7 @@ pub unsafe extern "C" fn sinew_local_to_model(
 ) -> sinew_status {
     let result = (|| {
         // SAFETY: the caller's contract.
-        let stored = unsafe { job_asset(asset) }?;
+        let stored = unsafe { stored(asset) }?;
         let written = (model.cast_const(), num_matrices);
         disjoint(written, &[bytes(local, count), bytes(root, 1)])?;
         disjoint(written, &read_only(stored, asset))?;

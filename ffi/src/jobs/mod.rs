@@ -185,15 +185,6 @@ pub(crate) fn job_status(error: Error) -> sinew_status {
     }
 }
 
-/// The loaded asset at `asset`, for a job.
-///
-/// # Safety
-/// As `stored`.
-pub(crate) unsafe fn job_asset<'a>(asset: *const sinew_asset) -> Result<&'a StoredAsset, sinew_status> {
-    // SAFETY: the caller's contract.
-    unsafe { stored(asset) }
-}
-
 /// The memory a job reads through the asset, which no output may overlap: the blob and the `sinew_asset`.
 pub(crate) fn read_only(asset: &StoredAsset, handle: *const sinew_asset) -> [(*const u8, usize); 2] {
     [(asset.blob.as_ptr(), asset.blob.len()), bytes(handle, 1)]
@@ -206,7 +197,7 @@ pub(crate) fn read_only(asset: &StoredAsset, handle: *const sinew_asset) -> [(*c
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn sinew_asset_num_soa_joints(asset: *const sinew_asset, out: *mut usize) -> sinew_status {
     // SAFETY: the caller's contract.
-    let groups = unsafe { job_asset(asset) }.map(|a| a.asset.skeleton().num_soa_joints());
+    let groups = unsafe { stored(asset) }.map(|a| a.asset.skeleton().num_soa_joints());
     // SAFETY: the caller's contract.
     unsafe { put(out, groups) }
 }
@@ -226,7 +217,7 @@ pub unsafe extern "C" fn sinew_asset_rest_pose(
         return SINEW_ERROR_NULL_POINTER;
     }
     // SAFETY: the caller's contract.
-    match unsafe { job_asset(asset) } {
+    match unsafe { stored(asset) } {
         Ok(asset) => {
             let rest = asset.asset.skeleton().rest_pose();
             // SAFETY: both writable by the caller's contract.

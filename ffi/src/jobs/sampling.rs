@@ -3,8 +3,8 @@
 //! frame once.
 
 use super::state::{Header, Prefix, extent, init, open, state_bytes};
-use super::{bytes, disjoint, job_asset, job_status, output, read_only, sinew_soa_transform};
-use crate::asset::sinew_asset;
+use super::{bytes, disjoint, job_status, output, read_only, sinew_soa_transform};
+use crate::asset::{sinew_asset, stored};
 use crate::status::{
     SINEW_ERROR_INDEX_OUT_OF_RANGE, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ERROR_INVALID_HANDLE, SINEW_OK, put,
     sinew_status,
@@ -125,7 +125,7 @@ pub unsafe extern "C" fn sinew_sample(
 ) -> sinew_status {
     let result = (|| {
         // SAFETY: the caller's contract.
-        let stored = unsafe { job_asset(asset) }?;
+        let stored = unsafe { stored(asset) }?;
         let playback = match wrap {
             SINEW_WRAP_LOOP => Playback::Loop,
             SINEW_WRAP_CLAMP => Playback::Clamp,

@@ -1,8 +1,8 @@
 //! The skinning palette over caller buffers: each skin joint's model matrix times its inverse bind matrix, in
 //! the GPU's three-row layout or as 4×4 matrices for CPU vertex skinning.
 
-use super::{bytes, disjoint, input, job_asset, job_status, output, read_only, sinew_mat3x4, sinew_mat4};
-use crate::asset::sinew_asset;
+use super::{bytes, disjoint, input, job_status, output, read_only, sinew_mat3x4, sinew_mat4};
+use crate::asset::{sinew_asset, stored};
 use crate::status::{SINEW_ERROR_INVALID_ARGUMENT, SINEW_OK, sinew_status};
 use sinew::math::{Mat3x4, Mat4};
 use sinew::skinning::{Palette, SkinningJob};
@@ -21,7 +21,7 @@ unsafe fn palette_into<C, R>(
 ) -> sinew_status {
     let result = (|| {
         // SAFETY: the caller's contract.
-        let stored = unsafe { job_asset(asset) }?;
+        let stored = unsafe { stored(asset) }?;
         let skin = stored.asset.skin().ok_or(SINEW_ERROR_INVALID_ARGUMENT)?;
         let written = (palette.cast_const(), num_palette);
         disjoint(written, &[bytes(model, num_matrices)])?;
