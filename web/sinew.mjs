@@ -13,6 +13,12 @@ export const INERTIALIZATION_NONE = 0;
 export const INERTIALIZATION_DEFAULT = 1;
 export const WRAP_LOOP = 0;
 export const WRAP_CLAMP = 1;
+export const SYNC_NONE = 0;
+export const SYNC_PHASE = 1;
+export const SYNC_FOOT_PHASE = 2;
+// Where calls' argument structs are written in the scratch page (results use its first 64 bytes).
+const ARGS = 512;
+const REPORT = 1024;
 
 /** A status other than SINEW_OK, with the library's message. */
 export class SinewError extends Error {
@@ -81,6 +87,32 @@ export class Sinew {
     return new Float32Array(this.memory.buffer, at, count);
   }
 
+  /** Writes numbers at `at` as consecutive 4-byte fields: integers as u32 where `ints` marks them, else f32. */
+  write(at, values, ints = []) {
+    const view = new DataView(this.memory.buffer);
+    values.forEach((v, k) => (ints.includes(k) ? view.setUint32(at + 4 * k, v, true) : view.setFloat32(at + 4 * k, v, true)));
+  }
+
+  /** `count` f32 fields at `at`, copied out. */
+  read(at, count) {
+    return Array.from(this.floats(at, count));
+  }
+
+  /**
+   * A warp point (Gears of War 4) applied to an unwarped root `{ translation: [x, y, z], yaw }` at clip time
+   * `time`: `warp` is `{ marker, target, markerTime, windows: [[start, end] × 3] }` (translation, rotation,
+   * facing), `marker` and `target` roots as above.
+   */
+  warpPointApply(warp, unwarped, time) {
+    const at = this.scratch + ARGS;
+    const root = (r) => [...r.translation, r.yaw];
+    this.write(at, [...root(warp.marker), ...root(warp.target), warp.markerTime, ...warp.windows.flat()]);
+    this.write(at + 64, root(unwarped));
+    this.check('warp point', this.c.sinew_warp_point_apply(at, at + 64, time, at + 96));
+    const [x, y, z, yaw] = this.read(at + 96, 4);
+    return { translation: [x, y, z], yaw };
+  }
+
   /** Loads a baked blob (its bytes are copied into the module's memory, aligned). */
   loadAsset(blob) {
     const bytes = blob instanceof Uint8Array ? blob : new Uint8Array(blob);
@@ -118,6 +150,21 @@ export class Asset {
     s.check('joint name', s.c.sinew_asset_joint_name(this.handle, joint, s.scratch, s.scratch + 4));
     const [at, len] = [s.u32(s.scratch), s.u32(s.scratch + 4)];
     return new TextDecoder().decode(new Uint8Array(s.memory.buffer, at, len));
+  }
+
+  /** The first joint whose name matches `pattern`, or -1. */
+  findJoint(pattern) {
+    for (let j = 0; j < this.joints; ++j) if (pattern.test(this.jointName(j))) return j;
+    return -1;
+  }
+
+  /** The root's motion over clip time `[start, end]` (`sinew_clip_motion_between`): `{ translation, yaw }`. */
+  clipMotionBetween(clip, start, end) {
+    const s = this.sinew;
+    const at = s.scratch + ARGS;
+    s.check('clip motion', s.c.sinew_clip_motion_between(this.handle, clip, start, end, at));
+    const [x, y, z, yaw] = s.read(at, 4);
+    return { translation: [x, y, z], yaw };
   }
 
   jointParent(joint) {
@@ -186,26 +233,95 @@ export class Character {
     s.check('crossfade', s.c.sinew_character_crossfade(this.handle, this.asset.handle, clip, time, speed, duration));
   }
 
+  /**
+   * An inertialized switch of the base entering `clip` where `sync` (a `SYNC_*`) says; returns the start time
+   * used (`time` when the clips match nothing).
+   */
+  transitionSynced(clip, time, speed, duration, sync) {
+    const s = this.sinew;
+    const c = s.c;
+    s.check('transition', c.sinew_character_transition_synced(this.handle, this.asset.handle, clip, time, speed, duration, sync, s.scratch));
+    return s.f32(s.scratch);
+  }
+
+  /** The last update's root motion: `{ translation: [x, y, z], yaw }`. */
+  rootMotion() {
+    const s = this.sinew;
+    s.check('root motion', s.c.sinew_character_root_motion(this.handle, s.scratch, s.scratch + 12));
+    const [x, y, z, yaw] = s.read(s.scratch, 4);
+    return { translation: [x, y, z], yaw };
+  }
+
+  /** Writes a `sinew_foot_planting` for `request` (see `plantFeet`) at `at`. */
+  writePlanting(at, request) {
+    const { pelvis, legs, planted = [0, 0], groundHeight = [0, 0], groundNormal = [[0, 1, 0], [0, 1, 0]], world,
+      dt = 0, weight = 1 } = request;
+    this.sinew.write(at, [pelvis, ...legs.flat(), ...planted.map((p) => (p ? 1 : 0)), ...groundHeight,
+      ...groundNormal.flat(), ...world, dt, weight, 0, 0, 0, 0, 0], [0, 1, 2, 3, 4, 5, 6, 7, 8]);
+  }
+
+  /**
+   * Where the game should probe the ground (world points, left then right) for `request`: `{ pelvis, legs:
+   * [[hip, knee, ankle] × 2], world: 16 floats }`. `planter` is a 48-byte block from `sinew.reserve`.
+   */
+  footProbes(planter, request) {
+    const s = this.sinew;
+    const at = s.scratch + ARGS;
+    this.writePlanting(at, request);
+    s.check('foot probes', s.c.sinew_character_foot_probes(this.handle, planter, at, s.scratch + REPORT));
+    const p = s.read(s.scratch + REPORT, 6);
+    return [p.slice(0, 3), p.slice(3)];
+  }
+
+  /**
+   * One frame of foot planting: `request` as `footProbes`' plus `planted: [l, r]`, `groundHeight: [l, r]`,
+   * `groundNormal: [[x, y, z] × 2]`, `dt`, `weight`. Returns the report `{ pelvisDrop, reached, lock }`.
+   */
+  plantFeet(planter, request) {
+    const s = this.sinew;
+    const at = s.scratch + ARGS;
+    this.writePlanting(at, request);
+    s.check('foot planting', s.c.sinew_character_plant_feet(this.handle, this.asset.handle, planter, at, s.scratch + REPORT));
+    const view = new DataView(s.memory.buffer);
+    const r = s.scratch + REPORT;
+    return { pelvisDrop: s.f32(r), reached: [view.getUint32(r + 4, true), view.getUint32(r + 8, true)], lock: [s.f32(r + 12), s.f32(r + 16)] };
+  }
+
+  /**
+   * Turns `joint`'s `forward` axis (its own frame) toward the model-space `target`, `weight` of the way, at most
+   * `maxAngle` radians (0: no limit). Returns the `SINEW_AIM_*` flags.
+   */
+  aim({ joint, forward, target, maxAngle = 0, weight = 1 }) {
+    const s = this.sinew;
+    const at = s.scratch + ARGS;
+    s.write(at, [joint, ...forward, 0, 0, 0, 0, 0, 0, 0, ...target, maxAngle, 0, weight], [0, 10]);
+    s.check('aim', s.c.sinew_character_aim_ik(this.handle, this.asset.handle, at, s.scratch));
+    return s.u32(s.scratch);
+  }
+
   update(dt) {
     const s = this.sinew;
     s.check('update', s.c.sinew_character_update(this.handle, this.asset.handle, dt));
   }
 
-  /** The model-space box around a box of half size `radius` on every joint: { min: [x, y, z], max: [x, y, z] }. */
-  bounds(radius) {
+  /**
+   * The model-space box around a box of half size `radius` on each of `joints` (every joint by default):
+   * { min: [x, y, z], max: [x, y, z] }.
+   */
+  bounds(radius, joints = Array.from({ length: this.asset.joints }, (_, j) => j)) {
     const s = this.sinew;
-    const joints = this.asset.joints;
     // sinew_joint_box: center[3], joint, half_extent[3], reserved; 32 bytes, 16-byte aligned.
-    const boxes = this.boxes ?? (this.boxes = s.reserve(32 * joints));
+    const boxes = this.boxes ?? (this.boxes = s.reserve(32 * this.asset.joints));
     const view = new DataView(s.memory.buffer);
-    for (let j = 0; j < joints; ++j) {
-      const at = boxes + 32 * j;
-      [0, 0, 0].forEach((v, k) => view.setFloat32(at + 4 * k, v, true));
+    joints.forEach((j, k) => {
+      const at = boxes + 32 * k;
+      [0, 0, 0].forEach((v, c) => view.setFloat32(at + 4 * c, v, true));
       view.setUint32(at + 12, j, true);
-      [radius, radius, radius].forEach((v, k) => view.setFloat32(at + 16 + 4 * k, v, true));
+      [radius, radius, radius].forEach((v, c) => view.setFloat32(at + 16 + 4 * c, v, true));
       view.setUint32(at + 28, 0, true);
-    }
-    s.check('bounds', s.c.sinew_character_bounds(this.handle, boxes, joints, s.scratch, s.scratch + 12));
+    });
+    const count = Math.min(joints.length, this.asset.joints);
+    s.check('bounds', s.c.sinew_character_bounds(this.handle, boxes, count, s.scratch, s.scratch + 12));
     const f = (k) => s.f32(s.scratch + 4 * k);
     return { min: [f(0), f(1), f(2)], max: [f(3), f(4), f(5)] };
   }

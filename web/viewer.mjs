@@ -1,10 +1,13 @@
-// The viewer: one sinew character per blob, driven through the C ABI (web/sinew.mjs) and drawn with three.js as
-// its skeleton, bones from each joint to its parent read from the model matrices every frame. `?test=1` makes
+// The viewer: one sinew character per blob, driven through the C ABI (web/sinew.mjs) and drawn with three.js:
+// its skeleton as bones from each joint to its parent, read from the model matrices every frame, and a glTF
+// character's own meshes skinned by sinew's palette (web/skinned.mjs). `?test=1` makes
 // the page deterministic (a fixed step, no animation loop) and exposes `window.sinewTest` to the browser tests;
-// `?blob=NAME` picks a blob from `blobs.json`.
+// `?blob=NAME` picks a blob from `blobs.json` (entries `{ blob, mesh }`: the glTF file a blob came from, when it
+// has one, is drawn as its skinned meshes).
 import * as THREE from 'three';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
-import { INERTIALIZATION_DEFAULT, INERTIALIZATION_NONE, LAYER_BASE, loadSinew, WRAP_LOOP } from './sinew.mjs';
+import { loadSkinnedMeshes } from './skinned.mjs';
+import { INERTIALIZATION_DEFAULT, INERTIALIZATION_NONE, LAYER_BASE, loadSinew, SYNC_NONE, SYNC_PHASE, WRAP_LOOP } from './sinew.mjs';
 
 const params = new URLSearchParams(location.search);
 const testMode = params.has('test');
@@ -22,6 +25,10 @@ const scene = new THREE.Scene();
 scene.background = new THREE.Color(0x15181d);
 const grid = new THREE.GridHelper(4, 16, 0x3a424d, 0x262c34);
 scene.add(grid);
+scene.add(new THREE.HemisphereLight(0xdfe8f2, 0x2a2f36, 2.2));
+const sun = new THREE.DirectionalLight(0xffffff, 1.6);
+sun.position.set(2, 4, 3);
+scene.add(sun);
 const camera = new THREE.PerspectiveCamera(40, 1, 0.01, 100);
 camera.position.set(2.2, 1.6, 2.8);
 const controls = new OrbitControls(camera, renderer.domElement);
@@ -37,9 +44,30 @@ function resize() {
 addEventListener('resize', resize);
 resize();
 
-/** One character and its skeleton drawn as bone lines, `offset` along x from the others. */
+/**
+ * The bones drawn, [parent, joint] pairs: none out of the skeleton's roots, which are scene or file nodes
+ * rather than body joints (CesiumMan's `Z_UP`, the robot's armature, a BVH's root), nor out of their children
+ * under a `motion_root` the baker added: that root carries the travel, and the file's root below it moves
+ * against it while the body stays in place.
+ */
+function drawnBones(asset) {
+  const depth = [];
+  const top = asset.jointName(0) === 'motion_root' ? 1 : 0;
+  const bones = [];
+  for (let j = 0; j < asset.joints; ++j) {
+    const p = asset.jointParent(j);
+    depth[j] = p >= 0 ? depth[p] + 1 : 0;
+    if (p >= 0 && depth[p] > top) bones.push([p, j]);
+  }
+  return bones;
+}
+
+/**
+ * One character, `offset` along x from the others: its skeleton drawn as bone lines (over everything), and its
+ * glTF meshes (`meshes`, a `SkinnedMeshes`) driven by its palette when the blob came with them.
+ */
 class Figure {
-  constructor(asset, { inertialized, color, offset }) {
+  constructor(asset, { inertialized, color, offset, meshes }) {
     this.asset = asset;
     this.inertialized = inertialized;
     this.offset = offset;
@@ -47,13 +75,19 @@ class Figure {
       layers: [{ kind: LAYER_BASE, controls: 2 }],
       inertialization: inertialized ? INERTIALIZATION_DEFAULT : INERTIALIZATION_NONE,
     });
-    const parents = Array.from({ length: asset.joints }, (_, j) => asset.jointParent(j));
-    this.bones = parents.flatMap((p, j) => (p >= 0 ? [[p, j]] : []));
+    this.bones = drawnBones(asset);
+    this.body = [...new Set(this.bones.flat())];
     const geometry = new THREE.BufferGeometry();
     geometry.setAttribute('position', new THREE.BufferAttribute(new Float32Array(this.bones.length * 6), 3));
-    this.lines = new THREE.LineSegments(geometry, new THREE.LineBasicMaterial({ color }));
+    this.lines = new THREE.LineSegments(geometry, new THREE.LineBasicMaterial({ color, depthTest: false }));
     this.lines.frustumCulled = false;
+    this.lines.renderOrder = 1;
     scene.add(this.lines);
+    this.meshes = meshes;
+    if (meshes) {
+      meshes.group.position.x = offset;
+      scene.add(meshes.group);
+    }
   }
 
   draw() {
@@ -65,11 +99,19 @@ class Figure {
       positions.setXYZ(2 * k + 1, model[16 * j + 12] + x, model[16 * j + 13], model[16 * j + 14]);
     });
     positions.needsUpdate = true;
+    this.meshes?.pose(this.character.palette());
+  }
+
+  /** Which of the two drawings show. */
+  show({ bones, meshes }) {
+    this.lines.visible = bones;
+    if (this.meshes) this.meshes.group.visible = meshes;
   }
 
   dispose() {
     scene.remove(this.lines);
     this.lines.geometry.dispose();
+    this.meshes?.dispose();
   }
 }
 
@@ -85,22 +127,63 @@ function deepestJoint(asset) {
   return deepest;
 }
 
+/** A figure the plot follows, by the joint's name: a left foot (or ankle), for the wrong-foot moment. */
+function leftFoot(asset) {
+  const foot = asset.findJoint(/^(left.?foot|l.?foot|foot.?l|left.?ankle)$/i);
+  return foot >= 0 ? foot : asset.findJoint(/left.*(foot|ankle)|(foot|ankle).*left/i);
+}
+
+const BLUE = 0x7fd1ff;
+const ORANGE = 0xffb74d;
+
 /**
- * One blob shown: one inertialized figure, or (`transition` mode) an inertialized one beside a crossfaded one,
- * both switched together and the deepest joint's height plotted through the switch.
+ * The views: each figure's switch (an inertialized transition entered at time 0, a crossfade, or an
+ * inertialized transition entered at the leading clip's stride phase), its colour and label, and the joint the
+ * plot follows through the switch (none for one figure).
+ */
+const VIEWS = {
+  one: { figures: [{ enter: 'inertialize', color: BLUE }] },
+  transition: {
+    figures: [{ enter: 'inertialize', color: BLUE, label: 'inertialized' }, { enter: 'crossfade', color: ORANGE, label: 'crossfaded' }],
+    plotted: deepestJoint,
+  },
+  locomotion: {
+    figures: [{ enter: 'phase', color: BLUE, label: 'entered at the matched phase' }, { enter: 'inertialize', color: ORANGE, label: 'entered at 0 s' }],
+    plotted: (asset) => { const foot = leftFoot(asset); return foot >= 0 ? foot : deepestJoint(asset); },
+  },
+};
+
+/**
+ * One blob shown in one of the `VIEWS`: its figures side by side, switched together, one joint's height
+ * plotted through the switch.
  */
 class Shown {
-  constructor(sinew, blob, mode) {
-    this.asset = sinew.loadAsset(blob);
-    this.mode = mode;
+  /** Loads `entry` (of `blobs.json`: the blob, and the glTF file it was baked from when there is one). */
+  static async load(sinew, entry, mode) {
+    const blob = new Uint8Array(await (await fetch(`./blobs/${entry.blob}`)).arrayBuffer());
+    const asset = sinew.loadAsset(blob);
+    const figures = (VIEWS[mode] ?? VIEWS.one).figures.length;
+    const meshes = entry.mesh && asset.skinJoints > 0
+      ? await Promise.all(Array.from({ length: figures }, () => loadSkinnedMeshes(`./${entry.mesh}`, asset.skinJoints)))
+      : [];
+    return new Shown(asset, mode, meshes);
+  }
+
+  constructor(asset, mode, meshes) {
+    this.asset = asset;
+    this.mode = VIEWS[mode] ? mode : 'one';
+    this.view = VIEWS[this.mode];
     const size = this.measure();
-    const both = mode === 'transition';
-    this.figures = [new Figure(this.asset, { inertialized: true, color: 0x7fd1ff, offset: both ? -0.6 * size : 0 })];
-    if (both) this.figures.push(new Figure(this.asset, { inertialized: false, color: 0xffb74d, offset: 0.6 * size }));
+    const spacing = 1.2 * size;
+    const first = -spacing * (this.view.figures.length - 1) / 2;
+    this.figures = this.view.figures.map(({ enter, color }, k) =>
+      new Figure(asset, { inertialized: enter !== 'crossfade', color, offset: first + k * spacing, meshes: meshes[k] }));
+    this.showing({ bones: true, meshes: true });
     this.character = this.figures[0].character;
-    this.tip = deepestJoint(this.asset);
+    this.plotted = this.view.plotted?.(asset);
     this.history = this.figures.map(() => []);
     this.switchedAt = null;
+    this.entered = [];
     this.clip = 0;
     this.second = Math.min(1, this.asset.clips - 1);
     this.blend = 0;
@@ -113,7 +196,7 @@ class Shown {
     const probe = this.asset.createCharacter({ inertialization: INERTIALIZATION_NONE });
     probe.play(0, 0);
     probe.update(0);
-    const { min, max } = probe.bounds(0);
+    const { min, max } = probe.bounds(0, drawnBones(this.asset).flat());
     return Math.max(max[0] - min[0], max[1] - min[1], max[2] - min[2], 1e-3);
   }
 
@@ -124,12 +207,19 @@ class Shown {
     }
   }
 
-  /** Switches every figure to `clip` over 0.3 s: inertialized, or crossfaded. */
+  /**
+   * Switches every figure to `clip` over 0.3 s as its view says; `entered` keeps each figure's entry time in
+   * the new clip.
+   */
   switchTo(clip) {
-    for (const { character, inertialized } of this.figures) {
-      if (inertialized) character.transition(clip, 0, this.speed, 0.3);
-      else character.crossfade(clip, 0, this.speed, 0.3);
-    }
+    this.entered = this.figures.map(({ character }, k) => {
+      const enter = this.view.figures[k].enter;
+      if (enter === 'crossfade') {
+        character.crossfade(clip, 0, this.speed, 0.3);
+        return 0;
+      }
+      return character.transitionSynced(clip, 0, this.speed, 0.3, enter === 'phase' ? SYNC_PHASE : SYNC_NONE);
+    });
     this.clip = clip;
     this.switchedAt = this.history[0].length;
   }
@@ -141,12 +231,23 @@ class Shown {
     this.figures.slice(1).forEach((f) => f.character.update(dt));
     this.figures.forEach((f, k) => {
       f.draw();
+      if (this.plotted === undefined) return;
       const model = f.character.modelMatrices();
       const h = this.history[k];
-      h.push(model[16 * this.tip + 13]);
+      h.push(model[16 * this.plotted + 13]);
       if (h.length > 240) h.shift();
     });
     if (this.switchedAt !== null && this.history[0].length === 240) this.switchedAt -= 1;
+  }
+
+  /** The first figure's box (its drawn joints', grown by `radius`), model space. */
+  bounds(radius) {
+    return this.character.bounds(radius, this.figures[0].body);
+  }
+
+  /** Which drawings show: bone lines, meshes (where the blob has them). */
+  showing(which) {
+    this.figures.forEach((f) => f.show(which));
   }
 
   dispose() {
@@ -154,10 +255,10 @@ class Shown {
   }
 }
 
-/** The deepest joint's height over the last frames, one line per figure, the switch marked. */
+/** The plotted joint's height over the last frames, one line per figure, the switch marked. */
 function plot() {
   const canvas = $('plot');
-  canvas.hidden = shown?.mode !== 'transition';
+  canvas.hidden = shown?.plotted === undefined;
   if (canvas.hidden) return;
   const g = canvas.getContext('2d');
   g.clearRect(0, 0, canvas.width, canvas.height);
@@ -173,16 +274,16 @@ function plot() {
     g.lineTo(x(shown.switchedAt), canvas.height);
     g.stroke();
   }
-  ['#7fd1ff', '#ffb74d'].forEach((colour, k) => {
+  shown.figures.forEach((_, k) => {
     const h = shown.history[k];
-    if (!h) return;
-    g.strokeStyle = colour;
+    g.strokeStyle = `#${shown.view.figures[k].color.toString(16).padStart(6, '0')}`;
     g.beginPath();
     h.forEach((v, i) => (i ? g.lineTo(x(i), y(v)) : g.moveTo(x(i), y(v))));
     g.stroke();
   });
   g.fillStyle = '#9aa4b0';
-  g.fillText(`joint ${shown.tip} height: inertialized (blue) and crossfaded (orange)`, 8, canvas.height - 3);
+  const [a, b] = shown.view.figures.map(({ label }, k) => `${label}${shown.entered.length ? ` (${shown.entered[k].toFixed(2)} s)` : ''}`);
+  g.fillText(`${shown.asset.jointName(shown.plotted)} height: ${a} (blue), ${b} (orange)`, 8, canvas.height - 3);
 }
 
 const sinew = await loadSinew(await (await fetch('./sinew_ffi.wasm')).arrayBuffer());
@@ -193,8 +294,8 @@ let time = 0;
 
 async function show(name) {
   $('error').textContent = '';
-  const bytes = new Uint8Array(await (await fetch(`./blobs/${name}`)).arrayBuffer());
-  const next = new Shown(sinew, bytes, $('mode').value);
+  const entry = blobs.find((b) => b.blob === name) ?? { blob: name };
+  const next = await Shown.load(sinew, entry, $('mode').value);
   shown?.dispose();
   shown = next;
   for (const id of ['clip', 'second']) {
@@ -208,14 +309,17 @@ async function show(name) {
 
 /** Points the camera at the character's bounds (sinew_character_bounds), whatever its units. */
 function frameCamera() {
-  const { min, max } = shown.character.bounds(0);
+  const joints = shown.bounds(0);
+  // A mesh reaches past its joints (a head above the last neck joint): a margin of a quarter of the figure.
+  const margin = shown.figures[0].meshes ? 0.25 * Math.max(...joints.max.map((v, k) => v - joints.min[k])) : 0;
+  const { min, max } = shown.bounds(margin);
   const spread = Math.max(...shown.figures.map((f) => Math.abs(f.offset)));
   min[0] -= spread;
   max[0] += spread;
   const center = new THREE.Vector3((min[0] + max[0]) / 2, (min[1] + max[1]) / 2, (min[2] + max[2]) / 2);
   const size = Math.max(max[0] - min[0], max[1] - min[1], max[2] - min[2], 1e-3);
   controls.target.copy(center);
-  camera.position.copy(center).add(new THREE.Vector3(0.8, 0.5, 1.0).multiplyScalar(1.6 * size));
+  camera.position.copy(center).add(new THREE.Vector3(0.8, 0.5, 1.0).multiplyScalar(2 * size));
   camera.near = size / 100;
   camera.far = size * 100;
   camera.updateProjectionMatrix();
@@ -224,8 +328,8 @@ function frameCamera() {
   grid.position.set(center.x, min[1], center.z);
 }
 
-for (const name of blobs) $('blob').append(new Option(name, name));
-$('blob').value = params.get('blob') ?? blobs[0];
+for (const { blob } of blobs) $('blob').append(new Option(blob, blob));
+$('blob').value = params.get('blob') ?? blobs[0].blob;
 $('blob').onchange = () => show($('blob').value).catch(showError);
 $('clip').onchange = () => { shown.clip = +$('clip').value; shown.play(time); };
 $('second').onchange = () => { shown.second = +$('second').value; shown.play(time); };
@@ -292,10 +396,16 @@ if (testMode) {
       }
       return lines;
     },
-    draw() {
+    // Renders the next frame with the drawings `which` asks for and returns the character's model-space box
+    // (its joints', grown by `margin` of its largest side) projected to the canvas, in pixels.
+    draw({ bones = true, meshes = true, floor = true, margin = 0 } = {}) {
+      shown.showing({ bones, meshes });
+      grid.visible = floor;
       shown.update(1 / 30);
       renderer.render(scene, camera);
-      const { min, max } = shown.character.bounds(0);
+      const joints = shown.bounds(0);
+      const size = Math.max(...joints.max.map((v, k) => v - joints.min[k]));
+      const { min, max } = shown.bounds(margin * size);
       const corners = [0, 1, 2, 3, 4, 5, 6, 7].map((k) => new THREE.Vector3(
         k & 1 ? max[0] : min[0], k & 2 ? max[1] : min[1], k & 4 ? max[2] : min[2]).project(camera));
       const { width, height } = renderer.domElement;
@@ -303,15 +413,18 @@ if (testMode) {
       const ys = corners.map((c) => (1 - c.y) / 2 * height);
       return { left: Math.min(...xs), right: Math.max(...xs), top: Math.min(...ys), bottom: Math.max(...ys), width, height };
     },
+    /** Whether the blob's glTF meshes are drawn. */
+    hasMeshes: () => shown.figures[0].meshes !== undefined,
     error: () => $('error').textContent,
-    // Switches both figures after `before` frames and returns each figure's tip height per frame.
+    // Switches the figures after `before` frames; returns each figure's plotted joint height per frame and
+    // each figure's entry time in the new clip.
     transition(before, after) {
       for (let f = 0; f < before; ++f) shown.update(1 / 30);
       shown.switchTo((shown.clip + 1) % shown.asset.clips);
       for (let f = 0; f < after; ++f) shown.update(1 / 30);
       plot();
       renderer.render(scene, camera);
-      return shown.history;
+      return { heights: shown.history, entered: shown.entered, joint: shown.asset.jointName(shown.plotted) };
     },
   };
   window.sinewReady = true;

@@ -11,14 +11,19 @@ use std::process::Command;
 
 /// Where the viewer is served from.
 const ADDRESS: &str = "127.0.0.1:8417";
-/// The shared files baked for the page, when present: glTF characters, then BVH takes (skeletons).
-const SHARED: &[&str] = &[
-    "gltf/CesiumMan.glb",
-    "gltf/RiggedFigure.glb",
-    "gltf/Fox.glb",
-    "gltf/robot.glb",
-    "bvh/bandai/dataset-1_walk_normal_001.bvh",
-    "bvh/bandai/dataset-2_run_normal_001.bvh",
+/// The shared files baked for the page when present: each blob's name, its files (glTF characters, whose meshes
+/// the page draws, or BVH takes of one skeleton, drawn as bones), and the baker's extra flags. The Bandai walk
+/// and run share a skeleton: baked together with their stride phases and root motion, for the locomotion view.
+const SHARED: &[(&str, &[&str], &[&str])] = &[
+    ("CesiumMan", &["gltf/CesiumMan.glb"], &[]),
+    ("RiggedFigure", &["gltf/RiggedFigure.glb"], &[]),
+    ("Fox", &["gltf/Fox.glb"], &[]),
+    ("robot", &["gltf/robot.glb"], &[]),
+    (
+        "bandai-walk-run",
+        &["bvh/bandai/dataset-1_walk_normal_001.bvh", "bvh/bandai/dataset-2_run_normal_001.bvh"],
+        &["--phase", "--root-motion", "delta"],
+    ),
 ];
 
 fn copy(from: &Path, to: &Path) -> Result<(), String> {
@@ -67,36 +72,45 @@ pub fn build() -> Result<PathBuf, String> {
 
     let _ = fs::remove_dir_all(&out);
     copy(&root.join(build_dir).join("wasm32-unknown-unknown/release/sinew_ffi.wasm"), &out.join("sinew_ffi.wasm"))?;
-    for file in ["index.html", "viewer.mjs", "sinew.mjs"] {
+    for file in ["index.html", "viewer.mjs", "sinew.mjs", "skinned.mjs"] {
         copy(&web.join(file), &out.join(file))?;
     }
     let three = web.join("node_modules/three");
     for file in ["build/three.module.js", "build/three.core.js"] {
         copy(&three.join(file), &out.join("three").join(Path::new(file).file_name().unwrap_or_default()))?;
     }
-    let controls = "examples/jsm/controls/OrbitControls.js";
-    copy(&three.join(controls), &out.join("three/addons/controls/OrbitControls.js"))?;
+    for addon in
+        ["controls/OrbitControls.js", "loaders/GLTFLoader.js", "utils/BufferGeometryUtils.js", "utils/SkeletonUtils.js"]
+    {
+        copy(&three.join("examples/jsm").join(addon), &out.join("three/addons").join(addon))?;
+    }
 
-    // The example blob always; each shared file present, baked.
+    // The example blob always; each shared file present, baked, and a glTF file beside its blob for its meshes.
     let blobs = out.join("blobs");
     copy(&root.join("docs/example.snw"), &blobs.join("example.snw"))?;
-    let mut names = vec!["example.snw".to_string()];
+    let mut entries = vec![serde_json::json!({ "blob": "example.snw" })];
     let data = std::env::var_os("SINEW_DATA").map_or_else(|| root.join("../shared/data"), PathBuf::from);
-    for file in SHARED {
-        let source = data.join(file);
-        if !source.is_file() {
-            eprintln!("xtask web: {} not found; the page shows what there is", source.display());
+    for &(stem, files, flags) in SHARED {
+        let sources: Vec<PathBuf> = files.iter().map(|f| data.join(f)).collect();
+        if let Some(missing) = sources.iter().find(|s| !s.is_file()) {
+            eprintln!("xtask web: {} not found; the page shows what there is", missing.display());
             continue;
         }
-        let stem = Path::new(file).file_stem().and_then(|s| s.to_str()).unwrap_or("clip");
         let name = format!("{stem}.snw");
-        let flag = if file.ends_with(".glb") { "--gltf" } else { "--bvh" };
+        let gltf = files[0].ends_with(".glb");
         let mut c = Command::new(root.join("target/debug/sinew-bake"));
-        c.args(["bake", flag]).arg(&source).arg("--out").arg(blobs.join(&name));
+        c.args(["bake", if gltf { "--gltf" } else { "--bvh" }]).args(&sources).args(flags);
+        c.arg("--out").arg(blobs.join(&name));
         crate::stdout_of(c)?;
-        names.push(name);
+        if gltf {
+            let mesh = format!("models/{stem}.glb");
+            copy(&sources[0], &out.join(&mesh))?;
+            entries.push(serde_json::json!({ "blob": name, "mesh": mesh }));
+        } else {
+            entries.push(serde_json::json!({ "blob": name }));
+        }
     }
-    let list = serde_json::to_string(&names).map_err(|e| e.to_string())?;
+    let list = serde_json::to_string(&entries).map_err(|e| e.to_string())?;
     fs::write(out.join("blobs.json"), list).map_err(|e| e.to_string())?;
     Ok(out)
 }
