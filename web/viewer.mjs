@@ -85,21 +85,28 @@ class Figure {
     scene.add(this.lines);
     this.meshes = meshes;
     if (meshes) {
-      meshes.group.position.x = offset;
+      meshes.group.matrixAutoUpdate = false;
       scene.add(meshes.group);
     }
+    // The figure's world transform (the views that move a character set it); its offset otherwise.
+    this.placement = new THREE.Matrix4().makeTranslation(offset, 0, 0);
   }
 
   draw() {
     const model = this.character.modelMatrices();
     const positions = this.lines.geometry.attributes.position;
-    const x = this.offset;
+    const point = new THREE.Vector3();
+    const at = (j) => point.set(model[16 * j + 12], model[16 * j + 13], model[16 * j + 14]).applyMatrix4(this.placement);
     this.bones.forEach(([p, j], k) => {
-      positions.setXYZ(2 * k, model[16 * p + 12] + x, model[16 * p + 13], model[16 * p + 14]);
-      positions.setXYZ(2 * k + 1, model[16 * j + 12] + x, model[16 * j + 13], model[16 * j + 14]);
+      positions.setXYZ(2 * k, ...at(p).toArray());
+      positions.setXYZ(2 * k + 1, ...at(j).toArray());
     });
     positions.needsUpdate = true;
-    this.meshes?.pose(this.character.palette());
+    if (this.meshes) {
+      this.meshes.group.matrix.copy(this.placement);
+      this.meshes.group.matrixWorldNeedsUpdate = true;
+      this.meshes.pose(this.character.palette());
+    }
   }
 
   /** Which of the two drawings show. */
