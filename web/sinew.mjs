@@ -19,6 +19,7 @@ export const SYNC_FOOT_PHASE = 2;
 // Where calls' argument structs are written in the scratch page (results use its first 64 bytes).
 const ARGS = 512;
 const REPORT = 1024;
+const NAME = 1536;
 
 /** A status other than SINEW_OK, with the library's message. */
 export class SinewError extends Error {
@@ -244,6 +245,19 @@ export class Character {
     return s.f32(s.scratch);
   }
 
+  /**
+   * The share of layer `layer`'s weight inside a range named `name` (a foot plant `plant:<joint>`) at the
+   * clips' current times.
+   */
+  rangeWeight(layer, name) {
+    const s = this.sinew;
+    const bytes = new TextEncoder().encode(name);
+    if (bytes.length > 512) throw new Error(`range name of ${bytes.length} bytes`);
+    new Uint8Array(s.memory.buffer, s.scratch + NAME, bytes.length).set(bytes);
+    s.check('range weight', s.c.sinew_character_range_weight(this.handle, this.asset.handle, layer, s.scratch + NAME, bytes.length, s.scratch));
+    return s.f32(s.scratch);
+  }
+
   /** The last update's root motion: `{ translation: [x, y, z], yaw }`. */
   rootMotion() {
     const s = this.sinew;
@@ -311,6 +325,7 @@ export class Character {
   bounds(radius, joints = Array.from({ length: this.asset.joints }, (_, j) => j)) {
     const s = this.sinew;
     // sinew_joint_box: center[3], joint, half_extent[3], reserved; 32 bytes, 16-byte aligned.
+    if (joints.length > this.asset.joints) throw new Error(`bounds of ${joints.length} joints; the skeleton has ${this.asset.joints}`);
     const boxes = this.boxes ?? (this.boxes = s.reserve(32 * this.asset.joints));
     const view = new DataView(s.memory.buffer);
     joints.forEach((j, k) => {
@@ -320,8 +335,7 @@ export class Character {
       [radius, radius, radius].forEach((v, c) => view.setFloat32(at + 16 + 4 * c, v, true));
       view.setUint32(at + 28, 0, true);
     });
-    const count = Math.min(joints.length, this.asset.joints);
-    s.check('bounds', s.c.sinew_character_bounds(this.handle, boxes, count, s.scratch, s.scratch + 12));
+    s.check('bounds', s.c.sinew_character_bounds(this.handle, boxes, joints.length, s.scratch, s.scratch + 12));
     const f = (k) => s.f32(s.scratch + 4 * k);
     return { min: [f(0), f(1), f(2)], max: [f(3), f(4), f(5)] };
   }

@@ -6,6 +6,7 @@
 // has one, is drawn as its skinned meshes).
 import * as THREE from 'three';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
+import { PlantingScenery, RootMotionScenery } from './scenery.mjs';
 import { loadSkinnedMeshes } from './skinned.mjs';
 import { INERTIALIZATION_DEFAULT, INERTIALIZATION_NONE, LAYER_BASE, loadSinew, SYNC_NONE, SYNC_PHASE, WRAP_LOOP } from './sinew.mjs';
 
@@ -154,6 +155,11 @@ const VIEWS = {
     figures: [{ enter: 'inertialize', color: BLUE, label: 'inertialized' }, { enter: 'crossfade', color: ORANGE, label: 'crossfaded' }],
     plotted: deepestJoint,
   },
+  'root motion': { figures: [{ enter: 'inertialize', color: BLUE }], scenery: RootMotionScenery },
+  planting: {
+    figures: [{ enter: 'inertialize', color: BLUE, label: 'planted' }, { enter: 'inertialize', color: ORANGE, label: 'as animated' }],
+    scenery: PlantingScenery,
+  },
   locomotion: {
     figures: [{ enter: 'phase', color: BLUE, label: 'entered at the matched phase' }, { enter: 'inertialize', color: ORANGE, label: 'entered at 0 s' }],
     plotted: (asset) => { const foot = leftFoot(asset); return foot >= 0 ? foot : deepestJoint(asset); },
@@ -196,6 +202,7 @@ class Shown {
     this.blend = 0;
     this.speed = 1;
     this.play(0);
+    this.scenery = this.view.scenery && new this.view.scenery({ shown: this, scene, size });
   }
 
   /** The character's size, from a throwaway character's first pose, for the figures' spacing. */
@@ -203,11 +210,12 @@ class Shown {
     const probe = this.asset.createCharacter({ inertialization: INERTIALIZATION_NONE });
     probe.play(0, 0);
     probe.update(0);
-    const { min, max } = probe.bounds(0, drawnBones(this.asset).flat());
+    const { min, max } = probe.bounds(0, [...new Set(drawnBones(this.asset).flat())]);
     return Math.max(max[0] - min[0], max[1] - min[1], max[2] - min[2], 1e-3);
   }
 
   play(time) {
+    this.scenery?.seek?.(time);
     for (const { character } of this.figures) {
       character.playSlot({ slot: 0, clip: this.clip, time, speed: this.speed, weight: 1 - this.blend, wrap: WRAP_LOOP });
       character.playSlot({ slot: 1, clip: this.second, time, speed: this.speed, weight: this.blend, wrap: WRAP_LOOP });
@@ -236,6 +244,7 @@ class Shown {
     this.character.update(dt);
     this.micros = (performance.now() - started) * 1000;
     this.figures.slice(1).forEach((f) => f.character.update(dt));
+    this.scenery?.step(dt, this.speed);
     this.figures.forEach((f, k) => {
       f.draw();
       if (this.plotted === undefined) return;
@@ -259,6 +268,7 @@ class Shown {
 
   dispose() {
     this.figures.forEach((f) => f.dispose());
+    this.scenery?.dispose();
   }
 }
 
@@ -312,27 +322,64 @@ async function show(name) {
   time = 0;
   shown.update(0);
   frameCamera();
+  $('note').textContent = shown.scenery?.note() ?? '';
 }
+
+// Dragging a view's handle (a warp target, a look-at target) over the horizontal plane through it; the orbit
+// controls pause meanwhile.
+const raycaster = new THREE.Raycaster();
+let dragging = null;
+function pointerRay(event) {
+  const box = renderer.domElement.getBoundingClientRect();
+  const ndc = new THREE.Vector2((event.clientX - box.left) / box.width * 2 - 1, 1 - (event.clientY - box.top) / box.height * 2);
+  raycaster.setFromCamera(ndc, camera);
+  return raycaster.ray;
+}
+renderer.domElement.addEventListener('pointerdown', (event) => {
+  const handles = shown?.scenery?.handles ?? [];
+  if (handles.length === 0) return;
+  pointerRay(event);
+  const hit = raycaster.intersectObjects(handles, true)[0];
+  if (!hit) return;
+  dragging = handles.find((h) => h === hit.object || h.getObjectById(hit.object.id));
+  controls.enabled = false;
+});
+renderer.domElement.addEventListener('pointermove', (event) => {
+  if (!dragging) return;
+  const plane = new THREE.Plane(new THREE.Vector3(0, 1, 0), -dragging.getWorldPosition(new THREE.Vector3()).y);
+  const point = pointerRay(event).intersectPlane(plane, new THREE.Vector3());
+  if (point) shown.scenery.drag(dragging, point);
+});
+addEventListener('pointerup', () => {
+  dragging = null;
+  controls.enabled = true;
+});
 
 /** Points the camera at the character's bounds (sinew_character_bounds), whatever its units. */
 function frameCamera() {
   const joints = shown.bounds(0);
   // A mesh reaches past its joints (a head above the last neck joint): a margin of a quarter of the figure.
   const margin = shown.figures[0].meshes ? 0.25 * Math.max(...joints.max.map((v, k) => v - joints.min[k])) : 0;
-  const { min, max } = shown.bounds(margin);
-  const spread = Math.max(...shown.figures.map((f) => Math.abs(f.offset)));
-  min[0] -= spread;
-  max[0] += spread;
+  // A view with a world frames the world's part it uses; the others frame the figures side by side.
+  const { min, max } = shown.scenery?.extent() ?? shown.bounds(margin);
+  if (!shown.scenery) {
+    const spread = Math.max(...shown.figures.map((f) => Math.abs(f.offset)));
+    min[0] -= spread;
+    max[0] += spread;
+  }
   const center = new THREE.Vector3((min[0] + max[0]) / 2, (min[1] + max[1]) / 2, (min[2] + max[2]) / 2);
   const size = Math.max(max[0] - min[0], max[1] - min[1], max[2] - min[2], 1e-3);
   controls.target.copy(center);
-  camera.position.copy(center).add(new THREE.Vector3(0.8, 0.5, 1.0).multiplyScalar(2 * size));
+  // Figures side by side need room around them; a world's box is the room already.
+  const from = shown.scenery?.cameraFrom ?? new THREE.Vector3(0.8, 0.5, 1.0);
+  camera.position.copy(center).add(from.clone().multiplyScalar((shown.scenery ? 1.1 : 2) * size));
   camera.near = size / 100;
   camera.far = size * 100;
   camera.updateProjectionMatrix();
   controls.update();
   grid.scale.setScalar(size);
   grid.position.set(center.x, min[1], center.z);
+  grid.visible = !shown.scenery?.ground;
 }
 
 for (const { blob } of blobs) $('blob').append(new Option(blob, blob));
@@ -419,6 +466,48 @@ if (testMode) {
       const xs = corners.map((c) => (c.x + 1) / 2 * width);
       const ys = corners.map((c) => (1 - c.y) / 2 * height);
       return { left: Math.min(...xs), right: Math.max(...xs), top: Math.min(...ys), bottom: Math.max(...ys), width, height };
+    },
+    /**
+     * Root motion: moves the warp target to (x, z) (world, the character's units) and plays the segment to its
+     * marker; returns the warped root there, the target, the clip's own root there, and the figure's placement
+     * (column-major) on the last frame.
+     */
+    warp(x, z, frames) {
+      const scenery = shown.scenery;
+      scenery.drag(null, new THREE.Vector3(x, 0, z));
+      for (let f = 0; f < frames; ++f) shown.update(1 / 30);
+      renderer.render(scene, camera);
+      const { segment } = scenery;
+      return {
+        atMarker: segment.at(segment.markerTime),
+        target: segment.target,
+        unwarped: segment.marker,
+        placement: shown.figures[0].placement.toArray(),
+        time: scenery.time,
+      };
+    },
+    /**
+     * Foot planting: `frames` frames; per frame and figure, each foot's lock, whether it reached, its ankle's
+     * world height less the ground's there, and its model-space height (the animation's own, for a figure not
+     * planted).
+     */
+    planting(frames) {
+      const { scenery } = shown;
+      const legs = scenery.legs.legs;
+      const out = [];
+      for (let f = 0; f < frames; ++f) {
+        shown.update(1 / 30);
+        out.push(scenery.figures.map(({ figure, report }) => {
+          const model = figure.character.modelMatrices();
+          return legs.map(([, , ankle], side) => {
+            const world = new THREE.Vector3(model[16 * ankle + 12], model[16 * ankle + 13], model[16 * ankle + 14]).applyMatrix4(figure.placement);
+            const clearance = world.y - scenery.field.height(world.x, world.z);
+            return { lock: report.lock[side], reached: report.reached[side], clearance, animated: model[16 * ankle + 13] };
+          });
+        }));
+      }
+      renderer.render(scene, camera);
+      return out;
     },
     /** Whether the blob's glTF meshes are drawn. */
     hasMeshes: () => shown.figures[0].meshes !== undefined,

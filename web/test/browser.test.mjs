@@ -195,3 +195,58 @@ test("walk to run: the matched-phase entry keeps the foot's rhythm, the unsynced
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+/** The Bandai walk and run, or a skip (a failure where SINEW_REQUIRE_DATA says the data must be there). */
+async function bandai(t) {
+  const entries = JSON.parse(await readFile(join(dir, 'blobs.json'), 'utf8'));
+  if (entries.some((e) => e.blob === 'bandai-walk-run.snw')) return true;
+  assert.ok(!process.env.SINEW_REQUIRE_DATA, 'SINEW_REQUIRE_DATA is set but the Bandai walk and run were not baked');
+  t.skip('the Bandai takes are absent (../shared/data)');
+  return false;
+}
+
+test('root motion: a warp point takes the walk to the dragged target at its marker', async (t) => {
+  if (!(await bandai(t))) return;
+  const { page, errors } = await open('bandai-walk-run.snw&mode=root motion');
+  // A target a metre and a half to the side of where the clip's first 3 s end, then the whole segment played.
+  const result = await page.evaluate(() => {
+    const { unwarped } = window.sinewTest.warp(0, 0, 0);
+    const [x, , z] = unwarped.translation;
+    return window.sinewTest.warp(x + 150, z - 40, 89);
+  });
+  await page.screenshot({ path: join(shots, 'root-motion.png') });
+  const distance = (a, b) => Math.hypot(a[0] - b[0], a[2] - b[2]);
+  console.log(`warped root at the marker ${result.atMarker.translation.map((v) => v.toFixed(2))}, target ${result.target.translation.map((v) => v.toFixed(2))}, unwarped ${result.unwarped.translation.map((v) => v.toFixed(2))}`);
+  assert.ok(distance(result.unwarped.translation, result.target.translation) > 100, 'the target is where the clip goes anyway');
+  assert.ok(distance(result.atMarker.translation, result.target.translation) < 0.01, `the warped root misses the target: ${JSON.stringify(result)}`);
+  assert.ok(Math.abs(result.atMarker.yaw - result.target.yaw) < 1e-4, `facing ${result.atMarker.yaw}, target ${result.target.yaw}`);
+  // The figure stands where the warp says: 89 frames of 1/30 s is 2.967 s of the 3 s segment, near the target.
+  const placed = [result.placement[12], result.placement[13], result.placement[14]];
+  assert.ok(distance(placed, result.target.translation) < 10, `the figure is at ${placed} at ${result.time} s`);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('foot planting: planted feet keep their animated height over the rolling ground, unplanted ones do not', async (t) => {
+  if (!(await bandai(t))) return;
+  const { page, errors } = await open('bandai-walk-run.snw&mode=planting');
+  const frames = await page.evaluate(() => window.sinewTest.planting(150));
+  await page.screenshot({ path: join(shots, 'planting.png') });
+  // Frames where the planted figure holds a foot fully: its ankle over the ground against the animation's (the
+  // other figure's model-space ankle, the same clip at the same time); the other figure's likewise.
+  const on = [];
+  const off = [];
+  for (const [planted, animated] of frames) {
+    for (const side of [0, 1]) {
+      if (planted[side].lock < 0.95 || !planted[side].reached) continue;
+      on.push(Math.abs(planted[side].clearance - animated[side].animated));
+      off.push(Math.abs(animated[side].clearance - animated[side].animated));
+    }
+  }
+  const mean = (v) => v.reduce((a, b) => a + b, 0) / v.length;
+  console.log(`${on.length} planted foot-frames: ankle height error planted ${mean(on).toFixed(4)}, as animated ${mean(off).toFixed(4)} (cm)`);
+  assert.ok(on.length > 30, `only ${on.length} planted foot-frames in 150`);
+  assert.ok(mean(on) < 0.3 * mean(off), `planted ${mean(on)} against ${mean(off)}`);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -72,7 +72,7 @@ pub fn build() -> Result<PathBuf, String> {
 
     let _ = fs::remove_dir_all(&out);
     copy(&root.join(build_dir).join("wasm32-unknown-unknown/release/sinew_ffi.wasm"), &out.join("sinew_ffi.wasm"))?;
-    for file in ["index.html", "viewer.mjs", "sinew.mjs", "skinned.mjs"] {
+    for file in ["index.html", "viewer.mjs", "sinew.mjs", "skinned.mjs", "world.mjs", "scenery.mjs"] {
         copy(&web.join(file), &out.join(file))?;
     }
     let three = web.join("node_modules/three");

@@ -1,0 +1,215 @@
+// The views that put a character into a world: its root motion bent by a warp point toward a target the user
+// drags, and foot planting on uneven ground with a look-at target. Each scenery owns what it adds to the
+// scene, places its figures every frame (`step`, after the characters' update, before they are drawn) and
+// names the objects the user may drag (`handles`, moved through `drag`).
+import * as THREE from 'three';
+import { findLegs, HeightField, rootMatrix, WarpSegment } from './world.mjs';
+
+function line(points, color) {
+  const geometry = new THREE.BufferGeometry().setFromPoints(points.map((p) => new THREE.Vector3(...p)));
+  return new THREE.Line(geometry, new THREE.LineBasicMaterial({ color }));
+}
+
+/** A flat ring on the ground with a tick showing a facing: a target the user drags. */
+function marker(size, color) {
+  const group = new THREE.Group();
+  const ring = new THREE.Mesh(new THREE.RingGeometry(0.12 * size, 0.17 * size, 32), new THREE.MeshBasicMaterial({ color, side: THREE.DoubleSide }));
+  ring.rotation.x = -Math.PI / 2;
+  const tick = new THREE.Mesh(new THREE.BoxGeometry(0.03 * size, 0.01 * size, 0.3 * size), new THREE.MeshBasicMaterial({ color }));
+  tick.position.z = 0.15 * size;
+  group.add(ring, tick);
+  return group;
+}
+
+function dispose(scene, objects) {
+  for (const object of objects) {
+    scene.remove(object);
+    object.traverse((o) => {
+      o.geometry?.dispose();
+      o.material?.dispose();
+    });
+  }
+}
+
+/**
+ * Root motion: the first figure walks one segment of its clip (up to 3 s) from the origin, its path drawn
+ * on the ground as the clip has it (grey) and as a warp point bends it to the target (blue); the segment
+ * starts over at its end.
+ */
+export class RootMotionScenery {
+  constructor({ shown, scene, size }) {
+    this.shown = shown;
+    this.scene = scene;
+    this.size = size;
+    this.figure = shown.figures[0];
+    const asset = shown.asset;
+    const markerTime = Math.min(asset.clipDuration(shown.clip), 3);
+    this.segment = new WarpSegment(asset.sinew, asset, shown.clip, markerTime);
+    const [mx, , mz] = this.segment.marker.translation;
+    this.moves = Math.hypot(mx, mz) > 0.05 * size;
+    // The target starts 35° off the clip's own end, so the bend shows before anyone drags it.
+    const turn = 35 * Math.PI / 180;
+    this.segment.aimAt([mx * Math.cos(turn) + mz * Math.sin(turn), 0, mz * Math.cos(turn) - mx * Math.sin(turn)]);
+    this.target = marker(size, 0x7fd1ff);
+    this.handles = [this.target];
+    this.time = 0;
+    this.redraw();
+  }
+
+  /** What the view says about the blob (a clip without root motion walks nowhere). */
+  note() {
+    return this.moves ? '' : 'this clip has no root motion: bake it with --root-motion to see a path';
+  }
+
+  /** The world box the view uses: both paths and the target, a figure's height above them. */
+  extent() {
+    const points = [...this.segment.path(16, false), ...this.segment.path(16, true), this.segment.target.translation];
+    const min = [0, 1, 2].map((c) => Math.min(...points.map((p) => p[c])));
+    const max = [0, 1, 2].map((c) => Math.max(...points.map((p) => p[c])));
+    max[1] += this.size;
+    return { min, max };
+  }
+
+  redraw() {
+    dispose(this.scene, [this.paths, this.target].filter(Boolean));
+    this.paths = new THREE.Group();
+    this.paths.add(line(this.segment.path(64, false), 0x5c6672), line(this.segment.path(64, true), 0x7fd1ff));
+    const { translation: [x, y, z], yaw } = this.segment.target;
+    this.target.position.set(x, y, z);
+    this.target.rotation.y = yaw;
+    this.scene.add(this.paths, this.target);
+  }
+
+  drag(_handle, point) {
+    this.segment.aimAt([point.x, 0, point.z]);
+    this.redraw();
+  }
+
+  /** The segment's clock follows the character's; at the segment's end both start over. */
+  seek(time) {
+    this.time = time;
+  }
+
+  step(dt, speed) {
+    this.time += dt * speed;
+    if (this.time >= this.segment.markerTime) {
+      this.time -= this.segment.markerTime;
+      this.shown.play(this.time);
+      this.shown.figures.forEach((f) => f.character.update(0));
+    }
+    this.figure.placement.copy(rootMatrix(this.segment.at(this.time)));
+  }
+
+  dispose() {
+    dispose(this.scene, [this.paths, this.target]);
+  }
+}
+
+/** How far from the middle of the ground the planting view's figures walk before they start over, in figures. */
+const REACH = 1.4;
+
+/**
+ * Foot planting: the figures walk by their root motion over rolling ground, the first with its feet planted on
+ * it (`sinew_character_plant_feet`, the ground answered at `sinew_character_foot_probes`' points), the second
+ * as the animation has it; both heads aim at a target the user drags (`sinew_character_aim_ik`). A figure
+ * that walks off the ground starts over.
+ */
+export class PlantingScenery {
+  constructor({ shown, scene, size }) {
+    this.shown = shown;
+    this.scene = scene;
+    this.size = size;
+    const asset = shown.asset;
+    this.legs = findLegs(asset);
+    this.head = asset.findJoint(/^head$/i);
+    this.field = new HeightField(0.1 * size, 1.4 * size);
+    this.ground = this.field.mesh(2 * (REACH + 0.6) * size, 64);
+    this.look = new THREE.Mesh(new THREE.SphereGeometry(0.06 * size, 16, 12), new THREE.MeshStandardMaterial({ color: 0xffe082, emissive: 0x5a4a10 }));
+    this.look.position.set(0, 0.9 * size, 1.2 * size);
+    this.handles = [this.look];
+    scene.add(this.ground, this.look);
+    // The clip's direction of travel, model space: the heads' forward before any aim.
+    const travel = asset.clipMotionBetween(shown.clip, 0, asset.clipDuration(shown.clip)).translation;
+    const length = Math.hypot(travel[0], travel[2]);
+    this.travel = length > 0 ? new THREE.Vector3(travel[0] / length, 0, travel[2] / length) : new THREE.Vector3(0, 0, 1);
+    this.figures = shown.figures.map((figure, k) => ({
+      figure,
+      planted: k === 0,
+      planter: asset.sinew.reserve(48),
+      world: null,
+      report: null,
+    }));
+    this.figures.forEach((f) => this.restart(f));
+    // From the side of the walk, so both figures cross the view.
+    this.cameraFrom = new THREE.Vector3(this.travel.z, 0.8, -this.travel.x).multiplyScalar(1.2).addScaledVector(this.travel, 0.3);
+  }
+
+  note() {
+    if (!this.legs) return 'no legs found by name (Foot_L, LFoot, LeftFoot…): the feet are not planted';
+    return '';
+  }
+
+  /** Back to the start: the far edge of the ground, a fresh planter (zeroed: nothing planted yet). */
+  restart(f) {
+    const start = this.travel.clone().multiplyScalar(-REACH * this.size).add(new THREE.Vector3(f.figure.offset, 0, 0));
+    f.world = { translation: [start.x, this.field.height(start.x, start.z), start.z], yaw: 0 };
+    new Uint8Array(this.shown.asset.sinew.memory.buffer, f.planter, 48).fill(0);
+  }
+
+  /** The ground the figures cross, a figure's height above it. */
+  extent() {
+    const a = this.travel.clone().multiplyScalar(-REACH * this.size);
+    const b = this.travel.clone().multiplyScalar(REACH * this.size);
+    const spread = Math.max(...this.figures.map((f) => Math.abs(f.figure.offset)));
+    return {
+      min: [Math.min(a.x, b.x) - spread, -this.field.amplitude, Math.min(a.z, b.z)],
+      max: [Math.max(a.x, b.x) + spread, this.size, Math.max(a.z, b.z)],
+    };
+  }
+
+  drag(_handle, point) {
+    this.look.position.set(point.x, this.look.position.y, point.z);
+  }
+
+  step(dt) {
+    for (const f of this.figures) this.walk(f, dt);
+  }
+
+  /** One frame of one figure: root motion onto the ground, feet planted, head aimed, figure placed. */
+  walk(f, dt) {
+    const { character } = f.figure;
+    const motion = character.rootMotion();
+    const turn = new THREE.Matrix4().makeRotationY(f.world.yaw);
+    const step = new THREE.Vector3(...motion.translation).applyMatrix4(turn);
+    let [x, , z] = f.world.translation;
+    x += step.x;
+    z += step.z;
+    f.world = { translation: [x, this.field.height(x, z), z], yaw: f.world.yaw + motion.yaw };
+    const along = new THREE.Vector3(x - f.figure.offset, 0, z).dot(this.travel);
+    if (along > REACH * this.size) this.restart(f);
+    const world = rootMatrix(f.world);
+    if (this.legs) {
+      const request = { pelvis: this.legs.pelvis, legs: this.legs.legs, world: world.toArray(), dt, weight: f.planted ? 1 : 0 };
+      const probes = character.footProbes(f.planter, request);
+      request.groundHeight = probes.map(([px, , pz]) => this.field.height(px, pz));
+      request.groundNormal = probes.map(([px, , pz]) => this.field.normal(px, pz));
+      request.planted = this.legs.names.map((name) => character.rangeWeight(0, `plant:${name}`) > 0.5);
+      f.report = character.plantFeet(f.planter, request);
+    }
+    if (this.head >= 0) this.aim(character, world);
+    f.figure.placement.copy(world);
+  }
+
+  /** Turns the head toward the look target, its forward the clip's travel direction in its own frame. */
+  aim(character, world) {
+    const model = character.modelMatrices();
+    const head = new THREE.Matrix4().fromArray(model, 16 * this.head);
+    const forward = this.travel.clone().transformDirection(head.clone().invert());
+    const target = this.look.position.clone().applyMatrix4(world.clone().invert());
+    character.aim({ joint: this.head, forward: forward.toArray(), target: target.toArray(), maxAngle: 1.2, weight: 1 });
+  }
+
+  dispose() {
+    dispose(this.scene, [this.ground, this.look]);
+  }
+}
