@@ -450,8 +450,8 @@ if (testMode) {
       }
       return lines;
     },
-    // Renders the next frame with the drawings `which` asks for and returns the character's model-space box
-    // (its joints', grown by `margin` of its largest side) projected to the canvas, in pixels.
+    // Renders the next frame with the drawings `which` asks for and returns the first figure's box (its joints',
+    // grown by `margin` of its largest side, placed in the world) projected to the canvas, in pixels.
     draw({ bones = true, meshes = true, floor = true, margin = 0 } = {}) {
       shown.showing({ bones, meshes });
       grid.visible = floor;
@@ -460,8 +460,9 @@ if (testMode) {
       const joints = shown.bounds(0);
       const size = Math.max(...joints.max.map((v, k) => v - joints.min[k]));
       const { min, max } = shown.bounds(margin * size);
+      const placement = shown.figures[0].placement;
       const corners = [0, 1, 2, 3, 4, 5, 6, 7].map((k) => new THREE.Vector3(
-        k & 1 ? max[0] : min[0], k & 2 ? max[1] : min[1], k & 4 ? max[2] : min[2]).project(camera));
+        k & 1 ? max[0] : min[0], k & 2 ? max[1] : min[1], k & 4 ? max[2] : min[2]).applyMatrix4(placement).project(camera));
       const { width, height } = renderer.domElement;
       const xs = corners.map((c) => (c.x + 1) / 2 * width);
       const ys = corners.map((c) => (1 - c.y) / 2 * height);

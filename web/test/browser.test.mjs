@@ -250,3 +250,18 @@ test('foot planting: planted feet keep their animated height over the rolling gr
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('every view draws its first figure inside its bounds', async () => {
+  const entries = JSON.parse(await readFile(join(dir, 'blobs.json'), 'utf8'));
+  // The walking views want a clip that walks; the example rig stands in without the shared data.
+  const blob = entries.some((e) => e.blob === 'bandai-walk-run.snw') ? 'bandai-walk-run.snw' : 'example.snw';
+  for (const mode of ['transition', 'locomotion', 'root motion', 'planting']) {
+    const { page, errors } = await open(`${blob}&mode=${mode}`);
+    const rect = await page.evaluate(() => window.sinewTest.draw());
+    const drawn = await countPixels(page, rect, true);
+    await page.screenshot({ path: join(shots, `view-${mode.replace(' ', '-')}.png`) });
+    assert.ok(drawn.inside > 100, `${mode}: ${drawn.inside} bone pixels inside ${JSON.stringify(rect)}`);
+    assert.deepEqual(errors, [], mode);
+    await page.close();
+  }
+});

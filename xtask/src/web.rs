@@ -33,8 +33,16 @@ fn copy(from: &Path, to: &Path) -> Result<(), String> {
     fs::copy(from, to).map(|_| ()).map_err(|e| format!("{} → {}: {e}", from.display(), to.display()))
 }
 
+/// Debian's Chromium, or how to get it.
+pub fn chromium() -> Result<&'static str, String> {
+    ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+        .into_iter()
+        .find(|p| Path::new(p).is_file())
+        .ok_or_else(|| "`chromium` not found; install with `apt-get install chromium`".to_string())
+}
+
 /// `npm ci` in `web/` unless its packages are installed (three.js for the page, puppeteer-core for the tests).
-fn npm_packages(web: &Path) -> Result<(), String> {
+pub fn npm_packages(web: &Path) -> Result<(), String> {
     if web.join("node_modules/three/build/three.module.js").is_file()
         && web.join("node_modules/puppeteer-core").is_dir()
     {
@@ -164,18 +172,18 @@ pub fn web() -> Result<(), String> {
 pub fn web_test() -> Result<(), String> {
     let dir = build()?;
     let root = crate::root();
-    let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].into_iter().find(|p| Path::new(p).is_file());
-    let Some(chromium) = chromium else {
-        return Err("`chromium` not found; install with `apt-get install chromium`".into());
-    };
+    let chromium = chromium()?;
     // A fixture for the broken-blob test: the example cut in half.
     let example = fs::read(root.join("docs/example.snw")).map_err(|e| e.to_string())?;
     fs::write(dir.join("blobs/broken.snw"), &example[..example.len() / 2]).map_err(|e| e.to_string())?;
+    // Only this run's screenshots: a view renamed or gone leaves no stale picture behind.
+    let shots = root.join("target/web-shots");
+    let _ = fs::remove_dir_all(&shots);
     let mut node = Command::new("node");
     node.current_dir(&root)
         .args(["--test", "web/test/browser.test.mjs"])
         .env("SINEW_WEB_DIR", &dir)
-        .env("SINEW_WEB_SHOTS", root.join("target/web-shots"))
+        .env("SINEW_WEB_SHOTS", &shots)
         .env("SINEW_CHROMIUM", chromium);
     crate::run(node)
 }
