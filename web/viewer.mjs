@@ -383,7 +383,10 @@ function frameCamera() {
 }
 
 for (const { blob } of blobs) $('blob').append(new Option(blob, blob));
-$('blob').value = params.get('blob') ?? blobs[0].blob;
+// A blob named in the address but not listed (a file of one's own, a test's broken fixture) is offered too.
+const first = params.get('blob') ?? blobs[0].blob;
+if (!blobs.some((b) => b.blob === first)) $('blob').append(new Option(first, first));
+$('blob').value = first;
 $('blob').onchange = () => show($('blob').value).catch(showError);
 $('clip').onchange = () => { shown.clip = +$('clip').value; shown.play(time); };
 $('second').onchange = () => { shown.second = +$('second').value; shown.play(time); };

@@ -151,11 +151,12 @@ test("a glTF character's meshes follow sinew's palette", async () => {
 });
 
 test('a broken blob shows the loader error, not a blank page', async () => {
-  const { page } = await open('broken.snw');
-  const message = await page.evaluate(() => window.sinewTest.error());
-  assert.match(message, /truncated or inconsistent/);
-  await page.screenshot({ path: join(shots, 'broken.png') });
-  await page.close();
+  for (const [blob, message] of [['broken.snw', /truncated or inconsistent/], ['foreign.snw', /not a sinew asset/]]) {
+    const { page } = await open(blob);
+    assert.match(await page.evaluate(() => window.sinewTest.error()), message, blob);
+    await page.screenshot({ path: join(shots, blob.replace('.snw', '.png')) });
+    await page.close();
+  }
 });
 
 test('an inertialized switch beside a crossfade: the two part during the switch and meet after it', async () => {

@@ -173,9 +173,12 @@ pub fn web_test() -> Result<(), String> {
     let dir = build()?;
     let root = crate::root();
     let chromium = chromium()?;
-    // A fixture for the broken-blob test: the example cut in half.
+    // Fixtures for the broken-blob tests: the example cut in half, and the example with its magic overwritten.
     let example = fs::read(root.join("docs/example.snw")).map_err(|e| e.to_string())?;
     fs::write(dir.join("blobs/broken.snw"), &example[..example.len() / 2]).map_err(|e| e.to_string())?;
+    let mut foreign = example.clone();
+    foreign[..4].copy_from_slice(b"GLB!");
+    fs::write(dir.join("blobs/foreign.snw"), &foreign).map_err(|e| e.to_string())?;
     // Only this run's screenshots: a view renamed or gone leaves no stale picture behind.
     let shots = root.join("target/web-shots");
     let _ = fs::remove_dir_all(&shots);
