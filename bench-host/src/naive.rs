@@ -452,3 +452,21 @@ pub fn match_foot_phase(steps: [&[f32]; 2], frames: usize, rate: f32, source: [f
     }
     best.map(|(t, _)| t)
 }
+
+/// Speed ranges the way a first version is written: every range's weight from its rising and falling ramps
+/// (linear across the overlaps with its neighbours), then each weighted range's rate, collected into a `Vec`.
+/// `ranges` are (low, high, reference speed, clip), slowest first.
+pub fn speed_shares(ranges: &[(f32, f32, f32, u32)], min_rate: f32, max_rate: f32, speed: f32) -> Vec<(u32, f32, f32)> {
+    let n = ranges.len();
+    let mut shares = Vec::new();
+    for (i, &(low, high, reference, clip)) in ranges.iter().enumerate() {
+        let rising = if i == 0 { 1.0 } else { ((speed - low) / (ranges[i - 1].1 - low)).clamp(0.0, 1.0) };
+        let falling =
+            if i + 1 == n { 1.0 } else { (1.0 - (speed - ranges[i + 1].0) / (high - ranges[i + 1].0)).clamp(0.0, 1.0) };
+        let weight = rising.min(falling);
+        if weight > 0.0 {
+            shares.push((clip, weight, (speed / reference).clamp(min_rate, max_rate)));
+        }
+    }
+    shares
+}

@@ -112,11 +112,16 @@ struct ReadmeExamples;
 #[doc = include_str!("../../docs/guide/blending-and-layers.md")]
 struct GuideExamples;
 
+/// And the locomotion guide's.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/guide/locomotion-and-phase.md")]
+struct LocomotionExamples;
+
 // Each module keeps the public path it has always had: engines and the C ABI name `sinew::sampling`, not the
 // room it lives in.
 pub use data::{asset, clip, curve, skeleton, skin};
 pub use math::backend;
-pub use motion::{control, motion_correction, phase, root_motion};
+pub use motion::{control, motion_correction, phase, root_motion, speed_ranges};
 pub use stages::{
     attachment, blending, bounds, foot_planting, ik, inertialization, local_to_model, sampling, skinning,
     vertex_skinning,

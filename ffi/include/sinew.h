@@ -17,8 +17,9 @@
 // existing size and meaning (it may name a reserved field whose zero keeps its old meaning); a major version
 // may change them. 1002 named `sinew_character_desc::reserved` `sampling`; 1003 added joint parents, markers,
 // curve lookup, range weights, synced transitions, the motion-only update, bounds, and IK and foot planting on
-// the shown pose; 1004 the stage jobs over caller memory and `SINEW_ERROR_BUFFER`.
-#define SINEW_ABI_VERSION 1004
+// the shown pose; 1004 the stage jobs over caller memory and `SINEW_ERROR_BUFFER`; 1005 discrete target speeds
+// and speed ranges.
+#define SINEW_ABI_VERSION 1005
 
 // Required alignment of a blob passed to `sinew_asset_load`.
 #define SINEW_BLOB_ALIGN 16
@@ -606,6 +607,44 @@ typedef struct sinew_facing {
   // Turn rate, radians per second.
   float rate;
 } sinew_facing;
+
+// From stick deflection `pad` on (up to the next step's), the character heads for `speed`: Just Cause 3's
+// discrete target speeds (walk below 0.3, run from 0.3), for `sinew_target_speed`.
+//
+// Layout: 8 bytes, 4-byte aligned.
+typedef struct sinew_speed_step {
+  // Stick deflection in `[0, 1]`; the first step's is 0, each next one's larger.
+  float pad;
+  // Target speed, finite and `>= 0`.
+  float speed;
+} sinew_speed_step;
+
+// One core locomotion clip's speed range (Just Cause 3: walk `[0, 3.5]`, run `[2.5, 5.5]` m/s), for
+// `sinew_speed_ranges_select`.
+//
+// Layout: 16 bytes, 4-byte aligned.
+typedef struct sinew_speed_range {
+  // Slowest speed the clip plays at.
+  float low;
+  // Fastest speed the clip plays at, `> low`.
+  float high;
+  // The speed the clip was authored at, `> 0`: its playback rate's reference.
+  float reference_speed;
+  // The game's name for the clip (its index in the asset, typically), carried to the shares.
+  uint32_t clip;
+} sinew_speed_range;
+
+// A clip playing at a speed: its blend weight and playback rate.
+//
+// Layout: 12 bytes, 4-byte aligned.
+typedef struct sinew_speed_share {
+  // The range's `clip`.
+  uint32_t clip;
+  // Blend weight in `(0, 1]`; the shares' weights sum to one.
+  float weight;
+  // Playback rate: the speed over the clip's reference speed, clamped to the rate limits.
+  float rate;
+} sinew_speed_share;
 
 // Lean into turns: the angle follows `gain · yaw rate` (clamped to `±max`) as a critically damped spring of
 // `time_constant` seconds; the game applies it about the moving-forward axis of a joint it chooses.
@@ -1707,6 +1746,37 @@ sinew_status sinew_playback_rate(float game_speed,
                                  float min_rate,
                                  float max_rate,
                                  float *rate);
+
+// The target speed at stick deflection `pad` (clamped to `[0, 1]`): the speed of the last of the `num_steps`
+// steps at `steps` at or below it.
+//
+// Errors, nothing written: `SINEW_ERROR_INVALID_ARGUMENT` for no steps, a first step not at 0, deflections
+// outside `[0, 1]` or not increasing, a speed not finite or below 0, or a NaN `pad`.
+//
+// # Safety
+// `steps` points to `num_steps` readable steps; `speed` is writable.
+sinew_status sinew_target_speed(const struct sinew_speed_step *steps,
+                                size_t num_steps,
+                                float pad,
+                                float *speed);
+
+// The clips playing at `speed` over the `num_ranges` speed ranges at `ranges` (slowest first, each overlapping
+// the next only): one share inside a range (or past the ends), two in an overlap, the faster clip weighted
+// linearly across it. Writes `*count` (1 or 2) shares to `shares`, slower first.
+//
+// Errors, nothing written: `SINEW_ERROR_INVALID_ARGUMENT` for no ranges, a value not finite, `low >= high`, a
+// reference speed or minimum rate not > 0, `min_rate > max_rate`, lows or highs not increasing, neighbours not
+// overlapping, three ranges overlapping at once, or a speed not finite.
+//
+// # Safety
+// `ranges` points to `num_ranges` readable ranges; `shares` to two writable shares; `count` is writable.
+sinew_status sinew_speed_ranges_select(const struct sinew_speed_range *ranges,
+                                       size_t num_ranges,
+                                       float min_rate,
+                                       float max_rate,
+                                       float speed,
+                                       struct sinew_speed_share *shares,
+                                       uint32_t *count);
 
 // Moves `*state` `dt` seconds on while the character turns at `yaw_rate` (radians per second), stepped
 // exactly (any frame rate gives the same curve).

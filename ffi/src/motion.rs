@@ -1,6 +1,7 @@
 //! Motion correction and warp points (Gears of War 4, Just Cause 3) as small value types the game keeps, each
 //! with a step function: turn-to-face, shift-to-spot, the dynamic turn, steering, the playback rate, lean,
-//! speed curves, the root's motion between two clip times, and warp points bending the root's path. Nothing
+//! speed curves, discrete target speeds and speed ranges, the root's motion between two clip times, and warp
+//! points bending the root's path. Nothing
 //! here touches a character; the game applies the answers to its world transform or a control's speed.
 //!
 //! Units: seconds (animation time for segments, game time for steering and lean), radians, the clip's units.
@@ -18,6 +19,7 @@ use sinew::motion_correction::{
     Facing, Lean, LeanState, ShiftToSpot, SpeedCurve, Steering, TurnToFace, dynamic_turn, playback_rate,
 };
 use sinew::root_motion::{RootMotion, WarpPoint, WarpWindow, motion_between};
+use sinew::speed_ranges::{SpeedRange, SpeedRanges, SpeedShare, SpeedStep, TargetSpeeds};
 
 fn vec3(a: [f32; 3]) -> Vec3 {
     Vec3::new(a[0], a[1], a[2])
@@ -278,6 +280,122 @@ pub unsafe extern "C" fn sinew_playback_rate(
 ) -> sinew_status {
     // SAFETY: the caller's contract.
     unsafe { answer(rate, playback_rate(game_speed, reference_speed, min_rate, max_rate)) }
+}
+
+/// From stick deflection `pad` on (up to the next step's), the character heads for `speed`: Just Cause 3's
+/// discrete target speeds (walk below 0.3, run from 0.3), for `sinew_target_speed`.
+///
+/// Layout: 8 bytes, 4-byte aligned.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct sinew_speed_step {
+    /// Stick deflection in `[0, 1]`; the first step's is 0, each next one's larger.
+    pub pad: f32,
+    /// Target speed, finite and `>= 0`.
+    pub speed: f32,
+}
+
+const _: () = assert!(size_of::<sinew_speed_step>() == size_of::<SpeedStep>());
+const _: () = assert!(align_of::<sinew_speed_step>() == align_of::<SpeedStep>());
+
+/// The target speed at stick deflection `pad` (clamped to `[0, 1]`): the speed of the last of the `num_steps`
+/// steps at `steps` at or below it.
+///
+/// Errors, nothing written: `SINEW_ERROR_INVALID_ARGUMENT` for no steps, a first step not at 0, deflections
+/// outside `[0, 1]` or not increasing, a speed not finite or below 0, or a NaN `pad`.
+///
+/// # Safety
+/// `steps` points to `num_steps` readable steps; `speed` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sinew_target_speed(
+    steps: *const sinew_speed_step,
+    num_steps: usize,
+    pad: f32,
+    speed: *mut f32,
+) -> sinew_status {
+    // SAFETY: the caller's contract; `sinew_speed_step` and `SpeedStep` are two `f32` in one order.
+    let steps = unsafe { crate::jobs::input::<_, SpeedStep>(steps, num_steps) };
+    let target = steps.and_then(|steps| TargetSpeeds::new(steps).and_then(|t| t.at(pad)).map_err(status_of));
+    // SAFETY: the caller's contract.
+    unsafe { put(speed, target) }
+}
+
+/// One core locomotion clip's speed range (Just Cause 3: walk `[0, 3.5]`, run `[2.5, 5.5]` m/s), for
+/// `sinew_speed_ranges_select`.
+///
+/// Layout: 16 bytes, 4-byte aligned.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct sinew_speed_range {
+    /// Slowest speed the clip plays at.
+    pub low: f32,
+    /// Fastest speed the clip plays at, `> low`.
+    pub high: f32,
+    /// The speed the clip was authored at, `> 0`: its playback rate's reference.
+    pub reference_speed: f32,
+    /// The game's name for the clip (its index in the asset, typically), carried to the shares.
+    pub clip: u32,
+}
+
+const _: () = assert!(size_of::<sinew_speed_range>() == size_of::<SpeedRange>());
+const _: () = assert!(align_of::<sinew_speed_range>() == align_of::<SpeedRange>());
+
+/// A clip playing at a speed: its blend weight and playback rate.
+///
+/// Layout: 12 bytes, 4-byte aligned.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct sinew_speed_share {
+    /// The range's `clip`.
+    pub clip: u32,
+    /// Blend weight in `(0, 1]`; the shares' weights sum to one.
+    pub weight: f32,
+    /// Playback rate: the speed over the clip's reference speed, clamped to the rate limits.
+    pub rate: f32,
+}
+
+const _: () = assert!(size_of::<sinew_speed_share>() == size_of::<SpeedShare>());
+
+/// The clips playing at `speed` over the `num_ranges` speed ranges at `ranges` (slowest first, each overlapping
+/// the next only): one share inside a range (or past the ends), two in an overlap, the faster clip weighted
+/// linearly across it. Writes `*count` (1 or 2) shares to `shares`, slower first.
+///
+/// Errors, nothing written: `SINEW_ERROR_INVALID_ARGUMENT` for no ranges, a value not finite, `low >= high`, a
+/// reference speed or minimum rate not > 0, `min_rate > max_rate`, lows or highs not increasing, neighbours not
+/// overlapping, three ranges overlapping at once, or a speed not finite.
+///
+/// # Safety
+/// `ranges` points to `num_ranges` readable ranges; `shares` to two writable shares; `count` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sinew_speed_ranges_select(
+    ranges: *const sinew_speed_range,
+    num_ranges: usize,
+    min_rate: f32,
+    max_rate: f32,
+    speed: f32,
+    shares: *mut sinew_speed_share,
+    count: *mut u32,
+) -> sinew_status {
+    if shares.is_null() || count.is_null() {
+        return SINEW_ERROR_NULL_POINTER;
+    }
+    // SAFETY: the caller's contract; `sinew_speed_range` and `SpeedRange` have one layout (asserted).
+    let ranges = unsafe { crate::jobs::input::<_, SpeedRange>(ranges, num_ranges) };
+    let selected =
+        ranges.and_then(|r| SpeedRanges::new(r, min_rate, max_rate).and_then(|r| r.select(speed)).map_err(status_of));
+    let selected = match selected {
+        Ok(selected) => selected,
+        Err(status) => return status,
+    };
+    let chosen = selected.as_slice();
+    // SAFETY: both checked not NULL; writable (two shares, one count) by the caller's contract.
+    unsafe {
+        for (k, share) in chosen.iter().enumerate() {
+            shares.add(k).write(sinew_speed_share { clip: share.clip, weight: share.weight, rate: share.rate });
+        }
+        count.write(chosen.len() as u32);
+    }
+    SINEW_OK
 }
 
 /// Lean into turns: the angle follows `gain · yaw rate` (clamped to `±max`) as a critically damped spring of

@@ -11,6 +11,7 @@ use sinew::motion_correction::{
     Facing, Lean, LeanState, ShiftToSpot, SpeedCurve, Steering, TurnToFace, dynamic_turn, playback_rate,
 };
 use sinew::root_motion::{RootMotion, WarpPoint, WarpWindow, motion_between};
+use sinew::speed_ranges::{SpeedRange, SpeedRanges, SpeedStep, TargetSpeeds};
 use sinew_ffi::*;
 
 #[test]
@@ -187,4 +188,66 @@ fn corrections_refuse_bad_values_and_write_nothing() {
             assert_eq!((motion.yaw, warped.yaw), (7.0, 9.0));
         }
     });
+}
+
+#[test]
+fn target_speeds_and_speed_ranges_through_c_match_the_core() {
+    let steps = [sinew_speed_step { pad: 0.0, speed: 1.5 }, sinew_speed_step { pad: 0.3, speed: 5.5 }];
+    let core_steps = steps.map(|s| SpeedStep { pad: s.pad, speed: s.speed });
+    let targets = TargetSpeeds::new(&core_steps).unwrap();
+    let ranges = [
+        sinew_speed_range { low: 0.0, high: 3.5, reference_speed: 1.5, clip: 4 },
+        sinew_speed_range { low: 2.5, high: 5.5, reference_speed: 5.5, clip: 2 },
+    ];
+    let core_ranges =
+        ranges.map(|r| SpeedRange { low: r.low, high: r.high, reference_speed: r.reference_speed, clip: r.clip });
+    let selector = SpeedRanges::new(&core_ranges, 0.6, 1.7).unwrap();
+    // SAFETY: every pointer is valid for the call.
+    unsafe {
+        for k in 0..=60 {
+            let pad = k as f32 / 50.0 - 0.1;
+            let mut speed = 7.0f32;
+            assert_eq!(sinew_target_speed(steps.as_ptr(), steps.len(), pad, &mut speed), SINEW_OK);
+            assert_eq!(speed, targets.at(pad).unwrap(), "pad {pad}");
+            let v = k as f32 * 0.1;
+            let mut shares = [sinew_speed_share { clip: 7, weight: 7.0, rate: 7.0 }; 2];
+            let mut count = 7u32;
+            let status = sinew_speed_ranges_select(ranges.as_ptr(), 2, 0.6, 1.7, v, shares.as_mut_ptr(), &mut count);
+            assert_eq!(status, SINEW_OK);
+            let want = selector.select(v).unwrap();
+            assert_eq!(count as usize, want.as_slice().len(), "v {v}");
+            for (got, want) in shares.iter().zip(want.as_slice()) {
+                assert_eq!((got.clip, got.weight, got.rate), (want.clip, want.weight, want.rate), "v {v}");
+            }
+            // A second share is written only in an overlap.
+            if count == 1 {
+                assert_eq!(shares[1].clip, 7);
+            }
+        }
+        // Refusals write nothing.
+        let mut speed = 7.0f32;
+        assert_eq!(sinew_target_speed(steps.as_ptr(), 2, f32::NAN, &mut speed), SINEW_ERROR_INVALID_ARGUMENT);
+        assert_eq!(sinew_target_speed(steps[1..].as_ptr(), 1, 0.5, &mut speed), SINEW_ERROR_INVALID_ARGUMENT);
+        assert_eq!(sinew_target_speed(std::ptr::null(), 2, 0.5, &mut speed), SINEW_ERROR_NULL_POINTER);
+        assert_eq!(speed, 7.0);
+        let mut shares = [sinew_speed_share { clip: 7, weight: 7.0, rate: 7.0 }; 2];
+        let mut count = 7u32;
+        let gap = [ranges[0], sinew_speed_range { low: 4.0, ..ranges[1] }];
+        let out = shares.as_mut_ptr();
+        assert_eq!(
+            sinew_speed_ranges_select(gap.as_ptr(), 2, 0.6, 1.7, 3.0, out, &mut count),
+            SINEW_ERROR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            sinew_speed_ranges_select(ranges.as_ptr(), 2, 0.6, 1.7, f32::NAN, out, &mut count),
+            SINEW_ERROR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            sinew_speed_ranges_select(ranges.as_ptr(), 0, 0.6, 1.7, 3.0, out, &mut count),
+            SINEW_ERROR_INVALID_ARGUMENT
+        );
+        let status = sinew_speed_ranges_select(ranges.as_ptr(), 2, 0.6, 1.7, 3.0, std::ptr::null_mut(), &mut count);
+        assert_eq!(status, SINEW_ERROR_NULL_POINTER);
+        assert_eq!((count, shares[0].clip, shares[1].weight), (7, 7, 7.0));
+    }
 }

@@ -642,6 +642,14 @@ unsafe fn corrections(asset: &sinew_asset, ops: &mut Bytes<'_>) -> sinew_status 
         known(sinew_speed_curve_step(keys.as_ptr(), 3, &mut elapsed, f(), &mut distance, &mut speed));
         let clip = f().to_bits() % 4;
         known(sinew_clip_motion_between(asset, clip, f(), f(), &mut warped));
-        known(sinew_warp_point_apply(&warp, &place, f(), &mut warped))
+        known(sinew_warp_point_apply(&warp, &place, f(), &mut warped));
+        let steps = [sinew_speed_step { pad: f(), speed: f() }, sinew_speed_step { pad: f(), speed: f() }];
+        known(sinew_target_speed(steps.as_ptr(), f().to_bits() as usize % 3, f(), &mut out));
+        let mut range = |clip| sinew_speed_range { low: f(), high: f(), reference_speed: f(), clip };
+        let ranges = [range(0), range(1), range(2)];
+        let mut shares = [sinew_speed_share { clip: 0, weight: 0.0, rate: 0.0 }; 2];
+        let mut count = 0u32;
+        let n = f().to_bits() as usize % 4;
+        known(sinew_speed_ranges_select(ranges.as_ptr(), n, f(), f(), f(), shares.as_mut_ptr(), &mut count))
     }
 }

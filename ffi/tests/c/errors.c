@@ -507,6 +507,13 @@ int main(int argc, char **argv) {
   sinew_warp_point warp = {place, place, 0.5f, {{0.0f, 0.9f}, {0.0f, 0.5f}, {0.0f, 0.5f}}};
   EXPECT(sinew_warp_point_apply(&warp, &place, 0.2f, &warped), SINEW_ERROR_INVALID_ARGUMENT);
   EXPECT(sinew_clip_motion_between(&asset, clips, 0.0f, 1.0f, &warped), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+  sinew_speed_step late_first[1] = {{0.3f, 5.5f}};
+  EXPECT(sinew_target_speed(late_first, 1, 0.5f, &turned), SINEW_ERROR_INVALID_ARGUMENT);
+  sinew_speed_range apart[2] = {{0.0f, 2.0f, 1.5f, 0}, {3.0f, 5.5f, 5.5f, 1}};
+  sinew_speed_share speed_shares[2];
+  uint32_t num_shares = 7;
+  EXPECT(sinew_speed_ranges_select(apart, 2, 0.5f, 2.0f, 2.5f, speed_shares, &num_shares), SINEW_ERROR_INVALID_ARGUMENT);
+  EXPECT_TRUE(num_shares == 7);
   EXPECT_TRUE(turned == 7.0f && offset3[0] == 7.0f && facing.yaw == 7.0f);
   EXPECT_TRUE(leaning.angle == 7.0f && warped.yaw == 7.0f);
 
