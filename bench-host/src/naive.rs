@@ -470,3 +470,66 @@ pub fn speed_shares(ranges: &[(f32, f32, f32, u32)], min_rate: f32, max_rate: f3
     }
     shares
 }
+
+/// IK by interpolation as a first version is written with glam: per iteration, bilinear weights on the grid of
+/// aim poses (`poses[p * yaws.len() + y]`), the four poses blended (`blend`), forward kinematics of the whole
+/// pose, and the textbook's correction (the parameters moved by the wanted angles' less the achieved ones').
+/// Returns the last error, radians.
+#[allow(clippy::too_many_arguments)]
+pub fn aim_blend(
+    poses: &[AosPose],
+    yaws: &[f32],
+    pitches: &[f32],
+    parents: &[i16],
+    joint: usize,
+    forward: Vec3,
+    direction: Vec3,
+    iterations: u32,
+    out: &mut AosPose,
+    model: &mut [Mat4],
+) -> f32 {
+    let angles = |d: Vec3| [d.x.atan2(d.z), (d.y / d.length()).clamp(-1.0, 1.0).asin()];
+    let index = |axis: &[f32], a: f32| {
+        if axis.len() < 2 {
+            return 0.0;
+        }
+        let i = axis.iter().take(axis.len() - 1).skip(1).take_while(|&&x| x <= a).count();
+        (i as f32 + (a - axis[i]) / (axis[i + 1] - axis[i])).clamp(0.0, (axis.len() - 1) as f32)
+    };
+    let wanted = direction.normalize();
+    let [gy, gp] = angles(wanted);
+    let goal = [index(yaws, gy), index(pitches, gp)];
+    let mut param = goal;
+    let mut k = 0;
+    loop {
+        let cell = |n: usize, u: f32| {
+            if n < 2 {
+                (0, 0, 0.0)
+            } else {
+                let i = (u as usize).min(n - 2);
+                (i, i + 1, u - i as f32)
+            }
+        };
+        let (y0, y1, fu) = cell(yaws.len(), param[0]);
+        let (p0, p1, fv) = cell(pitches.len(), param[1]);
+        let w = yaws.len();
+        let layers = [
+            (&poses[p0 * w + y0], (1.0 - fu) * (1.0 - fv), None),
+            (&poses[p0 * w + y1], fu * (1.0 - fv), None),
+            (&poses[p1 * w + y0], (1.0 - fu) * fv, None),
+            (&poses[p1 * w + y1], fu * fv, None),
+        ];
+        blend(&layers, out);
+        local_to_model(parents, out, model);
+        let achieved = model[joint].transform_vector3(forward).normalize();
+        if k == iterations {
+            return achieved.angle_between(wanted);
+        }
+        k += 1;
+        let [ay, ap] = angles(achieved);
+        let reached = [index(yaws, ay), index(pitches, ap)];
+        for a in 0..2 {
+            param[a] = (param[a] + goal[a] - reached[a]).clamp(0.0, [yaws.len(), pitches.len()][a] as f32 - 1.0);
+        }
+    }
+}

@@ -419,6 +419,9 @@ pub enum Error {
     InvalidIkChain,
     /// An IK target or pole that is NaN or infinite, or a weight or softening outside its range.
     InvalidIkTarget,
+    /// Aim poses for IK by interpolation: fewer than two, a count other than yaws × pitches, or a yaw or pitch
+    /// that is not finite, not strictly increasing or outside its range.
+    InvalidAimPoses,
     /// An attachment's offset, object or world transform that is not a finite affine matrix, or one that
     /// must be inverted and is singular.
     InvalidAttachment,
@@ -753,6 +756,10 @@ impl fmt::Display for Error {
             Error::InvalidIkTarget => {
                 write!(f, "IK: target or pole NaN or infinite, weight outside [0, 1] or softening outside (0, 1]")
             }
+            Error::InvalidAimPoses => write!(
+                f,
+                "aim poses: fewer than two, not yaws × pitches of them, or angles not finite, increasing and in range"
+            ),
             Error::InvalidAttachment => {
                 write!(
                     f,

@@ -123,7 +123,7 @@ pub use data::{asset, clip, curve, skeleton, skin};
 pub use math::backend;
 pub use motion::{control, motion_correction, phase, root_motion, speed_ranges};
 pub use stages::{
-    attachment, blending, bounds, foot_planting, ik, inertialization, local_to_model, sampling, skinning,
+    aim_blend, attachment, blending, bounds, foot_planting, ik, inertialization, local_to_model, sampling, skinning,
     vertex_skinning,
 };
 

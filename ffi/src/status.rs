@@ -107,6 +107,7 @@ pub(crate) fn status_of(error: Error) -> sinew_status {
         | Error::InvalidJointBox { .. }
         | Error::InvalidIkChain
         | Error::InvalidIkTarget
+        | Error::InvalidAimPoses
         | Error::InvalidFootPlanting
         | Error::InvalidAttachment
         | Error::InvalidCorrection

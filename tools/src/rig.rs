@@ -260,10 +260,33 @@ impl Rig {
     pub fn max_depth(&self) -> usize {
         self.skeleton().max_depth()
     }
+
+    /// An aim pose for IK by interpolation: the rest pose with `joints` (a spine, by name) each turned by an
+    /// equal share of `yaw` (about model +Y) after an equal share of `pitch` (up, about model −X), radians.
+    /// Each share is the model-space turn seen from the joint's parent at rest, so the shares add up along the
+    /// chain whatever the rest rotations. `None` when a joint is missing.
+    pub fn aim_pose(&self, joints: &[&str], yaw: f32, pitch: f32) -> Option<Vec<Transform>> {
+        let at_rest = |mut j: i16| {
+            let mut q = Quat::IDENTITY;
+            while j >= 0 {
+                q = self.rest[j as usize].rotation * q;
+                j = self.parents[j as usize];
+            }
+            q
+        };
+        let share = 1.0 / joints.len() as f32;
+        let turn = Quat::from_axis_angle(Vec3::new(0.0, 1.0, 0.0), yaw * share)
+            * Quat::from_axis_angle(Vec3::new(-1.0, 0.0, 0.0), pitch * share);
+        let mut pose = self.rest.clone();
+        for name in joints {
+            let j = self.names.iter().position(|n| n == name)?;
+            let parent = at_rest(self.parents[j]);
+            pose[j].rotation = parent.conjugate() * turn * parent * self.rest[j].rotation;
+        }
+        Some(pose)
+    }
 }
 
-/// Inverse bind matrix of every joint: the inverse of its rest model matrix (glam, f32), as a skin bound at
-/// the rest pose has.
 /// The procedural rig's legs, hip–knee–ankle, left then right, by `find` (a joint's index by name: the rig's
 /// own names, or a baked skeleton's); `None` when a joint is missing.
 pub fn leg_chains(find: impl Fn(&str) -> Option<usize>) -> Option<[[usize; 3]; 2]> {
@@ -273,6 +296,8 @@ pub fn leg_chains(find: impl Fn(&str) -> Option<usize>) -> Option<[[usize; 3]; 2
     Some([leg("L")?, leg("R")?])
 }
 
+/// Inverse bind matrix of every joint: the inverse of its rest model matrix (glam, f32), as a skin bound at
+/// the rest pose has.
 pub fn inverse_bind_of_rest(parents: &[i16], rest: &[Transform]) -> Vec<Mat3x4> {
     let mut model: Vec<glam::Mat4> = Vec::with_capacity(parents.len());
     for (j, t) in rest.iter().enumerate() {

@@ -1,6 +1,7 @@
 //! The per-frame stages, one job each (validate, then run) over caller memory. Stages read data and math; they
 //! never import motion or the character.
 
+pub mod aim_blend;
 pub mod attachment;
 pub mod blending;
 pub mod bounds;
