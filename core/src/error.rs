@@ -456,6 +456,8 @@ pub enum Limit {
     Curves,
     /// Scalar curve tracks of one clip.
     ClipCurves,
+    /// Corrections of one IK-by-interpolation job (`limits::MAX_AIM_ITERATIONS`).
+    AimIterations,
 }
 
 /// What an out-of-range index indexes.

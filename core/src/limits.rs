@@ -51,3 +51,5 @@ pub const MAX_CLIP_CURVES: usize = 1024;
 pub const MAX_CURVE_MAGNITUDE: f32 = 1e30;
 /// Most scalar curves a character inertializes.
 pub const MAX_CURVES: usize = 256;
+/// Most corrections an IK-by-interpolation job iterates (`aim_blend`); three usually converge.
+pub const MAX_AIM_ITERATIONS: usize = 16;

@@ -18,7 +18,7 @@
 // may change them. 1002 named `sinew_character_desc::reserved` `sampling`; 1003 added joint parents, markers,
 // curve lookup, range weights, synced transitions, the motion-only update, bounds, and IK and foot planting on
 // the shown pose; 1004 the stage jobs over caller memory and `SINEW_ERROR_BUFFER`; 1005 discrete target speeds
-// and speed ranges.
+// and speed ranges, and IK by interpolation.
 #define SINEW_ABI_VERSION 1005
 
 // Required alignment of a blob passed to `sinew_asset_load`.
@@ -82,6 +82,12 @@
 
 // `sinew_character_slot_clip`: the slot plays nothing.
 #define SINEW_NO_CLIP UINT32_MAX
+
+// The most aim poses `sinew_aim_blend` takes (a 7 × 9 grid fits).
+#define SINEW_MAX_AIM_POSES 64
+
+// The most corrections `sinew_aim_blend` iterates.
+#define SINEW_MAX_AIM_ITERATIONS 16
 
 // The most layers of each kind `sinew_blend` takes.
 #define SINEW_MAX_BLEND_LAYERS 16
@@ -455,6 +461,44 @@ typedef struct sinew_transform {
   // Scale per axis.
   float scale[3];
 } sinew_transform;
+
+// What `sinew_aim_blend` blends and where it aims: the poses' grid, the aiming joint, and the direction.
+//
+// Layout: 64 bytes, 8-byte aligned, on 64-bit targets (52 and 4 on 32-bit ones).
+typedef struct sinew_aim_blend_request {
+  // `num_yaws * num_pitches` poses (at most `SINEW_MAX_AIM_POSES`), each `count` lane groups: pose
+  // `p * num_yaws + y` aims at `yaws[y]`, `pitches[p]`.
+  const struct sinew_soa_transform *const *poses;
+  // Yaws (radians about +Y, from +Z toward +X), strictly increasing inside (−π, π); one for a pitch fan.
+  const float *yaws;
+  // Pitches (radians above the horizontal), strictly increasing inside [−π/2, π/2]; one for a yaw fan.
+  const float *pitches;
+  // Entries of `yaws`.
+  uint32_t num_yaws;
+  // Entries of `pitches`.
+  uint32_t num_pitches;
+  // The joint that aims.
+  uint32_t joint;
+  // Its aim axis in its own frame (any length but zero).
+  float forward[3];
+  // The direction to aim in, model space (any length but zero).
+  float direction[3];
+  // Corrections after the plain blend, at most `SINEW_MAX_AIM_ITERATIONS` (0: the blend alone; 3 usually
+  // within 0.1°).
+  uint32_t iterations;
+} sinew_aim_blend_request;
+
+// What `sinew_aim_blend` reached.
+//
+// Layout: 24 bytes, 4-byte aligned.
+typedef struct sinew_aim_blend_result {
+  // The output's grid parameters: fractional yaw and pitch indices.
+  float parameters[2];
+  // The direction the joint's axis points in the output, model space, unit length.
+  float achieved[3];
+  // The angle between `achieved` and the wanted direction, radians.
+  float error;
+} sinew_aim_blend_result;
 
 // One layer of `sinew_blend`.
 //
@@ -1281,6 +1325,28 @@ sinew_status sinew_pose_set_joint(struct sinew_soa_transform *pose,
                                   uint32_t joint,
                                   const struct sinew_transform *value);
 
+// IK by interpolation (see `sinew_aim_blend_request`): writes the blended pose to `pose` (`count` lane groups,
+// `sinew_asset_num_soa_joints`) and its model matrices to `model` (`num_matrices`, the skeleton's joints),
+// and what it reached to `*result`.
+//
+// Errors, `result` not written: `SINEW_ERROR_INVALID_ARGUMENT` for fewer than two poses or more than
+// `SINEW_MAX_AIM_POSES`, angles not finite, increasing and in range, a zero or non-finite axis or direction,
+// more iterations than `SINEW_MAX_AIM_ITERATIONS`;
+// `SINEW_ERROR_INDEX_OUT_OF_RANGE` for the joint; `SINEW_ERROR_BUFFER` for a buffer misaligned or of another
+// length, or an output overlapping an input, the other output or the blob. The outputs are scratch while the
+// job iterates: on an error found after it started they hold a blend.
+//
+// # Safety
+// `asset` points to a loaded asset; `request` is readable, with `poses`, `yaws` and `pitches` readable as it
+// describes; `pose` and `model` writable as described; `result` writable.
+sinew_status sinew_aim_blend(const struct sinew_asset *asset,
+                             const struct sinew_aim_blend_request *request,
+                             struct sinew_soa_transform *pose,
+                             size_t count,
+                             struct sinew_mat4 *model,
+                             size_t num_matrices,
+                             struct sinew_aim_blend_result *result);
+
 // The world transform of an object carried by joint `joint`: `world · model[joint] · offset`, `offset` being
 // the object's transform in the joint's frame and `world` the character's model-to-world transform (a sword
 // in a hand, a hat on a head). Reads the `num_matrices` model matrices at `model` (a character's or a job's).
@@ -1889,6 +1955,9 @@ SINEW_STATIC_ASSERT(sizeof(sinew_steering) == 8 && sizeof(sinew_facing) == 8, "s
 SINEW_STATIC_ASSERT(sizeof(sinew_lean) == 12 && sizeof(sinew_lean_state) == 8, "lean types: 12 and 8 bytes");
 SINEW_STATIC_ASSERT(sizeof(sinew_curve_key) == 12, "sinew_curve_key has 12 bytes");
 SINEW_STATIC_ASSERT(sizeof(sinew_warp_window) == 8 && sizeof(sinew_warp_point) == 60, "warp types: 8 and 60 bytes");
+SINEW_STATIC_ASSERT(sizeof(sinew_speed_step) == 8 && sizeof(sinew_speed_range) == 16, "speed types: 8 and 16 bytes");
+SINEW_STATIC_ASSERT(sizeof(sinew_speed_share) == 12, "sinew_speed_share has 12 bytes");
+SINEW_STATIC_ASSERT(sizeof(sinew_aim_blend_result) == 24, "sinew_aim_blend_result has 24 bytes");
 #if UINTPTR_MAX == 0xFFFFFFFFFFFFFFFFu
 SINEW_STATIC_ASSERT(sizeof(sinew_character_desc) == 32, "sinew_character_desc has 32 bytes on 64-bit targets");
 SINEW_STATIC_ASSERT(SINEW_ALIGNOF(sinew_character_desc) == 8, "sinew_character_desc is 8-byte aligned");
@@ -1898,4 +1967,5 @@ SINEW_STATIC_ASSERT(sizeof(sinew_ccd) == 48, "sinew_ccd has 48 bytes on 64-bit t
 SINEW_STATIC_ASSERT(sizeof(sinew_two_bone_chain) == 112, "sinew_two_bone_chain has 112 bytes on 64-bit targets");
 SINEW_STATIC_ASSERT(sizeof(sinew_vertex_layout) == 48, "sinew_vertex_layout has 48 bytes on 64-bit targets");
 SINEW_STATIC_ASSERT(sizeof(sinew_influences) == 32, "sinew_influences has 32 bytes on 64-bit targets");
+SINEW_STATIC_ASSERT(sizeof(sinew_aim_blend_request) == 64, "sinew_aim_blend_request has 64 bytes on 64-bit targets");
 #endif

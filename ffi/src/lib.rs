@@ -44,6 +44,7 @@ pub use character::*;
 pub use edit::*;
 pub use events::*;
 pub use foot_planting::*;
+pub use jobs::aim_blend::*;
 pub use jobs::attachment::*;
 pub use jobs::blending::*;
 pub use jobs::ik::*;
@@ -79,7 +80,7 @@ extern "C" fn rust_eh_personality() {}
 /// may change them. 1002 named `sinew_character_desc::reserved` `sampling`; 1003 added joint parents, markers,
 /// curve lookup, range weights, synced transitions, the motion-only update, bounds, and IK and foot planting on
 /// the shown pose; 1004 the stage jobs over caller memory and `SINEW_ERROR_BUFFER`; 1005 discrete target speeds
-/// and speed ranges.
+/// and speed ranges, and IK by interpolation.
 pub const SINEW_ABI_VERSION: u32 = 1005;
 
 /// Returns the library's `SINEW_ABI_VERSION`; a program checks that its major part (`/ 1000`) equals the

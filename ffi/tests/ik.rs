@@ -574,3 +574,107 @@ fn ik_jobs_refuse_bad_requests_and_write_nothing() {
         }
     });
 }
+
+#[test]
+fn aim_blend_through_c_matches_the_core_and_refuses_bad_requests() {
+    with_example(|_, asset, core, _, _| {
+        let skeleton = core.skeleton();
+        let (n, joints) = (skeleton.num_soa_joints(), skeleton.num_joints());
+        let head = skeleton.find("Head").expect("Head");
+        let neck = skeleton.find("Neck").expect("Neck");
+        // Four poses: the rest pose with the neck turned by yaw and pitch, on a 2 × 2 grid.
+        let angles = [-0.5f32, 0.5];
+        let poses: Vec<Vec<sinew::math::SoaTransform>> = angles
+            .iter()
+            .flat_map(|&p| angles.iter().map(move |&y| (y, p)))
+            .map(|(y, p)| {
+                let mut pose = skeleton.rest_pose().to_vec();
+                let mut t = pose[neck / 4].get(neck % 4);
+                let turn = Quat::from_axis_angle(Vec3::new(0.0, 1.0, 0.0), y)
+                    * Quat::from_axis_angle(Vec3::new(-1.0, 0.0, 0.0), p);
+                t.rotation = turn * t.rotation;
+                pose[neck / 4].set(neck % 4, &t);
+                pose
+            })
+            .collect();
+        let c_poses: Vec<Vec<sinew_soa_transform>> = poses.iter().map(|p| c_pose(p)).collect();
+        let pointers: Vec<*const sinew_soa_transform> = c_poses.iter().map(|p| p.as_ptr()).collect();
+        let request = sinew_aim_blend_request {
+            poses: pointers.as_ptr(),
+            yaws: angles.as_ptr(),
+            pitches: angles.as_ptr(),
+            num_yaws: 2,
+            num_pitches: 2,
+            joint: head as u32,
+            forward: [0.0, 0.0, 1.0],
+            direction: [0.3, 0.2, 1.0],
+            iterations: 3,
+        };
+        // The core job on the same poses.
+        let refs: Vec<&[sinew::math::SoaTransform]> = poses.iter().map(|p| &p[..]).collect();
+        let mut want_pose = vec![sinew::math::SoaTransform::IDENTITY; n];
+        let mut want_model = vec![Mat4::IDENTITY; joints];
+        let want = sinew::aim_blend::AimBlendJob {
+            skeleton,
+            poses: sinew::aim_blend::AimPoses { poses: &refs, yaws: &angles, pitches: &angles },
+            joint: head,
+            forward: Vec3::new(0.0, 0.0, 1.0),
+            direction: Vec3::new(0.3, 0.2, 1.0),
+            iterations: 3,
+            output: &mut want_pose,
+            model: &mut want_model,
+        }
+        .run()
+        .expect("core aim");
+        let mut pose = c_pose(&vec![sinew::math::SoaTransform::IDENTITY; n]);
+        let mut model = c_model(&vec![Mat4::IDENTITY; joints]);
+        let untouched = sinew_aim_blend_result { parameters: [7.0; 2], achieved: [7.0; 3], error: 7.0 };
+        let mut result = untouched;
+        // SAFETY: every pointer is valid for the call, or deliberately wrong where a refusal is tested.
+        unsafe {
+            let (p, m) = (pose.as_mut_ptr(), model.as_mut_ptr());
+            assert_eq!(sinew_aim_blend(asset, &request, p, n, m, joints, &mut result), SINEW_OK);
+            assert_eq!(bits(&pose), bits(&c_pose(&want_pose)));
+            assert_eq!(bits(&model), bits(&c_model(&want_model)));
+            let a = want.achieved;
+            assert_eq!(
+                bits(&[result]),
+                bits(&[sinew_aim_blend_result {
+                    parameters: want.parameters,
+                    achieved: [a.x, a.y, a.z],
+                    error: want.error
+                }])
+            );
+            // Refusals leave the result as it was.
+            let mut result = untouched;
+            let refuse = |request: &sinew_aim_blend_request,
+                          pose: *mut sinew_soa_transform,
+                          model: *mut sinew_mat4,
+                          result: &mut sinew_aim_blend_result| {
+                sinew_aim_blend(asset, request, pose, n, model, joints, result)
+            };
+            let too_many = sinew_aim_blend_request { num_yaws: 9, num_pitches: 8, ..request };
+            assert_eq!(refuse(&too_many, p, m, &mut result), SINEW_ERROR_INVALID_ARGUMENT);
+            let forever = sinew_aim_blend_request { iterations: 1000, ..request };
+            assert_eq!(refuse(&forever, p, m, &mut result), SINEW_ERROR_INVALID_ARGUMENT);
+            let falling = [0.5f32, -0.5];
+            let unordered = sinew_aim_blend_request { yaws: falling.as_ptr(), ..request };
+            assert_eq!(refuse(&unordered, p, m, &mut result), SINEW_ERROR_INVALID_ARGUMENT);
+            let nowhere = sinew_aim_blend_request { direction: [0.0; 3], ..request };
+            assert_eq!(refuse(&nowhere, p, m, &mut result), SINEW_ERROR_INVALID_ARGUMENT);
+            let past = sinew_aim_blend_request { joint: joints as u32, ..request };
+            assert_eq!(refuse(&past, p, m, &mut result), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+            // The output over an input pose, and the model over the output.
+            let over_input = c_poses[0].as_ptr().cast_mut();
+            assert_eq!(refuse(&request, over_input, m, &mut result), SINEW_ERROR_BUFFER);
+            assert_eq!(refuse(&request, p, p.cast(), &mut result), SINEW_ERROR_BUFFER);
+            let no_poses = sinew_aim_blend_request { poses: std::ptr::null(), ..request };
+            assert_eq!(refuse(&no_poses, p, m, &mut result), SINEW_ERROR_NULL_POINTER);
+            assert_eq!(bits(&[result]), bits(&[untouched]));
+            assert_eq!(
+                sinew_aim_blend(asset, &request, p, n, m, joints, std::ptr::null_mut()),
+                SINEW_ERROR_NULL_POINTER
+            );
+        }
+    });
+}

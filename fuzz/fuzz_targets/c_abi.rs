@@ -650,6 +650,31 @@ unsafe fn corrections(asset: &sinew_asset, ops: &mut Bytes<'_>) -> sinew_status 
         let mut shares = [sinew_speed_share { clip: 0, weight: 0.0, rate: 0.0 }; 2];
         let mut count = 0u32;
         let n = f().to_bits() as usize % 4;
-        known(sinew_speed_ranges_select(ranges.as_ptr(), n, f(), f(), f(), shares.as_mut_ptr(), &mut count))
+        known(sinew_speed_ranges_select(ranges.as_ptr(), n, f(), f(), f(), shares.as_mut_ptr(), &mut count));
+        // IK by interpolation over two rest poses (or fewer, or more than there are) with arbitrary angles.
+        let mut groups = 0usize;
+        if sinew_asset_num_soa_joints(asset, &mut groups) != SINEW_OK {
+            return SINEW_OK;
+        }
+        let rest = vec![std::mem::zeroed::<sinew_soa_transform>(); groups];
+        let pointers = [rest.as_ptr(), rest.as_ptr()];
+        let angles = [f(), f()];
+        let num_yaws = f().to_bits() % 3;
+        let request = sinew_aim_blend_request {
+            poses: pointers.as_ptr(),
+            yaws: angles.as_ptr(),
+            pitches: angles.as_ptr(),
+            num_yaws,
+            num_pitches: 1,
+            joint: f().to_bits() % 64,
+            forward: [f(), f(), f()],
+            direction: [f(), f(), f()],
+            iterations: f().to_bits() % 20,
+        };
+        let mut pose = vec![std::mem::zeroed::<sinew_soa_transform>(); groups];
+        let mut model = vec![sinew_mat4 { m: [0.0; 16] }; 4 * groups];
+        let mut aimed = std::mem::zeroed::<sinew_aim_blend_result>();
+        let joints = (f().to_bits() as usize % (4 * groups + 1)).max(1);
+        known(sinew_aim_blend(asset, &request, pose.as_mut_ptr(), groups, model.as_mut_ptr(), joints, &mut aimed))
     }
 }

@@ -145,7 +145,8 @@ pub struct AimBlendJob<'a> {
     pub forward: Vec3,
     /// The direction to aim in, model space (any length but zero).
     pub direction: Vec3,
-    /// Secant corrections after the plain blend; 0 is the blend alone, 2 or 3 usually converge.
+    /// Secant corrections after the plain blend, at most `limits::MAX_AIM_ITERATIONS`; 0 is the blend alone,
+    /// 2 or 3 usually converge.
     pub iterations: u32,
     /// The blended pose, `num_soa_joints` lane groups.
     pub output: &'a mut [SoaTransform],
@@ -160,7 +161,7 @@ impl AimBlendJob<'_> {
     /// pitches.len()`, a yaw or pitch not finite, not strictly increasing or outside its range;
     /// `BufferLength` (`SoaPose`) for a pose or output of another length, (`ModelMatrices`) for the model
     /// buffer; `IndexOutOfRange` for the joint; `InvalidIkTarget` for a zero or non-finite `forward` or
-    /// `direction`.
+    /// `direction`; `Limit` (`AimIterations`) for more iterations than `limits::MAX_AIM_ITERATIONS`.
     pub fn validate(&self) -> Result<(), Error> {
         let AimPoses { poses, yaws, pitches } = self.poses;
         let axis = |angles: &[f32], limit: f32, open: bool| {
@@ -186,6 +187,10 @@ impl AimBlendJob<'_> {
         }
         if aim_angles(self.forward).is_none() || aim_angles(self.direction).is_none() {
             return Err(Error::InvalidIkTarget);
+        }
+        let (value, max) = (self.iterations as usize, crate::limits::MAX_AIM_ITERATIONS);
+        if value > max {
+            return Err(Error::Limit { what: crate::error::Limit::AimIterations, value, max });
         }
         Ok(())
     }

@@ -2,6 +2,7 @@
 //! they share, and the checks every job makes of the buffers it is given. Each job validates everything before
 //! it writes, so an error leaves every output as it was.
 
+pub mod aim_blend;
 pub mod attachment;
 pub mod blending;
 pub mod ik;

@@ -514,6 +514,10 @@ int main(int argc, char **argv) {
   uint32_t num_shares = 7;
   EXPECT(sinew_speed_ranges_select(apart, 2, 0.5f, 2.0f, 2.5f, speed_shares, &num_shares), SINEW_ERROR_INVALID_ARGUMENT);
   EXPECT_TRUE(num_shares == 7);
+  sinew_aim_blend_request aim_grid = {NULL, NULL, NULL, 2, 1, 0, {0.0f, 0.0f, 1.0f}, {0.0f, 0.0f, 1.0f}, 99};
+  sinew_aim_blend_result aimed = {{7.0f, 7.0f}, {7.0f, 7.0f, 7.0f}, 7.0f};
+  EXPECT(sinew_aim_blend(&asset, &aim_grid, NULL, 0, NULL, 0, &aimed), SINEW_ERROR_INVALID_ARGUMENT);
+  EXPECT_TRUE(aimed.error == 7.0f);
   EXPECT_TRUE(turned == 7.0f && offset3[0] == 7.0f && facing.yaw == 7.0f);
   EXPECT_TRUE(leaning.angle == 7.0f && warped.yaw == 7.0f);
 
