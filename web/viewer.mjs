@@ -168,7 +168,8 @@ const VIEWS = {
 
 /**
  * One blob shown in one of the `VIEWS`: its figures side by side, switched together, one joint's height
- * plotted through the switch.
+ * plotted through the switch; or, in a view with a scenery (`web/scenery.mjs`), its figures placed in that
+ * world every frame.
  */
 class Shown {
   /** Loads `entry` (of `blobs.json`: the blob, and the glTF file it was baked from when there is one). */
