@@ -213,3 +213,141 @@ export class PlantingScenery {
     dispose(this.scene, [this.ground, this.look]);
   }
 }
+
+/** Aim-pose grid of the aim view: yaw and pitch of each row and column, degrees. */
+const AIM_GRID = [-60, -30, 0, 30, 60];
+/** The joints the aim poses turn, a third each, and the one that aims. */
+const AIM_SPINE = ['Spine', 'Chest', 'Neck'];
+
+/**
+ * IK by interpolation (`sinew_aim_blend`): 25 aim poses made from the rest pose by turning Spine, Chest and Neck
+ * on a ±60° grid, blended every frame so the Head looks at the ball the user drags, three corrections a frame.
+ * The first figure shows the blend (its clip is not drawn); skeletons without those joints keep their clip.
+ */
+export class AimScenery {
+  constructor({ shown, scene, size }) {
+    this.shown = shown;
+    this.scene = scene;
+    this.size = size;
+    const asset = shown.asset;
+    this.asset = asset;
+    const find = (name) => asset.findJoint(new RegExp(`^${name}$`, 'i'));
+    this.spine = AIM_SPINE.map(find);
+    this.head = find('Head');
+    this.ball = new THREE.Mesh(new THREE.SphereGeometry(0.06 * size, 16, 12), new THREE.MeshStandardMaterial({ color: 0xffe082, emissive: 0x5a4a10 }));
+    this.ball.position.set(0.5 * size, 0.9 * size, 1.0 * size);
+    this.handles = [this.ball];
+    scene.add(this.ball);
+    this.result = null;
+    if (this.head < 0 || this.spine.some((j) => j < 0)) return;
+    this.build();
+  }
+
+  /** The aim poses, their measured angles, and the buffers the blend writes; the figure drawn from them. */
+  build() {
+    const { asset } = this;
+    const s = asset.sinew;
+    const rest = asset.restPoseCopy();
+    this.model = s.reserve(64 * asset.joints);
+    asset.localToModel(rest, this.model);
+    const restModel = (j) => new THREE.Matrix4().fromArray(s.floats(this.model, 16 * asset.joints), 16 * j);
+    // The head's axis along model +Z at rest; each spine turn seen from the joint's parent at rest.
+    this.forward = new THREE.Vector3(0, 0, 1).transformDirection(restModel(this.head).invert()).toArray();
+    const parentRotation = this.spine.map((j) => {
+      const p = asset.jointParent(j);
+      return p < 0 ? new THREE.Quaternion() : new THREE.Quaternion().setFromRotationMatrix(restModel(p));
+    });
+    const degrees = AIM_GRID.map((d) => d * Math.PI / 180);
+    this.poses = [];
+    for (const pitch of degrees) {
+      for (const yaw of degrees) {
+        const pose = asset.restPoseCopy();
+        const turn = new THREE.Quaternion().setFromAxisAngle(new THREE.Vector3(0, 1, 0), yaw / 3)
+          .multiply(new THREE.Quaternion().setFromAxisAngle(new THREE.Vector3(-1, 0, 0), pitch / 3));
+        this.spine.forEach((j, k) => {
+          const t = asset.poseJoint(pose, j);
+          const parent = parentRotation[k];
+          const q = parent.clone().invert().multiply(turn).multiply(parent).multiply(new THREE.Quaternion(...t.rotation));
+          asset.setPoseJoint(pose, j, { ...t, rotation: [q.x, q.y, q.z, q.w] });
+        });
+        this.poses.push(pose);
+      }
+    }
+    // Labelled as an animator would: each column's yaw along the middle row, each row's pitch down the middle.
+    const angles = (pose) => {
+      asset.localToModel(pose, this.model);
+      const d = new THREE.Vector3(...this.forward).transformDirection(restModel(this.head));
+      return [Math.atan2(d.x, d.z), Math.asin(Math.min(1, Math.max(-1, d.y)))];
+    };
+    const n = AIM_GRID.length;
+    this.yaws = AIM_GRID.map((_, y) => angles(this.poses[2 * n + y])[0]);
+    this.pitches = AIM_GRID.map((_, p) => angles(this.poses[p * n + 2])[1]);
+    this.pose = asset.restPoseCopy();
+    const figure = this.shown.figures[0];
+    figure.meshes?.group.removeFromParent();
+    const model = this.model;
+    const joints = asset.joints;
+    // The figure (and the view's bounds) read the blend's matrices instead of the character's.
+    const blended = {
+      modelMatrices: () => s.floats(model, 16 * joints),
+      palette: () => new Float32Array(0),
+      // The blend is computed in `step`; nothing plays.
+      update: () => {},
+      bounds: (radius, list) => {
+        const m = s.floats(model, 16 * joints);
+        const min = [Infinity, Infinity, Infinity];
+        const max = [-Infinity, -Infinity, -Infinity];
+        for (const j of list) {
+          for (let c = 0; c < 3; ++c) {
+            min[c] = Math.min(min[c], m[16 * j + 12 + c] - radius);
+            max[c] = Math.max(max[c], m[16 * j + 12 + c] + radius);
+          }
+        }
+        return { min, max };
+      },
+    };
+    figure.character = blended;
+    this.shown.character = blended;
+    figure.meshes = undefined;
+    this.step();
+  }
+
+  note() {
+    if (!this.poses) return 'no Spine, Chest, Neck and Head by name: the aim view needs them (try example.snw)';
+    return 'IK by interpolation: 25 aim poses blended so the head looks at the ball (drag it)';
+  }
+
+  /** The last aim's error and grid parameters, for the stats line. */
+  status() {
+    const r = this.result;
+    return r ? `aim error ${(r.error * 180 / Math.PI).toFixed(3)}° at grid (${r.parameters.map((p) => p.toFixed(2)).join(', ')})` : '';
+  }
+
+  extent() {
+    const { min, max } = this.shown.bounds(0);
+    const b = this.ball.position;
+    return { min: [Math.min(min[0], b.x), Math.min(min[1], 0), Math.min(min[2], b.z)], max: [Math.max(max[0], b.x), Math.max(max[1], b.y), Math.max(max[2], b.z)] };
+  }
+
+  drag(_handle, point) {
+    this.ball.position.set(point.x, this.ball.position.y, point.z);
+  }
+
+  /** The blend toward the ball, from where the head stood last frame. */
+  step() {
+    if (!this.poses) return;
+    const { asset } = this;
+    const m = asset.sinew.floats(this.model, 16 * asset.joints);
+    const head = new THREE.Vector3(m[16 * this.head + 12], m[16 * this.head + 13], m[16 * this.head + 14]);
+    const direction = this.ball.position.clone().sub(head);
+    this.result = asset.sinew.aimBlend(asset, {
+      poses: this.poses, yaws: this.yaws, pitches: this.pitches, joint: this.head, forward: this.forward,
+      direction: direction.toArray(), iterations: 3,
+    }, this.pose, asset.soaJoints(), this.model, asset.joints);
+    this.wanted = direction.normalize().toArray();
+  }
+
+  dispose() {
+    dispose(this.scene, [this.ball]);
+  }
+}

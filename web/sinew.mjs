@@ -20,6 +20,7 @@ export const SYNC_FOOT_PHASE = 2;
 const ARGS = 512;
 const REPORT = 1024;
 const NAME = 1536;
+const AIM = 2048;
 
 /** A status other than SINEW_OK, with the library's message. */
 export class SinewError extends Error {
@@ -114,6 +115,27 @@ export class Sinew {
     return { translation: [x, y, z], yaw };
   }
 
+  /**
+   * IK by interpolation (`sinew_aim_blend`): `poses` (addresses of pose buffers, `num_yaws * num_pitches`, on a
+   * grid of `yaws` × `pitches` radians) blended to aim `joint`'s `forward` axis along `direction`, written to
+   * `pose` (`count` lane groups) and `model` (`numMatrices`). Returns `{ parameters, achieved, error }`.
+   */
+  aimBlend(asset, { poses, yaws, pitches, joint, forward, direction, iterations }, pose, count, model, numMatrices) {
+    const at = this.scratch + AIM;
+    const lists = at + 64;
+    const view = new DataView(this.memory.buffer);
+    poses.forEach((p, k) => view.setUint32(lists + 4 * k, p, true));
+    const angles = lists + 4 * poses.length;
+    [...yaws, ...pitches].forEach((a, k) => view.setFloat32(angles + 4 * k, a, true));
+    // sinew_aim_blend_request on wasm32: three pointers, three u32, two float[3], a u32 (52 bytes).
+    this.write(at, [lists, angles, angles + 4 * yaws.length, yaws.length, pitches.length, joint, ...forward, ...direction,
+      iterations], [0, 1, 2, 3, 4, 5, 12]);
+    const result = at + 56;
+    this.check('aim blend', this.c.sinew_aim_blend(asset.handle, at, pose, count, model, numMatrices, result));
+    const [u, v, x, y, z, error] = this.read(result, 6);
+    return { parameters: [u, v], achieved: [x, y, z], error };
+  }
+
   /** Loads a baked blob (its bytes are copied into the module's memory, aligned). */
   loadAsset(blob) {
     const bytes = blob instanceof Uint8Array ? blob : new Uint8Array(blob);
@@ -166,6 +188,44 @@ export class Asset {
     s.check('clip motion', s.c.sinew_clip_motion_between(this.handle, clip, start, end, at));
     const [x, y, z, yaw] = s.read(at, 4);
     return { translation: [x, y, z], yaw };
+  }
+
+  /** Lane groups of a pose of this skeleton (`sinew_asset_num_soa_joints`). */
+  soaJoints() {
+    const s = this.sinew;
+    s.check('lane groups', s.c.sinew_asset_num_soa_joints(this.handle, s.scratch));
+    return s.u32(s.scratch);
+  }
+
+  /** A fresh pose buffer (160 bytes a lane group) holding the rest pose. */
+  restPoseCopy() {
+    const s = this.sinew;
+    s.check('rest pose', s.c.sinew_asset_rest_pose(this.handle, s.scratch, s.scratch + 4));
+    const [at, count] = [s.u32(s.scratch), s.u32(s.scratch + 4)];
+    const pose = s.reserve(160 * count);
+    new Uint8Array(s.memory.buffer, pose, 160 * count).set(new Uint8Array(s.memory.buffer, at, 160 * count));
+    return pose;
+  }
+
+  /** Joint `joint` of the pose at `pose`: `{ translation: [3], rotation: [x, y, z, w], scale: [3] }`. */
+  poseJoint(pose, joint) {
+    const s = this.sinew;
+    s.check('pose joint', s.c.sinew_pose_joint(pose, this.soaJoints(), joint, s.scratch + ARGS));
+    const v = s.read(s.scratch + ARGS, 10);
+    return { translation: v.slice(0, 3), rotation: v.slice(3, 7), scale: v.slice(7, 10) };
+  }
+
+  /** Sets joint `joint` of the pose at `pose` (as `poseJoint` gives it). */
+  setPoseJoint(pose, joint, { translation, rotation, scale }) {
+    const s = this.sinew;
+    s.write(s.scratch + ARGS, [...translation, ...rotation, ...scale]);
+    s.check('set pose joint', s.c.sinew_pose_set_joint(pose, this.soaJoints(), joint, s.scratch + ARGS));
+  }
+
+  /** Model matrices of the pose at `pose` into `model` (64 bytes a joint, 32-byte aligned). */
+  localToModel(pose, model) {
+    const s = this.sinew;
+    s.check('local to model', s.c.sinew_local_to_model(this.handle, pose, this.soaJoints(), 0, model, this.joints));
   }
 
   jointParent(joint) {

@@ -6,7 +6,7 @@
 // has one, is drawn as its skinned meshes).
 import * as THREE from 'three';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
-import { PlantingScenery, RootMotionScenery } from './scenery.mjs';
+import { AimScenery, PlantingScenery, RootMotionScenery } from './scenery.mjs';
 import { loadSkinnedMeshes } from './skinned.mjs';
 import { INERTIALIZATION_DEFAULT, INERTIALIZATION_NONE, LAYER_BASE, loadSinew, SYNC_NONE, SYNC_PHASE, WRAP_LOOP } from './sinew.mjs';
 
@@ -76,6 +76,7 @@ class Figure {
       layers: [{ kind: LAYER_BASE, controls: 2 }],
       inertialization: inertialized ? INERTIALIZATION_DEFAULT : INERTIALIZATION_NONE,
     });
+    this.bytes = this.character.bytes;
     this.bones = drawnBones(asset);
     this.body = [...new Set(this.bones.flat())];
     const geometry = new THREE.BufferGeometry();
@@ -156,6 +157,7 @@ const VIEWS = {
     plotted: deepestJoint,
   },
   'root motion': { figures: [{ enter: 'inertialize', color: BLUE }], scenery: RootMotionScenery },
+  aim: { figures: [{ enter: 'inertialize', color: BLUE }], scenery: AimScenery },
   planting: {
     figures: [{ enter: 'inertialize', color: BLUE, label: 'planted' }, { enter: 'inertialize', color: ORANGE, label: 'as animated' }],
     scenery: PlantingScenery,
@@ -414,8 +416,9 @@ try {
 
 function stats() {
   if (!shown) return;
+  const extra = shown.scenery?.status?.();
   $('stats').textContent = `${shown.micros.toFixed(1)} µs per update in wasm (SIMD128) · ${shown.asset.joints} joints · `
-    + `${shown.character.bytes} bytes per character · ABI ${sinew.abiVersion()}`;
+    + `${shown.figures[0].bytes} bytes per character · ABI ${sinew.abiVersion()}${extra ? ` · ${extra}` : ''}`;
 }
 
 let last = performance.now();
@@ -513,6 +516,17 @@ if (testMode) {
       }
       renderer.render(scene, camera);
       return out;
+    },
+    /**
+     * IK by interpolation: moves the look-at ball to (x, y, z) (model space), renders a frame, and returns the
+     * aim's result with the direction it wanted.
+     */
+    aim(x, y, z) {
+      const { scenery } = shown;
+      scenery.ball.position.set(x, y, z);
+      shown.update(1 / 30);
+      renderer.render(scene, camera);
+      return { ...scenery.result, wanted: scenery.wanted };
     },
     /** Whether the blob's glTF meshes are drawn. */
     hasMeshes: () => shown.figures[0].meshes !== undefined,

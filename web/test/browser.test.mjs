@@ -256,8 +256,9 @@ test('every view draws its first figure inside its bounds', async () => {
   const entries = JSON.parse(await readFile(join(dir, 'blobs.json'), 'utf8'));
   // The walking views want a clip that walks; the example rig stands in without the shared data.
   const blob = entries.some((e) => e.blob === 'bandai-walk-run.snw') ? 'bandai-walk-run.snw' : 'example.snw';
-  for (const mode of ['transition', 'locomotion', 'root motion', 'planting']) {
-    const { page, errors } = await open(`${blob}&mode=${mode}`);
+  for (const mode of ['transition', 'locomotion', 'root motion', 'planting', 'aim']) {
+    // The aim view needs a Spine, Chest, Neck and Head, which the example rig has.
+    const { page, errors } = await open(`${mode === 'aim' ? 'example.snw' : blob}&mode=${mode}`);
     const rect = await page.evaluate(() => window.sinewTest.draw());
     const drawn = await countPixels(page, rect, true);
     await page.screenshot({ path: join(shots, `view-${mode.replace(' ', '-')}.png`) });
@@ -265,4 +266,21 @@ test('every view draws its first figure inside its bounds', async () => {
     assert.deepEqual(errors, [], mode);
     await page.close();
   }
+});
+
+test('IK by interpolation in the page: the head looks at the ball within 0.1°', async () => {
+  const { page, errors } = await open('example.snw&mode=aim');
+  assert.match(await page.evaluate(() => document.getElementById('note').textContent), /IK by interpolation/);
+  // The ball up and to the left, then down and to the right, then nearly straight ahead.
+  for (const [x, y, z] of [[0.4, 1.9, 1.0], [-0.5, 0.9, 1.2], [0.05, 1.5, 2.0]]) {
+    const result = await page.evaluate((x, y, z) => window.sinewTest.aim(x, y, z), x, y, z);
+    const degrees = result.error * 180 / Math.PI;
+    assert.ok(degrees < 0.1, `ball at ${[x, y, z]}: error ${degrees}°`);
+    // The error is the angle between what the head achieved and the way to the ball.
+    const cos = result.achieved.reduce((sum, a, k) => sum + a * result.wanted[k], 0);
+    assert.ok(Math.acos(Math.min(1, cos)) < 0.003, `achieved ${result.achieved}, wanted ${result.wanted}`);
+  }
+  await page.screenshot({ path: join(shots, 'aim.png') });
+  assert.deepEqual(errors, []);
+  await page.close();
 });
