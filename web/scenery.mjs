@@ -21,6 +21,13 @@ function marker(size, color) {
   return group;
 }
 
+/** The ball the user drags for a look-at, at `position` (a figure's size across). */
+function lookAtBall(size, position) {
+  const ball = new THREE.Mesh(new THREE.SphereGeometry(0.06 * size, 16, 12), new THREE.MeshStandardMaterial({ color: 0xffe082, emissive: 0x5a4a10 }));
+  ball.position.set(...position);
+  return ball;
+}
+
 function dispose(scene, objects) {
   for (const object of objects) {
     scene.remove(object);
@@ -124,8 +131,7 @@ export class PlantingScenery {
     this.head = asset.findJoint(/^head$/i);
     this.field = new HeightField(0.1 * size, 1.4 * size);
     this.ground = this.field.mesh(2 * (REACH + 0.6) * size, 64);
-    this.look = new THREE.Mesh(new THREE.SphereGeometry(0.06 * size, 16, 12), new THREE.MeshStandardMaterial({ color: 0xffe082, emissive: 0x5a4a10 }));
-    this.look.position.set(0, 0.9 * size, 1.2 * size);
+    this.look = lookAtBall(size, [0, 0.9 * size, 1.2 * size]);
     this.handles = [this.look];
     scene.add(this.ground, this.look);
     // The clip's direction of travel, model space: the heads' forward before any aim.
@@ -234,8 +240,7 @@ export class AimScenery {
     const find = (name) => asset.findJoint(new RegExp(`^${name}$`, 'i'));
     this.spine = AIM_SPINE.map(find);
     this.head = find('Head');
-    this.ball = new THREE.Mesh(new THREE.SphereGeometry(0.06 * size, 16, 12), new THREE.MeshStandardMaterial({ color: 0xffe082, emissive: 0x5a4a10 }));
-    this.ball.position.set(0.5 * size, 0.9 * size, 1.0 * size);
+    this.ball = lookAtBall(size, [0.5 * size, 0.9 * size, 1.0 * size]);
     this.handles = [this.ball];
     scene.add(this.ball);
     this.result = null;
