@@ -74,6 +74,7 @@ fn desc<'a>(num_joints: usize, layers: &'a [LayerDesc]) -> CharacterDesc<'a> {
         inertialization: Some(Settings::default()),
         scratch: Scratch::InBlock,
         sampling: sinew::Sampling::Shared,
+        interpolation: sinew::Interpolation::Linear,
     }
 }
 

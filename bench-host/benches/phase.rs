@@ -73,6 +73,7 @@ fn phase(c: &mut Criterion) {
         inertialization: None,
         scratch: sinew::Scratch::InBlock,
         sampling: sinew::Sampling::Shared,
+        interpolation: sinew::Interpolation::Linear,
     };
     let mut block = vec![Chunk([0; 64]); Character::required_bytes(&desc).expect("bytes").div_ceil(64)];
     let mut character = Character::new(Chunk::bytes_mut(&mut block), &desc).expect("character");

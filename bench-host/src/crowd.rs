@@ -79,6 +79,7 @@ pub fn desc(num_joints: usize, num_skin_joints: usize, sampling: Sampling) -> Ch
         // One scratch for the whole crowd (one thread), as an engine keeps one per worker thread.
         scratch: Scratch::External,
         sampling,
+        interpolation: sinew::Interpolation::Linear,
     }
 }
 

@@ -30,7 +30,7 @@
 //! ```
 //! use sinew::inertialization::{Settings, Transition};
 //! use sinew::character::Chunk;
-//! use sinew::{Asset, Blend, Character, CharacterDesc, LayerDesc, LayerKind, Play, SlotId, Rig, Sampling, Scratch};
+//! use sinew::{Asset, Blend, Character, CharacterDesc, Interpolation, LayerDesc, LayerKind, Play, SlotId, Rig, Sampling, Scratch};
 //!
 //! // The blob must sit at a 16-byte aligned address.
 //! #[repr(C, align(16))]
@@ -52,6 +52,7 @@
 //!     inertialization: Some(Settings::default()),
 //!     scratch: Scratch::InBlock,
 //!     sampling: Sampling::Shared,
+//!     interpolation: Interpolation::Linear,
 //! };
 //! // The character's whole state: one block of 64-byte chunks (here on the stack; a pool slot, an ECS
 //! // column or a `Vec` do as well, and the block may be moved or copied between frames).
@@ -139,7 +140,7 @@ pub use control::{Control, Fade, Step, Wrap};
 pub use error::{BlobProblem, Buffer, Error, Section};
 pub use inertialization::{InertializationJob, Inertializer, Target, Transition};
 pub use local_to_model::{GroupWalk, LocalToModelJob};
-pub use sampling::{Playback, SamplingContext, SamplingJob};
+pub use sampling::{Interpolation, Playback, SamplingContext, SamplingJob};
 pub use skeleton::Skeleton;
 pub use skinning::{Palette, Skin, SkinningJob};
 pub use vertex_skinning::{Influences, VertexSkinningJob};

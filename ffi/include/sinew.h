@@ -18,8 +18,9 @@
 // may change them. 1002 named `sinew_character_desc::reserved` `sampling`; 1003 added joint parents, markers,
 // curve lookup, range weights, synced transitions, the motion-only update, bounds, and IK and foot planting on
 // the shown pose; 1004 the stage jobs over caller memory and `SINEW_ERROR_BUFFER`; 1005 discrete target speeds
-// and speed ranges, and IK by interpolation.
-#define SINEW_ABI_VERSION 1005
+// and speed ranges, and IK by interpolation; 1006 cubic sampling (`SINEW_SAMPLING_CUBIC`,
+// `sinew_sampling_context_init_for`).
+#define SINEW_ABI_VERSION 1006
 
 // Required alignment of a blob passed to `sinew_asset_load`.
 #define SINEW_BLOB_ALIGN 16
@@ -65,6 +66,11 @@
 // decodes each frame once, and compressed clips keep their segment's decoders for every track. Costs about
 // 176 bytes per joint per control slot.
 #define SINEW_SAMPLING_PER_CONTROL 1
+
+// A flag of `sinew_character_desc::sampling`: samples between keys follow a Catmull-Rom spline through the four
+// keys around them, continuous in velocity (`SINEW_INTERPOLATION_CUBIC`), instead of the default lerp between
+// two. Doubles the sampling contexts' memory.
+#define SINEW_SAMPLING_CUBIC 256
 
 // `sinew_play::mask`: no bone mask.
 #define SINEW_NO_MASK UINT32_MAX
@@ -130,6 +136,14 @@
 
 // `sinew_play::wrap` only: the clip plays forward, then backward.
 #define SINEW_WRAP_PING_PONG 2
+
+// A sampling context's interpolation: lerp and nlerp between the two keys around the time (continuous, its
+// velocity jumping at keys).
+#define SINEW_INTERPOLATION_LINEAR 0
+
+// A Catmull-Rom spline through the four keys around the time: continuous in value and velocity; the context
+// keeps four decoded frames instead of two.
+#define SINEW_INTERPOLATION_CUBIC 1
 
 // Required alignment of a job state's memory (a sampling context's, an inertializer's).
 #define SINEW_STATE_ALIGN 64
@@ -209,7 +223,7 @@ typedef struct sinew_character_desc {
   uint32_t inertialization;
   // Nonzero: the character computes a skinning palette for the asset's skin (the asset needs one).
   uint32_t skinned;
-  // `SINEW_SAMPLING_SHARED` (zero) or `SINEW_SAMPLING_PER_CONTROL`.
+  // `SINEW_SAMPLING_SHARED` (zero) or `SINEW_SAMPLING_PER_CONTROL`, either or'ed with `SINEW_SAMPLING_CUBIC`.
   uint32_t sampling;
 } sinew_character_desc;
 
@@ -1636,6 +1650,19 @@ sinew_status sinew_sampling_context_required_bytes(uint32_t num_joints,
                                                    uint32_t max_tracks,
                                                    size_t *out);
 
+// `sinew_sampling_context_required_bytes` for a context sampling with `interpolation` (`SINEW_INTERPOLATION_*`;
+// cubic keeps four frames, about 160 bytes per joint).
+//
+// Errors: `SINEW_ERROR_INVALID_ARGUMENT` for a joint count outside `1..=SINEW_MAX_JOINTS` or another
+// interpolation.
+//
+// # Safety
+// `out` points to a writable `size_t`.
+sinew_status sinew_sampling_context_required_bytes_for(uint32_t num_joints,
+                                                       uint32_t max_tracks,
+                                                       uint32_t interpolation,
+                                                       size_t *out);
+
 // Lays out a sampling context for a `num_joints` skeleton in the `len` bytes at `memory` (aligned to
 // `SINEW_STATE_ALIGN`, at least `sinew_sampling_context_required_bytes`), holding nothing, and points `*out`
 // at it. Keep one per clip playing forward; the caller frees the memory when done.
@@ -1650,6 +1677,21 @@ sinew_status sinew_sampling_context_init(void *memory,
                                          uint32_t num_joints,
                                          uint32_t max_tracks,
                                          struct sinew_sampling_context **out);
+
+// `sinew_sampling_context_init` for a context sampling with `interpolation` (`SINEW_INTERPOLATION_*`): every
+// `sinew_sample` through it interpolates so. Size the memory with `sinew_sampling_context_required_bytes_for`.
+//
+// Errors: `SINEW_ERROR_INVALID_ARGUMENT` (joint count, interpolation); `SINEW_ERROR_MEMORY_ALIGNMENT`;
+// `SINEW_ERROR_MEMORY_TOO_SMALL`.
+//
+// # Safety
+// As `sinew_sampling_context_init`.
+sinew_status sinew_sampling_context_init_for(void *memory,
+                                             size_t len,
+                                             uint32_t num_joints,
+                                             uint32_t max_tracks,
+                                             uint32_t interpolation,
+                                             struct sinew_sampling_context **out);
 
 // Samples clip `clip` of `asset` at `time` seconds (`SINEW_WRAP_LOOP` wraps it into the clip,
 // `SINEW_WRAP_CLAMP` clamps it) through `context` into the `count` lane groups at `pose` (local space,

@@ -17,6 +17,7 @@ use sinew::error::Error;
 use sinew::inertialization::{Settings, Transition};
 use sinew::limits::MAX_CHARACTER_LAYERS;
 use sinew::math::{F4, Mat3x4, Mat4};
+use sinew::sampling::Interpolation;
 use sinew::skeleton::MAX_JOINTS;
 
 /// Required alignment of a character's memory.
@@ -82,7 +83,7 @@ pub struct sinew_character_desc {
     pub inertialization: u32,
     /// Nonzero: the character computes a skinning palette for the asset's skin (the asset needs one).
     pub skinned: u32,
-    /// `SINEW_SAMPLING_SHARED` (zero) or `SINEW_SAMPLING_PER_CONTROL`.
+    /// `SINEW_SAMPLING_SHARED` (zero) or `SINEW_SAMPLING_PER_CONTROL`, either or'ed with `SINEW_SAMPLING_CUBIC`.
     pub sampling: u32,
 }
 
@@ -93,6 +94,10 @@ pub const SINEW_SAMPLING_SHARED: u32 = 0;
 /// decodes each frame once, and compressed clips keep their segment's decoders for every track. Costs about
 /// 176 bytes per joint per control slot.
 pub const SINEW_SAMPLING_PER_CONTROL: u32 = 1;
+/// A flag of `sinew_character_desc::sampling`: samples between keys follow a Catmull-Rom spline through the four
+/// keys around them, continuous in velocity (`SINEW_INTERPOLATION_CUBIC`), instead of the default lerp between
+/// two. Doubles the sampling contexts' memory.
+pub const SINEW_SAMPLING_CUBIC: u32 = 0x100;
 
 #[cfg(target_pointer_width = "64")]
 const _: () = assert!(size_of::<sinew_character_desc>() == 32 && align_of::<sinew_character_desc>() == 8);
@@ -190,7 +195,11 @@ unsafe fn character_desc<'l>(
         (_, None) => return Err(SINEW_ERROR_INVALID_DESC),
     };
     let num_joints = asset.asset.skeleton().num_joints();
-    let sampling = match desc.sampling {
+    let interpolation = match desc.sampling & SINEW_SAMPLING_CUBIC {
+        0 => Interpolation::Linear,
+        _ => Interpolation::Cubic,
+    };
+    let sampling = match desc.sampling & !SINEW_SAMPLING_CUBIC {
         SINEW_SAMPLING_SHARED => Sampling::Shared,
         SINEW_SAMPLING_PER_CONTROL => Sampling::PerControl { max_tracks: 3 * num_joints },
         _ => return Err(SINEW_ERROR_INVALID_DESC),
@@ -204,6 +213,7 @@ unsafe fn character_desc<'l>(
         inertialization,
         scratch: Scratch::InBlock,
         sampling,
+        interpolation,
     })
 }
 

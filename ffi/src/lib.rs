@@ -80,8 +80,9 @@ extern "C" fn rust_eh_personality() {}
 /// may change them. 1002 named `sinew_character_desc::reserved` `sampling`; 1003 added joint parents, markers,
 /// curve lookup, range weights, synced transitions, the motion-only update, bounds, and IK and foot planting on
 /// the shown pose; 1004 the stage jobs over caller memory and `SINEW_ERROR_BUFFER`; 1005 discrete target speeds
-/// and speed ranges, and IK by interpolation.
-pub const SINEW_ABI_VERSION: u32 = 1005;
+/// and speed ranges, and IK by interpolation; 1006 cubic sampling (`SINEW_SAMPLING_CUBIC`,
+/// `sinew_sampling_context_init_for`).
+pub const SINEW_ABI_VERSION: u32 = 1006;
 
 /// Returns the library's `SINEW_ABI_VERSION`; a program checks that its major part (`/ 1000`) equals the
 /// header's and its minor part is at least the header's.

@@ -47,6 +47,7 @@ fn posed<'m>(core: &Asset<'_>, memory: &'m mut Vec<Chunk>) -> Character<'m> {
         inertialization: None,
         scratch: Scratch::InBlock,
         sampling: Sampling::Shared,
+        interpolation: sinew::Interpolation::Linear,
     };
     *memory = vec![Chunk::ZERO; Chunk::count(Character::required_bytes(&desc).expect("sized"))];
     let mut character = Character::new(Chunk::bytes_mut(memory), &desc).expect("character");

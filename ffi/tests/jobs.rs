@@ -24,6 +24,19 @@ fn new_context(memory: &mut Vec<Chunk>, joints: u32, tracks: u32) -> *mut sinew_
     }
 }
 
+/// A sampling context interpolating as `interpolation` says (`SINEW_INTERPOLATION_*`) in `memory`.
+fn context_for(memory: &mut Vec<Chunk>, joints: u32, tracks: u32, interpolation: u32) -> *mut sinew_sampling_context {
+    let mut len = 0;
+    // SAFETY: valid pointers.
+    unsafe {
+        assert_eq!(sinew_sampling_context_required_bytes_for(joints, tracks, interpolation, &mut len), SINEW_OK);
+        *memory = vec![Chunk::ZERO; Chunk::count(len)];
+        let (at, mut out) = (memory.as_mut_ptr().cast(), std::ptr::null_mut());
+        assert_eq!(sinew_sampling_context_init_for(at, len, joints, tracks, interpolation, &mut out), SINEW_OK);
+        out
+    }
+}
+
 fn identity_pose(groups: usize) -> Vec<sinew_soa_transform> {
     // SAFETY: the C type has the core type's layout (asserted in the crate); both are plain floats.
     vec![unsafe { std::mem::transmute::<SoaTransform, sinew_soa_transform>(SoaTransform::IDENTITY) }; groups]
@@ -33,6 +46,16 @@ fn identity_pose(groups: usize) -> Vec<sinew_soa_transform> {
 /// clips and times give its model matrices and palette bit for bit.
 #[test]
 fn jobs_through_c_reproduce_the_character() {
+    jobs_through_c_reproduce_a_character_sampling(sinew::Interpolation::Linear);
+}
+
+/// As above, the character and the contexts sampling cubic.
+#[test]
+fn cubic_jobs_through_c_reproduce_the_cubic_character() {
+    jobs_through_c_reproduce_a_character_sampling(sinew::Interpolation::Cubic);
+}
+
+fn jobs_through_c_reproduce_a_character_sampling(interpolation: sinew::Interpolation) {
     with_example(|_, asset, core, n, g| {
         let skin_joints = core.skin().map_or(0, |s| s.num_joints());
         let layers = [LayerDesc { kind: LayerKind::Base, controls: 2 }];
@@ -45,6 +68,7 @@ fn jobs_through_c_reproduce_the_character() {
             inertialization: None,
             scratch: Scratch::InBlock,
             sampling: Sampling::Shared,
+            interpolation,
         };
         let mut memory = vec![Chunk::ZERO; Chunk::count(Character::required_bytes(&desc).expect("sized"))];
         let mut character = Character::new(Chunk::bytes_mut(&mut memory), &desc).expect("character");
@@ -54,7 +78,12 @@ fn jobs_through_c_reproduce_the_character() {
             .expect("play");
         let rig = Rig::new(core, core.skin()).expect("rig");
         let (mut memory_a, mut memory_b) = (vec![], vec![]);
-        let contexts = [new_context(&mut memory_a, n as u32, 3 * n as u32), new_context(&mut memory_b, n as u32, 0)];
+        let code = match interpolation {
+            sinew::Interpolation::Linear => SINEW_INTERPOLATION_LINEAR,
+            sinew::Interpolation::Cubic => SINEW_INTERPOLATION_CUBIC,
+        };
+        let contexts =
+            [context_for(&mut memory_a, n as u32, 3 * n as u32, code), context_for(&mut memory_b, n as u32, 0, code)];
         let mut groups = 0;
         // SAFETY: valid pointers.
         unsafe { assert_eq!(sinew_asset_num_soa_joints(asset, &mut groups), SINEW_OK) };
@@ -253,6 +282,15 @@ fn jobs_refuse_bad_buffers_and_write_nothing() {
                 SINEW_ERROR_MEMORY_ALIGNMENT
             );
             assert_eq!(sinew_sampling_context_init(at.cast(), 200, 4, 0, &mut out), SINEW_ERROR_MEMORY_TOO_SMALL);
+            // An interpolation that is neither; a cubic context in a linear one's memory.
+            assert_eq!(sinew_sampling_context_required_bytes_for(4, 0, 2, &mut len), SINEW_ERROR_INVALID_ARGUMENT);
+            let linear = |len: &mut usize| sinew_sampling_context_required_bytes(4, 0, len);
+            assert_eq!(linear(&mut len), SINEW_OK);
+            let mut room = vec![Chunk::ZERO; Chunk::count(len)];
+            let at = room.as_mut_ptr().cast();
+            assert_eq!(sinew_sampling_context_init_for(at, len, 4, 0, 2, &mut out), SINEW_ERROR_INVALID_ARGUMENT);
+            let cubic = SINEW_INTERPOLATION_CUBIC;
+            assert_eq!(sinew_sampling_context_init_for(at, len, 4, 0, cubic, &mut out), SINEW_ERROR_MEMORY_TOO_SMALL);
             assert!(out.is_null());
             assert!(untouched(&pose));
 

@@ -75,7 +75,7 @@ fn through_c(blob: &[u8], sampling: u32) -> Vec<f32> {
 }
 
 /// The same frames through the Rust API.
-fn through_rust(blob: &[u8]) -> Vec<f32> {
+fn through_rust(blob: &[u8], interpolation: sinew::Interpolation) -> Vec<f32> {
     let asset = Asset::load(blob).expect("load");
     let n = asset.skeleton().num_joints();
     let layers =
@@ -89,6 +89,7 @@ fn through_rust(blob: &[u8]) -> Vec<f32> {
         inertialization: Some(Settings::default()),
         scratch: Scratch::InBlock,
         sampling: sinew::Sampling::Shared,
+        interpolation,
     };
     let mut memory = vec![Chunk::ZERO; Chunk::count(Character::required_bytes(&desc).expect("sized"))];
     let mut character = Character::new(Chunk::bytes_mut(&mut memory), &desc).expect("character");
@@ -115,12 +116,17 @@ fn through_rust(blob: &[u8]) -> Vec<f32> {
 fn masks_fades_curves_and_slots_through_c_match_the_rust_api() {
     let words = blob();
     let blob = bytes(&words);
-    let (c, rust) = (through_c(blob, SINEW_SAMPLING_SHARED), through_rust(blob));
+    let (c, rust) = (through_c(blob, SINEW_SAMPLING_SHARED), through_rust(blob, sinew::Interpolation::Linear));
     assert_eq!(c.len(), rust.len());
-    assert!(c.iter().zip(&rust).all(|(a, b)| a.to_bits() == b.to_bits()), "the C ABI and the Rust API disagree");
+    let same = |a: &[f32], b: &[f32]| a.len() == b.len() && a.iter().zip(b).all(|(a, b)| a.to_bits() == b.to_bits());
+    assert!(same(&c, &rust), "the C ABI and the Rust API disagree");
     // Contexts per control give the same frames.
-    let cached = through_c(blob, SINEW_SAMPLING_PER_CONTROL);
-    assert!(cached.iter().zip(&rust).all(|(a, b)| a.to_bits() == b.to_bits()), "per-control sampling differs");
+    assert!(same(&through_c(blob, SINEW_SAMPLING_PER_CONTROL), &rust), "per-control sampling differs");
+    // Cubic sampling, shared or per control, as the Rust API's, and not the linear frames.
+    let cubic = through_rust(blob, sinew::Interpolation::Cubic);
+    assert!(same(&through_c(blob, SINEW_SAMPLING_SHARED | SINEW_SAMPLING_CUBIC), &cubic), "cubic differs");
+    assert!(same(&through_c(blob, SINEW_SAMPLING_PER_CONTROL | SINEW_SAMPLING_CUBIC), &cubic), "cubic differs");
+    assert!(!same(&cubic, &rust), "cubic sampling gave the linear frames");
     // The overlay and its mask did something: the frames differ from the base clip alone.
     assert!(c.iter().any(|v| *v != 0.0));
 }
@@ -143,6 +149,7 @@ fn crossfade_through_c_matches_the_rust_api() {
         inertialization: None,
         scratch: Scratch::InBlock,
         sampling: sinew::Sampling::Shared,
+        interpolation: sinew::Interpolation::Linear,
     };
     let mut memory = vec![Chunk::ZERO; Chunk::count(Character::required_bytes(&desc).expect("sized"))];
     let mut rust = Character::new(Chunk::bytes_mut(&mut memory), &desc).expect("character");

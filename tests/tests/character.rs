@@ -84,6 +84,7 @@ fn desc(n: usize, inertialization: Option<Settings>) -> CharacterDesc<'static> {
         inertialization,
         scratch: Scratch::InBlock,
         sampling: sinew::Sampling::Shared,
+        interpolation: sinew::Interpolation::Linear,
     }
 }
 

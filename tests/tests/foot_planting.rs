@@ -72,6 +72,7 @@ fn walk(
         inertialization: None,
         scratch: sinew::Scratch::InBlock,
         sampling: sinew::Sampling::Shared,
+        interpolation: sinew::Interpolation::Linear,
     };
     let mut memory = vec![Chunk::ZERO; Chunk::count(Character::required_bytes(&desc).expect("size"))];
     let mut character = Character::new(Chunk::bytes_mut(&mut memory), &desc).expect("character");

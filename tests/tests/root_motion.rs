@@ -365,6 +365,7 @@ fn base_desc<'a>(asset: &sinew::Asset<'_>, layers: &'a [sinew::LayerDesc]) -> si
         inertialization: Some(sinew::inertialization::Settings::default()),
         scratch: sinew::Scratch::InBlock,
         sampling: sinew::Sampling::Shared,
+        interpolation: sinew::Interpolation::Linear,
     }
 }
 

@@ -3,7 +3,7 @@
 
 use sinew::clip::{Channel, ClipParts, ConstantTrack, Keys, QuantRange, decode_rotation, encode_rotation};
 use sinew::math::{Quat, SoaTransform, Transform, unpack_soa};
-use sinew::{Arena, Asset, Buffer, Clip, Error, Playback, SamplingContext, SamplingJob};
+use sinew::{Arena, Asset, Buffer, Clip, Error, Interpolation, Playback, SamplingContext, SamplingJob};
 use sinew_tests::{JOINT_COUNTS, Rng, random_clip};
 use sinew_tools::bake::{self, KeyFormat};
 use sinew_tools::compress::Precision;
@@ -174,7 +174,11 @@ struct Sampler {
 
 impl Sampler {
     fn new(n: usize) -> Sampler {
-        Sampler { memory: vec![0; SamplingContext::required_bytes(n) + 64] }
+        Sampler::for_interpolation(n, Interpolation::Linear)
+    }
+
+    fn for_interpolation(n: usize, interpolation: Interpolation) -> Sampler {
+        Sampler { memory: vec![0; SamplingContext::required_bytes_for(n, 0, interpolation) + 64] }
     }
 }
 
@@ -190,21 +194,22 @@ fn sample(asset: &Asset<'_>, context: &mut SamplingContext<'_>, time: f32, playb
     aos
 }
 
-/// f64 reference: the raw frames interpolated at `time` (lerp; shortest-arc nlerp; normalized rotation).
-fn reference(clip: &RawClip, time: f64, playback: Playback) -> Vec<[f64; 10]> {
+/// The frame coordinate of `time` in `clip`, looped or clamped (f64), and the interval's first frame.
+fn frame_coordinate(clip: &RawClip, time: f64, playback: Playback) -> (f64, usize) {
     let frames = clip.frames.len();
     let last = (frames - 1) as f64;
-    let mut x = time * clip.sample_rate as f64;
-    if frames == 1 {
-        x = 0.0;
-    } else {
-        x = match playback {
-            Playback::Clamp => x.clamp(0.0, last),
-            Playback::Loop => x.rem_euclid(last),
-        };
-    }
-    let f0 = (x.floor() as usize).min(frames.saturating_sub(2));
-    let f1 = (f0 + 1).min(frames - 1);
+    let x = match (frames, playback) {
+        (1, _) => 0.0,
+        (_, Playback::Clamp) => (time * clip.sample_rate as f64).clamp(0.0, last),
+        (_, Playback::Loop) => (time * clip.sample_rate as f64).rem_euclid(last),
+    };
+    (x, (x.floor() as usize).min(frames.saturating_sub(2)))
+}
+
+/// f64 reference: the raw frames interpolated at `time` (lerp; shortest-arc nlerp; normalized rotation).
+fn reference(clip: &RawClip, time: f64, playback: Playback) -> Vec<[f64; 10]> {
+    let (x, f0) = frame_coordinate(clip, time, playback);
+    let f1 = (f0 + 1).min(clip.frames.len() - 1);
     let t = x - f0 as f64;
     (0..clip.frames[0].len())
         .map(|j| {
@@ -218,11 +223,54 @@ fn reference(clip: &RawClip, time: f64, playback: Playback) -> Vec<[f64; 10]> {
                 let bi = if (3..7).contains(&i) { sign * vb[i] } else { vb[i] };
                 out[i] = va[i] + (bi - va[i]) * t;
             }
-            let len = (3..7).map(|i| out[i] * out[i]).sum::<f64>().sqrt();
-            for v in &mut out[3..7] {
-                *v /= len;
-            }
-            out
+            normalized(out)
+        })
+        .collect()
+}
+
+/// f64 reference of cubic sampling, written from the definition: the Catmull-Rom spline through the keys
+/// before, around and after `time`; at a clamped end the missing key is `2 p0 − p1`, a looping clip wraps over
+/// its last frame (a copy of its first). Rotations: each key on the hemisphere of the one it follows (the key
+/// before on that of the key after it), summed, normalized.
+fn reference_cubic(clip: &RawClip, time: f64, playback: Playback) -> Vec<[f64; 10]> {
+    let (x, f0) = frame_coordinate(clip, time, playback);
+    let (frames, t) = (clip.frames.len(), x - f0 as f64);
+    if frames < 2 || t == 0.0 {
+        return reference(clip, time, playback);
+    }
+    let wraps = playback == Playback::Loop && frames >= 3;
+    let weights = [
+        (-t * t * t + 2.0 * t * t - t) / 2.0,
+        (3.0 * t * t * t - 5.0 * t * t + 2.0) / 2.0,
+        (-3.0 * t * t * t + 4.0 * t * t + t) / 2.0,
+        (t * t * t - t * t) / 2.0,
+    ];
+    let align = |v: [f64; 10], to: &[f64; 10]| {
+        let dot: f64 = (3..7).map(|i| v[i] * to[i]).sum();
+        let mut v = v;
+        if dot < 0.0 {
+            v[3..7].iter_mut().for_each(|c| *c = -*c);
+        }
+        v
+    };
+    let extrapolate = |a: &[f64; 10], b: &[f64; 10]| -> [f64; 10] { std::array::from_fn(|i| 2.0 * a[i] - b[i]) };
+    (0..clip.frames[0].len())
+        .map(|j| {
+            let key = |f: usize| flatten(&clip.frames[f][j]);
+            let a = key(f0);
+            let b = align(key(f0 + 1), &a);
+            let before = match f0 {
+                0 if wraps => align(key(frames - 2), &a),
+                0 => extrapolate(&a, &b),
+                _ => align(key(f0 - 1), &a),
+            };
+            let after = match f0 + 1 {
+                f if f + 1 < frames => align(key(f + 1), &b),
+                _ if wraps => align(key(1), &b),
+                _ => extrapolate(&b, &a),
+            };
+            let keys = [before, a, b, after];
+            normalized(std::array::from_fn(|i| (0..4).map(|k| weights[k] * keys[k][i]).sum()))
         })
         .collect()
 }
@@ -762,6 +810,15 @@ fn step_keys_hold_each_frame_until_the_next_in_every_encoding() {
 
 #[test]
 fn step_tracks_hold_while_the_other_tracks_interpolate_in_every_encoding() {
+    step_tracks_hold_while_the_others_interpolate(Interpolation::Linear);
+}
+
+#[test]
+fn step_tracks_hold_while_the_other_tracks_follow_the_spline_in_every_encoding() {
+    step_tracks_hold_while_the_others_interpolate(Interpolation::Cubic);
+}
+
+fn step_tracks_hold_while_the_others_interpolate(interpolation: Interpolation) {
     let mut rng = Rng::new(0x5E1F);
     let n = if cfg!(miri) { 22 } else { 67 };
     let frames = if cfg!(miri) { 5 } else { 37 };
@@ -794,9 +851,9 @@ fn step_tracks_hold_while_the_other_tracks_interpolate_in_every_encoding() {
         let animated = |j: usize, c: usize| runtime_clip.animated_joints(Channel::ALL[c]).contains(&(j as u16));
         let held: Vec<[bool; 3]> = (0..n).map(|j| [0, 1, 2].map(|c| channels[j][c] && animated(j, c))).collect();
         assert_eq!(StepKeys::of(&runtime_clip), StepKeys::Some { channels: held.clone(), curves: false }, "{label}");
-        let mut sampler = Sampler::new(n);
+        let mut sampler = Sampler::for_interpolation(n, interpolation);
         let arena = Arena::new(&mut sampler.memory);
-        let mut context = SamplingContext::new(&arena, n).expect("context");
+        let mut context = SamplingContext::with_interpolation(&arena, n, 0, interpolation).expect("context");
         let rest = asset.skeleton().rest_pose()[0];
         for &(time, playback) in &probes {
             let Some(frame) = held_frame(&clip, time as f32 as f64, playback) else { continue };
@@ -812,7 +869,10 @@ fn step_tracks_hold_while_the_other_tracks_interpolate_in_every_encoding() {
             }
             // The other channels interpolate: f32 keys against the f64 reference, step channels held there.
             if *label == "f32" {
-                let mut want = reference(&clip, time as f32 as f64, playback);
+                let mut want = match interpolation {
+                    Interpolation::Linear => reference(&clip, time as f32 as f64, playback),
+                    Interpolation::Cubic => reference_cubic(&clip, time as f32 as f64, playback),
+                };
                 for (j, want) in want.iter_mut().enumerate() {
                     let held = normalized(flatten(&clip.frames[frame][j]));
                     for c in (0..3).filter(|&c| channels[j][c]) {
@@ -822,11 +882,129 @@ fn step_tracks_hold_while_the_other_tracks_interpolate_in_every_encoding() {
                 let err = max_error(&pose, &want);
                 assert!(err <= SAMPLE_TOLERANCE, "f32: t = {time} ({playback:?}): error {err:e}");
             }
-            // The root-motion sampler holds the same lanes.
+            // The root-motion sampler (linear) holds the same lanes.
+            if interpolation == Interpolation::Cubic {
+                continue;
+            }
             let group = sinew::sampling::sample_first_group(&runtime_clip, &rest, time as f32, playback);
             let mut lanes = [Transform::IDENTITY; 4];
             unpack_soa(std::slice::from_ref(&group), &mut lanes).expect("unpack");
             assert_eq!(lanes[..], pose[..4], "{label}: first group at t = {time}");
+        }
+    }
+}
+
+/// A cubic context over `memory` (sized by `Sampler::for_interpolation`).
+fn cubic_context<'a>(arena: &'a Arena<'_>, n: usize) -> SamplingContext<'a> {
+    SamplingContext::with_interpolation(arena, n, 0, Interpolation::Cubic).expect("context")
+}
+
+#[test]
+fn cubic_sampling_matches_an_f64_catmull_rom_and_gives_the_keys_at_their_times() {
+    let mut rng = Rng::new(0xC0B1C);
+    for &n in JOINT_COUNTS {
+        let frames = if cfg!(miri) { 4 } else { 40 };
+        let (skeleton, clip) = random_clip(&mut rng, n, frames);
+        let blob = bake_one(&skeleton, &clip, KeyFormat::F32);
+        let asset = Asset::load(blob.bytes()).expect("load");
+        let (mut cubic_memory, mut linear_memory) =
+            (Sampler::for_interpolation(n, Interpolation::Cubic), Sampler::new(n));
+        let (cubic_arena, linear_arena) = (Arena::new(&mut cubic_memory.memory), Arena::new(&mut linear_memory.memory));
+        let mut cubic = cubic_context(&cubic_arena, n);
+        let mut linear = SamplingContext::new(&linear_arena, n).expect("context");
+        let duration = (frames - 1) as f32 / clip.sample_rate;
+        let samples = if cfg!(miri) { 4 } else { 80 };
+        // Random times, and the first and last intervals (where a clamped clip extrapolates a key).
+        let ends = [0.3, 0.7, frames as f32 - 1.6, frames as f32 - 1.2].map(|x| x / clip.sample_rate);
+        let times: Vec<f32> = (0..samples).map(|_| rng.range(-1.5 * duration, 2.5 * duration)).chain(ends).collect();
+        // The same rotations stored with random signs: the spline must not care which sign a key has.
+        let mut flipped = clip.clone();
+        for frame in &mut flipped.frames {
+            for t in frame.iter_mut().filter(|_| rng.below(2) == 0) {
+                let q = t.rotation;
+                t.rotation = Quat { x: -q.x, y: -q.y, z: -q.z, w: -q.w };
+            }
+        }
+        let flipped_blob = bake_one(&skeleton, &flipped, KeyFormat::F32);
+        let flipped_asset = Asset::load(flipped_blob.bytes()).expect("load");
+        for (i, &time) in times.iter().enumerate() {
+            for playback in [Playback::Loop, Playback::Clamp] {
+                let want = reference_cubic(&clip, time as f64, playback);
+                for asset in [&asset, &flipped_asset] {
+                    let err = max_error(&sample(asset, &mut cubic, time, playback), &want);
+                    assert!(err <= SAMPLE_TOLERANCE, "{n} joints, t = {time} ({playback:?}, {i}): error {err:e}");
+                }
+            }
+        }
+        for f in 0..frames {
+            let time = f as f32 / clip.sample_rate;
+            let want = sample(&asset, &mut linear, time, Playback::Clamp);
+            assert_eq!(sample(&asset, &mut cubic, time, Playback::Clamp), want, "{n} joints, frame {f}");
+        }
+    }
+}
+
+#[test]
+fn cubic_velocity_is_continuous_at_keys_where_linear_jumps() {
+    let mut rng = Rng::new(0xC1);
+    let (n, frames) = if cfg!(miri) { (4, 6) } else { (22, 30) };
+    let (skeleton, clip) = random_clip(&mut rng, n, frames);
+    let blob = bake_one(&skeleton, &clip, KeyFormat::F32);
+    let asset = Asset::load(blob.bytes()).expect("load");
+    let (mut cubic_memory, mut linear_memory) = (Sampler::for_interpolation(n, Interpolation::Cubic), Sampler::new(n));
+    let (cubic_arena, linear_arena) = (Arena::new(&mut cubic_memory.memory), Arena::new(&mut linear_memory.memory));
+    let mut contexts = [cubic_context(&cubic_arena, n), SamplingContext::new(&linear_arena, n).expect("context")];
+    // One-sided velocities a hundredth of a frame either side of each inner key, translations and scales.
+    let h = 0.01 / clip.sample_rate as f64;
+    let jumps = contexts.each_mut().map(|context| {
+        let mut worst = 0.0f64;
+        for k in 1..frames - 1 {
+            let key = k as f64 / clip.sample_rate as f64;
+            let [before, at, after] =
+                [key - h, key, key + h].map(|t| sample(&asset, context, t as f32, Playback::Clamp));
+            for j in 0..n {
+                let [b, a, f] = [&before[j], &at[j], &after[j]].map(flatten);
+                for i in (0..3).chain(7..10) {
+                    worst = worst.max(((f[i] - a[i]) - (a[i] - b[i])).abs() / h);
+                }
+            }
+        }
+        worst
+    });
+    let [cubic, linear] = jumps;
+    assert!(linear > 0.1, "the random clip's velocity must jump at keys when interpolated linearly: {linear}");
+    assert!(cubic < 0.05 * linear, "cubic velocity jump {cubic} against linear {linear}");
+}
+
+#[test]
+fn cubic_playback_equals_seeks_bit_for_bit_and_decodes_each_frame_once_in_every_encoding() {
+    let compressed = KeyFormat::Compressed(Precision { max_error: 1e-3, distance: 0.1 });
+    let (n, frames) = if cfg!(miri) { (4, 18) } else { (67, 40) };
+    let formats = if cfg!(miri) {
+        &[KeyFormat::F32, compressed][..]
+    } else {
+        &[KeyFormat::F32, KeyFormat::Quantized, compressed]
+    };
+    let (skeleton, clip) = random_clip(&mut Rng::new(0xC2), n, frames);
+    for &format in formats {
+        let blob = bake_one(&skeleton, &clip, format);
+        let asset = Asset::load(blob.bytes()).expect("load");
+        let bytes = SamplingContext::required_bytes_for(n, 3 * n, Interpolation::Cubic);
+        let (mut memory, mut fresh_memory) = (vec![0u8; bytes + 64], vec![0u8; bytes + 64]);
+        let arena = Arena::new(&mut memory);
+        let mut playing = SamplingContext::with_interpolation(&arena, n, 3 * n, Interpolation::Cubic).expect("context");
+        let steps = 2 * (frames - 1);
+        let forward = (0..=steps).map(|i| (i as f32 / 60.0, Playback::Clamp));
+        let backward = (0..=steps).rev().map(|i| (i as f32 / 60.0 + 0.25, Playback::Loop));
+        for (i, (time, playback)) in forward.chain(backward).enumerate() {
+            if i == steps + 1 {
+                // Forward at 60 Hz over a 30 Hz clip: each frame decoded once.
+                assert_eq!(playing.decoded_frames(), frames as u64, "{format:?}");
+            }
+            let fresh_arena = Arena::new(&mut fresh_memory);
+            let mut fresh = cubic_context(&fresh_arena, n);
+            let played = sample(&asset, &mut playing, time, playback);
+            assert_eq!(played, sample(&asset, &mut fresh, time, playback), "{format:?}: t = {time} ({playback:?})");
         }
     }
 }

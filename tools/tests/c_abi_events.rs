@@ -84,6 +84,7 @@ fn rust_desc(joints: usize) -> CharacterDesc<'static> {
         inertialization: None,
         scratch: Scratch::InBlock,
         sampling: sinew::Sampling::Shared,
+        interpolation: sinew::Interpolation::Linear,
     }
 }
 

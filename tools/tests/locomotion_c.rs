@@ -58,6 +58,7 @@ fn rust_lines(asset: &Asset<'_>) -> String {
         inertialization: Some(Settings::default()),
         scratch: Scratch::InBlock,
         sampling: sinew::Sampling::Shared,
+        interpolation: sinew::Interpolation::Linear,
     };
     let mut block = vec![Chunk::ZERO; Chunk::count(Character::required_bytes(&desc).expect("bytes"))];
     let mut character = Character::new(bytemuck::cast_slice_mut(&mut block), &desc).expect("character");

@@ -8,7 +8,7 @@ use crate::math::{F4, Mat3x4, Mat4, SoaTransform, num_soa_joints};
 use crate::motion::control::Control;
 use crate::motion::root_motion::RootMotion;
 use crate::stages::inertialization::{Inertializer, Settings};
-use crate::stages::sampling::{ContextState, SamplingContext};
+use crate::stages::sampling::{ContextState, Interpolation, SamplingContext};
 use bytemuck::{Pod, Zeroable};
 
 use super::desc::{CharacterDesc, LayerDesc, LayerKind, Sampling, Scratch};
@@ -40,7 +40,7 @@ impl Chunk {
 }
 
 pub(super) const MAGIC: u32 = u32::from_le_bytes(*b"SNWC");
-pub(super) const VERSION: u32 = 3;
+pub(super) const VERSION: u32 = 4;
 /// An empty control slot or an absent mask.
 pub(super) const NONE: u32 = u32::MAX;
 
@@ -80,6 +80,8 @@ pub(super) struct Header {
     pub(super) root_pending: f32,
     /// The base slot the root motion comes from alone (pose-only blending), or `NONE` for the blend of all.
     pub(super) motion_slot: u32,
+    /// 0: [`Interpolation::Linear`]; 1: [`Interpolation::Cubic`].
+    pub(super) interpolation: u32,
 }
 
 /// One layer's state.
@@ -201,6 +203,7 @@ pub(super) struct Counts {
     pub(super) scratch: Scratch,
     /// Tracks each control's own sampling context keeps decoders for, or `None`: one shared context.
     pub(super) cache_tracks: Option<usize>,
+    pub(super) interpolation: Interpolation,
     /// Scratch poses the largest layer needs.
     pub(super) samples: usize,
 }
@@ -257,13 +260,14 @@ impl Counts {
                 Sampling::Shared => None,
                 Sampling::PerControl { max_tracks } => Some(max_tracks.min(3 * desc.num_joints)),
             },
+            interpolation: desc.interpolation,
             samples,
         })
     }
 
     /// Bytes of one control's sampling cache: its context's state, then the context's memory.
     pub(super) fn cache_stride(&self) -> usize {
-        let context = |tracks| SamplingContext::required_bytes_with_decoders(self.joints, tracks);
+        let context = |tracks| SamplingContext::required_bytes_for(self.joints, tracks, self.interpolation);
         self.cache_tracks.map_or(0, |tracks| {
             size_of::<ContextState>().next_multiple_of(BLOCK_ALIGN) + context(tracks).next_multiple_of(BLOCK_ALIGN)
         })
@@ -312,7 +316,10 @@ impl Counts {
         let mut sections = Sections { at: 0 };
         let mut section = |bytes| sections.next(bytes);
         // Controls with contexts of their own need no shared one.
-        let shared = self.cache_tracks.map_or(SamplingContext::required_bytes(self.joints), |_| 0);
+        let shared = match self.cache_tracks {
+            None => SamplingContext::required_bytes_for(self.joints, 0, self.interpolation),
+            Some(_) => 0,
+        };
         let slots = section(shared);
         let samples = section(self.samples * pose);
         let target = section(if self.inertialization.is_some() { pose } else { 0 });
@@ -468,6 +475,11 @@ pub(super) fn read_layout(block: &[u8]) -> Result<(Counts, Layout), Error> {
         sampling: match header.sampling {
             0 => Sampling::Shared,
             n => Sampling::PerControl { max_tracks: n as usize - 1 },
+        },
+        interpolation: match header.interpolation {
+            0 => Interpolation::Linear,
+            1 => Interpolation::Cubic,
+            _ => return Err(Error::StateMismatch),
         },
     };
     let counts = Counts::new(&desc).map_err(|_| Error::StateMismatch)?;

@@ -5,6 +5,7 @@ use crate::data::skeleton::Skeleton;
 use crate::math::{Mat4, SoaTransform};
 use crate::motion::control::Wrap;
 use crate::stages::inertialization::{Settings, Transition};
+use crate::stages::sampling::Interpolation;
 
 /// What [`Character::edit_pose`](super::Character::edit_pose) lends its edit: the jobs' inputs over the character's last pose.
 ///
@@ -74,6 +75,8 @@ pub struct CharacterDesc<'a> {
     pub scratch: Scratch,
     /// How the controls sample their clips.
     pub sampling: Sampling,
+    /// How samples between keys are made ([`Interpolation::Cubic`] doubles the sampling contexts' poses).
+    pub interpolation: Interpolation,
 }
 
 /// How a character's controls sample their clips.
@@ -86,7 +89,7 @@ pub enum Sampling {
     /// A sampling context per control slot, kept in the block across updates: playing forward decodes each
     /// frame of a clip once, and a compressed clip of up to `max_tracks` animated tracks keeps its segment's
     /// decoders ([`SamplingContext::with_decoders`](crate::stages::sampling::SamplingContext::with_decoders)). Costs [`SamplingContext::required_bytes_with_decoders`](crate::stages::sampling::SamplingContext::required_bytes_with_decoders)
-    /// (`num_joints`, `max_tracks`) and 80 bytes per control slot (`max_tracks` clamped to `3 × num_joints`).
+    /// (`num_joints`, `max_tracks`) and 88 bytes per control slot (`max_tracks` clamped to `3 × num_joints`).
     PerControl {
         /// Animated tracks a compressed clip may have for its decoders to be kept.
         max_tracks: usize,

@@ -11,7 +11,7 @@ use crate::motion::root_motion::{self, RootMotion};
 use crate::stages::blending::{self, BlendLayer, BlendingJob, DEFAULT_THRESHOLD};
 use crate::stages::inertialization::{InertializationJob, Inertializer, Target, VelocityMode};
 use crate::stages::local_to_model::LocalToModelJob;
-use crate::stages::sampling::{ContextState, Playback, SamplingContext, SamplingJob};
+use crate::stages::sampling::{ContextState, Interpolation, Playback, SamplingContext, SamplingJob};
 use crate::stages::skinning::{Palette, SkinningJob};
 use bytemuck::Zeroable;
 
@@ -194,10 +194,12 @@ pub(super) fn produce(
     let g = num_soa_joints(counts.joints);
     let slots_arena = Arena::new(scratch.slots);
     let contexts = match counts.cache_tracks {
-        None => Contexts::Shared(SamplingContext::new(&slots_arena, counts.joints)?),
+        None => {
+            Contexts::Shared(SamplingContext::with_interpolation(&slots_arena, counts.joints, 0, counts.interpolation)?)
+        }
         Some(tracks) => {
-            let stride = counts.cache_stride();
-            Contexts::PerControl { caches: &mut *out.caches, stride, joints: counts.joints, tracks, decoded: 0 }
+            let (stride, joints, interpolation) = (counts.cache_stride(), counts.joints, counts.interpolation);
+            Contexts::PerControl { caches: &mut *out.caches, stride, joints, tracks, interpolation, decoded: 0 }
         }
     };
     let mut frame = Frame {
@@ -258,6 +260,7 @@ pub(super) enum Contexts<'f> {
         stride: usize,
         joints: usize,
         tracks: usize,
+        interpolation: Interpolation,
         /// Frames decoded this update.
         decoded: u64,
     },
@@ -274,13 +277,13 @@ impl Contexts<'_> {
     ) -> Result<(), Error> {
         match self {
             Contexts::Shared(context) => sample_into(asset, context, control, out),
-            Contexts::PerControl { caches, stride, joints, tracks, decoded } => {
+            Contexts::PerControl { caches, stride, joints, tracks, interpolation, decoded } => {
                 let cache = caches.get_mut(slot * *stride..(slot + 1) * *stride).ok_or(Error::StateMismatch)?;
                 let (state, memory) = cache.split_at_mut(size_of::<ContextState>().next_multiple_of(BLOCK_ALIGN));
                 let state: &mut ContextState = bytemuck::try_from_bytes_mut(&mut state[..size_of::<ContextState>()])
                     .map_err(|_| Error::StateMismatch)?;
                 let arena = Arena::new(memory);
-                let mut context = SamplingContext::resume(&arena, *joints, *tracks, state)?;
+                let mut context = SamplingContext::resume(&arena, *joints, *tracks, *interpolation, state)?;
                 let before = context.decoded_frames();
                 let sampled = sample_into(asset, &mut context, control, out);
                 *decoded += context.decoded_frames().wrapping_sub(before);

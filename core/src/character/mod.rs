@@ -46,6 +46,7 @@ use crate::motion::root_motion::RootMotion;
 use crate::stages::blending;
 use crate::stages::inertialization::{Inertializer, Transition};
 use crate::stages::local_to_model::LocalToModelJob;
+use crate::stages::sampling::Interpolation;
 use crate::stages::skinning::{Palette, SkinningJob};
 use bytemuck::Zeroable;
 
@@ -113,6 +114,7 @@ impl<'b> Character<'b> {
             pose_offset: layout.output as u32,
             external_scratch: u32::from(desc.scratch == Scratch::External),
             sampling: counts.cache_tracks.map_or(0, |tracks| 1 + tracks as u32),
+            interpolation: u32::from(counts.interpolation == Interpolation::Cubic),
             motion_slot: NONE,
             ..Header::zeroed()
         };

@@ -14,7 +14,7 @@ pub use soa::{
     SoaAffine, SoaQuat, SoaTransform, SoaVec3, atan2_upper, num_soa_joints, pack_soa, quat_from_rotation_vector,
     quat_mul, quat_mul_rotation_vector, quat_to_rotation_vector, unpack_soa,
 };
-pub(crate) use soa::{TransformPairs, interpolate, interpolate_channels, quat_length_squared, rotation_scale_columns};
+pub(crate) use soa::{TransformPairs, interpolate, quat_length_squared, rotation_scale_columns};
 
 /// The square root of one `f32`, through the lane type: one `sqrtss`/`fsqrt` on SIMD builds, where `libm`
 /// (built without its `arch` feature so that Miri can run it) would take a software loop of ~100 cycles.

@@ -524,18 +524,12 @@ impl SoaQuat {
     }
 }
 
-/// Lerp of translation and scale, shortest-arc nlerp of rotation.
+/// Lerp of translation and scale, shortest-arc nlerp of rotation, by `t` per lane.
 #[inline(always)]
 pub(crate) fn interpolate(a: &SoaTransform, b: &SoaTransform, t: F4) -> SoaTransform {
-    interpolate_channels(a, b, [t; 3])
-}
-
-/// [`interpolate`] with a fraction per channel (translation, rotation, scale), per lane.
-#[inline(always)]
-pub(crate) fn interpolate_channels(a: &SoaTransform, b: &SoaTransform, [t, r, s]: [F4; 3]) -> SoaTransform {
     SoaTransform {
         translation: SoaVec3::lerp(a.translation, b.translation, t),
-        rotation: SoaQuat::nlerp(a.rotation, b.rotation, r),
-        scale: SoaVec3::lerp(a.scale, b.scale, s),
+        rotation: SoaQuat::nlerp(a.rotation, b.rotation, t),
+        scale: SoaVec3::lerp(a.scale, b.scale, t),
     }
 }

@@ -1,11 +1,13 @@
 //! Sampling: a clip at any time → a SoA local pose, in O(1) whatever the previous time was.
 //!
-//! How: a [`SamplingContext`] (caller memory) caches two decoded frames as full SoA poses. Binding a clip fills
-//! both with the rest pose and the clip's constant tracks, once; decoding a frame then writes only the animated
-//! tracks. A sample needs frames `f` and `f + 1`: frames already cached are not decoded again (playing forward
-//! or backward decodes at most one new frame per frame crossed; scrubbing within a frame interval decodes none),
-//! and a random seek decodes two. The output is then one SoA pass: lerp for translation and scale, nlerp along
-//! the shortest arc for rotation. A clip with step keys (`Clip::has_step_keys`) needs only the frame whose time
+//! How: a [`SamplingContext`] (caller memory) caches decoded frames as full SoA poses, two for
+//! [`Interpolation::Linear`] and four for [`Interpolation::Cubic`]. Binding a clip fills them with the rest pose
+//! and the clip's constant tracks, once; decoding a frame then writes only the animated tracks. A linear sample
+//! needs frames `f` and `f + 1`, a cubic one `f − 1` to `f + 2`: frames already cached are not decoded again
+//! (playing forward or backward decodes at most one new frame per frame crossed; scrubbing within a frame
+//! interval decodes none), and a random seek decodes all it needs in one pass. The output is then one SoA pass:
+//! linear is lerp for translation and scale and nlerp along the shortest arc for rotation; cubic is a
+//! Catmull-Rom spline through the four keys (see [`Interpolation::Cubic`]). A clip with step keys (`Clip::has_step_keys`) needs only the frame whose time
 //! has been reached, which it shows as stored (its curves too): the next frame replaces it at its own time. In
 //! a clip that steps some tracks only (`Clip::step_tracks`), the lane groups holding them are interpolated
 //! again with those lanes' fraction at zero; its curves step or interpolate together.
@@ -14,15 +16,17 @@
 //! Space: local. Units: time in seconds.
 //!
 //! Precision: at a frame's time the output equals the stored key after one nlerp normalization (relative
-//! error < 4e-7 for rotations; translation and scale exact): frame coordinates within 4 ulps of a key snap to
-//! it, since `f32` time cannot resolve them (at 60 s, 4 ulps of the time are 15 µs). Between frames:
-//! lerp/nlerp in `f32`.
+//! error < 4e-7 for rotations; translation and scale exact), in both modes: frame coordinates within 4 ulps of a
+//! key snap to it, since `f32` time cannot resolve them (at 60 s, 4 ulps of the time are 15 µs). Between frames:
+//! lerp/nlerp, or the weighted sum of four keys, in `f32`. A sample depends on the time and the clip alone, not
+//! on what the context held: seeking and playing give the same values bit for bit.
 //! Denormals: stored values are zero or at least `MIN_KEY_MAGNITUDE` and the interpolation fraction is zero
-//! or at least `MIN_FRACTION`, so every intermediate stays a normal number.
+//! or at least `MIN_FRACTION`, so every product stays a normal number (a cubic weight is zero or above
+//! `2^-42`).
 //!
 //! Curves: the clip's scalar curve tracks sample at the same frames and fraction, `a + (b − a) × t` per curve
-//! (the lerp of translations), each frame's values read or decoded directly: a curve is one value, so the
-//! context caches none.
+//! (the lerp of translations) in both modes, each frame's values read or decoded directly: a curve is one
+//! value, so the context caches none.
 //!
 //! Errors: see [`SamplingJob::validate`]. The context is the caller's; it survives an `Err` unchanged.
 
@@ -33,7 +37,7 @@ use crate::data::clip::decode::{SegmentCache, decode_curves, decode_tracks, writ
 use crate::data::clip::{Channel, Clip, Keys};
 use crate::data::skeleton::{MAX_JOINTS, Skeleton};
 use crate::error::{Buffer, Error};
-use crate::math::{F4, SoaTransform, interpolate, interpolate_channels};
+use crate::math::{F4, SoaQuat, SoaTransform, SoaVec3, interpolate};
 use bytemuck::{Pod, Zeroable};
 
 /// How time outside `[0, duration]` maps onto the clip.
@@ -44,6 +48,32 @@ pub enum Playback {
     Loop,
     /// Time clamps to `[0, duration]`.
     Clamp,
+}
+
+/// How a sample between two keys is made from the keys around it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Interpolation {
+    /// Lerp (translation, scale) and shortest-arc nlerp (rotation) between the two keys around the time:
+    /// continuous (C0), its velocity jumping at every key.
+    #[default]
+    Linear,
+    /// A Catmull-Rom spline through the four keys around the time, continuous in value and velocity (C1): the
+    /// velocity at a key is half the difference of its neighbours'. Translations and scales are weighted sums of
+    /// the four keys; rotations are the same sums of the keys on the hemisphere of the key before the time,
+    /// normalized. At a clamped clip's ends the missing key is extrapolated (`2 p0 − p1`, a one-sided tangent);
+    /// a looping clip wraps, its last frame being a copy of its first (as [`Playback::Loop`] expects). Step
+    /// tracks and curves hold or interpolate as in `Linear`.
+    Cubic,
+}
+
+impl Interpolation {
+    /// Decoded frames a context keeps for this mode.
+    pub const fn frames(self) -> usize {
+        match self {
+            Interpolation::Linear => 2,
+            Interpolation::Cubic => 4,
+        }
+    }
 }
 
 /// Interpolation fractions below this (or below the frame coordinate's own rounding, 4 ulps) snap to the
@@ -76,14 +106,14 @@ impl Binding {
 /// out and [`SamplingContext::resume`] picks up from it over the same memory, so a context can live in memory
 /// that moves between uses (a character's block). All zeros is a context that holds nothing.
 ///
-/// Layout: 80 bytes, `repr(C)`. The clip whose frames it holds is named by the addresses and lengths of its data
+/// Layout: 88 bytes, `repr(C)`. The clip whose frames it holds is named by the addresses and lengths of its data
 /// (as a live context names it), so a clip rewritten in place at the same address needs
 /// [`SamplingContext::invalidate`] before it is sampled again.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
 pub struct ContextState {
     /// The frame each slot holds, plus one (0: none).
-    frames: [u32; 2],
+    frames: [u32; 4],
     /// The compressed segment whose decoders are kept, plus one (0: none).
     held: u32,
     /// 1 when `binding` names a clip.
@@ -92,13 +122,16 @@ pub struct ContextState {
     decoded_frames: u64,
 }
 
-/// Two cached, decoded frames of one clip, and optionally the track decoders of the compressed segment decoded
-/// last (caller memory).
+/// Cached, decoded frames of one clip (two, or four for [`Interpolation::Cubic`]), and optionally the track
+/// decoders of the compressed segment decoded last (caller memory). The context decides how the jobs sampling
+/// through it interpolate: it is the memory holding the frames that mode reads.
 #[derive(Debug)]
 pub struct SamplingContext<'a> {
-    slots: [&'a mut [SoaTransform]; 2],
+    /// `interpolation.frames()` poses, then empty slices.
+    slots: [&'a mut [SoaTransform]; 4],
     /// Frame held by each slot, if any.
-    frames: [Option<u32>; 2],
+    frames: [Option<u32>; 4],
+    interpolation: Interpolation,
     segment: SegmentCache<'a>,
     binding: Option<Binding>,
     decoded_frames: u64,
@@ -107,15 +140,22 @@ pub struct SamplingContext<'a> {
 impl<'a> SamplingContext<'a> {
     /// Bytes an arena needs for a context of a `num_joints` skeleton: two SoA poses (80 bytes a joint).
     pub const fn required_bytes(num_joints: usize) -> usize {
-        2 * Arena::required_bytes::<SoaTransform>(crate::math::num_soa_joints(num_joints))
+        SamplingContext::required_bytes_for(num_joints, 0, Interpolation::Linear)
     }
 
     /// Bytes an arena needs for [`SamplingContext::with_decoders`]: [`SamplingContext::required_bytes`] and a
     /// 32-byte [`TrackDecoder`] per track, the tracks clamped to `3 × num_joints` as `with_decoders` clamps them.
     pub const fn required_bytes_with_decoders(num_joints: usize, max_tracks: usize) -> usize {
+        SamplingContext::required_bytes_for(num_joints, max_tracks, Interpolation::Linear)
+    }
+
+    /// Bytes an arena needs for [`SamplingContext::with_interpolation`]: `interpolation.frames()` SoA poses
+    /// (40 bytes a joint each) and a 32-byte [`TrackDecoder`] per track, clamped to `3 × num_joints`.
+    pub const fn required_bytes_for(num_joints: usize, max_tracks: usize, interpolation: Interpolation) -> usize {
         let most = num_joints.saturating_mul(3);
         let tracks = if max_tracks < most { max_tracks } else { most };
-        SamplingContext::required_bytes(num_joints) + Arena::required_bytes::<TrackDecoder>(tracks)
+        let pose = Arena::required_bytes::<SoaTransform>(crate::math::num_soa_joints(num_joints));
+        interpolation.frames() * pose + Arena::required_bytes::<TrackDecoder>(tracks)
     }
 
     /// Carves a context for a `num_joints` skeleton out of `arena`. Compressed clips sample through it too, but
@@ -137,32 +177,50 @@ impl<'a> SamplingContext<'a> {
         num_joints: usize,
         max_tracks: usize,
     ) -> Result<SamplingContext<'a>, Error> {
+        SamplingContext::with_interpolation(arena, num_joints, max_tracks, Interpolation::Linear)
+    }
+
+    /// [`SamplingContext::with_decoders`] for jobs sampling with `interpolation` (four cached frames for
+    /// `Cubic`). Size the arena with [`SamplingContext::required_bytes_for`].
+    ///
+    /// Errors: `JointCount` unless `1 <= num_joints <= MAX_JOINTS`; `ArenaExhausted`.
+    pub fn with_interpolation(
+        arena: &'a Arena<'_>,
+        num_joints: usize,
+        max_tracks: usize,
+        interpolation: Interpolation,
+    ) -> Result<SamplingContext<'a>, Error> {
         if num_joints == 0 || num_joints > crate::data::skeleton::MAX_JOINTS {
             return Err(Error::JointCount { count: num_joints, max: crate::data::skeleton::MAX_JOINTS });
         }
         let n = crate::math::num_soa_joints(num_joints);
-        // Binding a clip fills both slots before they are read, so they need no zeroing.
-        let a = arena.carve::<SoaTransform>(n)?;
-        let b = arena.carve::<SoaTransform>(n)?;
+        // Binding a clip fills the slots before they are read, so they need no zeroing.
+        let mut slots: [&'a mut [SoaTransform]; 4] = [&mut [], &mut [], &mut [], &mut []];
+        for slot in &mut slots[..interpolation.frames()] {
+            *slot = arena.carve::<SoaTransform>(n)?;
+        }
         let decoders = arena.carve::<TrackDecoder>(max_tracks.min(3 * num_joints))?;
         let segment = SegmentCache { decoders, held: None };
-        Ok(SamplingContext { slots: [a, b], frames: [None; 2], segment, binding: None, decoded_frames: 0 })
+        Ok(SamplingContext { slots, frames: [None; 4], interpolation, segment, binding: None, decoded_frames: 0 })
     }
 
-    /// [`SamplingContext::with_decoders`] over memory an earlier context of the same `num_joints` and
-    /// `max_tracks` used, carved from an arena over the same bytes (or a copy of them at the same alignment),
-    /// holding what it held when `state` was taken from it by [`SamplingContext::suspend`].
+    /// [`SamplingContext::with_interpolation`] over memory an earlier context of the same `num_joints`,
+    /// `max_tracks` and `interpolation` used, carved from an arena over the same bytes (or a copy of them at the
+    /// same alignment), holding what it held when `state` was taken from it by [`SamplingContext::suspend`].
     ///
-    /// Errors: as `with_decoders`. A `state` that does not belong to the memory gives wrong poses until the
+    /// Errors: as `with_interpolation`. A `state` that does not belong to the memory gives wrong poses until the
     /// clip changes, never undefined behaviour: the slots are plain data and every decode is bounds-checked.
     pub fn resume(
         arena: &'a Arena<'_>,
         num_joints: usize,
         max_tracks: usize,
+        interpolation: Interpolation,
         state: &ContextState,
     ) -> Result<SamplingContext<'a>, Error> {
-        let mut context = SamplingContext::with_decoders(arena, num_joints, max_tracks)?;
-        context.frames = state.frames.map(|f| f.checked_sub(1));
+        let mut context = SamplingContext::with_interpolation(arena, num_joints, max_tracks, interpolation)?;
+        let slots = interpolation.frames();
+        // Slots the mode does not have hold nothing, whatever the state says.
+        context.frames = core::array::from_fn(|s| state.frames[s].checked_sub(1).filter(|_| s < slots));
         let held = state.held.checked_sub(1).map(|s| s as usize);
         context.segment.held = held.filter(|_| !context.segment.decoders.is_empty());
         context.binding = (state.bound == 1).then(|| Binding::from_words(state.binding));
@@ -186,8 +244,13 @@ impl<'a> SamplingContext<'a> {
     /// place (a context notices a different clip by itself).
     pub fn invalidate(&mut self) {
         self.binding = None;
-        self.frames = [None; 2];
+        self.frames = [None; 4];
         self.segment.held = None;
+    }
+
+    /// How jobs sampling through this context interpolate.
+    pub fn interpolation(&self) -> Interpolation {
+        self.interpolation
     }
 
     /// Frames decoded since the context was made: a measure of the cache working.
@@ -211,7 +274,7 @@ impl<'a> SamplingContext<'a> {
         if self.binding == Some(binding) {
             return;
         }
-        for slot in &mut self.slots {
+        for slot in &mut self.slots[..self.interpolation.frames()] {
             slot.copy_from_slice(rest_pose);
             let floats: &mut [f32] = bytemuck::cast_slice_mut(slot);
             for c in clip.constants() {
@@ -221,46 +284,57 @@ impl<'a> SamplingContext<'a> {
                 }
             }
         }
-        self.frames = [None; 2];
+        self.frames = [None; 4];
         self.segment.held = None;
         self.binding = Some(binding);
     }
 
-    /// Makes slots hold frames `f0` and `f1`, decoding only what is missing; returns (slot of f0, slot of f1).
-    fn fetch(&mut self, clip: &Clip<'_>, f0: u32, f1: u32) -> (usize, usize) {
-        let find = |frames: &[Option<u32>; 2], f| frames.iter().position(|&held| held == Some(f));
-        let (held0, held1) = (find(&self.frames, f0), find(&self.frames, f1));
-        if f0 != f1 && held0.is_none() && held1.is_none() {
-            // A seek: both frames in one pass, which works out each track's decoding once for the two.
-            let [a, b] = &mut self.slots;
-            decode_tracks(clip, [f0, f1], [a, b], clip.num_tracks(), Some(&mut self.segment));
-            self.frames = [Some(f0), Some(f1)];
-            self.decoded_frames += 2;
-            return (0, 1);
-        }
-        let s0 = held0.unwrap_or_else(|| {
-            // Keep the slot holding f1 when there is one.
-            let s = usize::from(held1 == Some(0));
-            self.decode(clip, f0, s);
-            s
-        });
-        // Decoding f0 left the slot holding f1 as it was.
-        let s1 = match held1 {
-            _ if f0 == f1 => s0,
-            Some(s) => s,
-            None => {
-                let s = 1 - s0;
-                self.decode(clip, f1, s);
-                s
+    /// Makes slots hold `wanted` (repeats allowed, at most one frame per slot), decoding only what is missing,
+    /// in one pass when several are (a seek works out each track's decoding once for all of them); returns
+    /// each wanted frame's slot.
+    fn fetch<const N: usize>(&mut self, clip: &Clip<'_>, wanted: [u32; N]) -> [usize; N] {
+        let count = self.interpolation.frames();
+        let slot_of = |frames: &[Option<u32>; 4], f: u32| frames[..count].iter().position(|&held| held == Some(f));
+        // Slots holding no wanted frame take the missing ones, in slot order.
+        let mut free = [0; 4];
+        let mut num_free = 0;
+        for s in 0..count {
+            if !self.frames[s].is_some_and(|f| wanted.contains(&f)) {
+                free[num_free] = s;
+                num_free += 1;
             }
-        };
-        (s0, s1)
+        }
+        let (mut missing, mut targets, mut m) = ([0u32; 4], [0usize; 4], 0);
+        for &f in &wanted {
+            if slot_of(&self.frames, f).is_none() && !missing[..m].contains(&f) && m < num_free {
+                (missing[m], targets[m]) = (f, free[m]);
+                m += 1;
+            }
+        }
+        match m {
+            1 => self.decode(clip, [missing[0]], [targets[0]]),
+            2 => self.decode(clip, [missing[0], missing[1]], [targets[0], targets[1]]),
+            3 => self.decode(clip, [0, 1, 2].map(|i| missing[i]), [0, 1, 2].map(|i| targets[i])),
+            4 => self.decode(clip, missing, targets),
+            _ => {}
+        }
+        // Every wanted frame is held now (a sample wants no more frames than the context has slots).
+        wanted.map(|f| slot_of(&self.frames, f).unwrap_or(0))
     }
 
-    fn decode(&mut self, clip: &Clip<'_>, frame: u32, slot: usize) {
-        decode_tracks(clip, [frame], [self.slots[slot]], clip.num_tracks(), Some(&mut self.segment));
-        self.frames[slot] = Some(frame);
-        self.decoded_frames += 1;
+    /// Decodes `frames` into the distinct slots `targets` in one pass.
+    fn decode<const M: usize>(&mut self, clip: &Clip<'_>, frames: [u32; M], targets: [usize; M]) {
+        let mut poses: [&mut [SoaTransform]; M] = core::array::from_fn(|_| &mut [][..]);
+        for (s, slot) in self.slots.iter_mut().enumerate() {
+            if let Some(k) = targets.iter().position(|&t| t == s) {
+                poses[k] = &mut **slot;
+            }
+        }
+        decode_tracks(clip, frames, poses, clip.num_tracks(), Some(&mut self.segment));
+        for (frame, s) in frames.into_iter().zip(targets) {
+            self.frames[s] = Some(frame);
+        }
+        self.decoded_frames += M as u64;
     }
 }
 
@@ -346,18 +420,33 @@ impl SamplingJob<'_, '_> {
         Ok(())
     }
 
-    /// Writes the pose at `time`.
+    /// Writes the pose at `time`, interpolated as the context says ([`SamplingContext::interpolation`]).
     pub fn run(&mut self) -> Result<(), Error> {
         self.validate()?;
         let clip = self.clip;
         let (f0, f1, fraction) = frame_position(clip, self.time, self.playback);
         self.context.bind(clip, self.skeleton.rest_pose());
-        let (s0, s1) = self.context.fetch(clip, f0, f1);
-        let t = F4::splat(fraction);
-        let (a, b) = (&*self.context.slots[s0], &*self.context.slots[s1]);
-        for ((out, a), b) in self.output.iter_mut().zip(a).zip(b) {
-            *out = interpolate(a, b, t);
-        }
+        // At a key both modes give the key, so only a time between keys reads four.
+        let cubic = self.context.interpolation == Interpolation::Cubic && fraction > 0.0 && fraction < 1.0;
+        let (a, b) = if cubic {
+            let (frames, weights) = cubic_window(clip.num_frames(), f0, fraction, self.playback);
+            let slots = self.context.fetch(clip, frames).map(|s| &*self.context.slots[s]);
+            let weights = weights.map(F4::splat);
+            let [before, a, b, after] = slots;
+            for (i, out) in self.output.iter_mut().enumerate() {
+                // The slots and the output are all `num_soa_joints` long (`validate`).
+                *out = catmull_rom([&before[i], &a[i], &b[i], &after[i]], weights);
+            }
+            (a, b)
+        } else {
+            let [s0, s1] = self.context.fetch(clip, [f0, f1]);
+            let (a, b) = (&*self.context.slots[s0], &*self.context.slots[s1]);
+            let t = F4::splat(fraction);
+            for ((out, a), b) in self.output.iter_mut().zip(a).zip(b) {
+                *out = interpolate(a, b, t);
+            }
+            (a, b)
+        };
         if !clip.step_tracks().is_empty() {
             hold_step_tracks(clip, [a, b], fraction, self.output);
         }
@@ -366,10 +455,69 @@ impl SamplingJob<'_, '_> {
     }
 }
 
-/// Re-interpolates the lane groups of `output` that hold step tracks (`Clip::step_tracks`) with those tracks'
-/// fraction at 0 (1 at the clip's end, where the later frame holds), so a step track shows exactly what the
-/// same frames give at the held frame's time. Out of line: callers test for step tracks first, so other clips
-/// pay one test.
+/// The four keys a cubic sample between frames `f0` and `f0 + 1` of a `num_frames` clip reads (before, the
+/// two around, after) and their Catmull-Rom weights at `fraction` (in `(0, 1)`). A key missing at a clamped end
+/// is extrapolated by folding its weight into the two keys it is made of (`2 p0 − p1`), its frame given as the
+/// nearest key with weight zero; a looping clip wraps over its last frame, a copy of its first.
+fn cubic_window(num_frames: usize, f0: u32, fraction: f32, playback: Playback) -> ([u32; 4], [f32; 4]) {
+    let (t, t2) = (fraction, fraction * fraction);
+    let t3 = t2 * t;
+    let mut w = [
+        (2.0 * t2 - t - t3) * 0.5,
+        (3.0 * t3 - 5.0 * t2 + 2.0) * 0.5,
+        (4.0 * t2 + t - 3.0 * t3) * 0.5,
+        (t3 - t2) * 0.5,
+    ];
+    let (f1, last) = (f0 + 1, num_frames.saturating_sub(1) as u32);
+    let wraps = playback == Playback::Loop && last >= 2;
+    let before = match f0 {
+        0 if wraps => last - 1,
+        0 => {
+            (w[1], w[2], w[0]) = (w[1] + 2.0 * w[0], w[2] - w[0], 0.0);
+            f0
+        }
+        _ => f0 - 1,
+    };
+    let after = match f1 {
+        _ if f1 < last => f1 + 1,
+        _ if wraps => 1,
+        _ => {
+            (w[2], w[1], w[3]) = (w[2] + 2.0 * w[3], w[1] - w[3], 0.0);
+            f1
+        }
+    };
+    ([before, f0, f1, after], w)
+}
+
+/// `Σ wᵢ kᵢ` for translation and scale; for rotation the same sum of the keys on the hemisphere of `keys[1]`
+/// (each flipped where its dot with the key it follows is negative), normalized.
+#[inline(always)]
+fn catmull_rom(keys: [&SoaTransform; 4], w: [F4; 4]) -> SoaTransform {
+    let [p, a, b, n] = keys;
+    let sum = |w: [F4; 4], x: [F4; 4]| w[3].mul_add(x[3], w[2].mul_add(x[2], w[1].mul_add(x[1], w[0] * x[0])));
+    let vec3 =
+        |v: [&SoaVec3; 4]| SoaVec3 { x: sum(w, v.map(|v| v.x)), y: sum(w, v.map(|v| v.y)), z: sum(w, v.map(|v| v.z)) };
+    // Flipping a key is flipping its weight: `b` onto `a`'s side, `p` onto `a`'s, `n` onto the flipped `b`'s.
+    let (ab, bn) = (a.rotation.dot(b.rotation), b.rotation.dot(n.rotation));
+    let wr = [w[0].mul_sign(p.rotation.dot(a.rotation)), w[1], w[2].mul_sign(ab), w[3].mul_sign(bn).mul_sign(ab)];
+    let q = [p, a, b, n].map(|k| k.rotation);
+    let rotation = SoaQuat {
+        x: sum(wr, q.map(|q| q.x)),
+        y: sum(wr, q.map(|q| q.y)),
+        z: sum(wr, q.map(|q| q.z)),
+        w: sum(wr, q.map(|q| q.w)),
+    };
+    SoaTransform {
+        translation: vec3([p, a, b, n].map(|k| &k.translation)),
+        rotation: rotation.normalize(),
+        scale: vec3([p, a, b, n].map(|k| &k.scale)),
+    }
+}
+
+/// Makes the lanes of `output` that hold step tracks (`Clip::step_tracks`) show the held frame: `a` (or `b` at
+/// the clip's end, where the later frame holds), as the linear interpolation of `a` and `b` gives it at the held
+/// frame's time; the other lanes keep what the job wrote. Out of line: callers test for step tracks first, so
+/// other clips pay one test.
 #[cold]
 #[inline(never)]
 fn hold_step_tracks(clip: &Clip<'_>, [a, b]: [&[SoaTransform]; 2], fraction: f32, output: &mut [SoaTransform]) {
@@ -384,11 +532,25 @@ fn hold_step_tracks(clip: &Clip<'_>, [a, b]: [&[SoaTransform]; 2], fraction: f32
             *mask |= 1 << (4 * channel + (joints[track] as usize & 3));
         }
     }
-    let held = if fraction >= 1.0 { 1.0 } else { 0.0 };
-    let lanes = |bits: u16| F4::from_array(core::array::from_fn(|l| if bits >> l & 1 != 0 { held } else { fraction }));
+    let held = F4::splat(if fraction >= 1.0 { 1.0 } else { 0.0 });
     // The root-motion sampler's output is one group: the others have nothing to hold there.
     for (((out, a), b), &mask) in output.iter_mut().zip(a).zip(b).zip(&masks).filter(|(_, m)| **m != 0) {
-        *out = interpolate_channels(a, b, [0, 1, 2].map(|c| lanes(mask >> (4 * c) & 0xF)));
+        let hold = interpolate(a, b, held);
+        let [t, r, s] = [0, 1, 2].map(|c| F4::lane_mask(u32::from(mask >> (4 * c) & 0xF)));
+        let vec3 = |m: F4, h: SoaVec3, o: SoaVec3| SoaVec3 {
+            x: F4::select(m, h.x, o.x),
+            y: F4::select(m, h.y, o.y),
+            z: F4::select(m, h.z, o.z),
+        };
+        let (h, o) = (hold.rotation, out.rotation);
+        out.translation = vec3(t, hold.translation, out.translation);
+        out.rotation = SoaQuat {
+            x: F4::select(r, h.x, o.x),
+            y: F4::select(r, h.y, o.y),
+            z: F4::select(r, h.z, o.z),
+            w: F4::select(r, h.w, o.w),
+        };
+        out.scale = vec3(s, hold.scale, out.scale);
     }
 }
 

@@ -12,7 +12,7 @@ use crate::status::{
 use core::ffi::c_void;
 use sinew::arena::Arena;
 use sinew::math::SoaTransform;
-use sinew::sampling::{ContextState, Playback, SamplingContext, SamplingJob};
+use sinew::sampling::{ContextState, Interpolation, Playback, SamplingContext, SamplingJob};
 
 /// `sinew_play::wrap` and `sinew_sample`'s wrap: the clip loops.
 pub const SINEW_WRAP_LOOP: u32 = 0;
@@ -20,6 +20,12 @@ pub const SINEW_WRAP_LOOP: u32 = 0;
 pub const SINEW_WRAP_CLAMP: u32 = 1;
 /// `sinew_play::wrap` only: the clip plays forward, then backward.
 pub const SINEW_WRAP_PING_PONG: u32 = 2;
+/// A sampling context's interpolation: lerp and nlerp between the two keys around the time (continuous, its
+/// velocity jumping at keys).
+pub const SINEW_INTERPOLATION_LINEAR: u32 = 0;
+/// A Catmull-Rom spline through the four keys around the time: continuous in value and velocity; the context
+/// keeps four decoded frames instead of two.
+pub const SINEW_INTERPOLATION_CUBIC: u32 = 1;
 /// A sampling context: opaque, at the start of the memory the caller gave `sinew_sampling_context_init`
 /// (aligned to `SINEW_STATE_ALIGN`).
 pub struct sinew_sampling_context {
@@ -33,6 +39,9 @@ struct ContextPrefix {
     header: Header,
     num_joints: u32,
     max_tracks: u32,
+    /// `SINEW_INTERPOLATION_*`.
+    interpolation: u32,
+    reserved: u32,
     state: ContextState,
 }
 
@@ -49,9 +58,19 @@ pub(crate) fn joint_count(num_joints: u32) -> Result<usize, sinew_status> {
     }
 }
 
-/// Bytes of the memory of a context (see `sinew_sampling_context_required_bytes`).
-fn context_bytes(num_joints: u32, max_tracks: u32) -> Result<usize, sinew_status> {
-    joint_count(num_joints).map(|n| state_bytes(SamplingContext::required_bytes_with_decoders(n, max_tracks as usize)))
+/// The core's interpolation for `SINEW_INTERPOLATION_*`, or `SINEW_ERROR_INVALID_ARGUMENT`.
+fn interpolation_of(code: u32) -> Result<Interpolation, sinew_status> {
+    match code {
+        SINEW_INTERPOLATION_LINEAR => Ok(Interpolation::Linear),
+        SINEW_INTERPOLATION_CUBIC => Ok(Interpolation::Cubic),
+        _ => Err(SINEW_ERROR_INVALID_ARGUMENT),
+    }
+}
+
+/// Bytes of the memory of a context (see `sinew_sampling_context_required_bytes_for`).
+fn context_bytes(num_joints: u32, max_tracks: u32, interpolation: u32) -> Result<usize, sinew_status> {
+    let (n, interpolation) = (joint_count(num_joints)?, interpolation_of(interpolation)?);
+    Ok(state_bytes(SamplingContext::required_bytes_for(n, max_tracks as usize, interpolation)))
 }
 
 /// Bytes of memory a sampling context for a `num_joints` skeleton needs (a multiple of `SINEW_STATE_ALIGN`),
@@ -69,7 +88,26 @@ pub unsafe extern "C" fn sinew_sampling_context_required_bytes(
     out: *mut usize,
 ) -> sinew_status {
     // SAFETY: the caller's contract.
-    unsafe { put(out, context_bytes(num_joints, max_tracks)) }
+    unsafe { put(out, context_bytes(num_joints, max_tracks, SINEW_INTERPOLATION_LINEAR)) }
+}
+
+/// `sinew_sampling_context_required_bytes` for a context sampling with `interpolation` (`SINEW_INTERPOLATION_*`;
+/// cubic keeps four frames, about 160 bytes per joint).
+///
+/// Errors: `SINEW_ERROR_INVALID_ARGUMENT` for a joint count outside `1..=SINEW_MAX_JOINTS` or another
+/// interpolation.
+///
+/// # Safety
+/// `out` points to a writable `size_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sinew_sampling_context_required_bytes_for(
+    num_joints: u32,
+    max_tracks: u32,
+    interpolation: u32,
+    out: *mut usize,
+) -> sinew_status {
+    // SAFETY: the caller's contract.
+    unsafe { put(out, context_bytes(num_joints, max_tracks, interpolation)) }
 }
 
 /// Lays out a sampling context for a `num_joints` skeleton in the `len` bytes at `memory` (aligned to
@@ -89,9 +127,31 @@ pub unsafe extern "C" fn sinew_sampling_context_init(
     max_tracks: u32,
     out: *mut *mut sinew_sampling_context,
 ) -> sinew_status {
-    let result = context_bytes(num_joints, max_tracks).and_then(|required| {
+    // SAFETY: the caller's contract.
+    unsafe { sinew_sampling_context_init_for(memory, len, num_joints, max_tracks, SINEW_INTERPOLATION_LINEAR, out) }
+}
+
+/// `sinew_sampling_context_init` for a context sampling with `interpolation` (`SINEW_INTERPOLATION_*`): every
+/// `sinew_sample` through it interpolates so. Size the memory with `sinew_sampling_context_required_bytes_for`.
+///
+/// Errors: `SINEW_ERROR_INVALID_ARGUMENT` (joint count, interpolation); `SINEW_ERROR_MEMORY_ALIGNMENT`;
+/// `SINEW_ERROR_MEMORY_TOO_SMALL`.
+///
+/// # Safety
+/// As `sinew_sampling_context_init`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sinew_sampling_context_init_for(
+    memory: *mut c_void,
+    len: usize,
+    num_joints: u32,
+    max_tracks: u32,
+    interpolation: u32,
+    out: *mut *mut sinew_sampling_context,
+) -> sinew_status {
+    let result = context_bytes(num_joints, max_tracks, interpolation).and_then(|required| {
         let header = Header { magic: 0, arena_len: 0 };
-        let prefix = ContextPrefix { header, num_joints, max_tracks, state: ContextState::default() };
+        let state = ContextState::default();
+        let prefix = ContextPrefix { header, num_joints, max_tracks, interpolation, reserved: 0, state };
         // SAFETY: the caller's contract.
         unsafe { init(memory, len, required, prefix, out, |_| Ok(())) }
     });
@@ -153,7 +213,8 @@ pub unsafe extern "C" fn sinew_sample(
         };
         let arena = Arena::new(arena_memory);
         let (num_joints, max_tracks) = (prefix.num_joints as usize, prefix.max_tracks as usize);
-        let mut core_context = SamplingContext::resume(&arena, num_joints, max_tracks, &prefix.state)
+        let interpolation = interpolation_of(prefix.interpolation).map_err(|_| SINEW_ERROR_INVALID_HANDLE)?;
+        let mut core_context = SamplingContext::resume(&arena, num_joints, max_tracks, interpolation, &prefix.state)
             .map_err(|_| SINEW_ERROR_INVALID_HANDLE)?;
         let skeleton = stored.asset.skeleton();
         let mut job = SamplingJob { skeleton, clip: &clip, time, playback, context: &mut core_context, output, curves };

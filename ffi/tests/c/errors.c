@@ -127,6 +127,11 @@ int main(int argc, char **argv) {
   EXPECT(sinew_character_required_bytes(&asset, &bad, &bytes), SINEW_ERROR_INVALID_DESC);
   layers[1] = (sinew_layer_desc){SINEW_LAYER_OVERLAY, 1};
   bad = desc;
+  bad.sampling = SINEW_SAMPLING_CUBIC | 0x200u; /* a flag that does not exist */
+  EXPECT(sinew_character_required_bytes(&asset, &bad, &bytes), SINEW_ERROR_INVALID_DESC);
+  bad.sampling = SINEW_SAMPLING_CUBIC | 2u; /* no such sampling */
+  EXPECT(sinew_character_required_bytes(&asset, &bad, &bytes), SINEW_ERROR_INVALID_DESC);
+  bad = desc;
   bad.num_masks = 0xFFFFFFFFu;
   EXPECT(sinew_character_required_bytes(&asset, &bad, &bytes), SINEW_ERROR_INVALID_DESC);
   bad = desc;

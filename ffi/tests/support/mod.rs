@@ -167,6 +167,7 @@ pub fn rust_frames(blob: &[u8]) -> Result<String, sinew::Error> {
         inertialization: Some(Settings::default()),
         scratch: Scratch::InBlock,
         sampling: sinew::Sampling::Shared,
+        interpolation: sinew::Interpolation::Linear,
     };
     let mut memory = vec![Chunk::ZERO; Chunk::count(Character::required_bytes(&desc)?)];
     let mut character = Character::new(Chunk::bytes_mut(&mut memory), &desc)?;
