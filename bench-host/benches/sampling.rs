@@ -1,9 +1,9 @@
-//! Sampling: sinew (f32, quantized and compressed keys; playback, random seek, and interpolation alone) vs the naive AoS
-//! glam sampler, per rig size. One character, one sample per iteration; throughput counts joints.
+//! Sampling: sinew (f32, quantized and compressed keys; playback, random seek, and interpolation alone; linear and
+//! cubic) vs the naive AoS glam sampler, per rig size. One character, one sample per iteration; throughput counts joints.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use sinew::math::SoaTransform;
-use sinew::{Arena, Asset, Playback, SamplingContext, SamplingJob};
+use sinew::{Arena, Asset, Interpolation, Playback, SamplingContext, SamplingJob};
 use sinew_bench_host::bench_support::{self, BENCH_JOINTS};
 use sinew_bench_host::naive::{self, AosClip, AosPose};
 use sinew_tools::bake::{self, KeyFormat};
@@ -39,14 +39,10 @@ fn sampling(c: &mut Criterion) {
             let asset = Asset::load(blob.bytes()).expect("load");
             let clip = asset.clip(0).expect("clip");
             // Compressed clips play through a context that keeps a segment's decoders.
-            let tracks = clip.num_tracks().iter().sum();
-            let mut memory = vec![0u8; SamplingContext::required_bytes_with_decoders(n, tracks)];
-            let arena = Arena::new(&mut memory);
-            let mut context = match format {
-                KeyFormat::Compressed(_) => SamplingContext::with_decoders(&arena, n, tracks),
-                _ => SamplingContext::new(&arena, n),
-            }
-            .expect("context");
+            let tracks = match format {
+                KeyFormat::Compressed(_) => clip.num_tracks().iter().sum(),
+                _ => 0,
+            };
             let mut output = vec![SoaTransform::IDENTITY; skeleton.num_soa_joints()];
             let sample = |context: &mut SamplingContext<'_>, output: &mut [SoaTransform], time: f32| {
                 SamplingJob {
@@ -61,25 +57,32 @@ fn sampling(c: &mut Criterion) {
                 .run()
                 .expect("valid clip")
             };
-            let mut time = 0.0f32;
-            group.bench_function(BenchmarkId::new(format!("sinew_playback_{label}"), n), |b| {
-                b.iter(|| {
-                    time = (time + GAME_DT) % duration;
-                    sample(&mut context, &mut output, black_box(time));
-                })
-            });
-            let mut i = 0;
-            group.bench_function(BenchmarkId::new(format!("sinew_seek_{label}"), n), |b| {
-                b.iter(|| {
-                    i = (i + 1) % seeks.len();
-                    sample(&mut context, &mut output, black_box(seeks[i]));
-                })
-            });
-            if format == KeyFormat::F32 {
-                // Both frames cached: the interpolation pass alone.
-                group.bench_function(BenchmarkId::new("sinew_interpolate_only", n), |b| {
-                    b.iter(|| sample(&mut context, &mut output, black_box(0.51 / RATE)))
+            // Linear as every earlier row; cubic beside it (four cached frames, a weighted sum of four keys).
+            for (interpolation, suffix) in [(Interpolation::Linear, ""), (Interpolation::Cubic, "_cubic")] {
+                let mut memory = vec![0u8; SamplingContext::required_bytes_for(n, tracks, interpolation)];
+                let arena = Arena::new(&mut memory);
+                let mut context =
+                    SamplingContext::with_interpolation(&arena, n, tracks, interpolation).expect("context");
+                let mut time = 0.0f32;
+                group.bench_function(BenchmarkId::new(format!("sinew_playback{suffix}_{label}"), n), |b| {
+                    b.iter(|| {
+                        time = (time + GAME_DT) % duration;
+                        sample(&mut context, &mut output, black_box(time));
+                    })
                 });
+                let mut i = 0;
+                group.bench_function(BenchmarkId::new(format!("sinew_seek{suffix}_{label}"), n), |b| {
+                    b.iter(|| {
+                        i = (i + 1) % seeks.len();
+                        sample(&mut context, &mut output, black_box(seeks[i]));
+                    })
+                });
+                if format == KeyFormat::F32 {
+                    // Every frame cached: the interpolation pass alone.
+                    group.bench_function(BenchmarkId::new(format!("sinew_interpolate_only{suffix}"), n), |b| {
+                        b.iter(|| sample(&mut context, &mut output, black_box(1.51 / RATE)))
+                    });
+                }
             }
         }
         let aos = AosClip { frames: raw.frames.iter().map(|f| AosPose::new(f)).collect(), sample_rate: RATE };

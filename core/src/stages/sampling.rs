@@ -15,8 +15,11 @@
 //! Layout: output and cache are SoA, `num_soa_joints` lane groups, identity in padding lanes.
 //! Space: local. Units: time in seconds.
 //!
+//! Channels no lane of a lane group animates (rest or constant values, the same in every frame) are copied, not
+//! interpolated: most rigs animate translations and scales at a few joints only, so most of a pass is rotations.
+//!
 //! Precision: at a frame's time the output equals the stored key after one nlerp normalization (relative
-//! error < 4e-7 for rotations; translation and scale exact), in both modes: frame coordinates within 4 ulps of a
+//! error < 4e-7 for rotations; translation and scale exact; channels not animated exact), in both modes: frame coordinates within 4 ulps of a
 //! key snap to it, since `f32` time cannot resolve them (at 60 s, 4 ulps of the time are 15 µs). Between frames:
 //! lerp/nlerp, or the weighted sum of four keys, in `f32`. A sample depends on the time and the clip alone, not
 //! on what the context held: seeking and playing give the same values bit for bit.
@@ -368,7 +371,9 @@ pub(crate) fn first_group(clip: &Clip<'_>, rest: &SoaTransform, time: f32, playb
     }
     let [a, b] = &mut frames;
     decode_tracks(clip, [f0, f1], [core::slice::from_mut(a), core::slice::from_mut(b)], tracks, None);
-    let mut group = interpolate(&frames[0], &frames[1], F4::splat(fraction));
+    let mut group = SoaTransform::IDENTITY;
+    let pass = [&frames[0], &frames[1]].map(core::slice::from_ref);
+    interpolate_pass(clip, pass, F4::splat(fraction), core::slice::from_mut(&mut group));
     if !clip.step_tracks().is_empty() {
         let [a, b] = &frames;
         hold_step_tracks(clip, [a, b].map(core::slice::from_ref), fraction, core::slice::from_mut(&mut group));
@@ -430,21 +435,13 @@ impl SamplingJob<'_, '_> {
         let cubic = self.context.interpolation == Interpolation::Cubic && fraction > 0.0 && fraction < 1.0;
         let (a, b) = if cubic {
             let (frames, weights) = cubic_window(clip.num_frames(), f0, fraction, self.playback);
-            let slots = self.context.fetch(clip, frames).map(|s| &*self.context.slots[s]);
-            let weights = weights.map(F4::splat);
-            let [before, a, b, after] = slots;
-            for (i, out) in self.output.iter_mut().enumerate() {
-                // The slots and the output are all `num_soa_joints` long (`validate`).
-                *out = catmull_rom([&before[i], &a[i], &b[i], &after[i]], weights);
-            }
+            let [before, a, b, after] = self.context.fetch(clip, frames).map(|s| &*self.context.slots[s]);
+            catmull_rom_pass(clip, [before, a, b, after], weights.map(F4::splat), self.output);
             (a, b)
         } else {
             let [s0, s1] = self.context.fetch(clip, [f0, f1]);
             let (a, b) = (&*self.context.slots[s0], &*self.context.slots[s1]);
-            let t = F4::splat(fraction);
-            for ((out, a), b) in self.output.iter_mut().zip(a).zip(b) {
-                *out = interpolate(a, b, t);
-            }
+            interpolate_pass(clip, [a, b], F4::splat(fraction), self.output);
             (a, b)
         };
         if !clip.step_tracks().is_empty() {
@@ -489,28 +486,80 @@ fn cubic_window(num_frames: usize, f0: u32, fraction: f32, playback: Playback) -
     ([before, f0, f1, after], w)
 }
 
-/// `Σ wᵢ kᵢ` for translation and scale; for rotation the same sum of the keys on the hemisphere of `keys[1]`
-/// (each flipped where its dot with the key it follows is negative), normalized.
+/// Which channels (translation, rotation, scale) any lane of each lane group animates, walking the groups in
+/// order: a channel no lane animates holds the same values in every decoded frame (rest or constant), so its
+/// output is a copy. Rigs animate rotations everywhere and translations and scales at a few joints, so most of
+/// a pass is rotations alone.
+struct AnimatedChannels<'c> {
+    /// The animated joints of each channel from the group being walked on (ascending).
+    joints: [&'c [u16]; 3],
+}
+
+impl<'c> AnimatedChannels<'c> {
+    fn of(clip: &Clip<'c>) -> AnimatedChannels<'c> {
+        AnimatedChannels { joints: Channel::ALL.map(|channel| clip.animated_joints(channel)) }
+    }
+
+    /// The channels lane group `group` animates; call with `group` 0, 1, 2… in turn.
+    #[inline(always)]
+    fn next(&mut self, group: usize) -> [bool; 3] {
+        let end = 4 * (group + 1);
+        self.joints.each_mut().map(|joints| {
+            // Joints are ascending and distinct, so the group's are among the next four: counted without a
+            // data-dependent branch.
+            let group_joints = joints.iter().take(4).filter(|&&j| (j as usize) < end).count();
+            *joints = &joints[group_joints..];
+            group_joints > 0
+        })
+    }
+}
+
+/// The linear pass: lerp (translation, scale) and shortest-arc nlerp (rotation) of `a` and `b` by `t` into
+/// `output`, channels no lane animates copied from `a` (a lerp of equal values is that value, exactly).
 #[inline(always)]
-fn catmull_rom(keys: [&SoaTransform; 4], w: [F4; 4]) -> SoaTransform {
-    let [p, a, b, n] = keys;
+fn interpolate_pass(clip: &Clip<'_>, [a, b]: [&[SoaTransform]; 2], t: F4, output: &mut [SoaTransform]) {
+    let mut animated = AnimatedChannels::of(clip);
+    for (group, ((out, a), b)) in output.iter_mut().zip(a).zip(b).enumerate() {
+        let [translation, rotation, scale] = animated.next(group);
+        out.translation = if translation { SoaVec3::lerp(a.translation, b.translation, t) } else { a.translation };
+        out.rotation = if rotation { SoaQuat::nlerp(a.rotation, b.rotation, t) } else { a.rotation };
+        out.scale = if scale { SoaVec3::lerp(a.scale, b.scale, t) } else { a.scale };
+    }
+}
+
+/// The cubic pass: `Σ wᵢ kᵢ` of the four keys for translation and scale; for rotation the same sum of the keys
+/// on the hemisphere of `a` (each flipped where its dot with the key it follows is negative), normalized.
+/// Channels no lane animates are copied from `a`, as in [`interpolate_pass`].
+#[inline(always)]
+fn catmull_rom_pass(clip: &Clip<'_>, keys: [&[SoaTransform]; 4], w: [F4; 4], output: &mut [SoaTransform]) {
     let sum = |w: [F4; 4], x: [F4; 4]| w[3].mul_add(x[3], w[2].mul_add(x[2], w[1].mul_add(x[1], w[0] * x[0])));
     let vec3 =
-        |v: [&SoaVec3; 4]| SoaVec3 { x: sum(w, v.map(|v| v.x)), y: sum(w, v.map(|v| v.y)), z: sum(w, v.map(|v| v.z)) };
-    // Flipping a key is flipping its weight: `b` onto `a`'s side, `p` onto `a`'s, `n` onto the flipped `b`'s.
-    let (ab, bn) = (a.rotation.dot(b.rotation), b.rotation.dot(n.rotation));
-    let wr = [w[0].mul_sign(p.rotation.dot(a.rotation)), w[1], w[2].mul_sign(ab), w[3].mul_sign(bn).mul_sign(ab)];
-    let q = [p, a, b, n].map(|k| k.rotation);
-    let rotation = SoaQuat {
-        x: sum(wr, q.map(|q| q.x)),
-        y: sum(wr, q.map(|q| q.y)),
-        z: sum(wr, q.map(|q| q.z)),
-        w: sum(wr, q.map(|q| q.w)),
-    };
-    SoaTransform {
-        translation: vec3([p, a, b, n].map(|k| &k.translation)),
-        rotation: rotation.normalize(),
-        scale: vec3([p, a, b, n].map(|k| &k.scale)),
+        |v: [SoaVec3; 4]| SoaVec3 { x: sum(w, v.map(|v| v.x)), y: sum(w, v.map(|v| v.y)), z: sum(w, v.map(|v| v.z)) };
+    let [before, a, b, after] = keys;
+    let mut animated = AnimatedChannels::of(clip);
+    let groups = output.iter_mut().zip(before).zip(a).zip(b).zip(after);
+    for (group, ((((out, p), a), b), n)) in groups.enumerate() {
+        let [translation, rotation, scale] = animated.next(group);
+        let keys = [p, a, b, n];
+        out.translation = if translation { vec3(keys.map(|k| k.translation)) } else { a.translation };
+        out.scale = if scale { vec3(keys.map(|k| k.scale)) } else { a.scale };
+        out.rotation = if rotation {
+            // Flipping a key is flipping its weight: `b` onto `a`'s side, `p` onto `a`'s, `n` onto the flipped
+            // `b`'s.
+            let (ab, bn) = (a.rotation.dot(b.rotation), b.rotation.dot(n.rotation));
+            let wr =
+                [w[0].mul_sign(p.rotation.dot(a.rotation)), w[1], w[2].mul_sign(ab), w[3].mul_sign(bn).mul_sign(ab)];
+            let q = keys.map(|k| k.rotation);
+            SoaQuat {
+                x: sum(wr, q.map(|q| q.x)),
+                y: sum(wr, q.map(|q| q.y)),
+                z: sum(wr, q.map(|q| q.z)),
+                w: sum(wr, q.map(|q| q.w)),
+            }
+            .normalize()
+        } else {
+            a.rotation
+        };
     }
 }
 
