@@ -114,10 +114,11 @@ pub fn locomotion_quality(
             continue;
         }
         cuts += 1;
+        let aligned = transition::Playing { heading: true, ..Default::default() };
         for (samples, tb) in per_entry.iter_mut().zip(times) {
             let cut = Cut { a, ta, b, tb };
             let trace =
-                transition::simulate_aligned(&asset, dt, Method::Relative, cut, duration, (FRAMES_BEFORE, 4), true)?;
+                transition::simulate_aligned(&asset, dt, Method::Relative, cut, duration, (FRAMES_BEFORE, 4), aligned)?;
             samples.add(&asset, &phased, &trace, cut, duration, figure);
         }
     }

@@ -13,7 +13,7 @@ use sinew_tools::stats::percentile;
 use sinew::blending::{BlendLayer, BlendingJob, DEFAULT_THRESHOLD};
 use sinew::inertialization::{ChannelMode, Settings, Shape, VelocityMode};
 use sinew::math::{Mat4, SoaTransform};
-use sinew::{Arena, Asset, InertializationJob, Inertializer, LocalToModelJob, SamplingContext};
+use sinew::{Arena, Asset, InertializationJob, Inertializer, Interpolation, LocalToModelJob, SamplingContext};
 use sinew::{Target, Transition};
 use sinew_tools::sample::sample_clamped;
 
@@ -163,22 +163,33 @@ fn unwrap_rotation(r: [f64; 3], previous: [f64; 3]) -> [f64; 3] {
 /// Samples clips of one asset through a sampling context per clip (so playback decodes each frame once).
 struct Sampler<'a> {
     asset: &'a Asset<'a>,
+    interpolation: Interpolation,
     memory: Vec<Vec<u8>>,
 }
 
 impl<'a> Sampler<'a> {
-    fn new(asset: &'a Asset<'a>) -> Sampler<'a> {
-        let bytes = SamplingContext::required_bytes(asset.skeleton().num_joints());
-        Sampler { asset, memory: vec![vec![0u8; bytes]; asset.num_clips()] }
+    fn new(asset: &'a Asset<'a>, interpolation: Interpolation) -> Sampler<'a> {
+        let bytes = SamplingContext::required_bytes_for(asset.skeleton().num_joints(), 0, interpolation);
+        Sampler { asset, interpolation, memory: vec![vec![0u8; bytes]; asset.num_clips()] }
     }
 
     fn sample(&mut self, clip: usize, time: f32, out: &mut [SoaTransform]) -> Result<(), String> {
         let skeleton = self.asset.skeleton();
         let runtime_clip = self.asset.clip(clip).ok_or("clip index out of range")?;
         let arena = Arena::new(&mut self.memory[clip]);
-        let mut context = SamplingContext::new(&arena, skeleton.num_joints()).map_err(|e| e.to_string())?;
+        let mut context = SamplingContext::with_interpolation(&arena, skeleton.num_joints(), 0, self.interpolation)
+            .map_err(|e| e.to_string())?;
         sample_clamped(skeleton, &runtime_clip, time, &mut context, out)
     }
+}
+
+/// How a simulated cut plays its clips.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Playing {
+    /// Turn B about +Y so its joints' mean moves the way A's does (see [`simulate_aligned`]).
+    pub heading: bool,
+    /// How both clips are sampled between their keys.
+    pub interpolation: Interpolation,
 }
 
 /// Plays one cut with `method` from `before` frames ahead of the switch to `after` frames past the end of a
@@ -191,10 +202,10 @@ pub fn simulate(
     duration: f32,
     frames: (usize, usize),
 ) -> Result<Trace, String> {
-    simulate_aligned(asset, dt, method, cut, duration, frames, false)
+    simulate_aligned(asset, dt, method, cut, duration, frames, Playing::default())
 }
 
-/// [`simulate`], with B also turned about +Y when `heading` is set, so that its joints' mean moves the way
+/// [`simulate`], played as `playing` says: with B also turned about +Y when `heading` is set, so that its joints' mean moves the way
 /// A's does over the quarter second before the switch (locomotion cuts between takes that walk different
 /// ways, as a game keeps a character's facing across a transition).
 pub fn simulate_aligned(
@@ -204,11 +215,11 @@ pub fn simulate_aligned(
     cut: Cut,
     duration: f32,
     (before, after): (usize, usize),
-    heading: bool,
+    playing: Playing,
 ) -> Result<Trace, String> {
-    let skeleton = asset.skeleton();
+    let (heading, skeleton) = (playing.heading, asset.skeleton());
     let (n, g) = (skeleton.num_joints(), skeleton.num_soa_joints());
-    let mut sampler = Sampler::new(asset);
+    let mut sampler = Sampler::new(asset, playing.interpolation);
     let mut memory = vec![0u8; Inertializer::required_bytes(n, 0)];
     let arena = Arena::new(&mut memory);
     let mut inertializer = match method.settings() {
@@ -387,8 +398,15 @@ pub fn velocity_jump(trace: &Trace, joint: usize) -> f64 {
     jump(s).max(jump(s + 1)) / trace.dt as f64
 }
 
-/// Runs every method over the cuts and summarizes each.
-pub fn quality(asset: &Asset, dt: f32, duration: f32, cuts: &[Cut]) -> Result<Vec<Quality>, String> {
+/// Runs every method over the cuts, the clips sampled with `interpolation`, and summarizes each.
+pub fn quality(
+    asset: &Asset,
+    dt: f32,
+    duration: f32,
+    cuts: &[Cut],
+    interpolation: Interpolation,
+) -> Result<Vec<Quality>, String> {
+    let playing = Playing { heading: false, interpolation };
     let transition_frames = (duration / dt).ceil() as usize;
     // Per method its summary and, per cut, its largest joint's velocity jump (for the ratio to the hard cut's).
     let mut rows = Method::ALL
@@ -399,7 +417,7 @@ pub fn quality(asset: &Asset, dt: f32, duration: f32, cuts: &[Cut]) -> Result<Ve
             let (mut local_dofs, mut local_flips) = (0usize, 0usize);
             let (mut cut_largest, mut joint_growth, mut major_joint_growth) = (vec![], vec![], 0.0f64);
             for &cut in cuts {
-                let trace = simulate(asset, dt, method, cut, duration, (FRAMES_BEFORE, 4))?;
+                let trace = simulate_aligned(asset, dt, method, cut, duration, (FRAMES_BEFORE, 4), playing)?;
                 let s = trace.switch_frame;
                 let (p, t) = (&trace.output, &trace.target);
                 let n = p[0].len();

@@ -2,7 +2,7 @@
 //! figures' guarantees, the transition export, and an interruption storm.
 
 use sinew::math::SoaTransform;
-use sinew::{Arena, Inertializer, Playback, SamplingContext, SamplingJob, Target, Transition};
+use sinew::{Arena, Inertializer, Interpolation, Playback, SamplingContext, SamplingJob, Target, Transition};
 use sinew_bench_host::transition::{self, Method};
 use sinew_tests::shared_data;
 use sinew_tools::cuts::{Clips, Cut};
@@ -18,7 +18,7 @@ fn quality_guarantees_on_bandai_clips() {
     let asset = clips.asset().unwrap();
     let cuts = sinew_tools::cuts::seeded_cuts(&asset, clips.dt, 0.2, 60, 7);
     assert_eq!(cuts.len(), 60);
-    let rows = transition::quality(&asset, clips.dt, 0.2, &cuts).unwrap();
+    let rows = transition::quality(&asset, clips.dt, 0.2, &cuts, Interpolation::Linear).unwrap();
     let row = |m: Method| rows.iter().find(|q| q.method == m.name()).unwrap();
     for m in [Method::Projected, Method::ProjectedRelative, Method::PerComponent, Method::Relative, Method::Continuous]
     {
@@ -43,7 +43,7 @@ fn quality_guarantees_on_bandai_clips() {
     // mid-curve, so the growth stays within the same 1.6 (on the goal's 300 cuts: a tail percentile over 60
     // moves by 0.2 with the seed).
     let long_cuts = sinew_tools::cuts::seeded_cuts(&asset, clips.dt, 0.4, 300, 1);
-    let long = transition::quality(&asset, clips.dt, 0.4, &long_cuts).unwrap();
+    let long = transition::quality(&asset, clips.dt, 0.4, &long_cuts, Interpolation::Linear).unwrap();
     let long = long.iter().find(|q| q.method == Method::Continuous.name()).unwrap();
     assert!(long.joint_growth_p90 <= 1.6, "0.4 s: {}", long.joint_growth_p90);
     assert_eq!(long.local_flip_share, 0.0);

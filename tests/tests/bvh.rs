@@ -222,7 +222,8 @@ fn pose_export_lists_every_joint_in_file_order() {
     for path in bvh_files("pose_export_lists_every_joint_in_file_order") {
         let bvh = Bvh::load(&path).expect("parse");
         let time = (bvh.num_frames / 2) as f32 * bvh.frame_time as f32;
-        let json = sinew_tools::pose::bvh_pose_json(&path, time, KeyFormat::F32).expect("pose");
+        let json =
+            sinew_tools::pose::bvh_pose_json(&path, time, KeyFormat::F32, sinew::Interpolation::Linear).expect("pose");
         let joints = json["joints"].as_array().expect("joints");
         assert_eq!(joints.len(), bvh.joints.len());
         let expected = reference_positions(&bvh, bvh.num_frames / 2);

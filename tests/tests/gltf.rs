@@ -7,6 +7,8 @@ use sinew_tests::{gltf_characters, shared_data};
 use sinew_tools::bake::KeyFormat;
 use sinew_tools::gltf_import;
 use sinew_tools::pose::{At, GltfPoser, gltf_pose_json};
+
+const LINEAR: sinew::Interpolation = sinew::Interpolation::Linear;
 use sinew_tools::raw::StepKeys;
 
 type M4 = [[f64; 4]; 4];
@@ -234,7 +236,7 @@ fn skinned_vertices_and_joints_match_an_independent_f64_evaluation() {
                 .collect();
             times.extend([0.37 * duration, 0.81 * duration, duration]);
             for &time in &times {
-                let json = poser.pose_json(&c.to_string(), At::File(time), true).expect("pose");
+                let json = poser.pose_json(&c.to_string(), At::File(time), true, LINEAR).expect("pose");
                 let r = reference(&doc, &buffers, c, time);
                 let at_key = ((time * clip.sample_rate as f64) - (time * clip.sample_rate as f64).round()).abs() < 1e-4;
                 // At frames only f32 rounding separates the two. Between frames the runtime lerps/nlerps
@@ -395,8 +397,8 @@ fn quantized_skins_stay_within_their_regression_limits() {
         };
         let (mut worst, mut height) = (0.0f64, 0.0f64);
         for time in [0.0f32, 0.3, 0.7, 1.1] {
-            let a = vertices(&exact.pose_json("0", At::File(time as f64), true).expect("pose"));
-            let b = vertices(&quantized.pose_json("0", At::File(time as f64), true).expect("pose"));
+            let a = vertices(&exact.pose_json("0", At::File(time as f64), true, LINEAR).expect("pose"));
+            let b = vertices(&quantized.pose_json("0", At::File(time as f64), true, LINEAR).expect("pose"));
             // Height: the largest extent of the skinned mesh along any axis.
             for axis in 0..3 {
                 let (lo, hi) = a.iter().fold((f64::MAX, f64::MIN), |(lo, hi), v| (lo.min(v[axis]), hi.max(v[axis])));
@@ -542,7 +544,7 @@ fn check_leg_against_reference(text: &str, label: &str) -> gltf_import::ClipImpo
     let mut worst = (0.0f64, 0.0f64);
     for &time in &probes {
         let expected = leg_reference(&document, &buffers, time);
-        let json = poser.pose_json("0", At::File(time), false).expect("pose");
+        let json = poser.pose_json("0", At::File(time), false, LINEAR).expect("pose");
         let (d, _) = max_diff(&json, "joints", Some("position"), &expected);
         if d > worst.0 {
             worst = (d, time);

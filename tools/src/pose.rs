@@ -6,7 +6,7 @@ use crate::bake::KeyFormat;
 use crate::raw::AlignedBlob;
 use crate::sample::sample_clamped;
 use sinew::math::{Mat4, SoaTransform};
-use sinew::{Arena, Asset, LocalToModelJob, SamplingContext};
+use sinew::{Arena, Asset, Interpolation, LocalToModelJob, SamplingContext};
 use sinew::{Palette, SkinningJob};
 
 /// A baked blob through the runtime's loader (every section validated).
@@ -14,19 +14,30 @@ fn load(blob: &AlignedBlob) -> Result<Asset<'_>, String> {
     Asset::load(blob.bytes()).map_err(|e| e.to_string())
 }
 
-/// Model-space matrices of every joint of clip `clip` of a loaded asset at `time` seconds (clamped).
-pub fn model_pose(asset: &Asset<'_>, clip: usize, time: f32) -> Result<Vec<Mat4>, String> {
-    Ok(sampled_pose(asset, clip, time)?.1)
+/// Model-space matrices of every joint of clip `clip` of a loaded asset at `time` seconds (clamped), sampled
+/// with `interpolation`.
+pub fn model_pose(
+    asset: &Asset<'_>,
+    clip: usize,
+    time: f32,
+    interpolation: Interpolation,
+) -> Result<Vec<Mat4>, String> {
+    Ok(sampled_pose(asset, clip, time, interpolation)?.1)
 }
 
 /// The local (SoA) pose and the model matrices of clip `clip` at `time` seconds (clamped).
-fn sampled_pose(asset: &Asset<'_>, clip: usize, time: f32) -> Result<(Vec<SoaTransform>, Vec<Mat4>), String> {
+fn sampled_pose(
+    asset: &Asset<'_>,
+    clip: usize,
+    time: f32,
+    interpolation: Interpolation,
+) -> Result<(Vec<SoaTransform>, Vec<Mat4>), String> {
     let skeleton = asset.skeleton();
     let clip = asset.clip(clip).ok_or_else(|| format!("asset has {} clips", asset.num_clips()))?;
     let n = skeleton.num_joints();
-    let mut memory = vec![0u8; SamplingContext::required_bytes(n)];
+    let mut memory = vec![0u8; SamplingContext::required_bytes_for(n, 0, interpolation)];
     let arena = Arena::new(&mut memory);
-    let mut context = SamplingContext::new(&arena, n).map_err(|e| e.to_string())?;
+    let mut context = SamplingContext::with_interpolation(&arena, n, 0, interpolation).map_err(|e| e.to_string())?;
     let mut local = vec![SoaTransform::IDENTITY; skeleton.num_soa_joints()];
     sample_clamped(skeleton, &clip, time, &mut context, &mut local)?;
     let mut model = vec![Mat4::IDENTITY; n];
@@ -73,7 +84,7 @@ pub fn bvh_ik_json(path: &std::path::Path, time: f32, request: &IkRequest) -> Re
     let (raw, clip) = crate::bvh::to_raw(&bvh, "clip")?;
     let blob = crate::bake::bake(&raw, &[clip], KeyFormat::F32)?;
     let asset = load(&blob)?;
-    let (mut local, mut model) = sampled_pose(&asset, 0, time)?;
+    let (mut local, mut model) = sampled_pose(&asset, 0, time, Interpolation::Linear)?;
     let index = |name: &String| {
         raw.names.iter().position(|n| n == name).ok_or_else(|| format!("--chain: no joint named {name:?}"))
     };
@@ -126,19 +137,29 @@ pub fn bvh_ik_json(path: &std::path::Path, time: f32, request: &IkRequest) -> Re
 
 /// `{"joints":[{"name", "parent", "position"}, …]}` for a BVH file at `time`: every ROOT/JOINT in file
 /// order, positions in the file's units.
-pub fn bvh_pose_json(path: &std::path::Path, time: f32, format: KeyFormat) -> Result<serde_json::Value, String> {
+pub fn bvh_pose_json(
+    path: &std::path::Path,
+    time: f32,
+    format: KeyFormat,
+    interpolation: Interpolation,
+) -> Result<serde_json::Value, String> {
     let bvh = crate::bvh::Bvh::load(path).map_err(|e| e.to_string())?;
     let (skeleton, clip) = crate::bvh::to_raw(&bvh, "clip")?;
     let blob = crate::bake::bake(&skeleton, &[clip], format)?;
-    let model = model_pose(&load(&blob)?, 0, time)?;
+    let model = model_pose(&load(&blob)?, 0, time, interpolation)?;
     Ok(joints_json(&skeleton.names, &skeleton.parents, &model))
 }
 
 /// `{"joints":[…]}` for clip `clip` (index or name) of a baked blob at `time` seconds: every joint in
 /// skeleton order with the blob's names.
-pub fn blob_pose_json(blob: &AlignedBlob, clip: &str, time: f32) -> Result<serde_json::Value, String> {
+pub fn blob_pose_json(
+    blob: &AlignedBlob,
+    clip: &str,
+    time: f32,
+    interpolation: Interpolation,
+) -> Result<serde_json::Value, String> {
     let asset = load(blob)?;
-    let model = model_pose(&asset, crate::blob::clip_index(&asset, clip)?, time)?;
+    let model = model_pose(&asset, crate::blob::clip_index(&asset, clip)?, time, interpolation)?;
     let skeleton = asset.skeleton();
     let joints: Vec<serde_json::Value> = model
         .iter()
@@ -176,7 +197,7 @@ pub fn gltf_pose_json(
     skin: bool,
     format: KeyFormat,
 ) -> Result<serde_json::Value, String> {
-    GltfPoser::new(path, format)?.pose_json(clip, at, skin)
+    GltfPoser::new(path, format)?.pose_json(clip, at, skin, Interpolation::Linear)
 }
 
 impl GltfPoser {
@@ -191,7 +212,13 @@ impl GltfPoser {
     /// the nearest ancestor in that list. With `skin`, adds `"vertices"`: the first skinned primitive's
     /// positions skinned by the runtime palette (`model × inverse bind`, the mesh node's transform ignored, as
     /// glTF 2.0 specifies).
-    pub fn pose_json(&self, clip: &str, at: At, skin: bool) -> Result<serde_json::Value, String> {
+    pub fn pose_json(
+        &self,
+        clip: &str,
+        at: At,
+        skin: bool,
+        interpolation: Interpolation,
+    ) -> Result<serde_json::Value, String> {
         let (asset, blob) = (&self.asset, &self.blob);
         let runtime = load(blob)?;
         let index = crate::blob::clip_index(&runtime, clip)?;
@@ -201,7 +228,7 @@ impl GltfPoser {
             At::Clip(time) => time,
             At::File(time) => (time - start) as f32,
         };
-        let model = model_pose(&runtime, index, time)?;
+        let model = model_pose(&runtime, index, time, interpolation)?;
         let n = asset.skeleton.parents.len();
         let listed: Vec<usize> = match &asset.skin {
             Some(s) => s.remap.iter().map(|&j| j as usize).collect(),

@@ -323,7 +323,7 @@ impl Baked {
     }
 
     fn at(&self, asset: &sinew::Asset<'_>, time: f32) -> Result<(DMat4, DMat4), String> {
-        let model = crate::pose::model_pose(asset, self.clip, time)?;
+        let model = crate::pose::model_pose(asset, self.clip, time, sinew::Interpolation::Linear)?;
         let matrix = |j: usize| DMat4::from_cols_array_2d(&model[j].cols.map(|c| c.map(f64::from)));
         Ok((matrix(0), matrix(self.hips)))
     }

@@ -206,8 +206,27 @@ struct QualityArgs {
     /// --locomotion: the left and right foot joints, `LEFT,RIGHT`.
     #[arg(long, requires = "locomotion")]
     feet: Option<String>,
+    /// How the clips are sampled between keys: linear (the default) or cubic (C1 at keys).
+    #[arg(long, value_enum, default_value_t = InterpolationArg::Linear, conflicts_with = "locomotion")]
+    interpolation: InterpolationArg,
     #[arg(long)]
     json: bool,
+}
+
+/// `--interpolation`: the sampling mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum InterpolationArg {
+    Linear,
+    Cubic,
+}
+
+impl From<InterpolationArg> for sinew::Interpolation {
+    fn from(arg: InterpolationArg) -> sinew::Interpolation {
+        match arg {
+            InterpolationArg::Linear => sinew::Interpolation::Linear,
+            InterpolationArg::Cubic => sinew::Interpolation::Cubic,
+        }
+    }
 }
 
 #[derive(Args)]
@@ -245,6 +264,9 @@ struct TransitionArgs {
     /// clip's key rate.
     #[arg(long)]
     rate: Option<f32>,
+    /// How both clips are sampled between keys: linear (the default) or cubic (C1 at keys).
+    #[arg(long, value_enum, default_value_t = InterpolationArg::Linear)]
+    interpolation: InterpolationArg,
     /// Print JSON (the only format; the flag is accepted for symmetry with the other subcommands).
     #[arg(long)]
     json: bool,
@@ -286,6 +308,9 @@ struct PoseArgs {
     /// Sample a quantized bake instead of f32.
     #[arg(long)]
     quantize: bool,
+    /// How the clip is sampled between keys: linear (the default) or cubic (C1 at keys).
+    #[arg(long, value_enum, default_value_t = InterpolationArg::Linear)]
+    interpolation: InterpolationArg,
     /// Print JSON (`{"joints":[{"name","parent","position"}…]}`) instead of a table.
     #[arg(long)]
     json: bool,
@@ -400,18 +425,18 @@ fn pose(args: &PoseArgs) -> Result<String, String> {
     if args.gltf_time.is_some() && args.gltf.is_none() {
         return Err("--gltf-time needs --gltf: other inputs have one timeline, which --time gives".into());
     }
-    let format = key_format(args.quantize);
+    let (format, interpolation) = (key_format(args.quantize), args.interpolation.into());
     let value = match (&args.bvh, &args.gltf, &args.blob) {
-        (Some(bvh), _, _) => pose::bvh_pose_json(bvh, args.time, format)?,
+        (Some(bvh), _, _) => pose::bvh_pose_json(bvh, args.time, format, interpolation)?,
         (None, Some(gltf), _) => {
             let at = args.gltf_time.map_or(pose::At::Clip(args.time), pose::At::File);
-            pose::gltf_pose_json(gltf, &args.clip, at, args.skin, format)?
+            pose::GltfPoser::new(gltf, format)?.pose_json(&args.clip, at, args.skin, interpolation)?
         }
         (None, None, Some(path)) => {
             if args.quantize {
                 return Err("--quantize: a blob is sampled as it was baked".into());
             }
-            pose::blob_pose_json(&sinew_tools::blob::read(path)?, &args.clip, args.time)
+            pose::blob_pose_json(&sinew_tools::blob::read(path)?, &args.clip, args.time, interpolation)
                 .map_err(|e| format!("{}: {e}", path.display()))?
         }
         (None, None, None) => return Err("give --bvh, --gltf or --blob".into()),
@@ -458,7 +483,7 @@ fn quality(args: &QualityArgs) -> Result<String, String> {
     if cuts.is_empty() {
         return Err("the clips are too short for this transition".into());
     }
-    let rows = transition::quality(&asset, dt, args.duration, &cuts)?;
+    let rows = transition::quality(&asset, dt, args.duration, &cuts, args.interpolation.into())?;
     Ok(if args.json {
         transition::quality_json(&rows, cuts.len(), dt, args.duration).to_string()
     } else {
@@ -542,7 +567,9 @@ fn transition(args: &TransitionArgs) -> Result<String, String> {
     let asset = clips.asset()?;
     let cut = sinew_tools::cuts::Cut { a, ta: args.at, b, tb: args.to_at };
     let half_second = (0.5 / dt).ceil() as usize;
-    let trace = transition::simulate(&asset, dt, method, cut, args.duration, (half_second, half_second))?;
+    let playing = transition::Playing { heading: false, interpolation: args.interpolation.into() };
+    let frames = (half_second, half_second);
+    let trace = transition::simulate_aligned(&asset, dt, method, cut, args.duration, frames, playing)?;
     let _ = args.json;
     Ok(transition::trace_json(&trace).to_string())
 }
