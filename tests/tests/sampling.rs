@@ -814,6 +814,8 @@ fn step_tracks_hold_while_the_other_tracks_interpolate_in_every_encoding() {
 }
 
 #[test]
+// Under Miri the linear variant checks the held lanes' select, and the other cubic tests the spline's memory.
+#[cfg_attr(miri, ignore)]
 fn step_tracks_hold_while_the_other_tracks_follow_the_spline_in_every_encoding() {
     step_tracks_hold_while_the_others_interpolate(Interpolation::Cubic);
 }
@@ -902,7 +904,9 @@ fn cubic_context<'a>(arena: &'a Arena<'_>, n: usize) -> SamplingContext<'a> {
 #[test]
 fn cubic_sampling_matches_an_f64_catmull_rom_and_gives_the_keys_at_their_times() {
     let mut rng = Rng::new(0xC0B1C);
-    for &n in JOINT_COUNTS {
+    // Under Miri (soft floats), a one-group and a two-group rig: the arithmetic is the same at every size.
+    let counts = if cfg!(miri) { &[3, 5][..] } else { JOINT_COUNTS };
+    for &n in counts {
         let frames = if cfg!(miri) { 4 } else { 40 };
         let (skeleton, clip) = random_clip(&mut rng, n, frames);
         let blob = bake_one(&skeleton, &clip, KeyFormat::F32);
@@ -913,7 +917,7 @@ fn cubic_sampling_matches_an_f64_catmull_rom_and_gives_the_keys_at_their_times()
         let mut cubic = cubic_context(&cubic_arena, n);
         let mut linear = SamplingContext::new(&linear_arena, n).expect("context");
         let duration = (frames - 1) as f32 / clip.sample_rate;
-        let samples = if cfg!(miri) { 4 } else { 80 };
+        let samples = if cfg!(miri) { 2 } else { 80 };
         // Random times, and the first and last intervals (where a clamped clip extrapolates a key).
         let ends = [0.3, 0.7, frames as f32 - 1.6, frames as f32 - 1.2].map(|x| x / clip.sample_rate);
         let times: Vec<f32> = (0..samples).map(|_| rng.range(-1.5 * duration, 2.5 * duration)).chain(ends).collect();
@@ -979,12 +983,10 @@ fn cubic_velocity_is_continuous_at_keys_where_linear_jumps() {
 #[test]
 fn cubic_playback_equals_seeks_bit_for_bit_and_decodes_each_frame_once_in_every_encoding() {
     let compressed = KeyFormat::Compressed(Precision { max_error: 1e-3, distance: 0.1 });
-    let (n, frames) = if cfg!(miri) { (4, 18) } else { (67, 40) };
-    let formats = if cfg!(miri) {
-        &[KeyFormat::F32, compressed][..]
-    } else {
-        &[KeyFormat::F32, KeyFormat::Quantized, compressed]
-    };
+    let (n, frames) = if cfg!(miri) { (2, 17) } else { (67, 40) };
+    // Under Miri (soft floats), the compressed clip alone, forward: its segment cache and the slots' decode in one
+    // pass are what Miri checks.
+    let formats = if cfg!(miri) { &[compressed][..] } else { &[KeyFormat::F32, KeyFormat::Quantized, compressed] };
     let (skeleton, clip) = random_clip(&mut Rng::new(0xC2), n, frames);
     for &format in formats {
         let blob = bake_one(&skeleton, &clip, format);
@@ -995,7 +997,7 @@ fn cubic_playback_equals_seeks_bit_for_bit_and_decodes_each_frame_once_in_every_
         let mut playing = SamplingContext::with_interpolation(&arena, n, 3 * n, Interpolation::Cubic).expect("context");
         let steps = 2 * (frames - 1);
         let forward = (0..=steps).map(|i| (i as f32 / 60.0, Playback::Clamp));
-        let backward = (0..=steps).rev().map(|i| (i as f32 / 60.0 + 0.25, Playback::Loop));
+        let backward = (0..=steps).rev().map(|i| (i as f32 / 60.0 + 0.25, Playback::Loop)).filter(|_| !cfg!(miri));
         for (i, (time, playback)) in forward.chain(backward).enumerate() {
             if i == steps + 1 {
                 // Forward at 60 Hz over a 30 Hz clip: each frame decoded once.
