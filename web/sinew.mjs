@@ -16,6 +16,8 @@ export const WRAP_CLAMP = 1;
 export const SYNC_NONE = 0;
 export const SYNC_PHASE = 1;
 export const SYNC_FOOT_PHASE = 2;
+/** A flag of a character's `sampling`: a Catmull-Rom spline through the keys (C1) instead of a lerp of two. */
+export const SAMPLING_CUBIC = 0x100;
 // Where calls' argument structs are written in the scratch page (results use its first 64 bytes).
 const ARGS = 512;
 const REPORT = 1024;

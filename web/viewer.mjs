@@ -8,7 +8,9 @@ import * as THREE from 'three';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
 import { AimScenery, PlantingScenery, RootMotionScenery } from './scenery.mjs';
 import { loadSkinnedMeshes } from './skinned.mjs';
-import { INERTIALIZATION_DEFAULT, INERTIALIZATION_NONE, LAYER_BASE, loadSinew, SYNC_NONE, SYNC_PHASE, WRAP_LOOP } from './sinew.mjs';
+import {
+  INERTIALIZATION_DEFAULT, INERTIALIZATION_NONE, LAYER_BASE, loadSinew, SAMPLING_CUBIC, SYNC_NONE, SYNC_PHASE, WRAP_LOOP,
+} from './sinew.mjs';
 
 const params = new URLSearchParams(location.search);
 const testMode = params.has('test');
@@ -68,13 +70,14 @@ function drawnBones(asset) {
  * glTF meshes (`meshes`, a `SkinnedMeshes`) driven by its palette when the blob came with them.
  */
 class Figure {
-  constructor(asset, { inertialized, color, offset, meshes }) {
+  constructor(asset, { inertialized, cubic, color, offset, meshes }) {
     this.asset = asset;
     this.inertialized = inertialized;
     this.offset = offset;
     this.character = asset.createCharacter({
       layers: [{ kind: LAYER_BASE, controls: 2 }],
       inertialization: inertialized ? INERTIALIZATION_DEFAULT : INERTIALIZATION_NONE,
+      sampling: cubic ? SAMPLING_CUBIC : 0,
     });
     this.bytes = this.character.bytes;
     this.bones = drawnBones(asset);
@@ -147,8 +150,9 @@ const ORANGE = 0xffb74d;
 
 /**
  * The views: each figure's switch (an inertialized transition entered at time 0, a crossfade, or an
- * inertialized transition entered at the leading clip's stride phase), its colour and label, and the joint the
- * plot follows through the switch (none for one figure).
+ * inertialized transition entered at the leading clip's stride phase), its sampling (`cubic`), colour and label;
+ * the joint the plot follows through the switch (none for one figure) and whether it plots the joint's height or
+ * its velocity; the view's playback speed and note.
  */
 const VIEWS = {
   one: { figures: [{ enter: 'inertialize', color: BLUE }] },
@@ -161,6 +165,14 @@ const VIEWS = {
   planting: {
     figures: [{ enter: 'inertialize', color: BLUE, label: 'planted' }, { enter: 'inertialize', color: ORANGE, label: 'as animated' }],
     scenery: PlantingScenery,
+  },
+  smooth: {
+    figures: [{ enter: 'inertialize', color: BLUE, label: 'cubic', cubic: true }, { enter: 'inertialize', color: ORANGE, label: 'linear' }],
+    plotted: deepestJoint,
+    plotVelocity: true,
+    speed: 0.2,
+    note: 'Slow motion: blue samples a spline through the keys (cubic, velocity continuous), orange lerps '
+      + 'neighbouring keys (linear): the plotted velocity of orange steps at every key.',
   },
   locomotion: {
     figures: [{ enter: 'phase', color: BLUE, label: 'entered at the matched phase' }, { enter: 'inertialize', color: ORANGE, label: 'entered at 0 s' }],
@@ -192,8 +204,8 @@ class Shown {
     const size = this.measure();
     const spacing = 1.2 * size;
     const first = -spacing * (this.view.figures.length - 1) / 2;
-    this.figures = this.view.figures.map(({ enter, color }, k) =>
-      new Figure(asset, { inertialized: enter !== 'crossfade', color, offset: first + k * spacing, meshes: meshes[k] }));
+    this.figures = this.view.figures.map(({ enter, cubic, color }, k) => new Figure(asset,
+      { inertialized: enter !== 'crossfade', cubic, color, offset: first + k * spacing, meshes: meshes[k] }));
     this.showing({ bones: true, meshes: true });
     this.character = this.figures[0].character;
     this.plotted = this.view.plotted?.(asset);
@@ -203,7 +215,7 @@ class Shown {
     this.clip = 0;
     this.second = Math.min(1, this.asset.clips - 1);
     this.blend = 0;
-    this.speed = 1;
+    this.speed = this.view.speed ?? 1;
     this.play(0);
     this.scenery = this.view.scenery && new this.view.scenery({ shown: this, scene, size });
   }
@@ -275,14 +287,19 @@ class Shown {
   }
 }
 
-/** The plotted joint's height over the last frames, one line per figure, the switch marked. */
+/**
+ * The plotted joint's height over the last frames (or its change per frame, in a view that plots velocity), one
+ * line per figure, the switch marked.
+ */
 function plot() {
   const canvas = $('plot');
   canvas.hidden = shown?.plotted === undefined;
   if (canvas.hidden) return;
   const g = canvas.getContext('2d');
   g.clearRect(0, 0, canvas.width, canvas.height);
-  const all = shown.history.flat();
+  const velocity = shown.view.plotVelocity;
+  const series = shown.history.map((h) => (velocity ? h.slice(1).map((v, i) => v - h[i]) : h));
+  const all = series.flat();
   const lo = Math.min(...all);
   const hi = Math.max(...all, lo + 1e-6);
   const y = (v) => canvas.height - 16 - (v - lo) / (hi - lo) * (canvas.height - 28);
@@ -295,7 +312,7 @@ function plot() {
     g.stroke();
   }
   shown.figures.forEach((_, k) => {
-    const h = shown.history[k];
+    const h = series[k];
     g.strokeStyle = `#${shown.view.figures[k].color.toString(16).padStart(6, '0')}`;
     g.beginPath();
     h.forEach((v, i) => (i ? g.lineTo(x(i), y(v)) : g.moveTo(x(i), y(v))));
@@ -303,7 +320,8 @@ function plot() {
   });
   g.fillStyle = '#9aa4b0';
   const [a, b] = shown.view.figures.map(({ label }, k) => `${label}${shown.entered.length ? ` (${shown.entered[k].toFixed(2)} s)` : ''}`);
-  g.fillText(`${shown.asset.jointName(shown.plotted)} height: ${a} (blue), ${b} (orange)`, 8, canvas.height - 3);
+  const quantity = velocity ? 'vertical velocity' : 'height';
+  g.fillText(`${shown.asset.jointName(shown.plotted)} ${quantity}: ${a} (blue), ${b} (orange)`, 8, canvas.height - 3);
 }
 
 const sinew = await loadSinew(await (await fetch('./sinew_ffi.wasm')).arrayBuffer());
@@ -322,10 +340,11 @@ async function show(name) {
     $(id).replaceChildren(...Array.from({ length: shown.asset.clips }, (_, c) => new Option(`clip ${c}`, c)));
   }
   $('second').value = shown.second;
+  $('speed').value = shown.speed;
   time = 0;
   shown.update(0);
   frameCamera();
-  $('note').textContent = shown.scenery?.note() ?? '';
+  $('note').textContent = shown.scenery?.note() ?? shown.view.note ?? '';
 }
 
 // Dragging a view's handle (a warp target, a look-at target) over the horizontal plane through it; the orbit
@@ -531,6 +550,13 @@ if (testMode) {
     /** Whether the blob's glTF meshes are drawn. */
     hasMeshes: () => shown.figures[0].meshes !== undefined,
     error: () => $('error').textContent,
+    // `frames` frames; each figure's plotted joint height per frame.
+    heights(frames) {
+      for (let f = 0; f < frames; ++f) shown.update(1 / 30);
+      plot();
+      renderer.render(scene, camera);
+      return shown.history;
+    },
     // Switches the figures after `before` frames; returns each figure's plotted joint height per frame and
     // each figure's entry time in the new clip.
     transition(before, after) {

@@ -256,7 +256,7 @@ test('every view draws its first figure inside its bounds', async () => {
   const entries = JSON.parse(await readFile(join(dir, 'blobs.json'), 'utf8'));
   // The walking views want a clip that walks; the example rig stands in without the shared data.
   const blob = entries.some((e) => e.blob === 'bandai-walk-run.snw') ? 'bandai-walk-run.snw' : 'example.snw';
-  for (const mode of ['transition', 'locomotion', 'root motion', 'planting', 'aim']) {
+  for (const mode of ['transition', 'smooth', 'locomotion', 'root motion', 'planting', 'aim']) {
     // The aim view needs a Spine, Chest, Neck and Head, which the example rig has.
     const { page, errors } = await open(`${mode === 'aim' ? 'example.snw' : blob}&mode=${mode}`);
     const rect = await page.evaluate(() => window.sinewTest.draw());
@@ -266,6 +266,19 @@ test('every view draws its first figure inside its bounds', async () => {
     assert.deepEqual(errors, [], mode);
     await page.close();
   }
+});
+
+test("slow motion: the cubic figure's joint moves without the linear one's kinks at keys", async () => {
+  const { page, errors } = await open('example.snw&mode=smooth');
+  assert.match(await page.evaluate(() => document.getElementById('note').textContent), /Slow motion/);
+  const [cubic, linear] = await page.evaluate(() => window.sinewTest.heights(150));
+  // The largest second difference of the height over the frames: a kink's size (five frames per key here).
+  const kink = (h) => Math.max(...h.slice(2).map((v, k) => Math.abs(v - 2 * h[k + 1] + h[k])));
+  assert.ok(kink(linear) > 0, 'the linear figure did not move');
+  assert.ok(kink(cubic) < 0.5 * kink(linear), `cubic ${kink(cubic)} against linear ${kink(linear)}`);
+  await page.screenshot({ path: join(shots, 'smooth.png') });
+  assert.deepEqual(errors, []);
+  await page.close();
 });
 
 test('IK by interpolation in the page: the head looks at the ball within 0.1°', async () => {
