@@ -5,7 +5,8 @@
 //! - `raw` (what importers produce and the baker consumes), `dmath` (f64 helpers), `stats`, `glam_pose`,
 //!   `sample` (the runtime's sampling on the host);
 //! - importers: `bvh`, `gltf_import`; the procedural `rig`;
-//! - `annotate` (markers, ranges, foot plants), `clip_error` (the error a viewer sees), `compress`, `bake`;
+//! - `annotate` (markers, ranges, foot plants), `clip_error` (the error a viewer sees), `loops` (a looping clip's
+//!   seam and its fix), `compress`, `bake`;
 //! - readers of blobs and what runs on them: `blob`, `pose`, `root_motion`, `phase`, `bounds`;
 //! - `offline` (the commands of `sinew-bake`) and `fuzz` (what every fuzz target checks).
 
@@ -46,6 +47,7 @@ pub mod dmath;
 pub mod fuzz;
 pub mod glam_pose;
 pub mod gltf_import;
+pub mod loops;
 pub mod offline;
 pub mod phase;
 pub mod pose;

@@ -84,6 +84,11 @@ pub struct BakeArgs {
     /// 1.7 m.
     #[arg(long, default_value_t = crate::dmath::DEFAULT_DISTANCE_CM)]
     pub error_distance: f64,
+    /// Close every clip's loop seam: its last frame made a copy of its first (C0) and the velocity kept across
+    /// the wrap (C1), by a correction spread smoothly over the clip (the root-motion joint left as it is). For
+    /// looping clips; the report gives each clip's seam before and after.
+    #[arg(long)]
+    pub loop_fix: bool,
 }
 
 #[derive(Args)]
@@ -214,6 +219,8 @@ pub fn bake(args: &BakeArgs) -> Result<String, String> {
         }
         None => (skeleton, clips),
     };
+    let (clips, seams) = loop_seams(&skeleton, clips, args.loop_fix, args.error_distance);
+    notes += &seams;
     let extras = raw::Extras { annotations, skin, phases };
     let format = if args.compress {
         if !(args.max_error.is_finite() && args.max_error > 0.0) {
@@ -227,6 +234,49 @@ pub fn bake(args: &BakeArgs) -> Result<String, String> {
     std::fs::write(&args.out, blob.bytes()).map_err(|e| format!("{}: {e}", args.out.display()))?;
     notes += &error_report(&skeleton, &clips, &blob, args.error_distance)?;
     Ok(format!("{}: {}{notes}", args.out.display(), crate::blob::summary(&blob)?))
+}
+
+/// The clips, their loop seams closed when `fix` is set, and a line per clip giving its seam (before and after
+/// the fix), in centimetres on the figure scaled to 1.7 m (file units for a figure without a height), with
+/// points `distance_cm` from each joint.
+fn loop_seams(
+    skeleton: &raw::RawSkeleton,
+    clips: Vec<raw::RawClip>,
+    fix: bool,
+    distance_cm: f64,
+) -> (Vec<raw::RawClip>, String) {
+    use crate::annotate::{FigureScale, figure_scale};
+    use crate::loops::{fix_loop, loop_gap};
+    let scale = figure_scale(skeleton);
+    let per_cm = scale.units_per_cm();
+    let unit = match scale {
+        FigureScale::Centimetres { .. } => "cm",
+        FigureScale::FileUnits { .. } => "file units",
+    };
+    // The root-motion joint's travel is the motion a loop carries on, not a seam.
+    let keep: Vec<usize> = (skeleton.names.first().map(String::as_str) == Some(sinew::root_motion::MOTION_ROOT))
+        .then_some(0)
+        .into_iter()
+        .collect();
+    let seam = |clip: &raw::RawClip| {
+        let gap = loop_gap(skeleton, clip, distance_cm * per_cm, &keep);
+        format!("C0 {:.4} {unit}, C1 {:.3} {unit}/s", gap.c0 / per_cm, gap.c1 / per_cm)
+    };
+    let mut notes = String::new();
+    let clips = clips
+        .into_iter()
+        .map(|clip| {
+            let before = seam(&clip);
+            if !fix {
+                notes += &format!("\n  `{}`: loop seam {before} (if it loops; --loop-fix closes it)", clip.name);
+                return clip;
+            }
+            let fixed = fix_loop(&clip, &keep);
+            notes += &format!("\n  `{}`: loop seam {before}, after --loop-fix {}", clip.name, seam(&fixed));
+            fixed
+        })
+        .collect();
+    (clips, notes)
 }
 
 /// The file's skins, the one baked first (`--skin`): at most eight listed, then a count.
