@@ -80,3 +80,42 @@ fn cubic_sampling_follows_the_source_between_keys_of_clips_baked_at_lower_rates(
         assert!(cubic.p99 < linear.p99, "{file}: cubic p99 {} against linear {}", cubic.p99, linear.p99);
     }
 }
+
+#[test]
+fn the_lowest_rate_keeps_the_bound_and_the_duration_and_cubic_goes_lower() {
+    use sinew_tools::rate::{RATE_FRACTIONS, lowest_rate, whole_step_rate};
+    let rig = sinew_tools::rig::Rig::humanoid(22);
+    let (skeleton, clip) = (rig.raw_skeleton(), rig.clip(121, 60.0));
+    let duration = |c: &sinew_tools::raw::RawClip| (c.frames.len() - 1) as f64 / c.sample_rate as f64;
+    let bound = 0.05;
+    let [linear, cubic] = MODES.map(|mode| lowest_rate(&skeleton, &clip, bound, 0.03, mode).expect("reduce"));
+    for (mode, reduced) in MODES.iter().zip([&linear, &cubic]) {
+        assert!(reduced.error.max <= bound, "{mode:?}: {} over {bound}", reduced.error.max);
+        assert!((duration(&reduced.clip) - duration(&clip)).abs() < 1e-5, "{mode:?}: the duration changed");
+        // The next rate tried below the chosen one breaks the bound (or the chosen one is the lowest tried).
+        let chosen = RATE_FRACTIONS
+            .iter()
+            .position(|f| (whole_step_rate(duration(&clip), 60.0 * f) as f32 - reduced.clip.sample_rate).abs() < 1e-3);
+        let chosen = chosen.expect("a tried rate");
+        if let Some(lower) = RATE_FRACTIONS.get(chosen + 1) {
+            let rate = whole_step_rate(duration(&clip), 60.0 * lower) as f32;
+            let blob = bake::bake(&skeleton, &[clip.resampled(rate).expect("resample")], KeyFormat::F32).expect("bake");
+            let asset = Asset::load(blob.bytes()).expect("load");
+            let error = source_error(&skeleton, &clip, &asset, 0, 0.03, *mode).expect("error");
+            assert!(error.max > bound, "{mode:?}: {rate} Hz is within the bound too ({})", error.max);
+        }
+    }
+    println!(
+        "humanoid at 60 Hz within {bound}: linear {} Hz, cubic {} Hz",
+        linear.clip.sample_rate, cubic.clip.sample_rate
+    );
+    assert!(
+        cubic.clip.sample_rate < linear.clip.sample_rate,
+        "cubic {} Hz, linear {} Hz",
+        cubic.clip.sample_rate,
+        linear.clip.sample_rate
+    );
+    // Nothing lower is within a bound of zero: the source rate stays.
+    let kept = lowest_rate(&skeleton, &clip, 0.0, 0.03, Interpolation::Cubic).expect("reduce");
+    assert_eq!(kept.clip.frames.len(), clip.frames.len());
+}

@@ -5,8 +5,8 @@
 //! - `raw` (what importers produce and the baker consumes), `dmath` (f64 helpers), `stats`, `glam_pose`,
 //!   `sample` (the runtime's sampling on the host);
 //! - importers: `bvh`, `gltf_import`; the procedural `rig`;
-//! - `annotate` (markers, ranges, foot plants), `clip_error` (the error a viewer sees), `loops` (a looping clip's
-//!   seam and its fix), `compress`, `bake`;
+//! - `annotate` (markers, ranges, foot plants), `clip_error` (the error a viewer sees), `rate` (the lowest key
+//!   rate within a bound), `loops` (a looping clip's seam and its fix), `compress`, `bake`;
 //! - readers of blobs and what runs on them: `blob`, `pose`, `root_motion`, `phase`, `bounds`;
 //! - `offline` (the commands of `sinew-bake`) and `fuzz` (what every fuzz target checks).
 
@@ -51,6 +51,7 @@ pub mod loops;
 pub mod offline;
 pub mod phase;
 pub mod pose;
+pub mod rate;
 pub mod raw;
 pub mod rig;
 pub mod root_motion;

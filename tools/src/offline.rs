@@ -89,6 +89,15 @@ pub struct BakeArgs {
     /// looping clips; the report gives each clip's seam before and after.
     #[arg(long)]
     pub loop_fix: bool,
+    /// Bake each clip at the lowest key rate (of its rate times 1, 3/4, 2/3, 1/2 … 1/12, whole frames over its
+    /// duration) whose virtual points stay within this many centimetres (on the figure scaled to 1.7 m) of every
+    /// source frame, sampled as --interpolation says; the report gives each rate and error.
+    #[arg(long)]
+    pub reduce_rate: Option<f64>,
+    /// --reduce-rate: how the clips will be played between keys, linear (the default) or cubic (which follows
+    /// the source more closely, so goes lower). Play the blob the same way.
+    #[arg(long, value_enum, default_value_t = InterpolationArg::Linear, requires = "reduce_rate")]
+    pub interpolation: InterpolationArg,
 }
 
 #[derive(Args)]
@@ -99,6 +108,22 @@ pub struct InspectArgs {
     pub blob: std::path::PathBuf,
     #[arg(long)]
     pub json: bool,
+}
+
+/// `--interpolation`: the sampling mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum InterpolationArg {
+    Linear,
+    Cubic,
+}
+
+impl From<InterpolationArg> for sinew::Interpolation {
+    fn from(arg: InterpolationArg) -> sinew::Interpolation {
+        match arg {
+            InterpolationArg::Linear => sinew::Interpolation::Linear,
+            InterpolationArg::Cubic => sinew::Interpolation::Cubic,
+        }
+    }
 }
 
 pub fn key_format(quantize: bool) -> KeyFormat {
@@ -177,6 +202,14 @@ pub fn bake(args: &BakeArgs) -> Result<String, String> {
         }
         None => crate::bvh::load_raw_files(&args.bvh)?,
     };
+    let clips = match args.reduce_rate {
+        Some(bound_cm) => {
+            let (clips, report) = reduce_rates(&skeleton, clips, bound_cm, args)?;
+            notes += &report;
+            clips
+        }
+        None => clips,
+    };
     use crate::annotate;
     let mut annotations = match &args.markers {
         Some(path) => annotate::read_sidecar(path, &clips)?,
@@ -234,6 +267,38 @@ pub fn bake(args: &BakeArgs) -> Result<String, String> {
     std::fs::write(&args.out, blob.bytes()).map_err(|e| format!("{}: {e}", args.out.display()))?;
     notes += &error_report(&skeleton, &clips, &blob, args.error_distance)?;
     Ok(format!("{}: {}{notes}", args.out.display(), crate::blob::summary(&blob)?))
+}
+
+/// Each clip at the lowest rate within `bound_cm` of its source (see `BakeArgs::reduce_rate`), and a line per
+/// clip giving the rate chosen and its error.
+fn reduce_rates(
+    skeleton: &raw::RawSkeleton,
+    clips: Vec<raw::RawClip>,
+    bound_cm: f64,
+    args: &BakeArgs,
+) -> Result<(Vec<raw::RawClip>, String), String> {
+    if !(bound_cm.is_finite() && bound_cm > 0.0) {
+        return Err(format!("--reduce-rate {bound_cm}: give a positive number of centimetres"));
+    }
+    let per_cm = crate::annotate::figure_scale(skeleton).units_per_cm();
+    let interpolation = sinew::Interpolation::from(args.interpolation);
+    let mut notes = String::new();
+    let mut reduced = Vec::with_capacity(clips.len());
+    for clip in &clips {
+        let best =
+            crate::rate::lowest_rate(skeleton, clip, bound_cm * per_cm, args.error_distance * per_cm, interpolation)?;
+        notes += &format!(
+            "\n  `{}`: keys at {:.3} Hz from {:.3} Hz ({:?} playback within {bound_cm} cm of the source: max {:.4}, p99 {:.4} cm)",
+            clip.name,
+            best.clip.sample_rate,
+            clip.sample_rate,
+            interpolation,
+            best.error.max / per_cm,
+            best.error.p99 / per_cm
+        );
+        reduced.push(best.clip);
+    }
+    Ok((reduced, notes))
 }
 
 /// The clips, their loop seams closed when `fix` is set, and a line per clip giving its seam (before and after

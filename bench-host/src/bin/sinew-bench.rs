@@ -3,7 +3,7 @@
 use clap::{Args, Parser, Subcommand};
 use sinew_bench_host::workload::Keys;
 use sinew_bench_host::{profile, transition};
-use sinew_tools::offline::{BakeArgs, InspectArgs, bake, feet_names, inspect, key_format, report};
+use sinew_tools::offline::{BakeArgs, InspectArgs, InterpolationArg, bake, feet_names, inspect, key_format, report};
 use sinew_tools::phase::MatchMethod;
 use sinew_tools::pose;
 use sinew_tools::root_motion::{Method, Source};
@@ -211,22 +211,6 @@ struct QualityArgs {
     interpolation: InterpolationArg,
     #[arg(long)]
     json: bool,
-}
-
-/// `--interpolation`: the sampling mode.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-enum InterpolationArg {
-    Linear,
-    Cubic,
-}
-
-impl From<InterpolationArg> for sinew::Interpolation {
-    fn from(arg: InterpolationArg) -> sinew::Interpolation {
-        match arg {
-            InterpolationArg::Linear => sinew::Interpolation::Linear,
-            InterpolationArg::Cubic => sinew::Interpolation::Cubic,
-        }
-    }
 }
 
 #[derive(Args)]
