@@ -88,8 +88,9 @@ pub enum Sampling {
     Shared,
     /// A sampling context per control slot, kept in the block across updates: playing forward decodes each
     /// frame of a clip once, and a compressed clip of up to `max_tracks` animated tracks keeps its segment's
-    /// decoders ([`SamplingContext::with_decoders`](crate::stages::sampling::SamplingContext::with_decoders)). Costs [`SamplingContext::required_bytes_with_decoders`](crate::stages::sampling::SamplingContext::required_bytes_with_decoders)
-    /// (`num_joints`, `max_tracks`) and 88 bytes per control slot (`max_tracks` clamped to `3 × num_joints`).
+    /// decoders ([`SamplingContext::with_decoders`](crate::stages::sampling::SamplingContext::with_decoders)). Costs [`SamplingContext::required_bytes_for`](crate::stages::sampling::SamplingContext::required_bytes_for)
+    /// (`num_joints`, `max_tracks`, the desc's `interpolation`) and 88 bytes per control slot (`max_tracks`
+    /// clamped to `3 × num_joints`).
     PerControl {
         /// Animated tracks a compressed clip may have for its decoders to be kept.
         max_tracks: usize,

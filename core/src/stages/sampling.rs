@@ -7,10 +7,11 @@
 //! (playing forward or backward decodes at most one new frame per frame crossed; scrubbing within a frame
 //! interval decodes none), and a random seek decodes all it needs in one pass. The output is then one SoA pass:
 //! linear is lerp for translation and scale and nlerp along the shortest arc for rotation; cubic is a
-//! Catmull-Rom spline through the four keys (see [`Interpolation::Cubic`]). A clip with step keys (`Clip::has_step_keys`) needs only the frame whose time
-//! has been reached, which it shows as stored (its curves too): the next frame replaces it at its own time. In
-//! a clip that steps some tracks only (`Clip::step_tracks`), the lane groups holding them are interpolated
-//! again with those lanes' fraction at zero; its curves step or interpolate together.
+//! Catmull-Rom spline through the four keys (see [`Interpolation::Cubic`]). A clip with step keys
+//! (`Clip::has_step_keys`) needs only the frame whose time has been reached, which it shows as stored (its
+//! curves too): the next frame replaces it at its own time. In a clip that steps some tracks only
+//! (`Clip::step_tracks`), the lanes holding them take the held frame after the pass, selected lane by lane; its
+//! curves step or interpolate together.
 //!
 //! Layout: output and cache are SoA, `num_soa_joints` lane groups, identity in padding lanes.
 //! Space: local. Units: time in seconds.
@@ -19,8 +20,9 @@
 //! interpolated: most rigs animate translations and scales at a few joints only, so most of a pass is rotations.
 //!
 //! Precision: at a frame's time the output equals the stored key after one nlerp normalization (relative
-//! error < 4e-7 for rotations; translation and scale exact; channels not animated exact), in both modes: frame coordinates within 4 ulps of a
-//! key snap to it, since `f32` time cannot resolve them (at 60 s, 4 ulps of the time are 15 µs). Between frames:
+//! error < 4e-7 for rotations; translation and scale exact; channels not animated exact), in both modes: frame
+//! coordinates within 4 ulps of a key snap to it, since `f32` time cannot resolve them (at 60 s, 4 ulps of the
+//! time are 15 µs). Between frames:
 //! lerp/nlerp, or the weighted sum of four keys, in `f32`. A sample depends on the time and the clip alone, not
 //! on what the context held: seeking and playing give the same values bit for bit.
 //! Denormals: stored values are zero or at least `MIN_KEY_MAGNITUDE` and the interpolation fraction is zero
@@ -457,13 +459,13 @@ impl SamplingJob<'_, '_> {
 /// is extrapolated by folding its weight into the two keys it is made of (`2 p0 − p1`), its frame given as the
 /// nearest key with weight zero; a looping clip wraps over its last frame, a copy of its first.
 fn cubic_window(num_frames: usize, f0: u32, fraction: f32, playback: Playback) -> ([u32; 4], [f32; 4]) {
-    let (t, t2) = (fraction, fraction * fraction);
-    let t3 = t2 * t;
+    // Factored so that the weights that vanish at an end (as `t` or `1 − t`) keep their precision there.
+    let (t, u) = (fraction, 1.0 - fraction);
     let mut w = [
-        (2.0 * t2 - t - t3) * 0.5,
-        (3.0 * t3 - 5.0 * t2 + 2.0) * 0.5,
-        (4.0 * t2 + t - 3.0 * t3) * 0.5,
-        (t3 - t2) * 0.5,
+        -0.5 * t * u * u,
+        0.5 * u * (2.0 + t * (2.0 - 3.0 * t)),
+        0.5 * t * (1.0 + t * (4.0 - 3.0 * t)),
+        -0.5 * t * t * u,
     ];
     let (f1, last) = (f0 + 1, num_frames.saturating_sub(1) as u32);
     let wraps = playback == Playback::Loop && last >= 2;
