@@ -30,7 +30,9 @@ fn log(from: DQuat, to: DQuat) -> DVec3 {
 
 /// The seam of `clip` (at least three frames; shorter clips have none: zero gaps), the joints in `keep` (a
 /// root-motion joint, whose travel the loop carries on) held at their first frame's value, so the seam is
-/// measured in their space.
+/// measured in their space. The points of the kept joints and of their children are not measured themselves:
+/// extraction moves a file's root against the travel when the root's child carries it (Bandai's `joint_Root`
+/// above `Hips`), and the joints below show any seam those have.
 pub fn loop_gap(skeleton: &RawSkeleton, clip: &RawClip, distance: f64, keep: &[usize]) -> LoopGap {
     let last = clip.frames.len().saturating_sub(1);
     if last < 2 {
@@ -45,8 +47,9 @@ pub fn loop_gap(skeleton: &RawSkeleton, clip: &RawClip, distance: f64, keep: &[u
         virtual_points(&skeleton.parents, &local, distance)
     };
     let [first, second, before_last, end] = [0, 1, last - 1, last].map(points);
+    let kept = |j: usize| keep.contains(&j) || usize::try_from(skeleton.parents[j]).is_ok_and(|p| keep.contains(&p));
     let (mut c0, mut c1) = (0.0f64, 0.0f64);
-    for j in 0..first.len() {
+    for j in (0..first.len()).filter(|&j| !kept(j)) {
         for p in 0..4 {
             c0 = c0.max(end[j][p].distance(first[j][p]));
             let (out_of, into) = (second[j][p] - first[j][p], end[j][p] - before_last[j][p]);
