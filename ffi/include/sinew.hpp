@@ -285,14 +285,16 @@ inline Result<std::uint32_t> aim_ik(const PoseView &pose, const sinew_aim &reque
 // A sampling context in memory from the caller's Allocator; keep one per clip playing forward. Move-only.
 class SamplingContext {
  public:
+  // `interpolation`: SINEW_INTERPOLATION_LINEAR or SINEW_INTERPOLATION_CUBIC.
   static Result<SamplingContext> create(std::uint32_t joints, std::uint32_t max_tracks,
-                                        Allocator allocator = Allocator::standard()) noexcept {
+                                        Allocator allocator = Allocator::standard(),
+                                        std::uint32_t interpolation = SINEW_INTERPOLATION_LINEAR) noexcept {
     std::size_t bytes = 0;
-    Status status = sinew_sampling_context_required_bytes(joints, max_tracks, &bytes);
+    Status status = sinew_sampling_context_required_bytes_for(joints, max_tracks, interpolation, &bytes);
     if (!status) return status;
     sinew_sampling_context *handle = nullptr;
     Result<Memory> memory = laid_out(allocator, bytes, SINEW_STATE_ALIGN, [&](void *at, std::size_t len) {
-      return Status(sinew_sampling_context_init(at, len, joints, max_tracks, &handle));
+      return Status(sinew_sampling_context_init_for(at, len, joints, max_tracks, interpolation, &handle));
     });
     if (!memory) return memory.status();
     return SamplingContext(std::move(*memory));

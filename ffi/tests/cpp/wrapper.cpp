@@ -180,6 +180,15 @@ int main(int argc, char **argv) {
     EXPECT(context->sample(asset, 0, 0.2f, SINEW_WRAP_PING_PONG, view).code() == SINEW_ERROR_INVALID_ARGUMENT);
     EXPECT(context->relocate().ok());
     EXPECT(context->sample(asset, 1, 0.3f, SINEW_WRAP_LOOP, view).ok());
+    // A cubic context (standard allocator): between keys its pose is not the linear one; a bad mode is refused.
+    sinew::Result<sinew::SamplingContext> cubic =
+        sinew::SamplingContext::create(asset.num_joints(), 0, sinew::Allocator::standard(), SINEW_INTERPOLATION_CUBIC);
+    std::vector<sinew_soa_transform> smooth(groups);
+    EXPECT(cubic.ok() && cubic->sample(asset, 1, 0.31f, SINEW_WRAP_LOOP, {smooth.data(), smooth.size()}).ok());
+    EXPECT(context->sample(asset, 1, 0.31f, SINEW_WRAP_LOOP, view).ok());
+    EXPECT(std::memcmp(smooth.data(), pose.data(), groups * sizeof pose[0]) != 0);
+    EXPECT(sinew::SamplingContext::create(asset.num_joints(), 0, sinew::Allocator::standard(), 2).status().code() ==
+           SINEW_ERROR_INVALID_ARGUMENT);
     sinew::Span<const sinew_soa_transform> target(pose.data(), pose.size());
     EXPECT(inertializer->advance(1.0f / 30.0f, target).ok());
     EXPECT(inertializer->request(0.0f).code() == SINEW_ERROR_INVALID_ARGUMENT);
