@@ -58,20 +58,23 @@ pub fn lowest_rate(
         let asset = crate::blob::asset(&blob)?;
         source_error(skeleton, clip, &asset, 0, distance, interpolation)
     };
-    let mut best = Reduced { clip: clip.clone(), error: error_at(clip)? };
-    if clip.frames.len() < 2 {
-        return Ok(best);
-    }
-    for fraction in &RATE_FRACTIONS[1..] {
-        let rate = whole_step_rate(duration, clip.sample_rate as f64 * fraction);
-        if rate < sinew::clip::MIN_SAMPLE_RATE as f64 {
-            break;
+    let mut best: Option<Reduced> = None;
+    if clip.frames.len() >= 2 {
+        for fraction in &RATE_FRACTIONS[1..] {
+            let rate = whole_step_rate(duration, clip.sample_rate as f64 * fraction);
+            if rate < sinew::clip::MIN_SAMPLE_RATE as f64 {
+                break;
+            }
+            let reduced = clip.resampled(rate as f32)?;
+            let error = error_at(&reduced)?;
+            if error.max <= bound {
+                best = Some(Reduced { clip: reduced, error });
+            }
         }
-        let reduced = clip.resampled(rate as f32)?;
-        let error = error_at(&reduced)?;
-        if error.max <= bound {
-            best = Reduced { clip: reduced, error };
-        }
     }
-    Ok(best)
+    // The source's own error (its f32 bake) is measured only when it is the answer.
+    match best {
+        Some(best) => Ok(best),
+        None => Ok(Reduced { clip: clip.clone(), error: error_at(clip)? }),
+    }
 }

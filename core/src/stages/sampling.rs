@@ -303,13 +303,16 @@ impl<'a> SamplingContext<'a> {
         let (held0, held1) = (find(&self.frames, f0), find(&self.frames, f1));
         if f0 != f1 && held0.is_none() && held1.is_none() {
             // A seek: both frames in one pass, which works out each track's decoding once for the two.
-            self.decode(clip, [f0, f1], [0, 1]);
+            let [a, b, ..] = &mut self.slots;
+            decode_tracks(clip, [f0, f1], [a, b], clip.num_tracks(), Some(&mut self.segment));
+            self.frames[..2].copy_from_slice(&[Some(f0), Some(f1)]);
+            self.decoded_frames += 2;
             return [0, 1];
         }
         let s0 = held0.unwrap_or_else(|| {
             // Keep the slot holding f1 when there is one.
             let s = usize::from(held1 == Some(0));
-            self.decode(clip, [f0], [s]);
+            self.decode_one(clip, f0, s);
             s
         });
         // Decoding f0 left the slot holding f1 as it was.
@@ -318,11 +321,18 @@ impl<'a> SamplingContext<'a> {
             Some(s) => s,
             None => {
                 let s = 1 - s0;
-                self.decode(clip, [f1], [s]);
+                self.decode_one(clip, f1, s);
                 s
             }
         };
         [s0, s1]
+    }
+
+    /// Decodes `frame` into `slot` (the two-frame fetch's, without [`SamplingContext::decode`]'s slot search).
+    fn decode_one(&mut self, clip: &Clip<'_>, frame: u32, slot: usize) {
+        decode_tracks(clip, [frame], [&mut *self.slots[slot]], clip.num_tracks(), Some(&mut self.segment));
+        self.frames[slot] = Some(frame);
+        self.decoded_frames += 1;
     }
 
     /// Makes slots hold `wanted` (repeats allowed, at most one frame per slot), decoding only what is missing,
@@ -405,9 +415,7 @@ pub(crate) fn first_group(clip: &Clip<'_>, rest: &SoaTransform, time: f32, playb
     }
     let [a, b] = &mut frames;
     decode_tracks(clip, [f0, f1], [core::slice::from_mut(a), core::slice::from_mut(b)], tracks, None);
-    let mut group = SoaTransform::IDENTITY;
-    let pass = [&frames[0], &frames[1]].map(core::slice::from_ref);
-    interpolate_pass(pass, F4::splat(fraction), core::slice::from_mut(&mut group));
+    let mut group = interpolate(&frames[0], &frames[1], F4::splat(fraction));
     if !clip.step_tracks().is_empty() {
         let [a, b] = &frames;
         hold_step_tracks(clip, [a, b].map(core::slice::from_ref), fraction, core::slice::from_mut(&mut group));
@@ -465,21 +473,26 @@ impl SamplingJob<'_, '_> {
         let clip = self.clip;
         let (f0, f1, fraction) = frame_position(clip, self.time, self.playback);
         self.context.bind(clip, self.skeleton.rest_pose());
-        // At a key both modes give the key, so only a time between keys reads four.
-        let cubic = self.context.interpolation == Interpolation::Cubic && fraction > 0.0 && fraction < 1.0;
-        let (a, b) = if cubic {
-            let (frames, weights) = cubic_window(clip.num_frames(), f0, fraction, self.playback);
-            let [before, a, b, after] = self.context.fetch(clip, frames).map(|s| &*self.context.slots[s]);
-            catmull_rom_pass(clip, [before, a, b, after], weights.map(F4::splat), self.output);
-            (a, b)
-        } else {
-            let [s0, s1] = match self.context.interpolation {
-                Interpolation::Linear => self.context.fetch_pair(clip, f0, f1),
-                Interpolation::Cubic => self.context.fetch(clip, [f0, f1]),
-            };
-            let (a, b) = (&*self.context.slots[s0], &*self.context.slots[s1]);
-            interpolate_pass([a, b], F4::splat(fraction), self.output);
-            (a, b)
+        // At a key both modes give the key, so a cubic context reads four frames only between keys.
+        let (a, b) = match self.context.interpolation {
+            Interpolation::Cubic if fraction > 0.0 && fraction < 1.0 => {
+                let (frames, weights) = cubic_window(clip.num_frames(), f0, fraction, self.playback);
+                let [before, a, b, after] = self.context.fetch(clip, frames).map(|s| &*self.context.slots[s]);
+                catmull_rom_pass(clip, [before, a, b, after], weights.map(F4::splat), self.output);
+                (a, b)
+            }
+            interpolation => {
+                let [s0, s1] = match interpolation {
+                    Interpolation::Linear => self.context.fetch_pair(clip, f0, f1),
+                    Interpolation::Cubic => self.context.fetch(clip, [f0, f1]),
+                };
+                let (a, b) = (&*self.context.slots[s0], &*self.context.slots[s1]);
+                let t = F4::splat(fraction);
+                for ((out, a), b) in self.output.iter_mut().zip(a).zip(b) {
+                    *out = interpolate(a, b, t);
+                }
+                (a, b)
+            }
         };
         if !clip.step_tracks().is_empty() {
             hold_step_tracks(clip, [a, b], fraction, self.output);
@@ -550,15 +563,6 @@ impl<'c> AnimatedChannels<'c> {
             }
             animated
         })
-    }
-}
-
-/// The linear pass: lerp (translation, scale) and shortest-arc nlerp (rotation) of `a` and `b` by `t` into
-/// `output`.
-#[inline(always)]
-fn interpolate_pass([a, b]: [&[SoaTransform]; 2], t: F4, output: &mut [SoaTransform]) {
-    for ((out, a), b) in output.iter_mut().zip(a).zip(b) {
-        *out = interpolate(a, b, t);
     }
 }
 
