@@ -75,6 +75,10 @@ pub enum Buffer {
     CurveKeys,
     /// Joint bounding boxes given to bounds (index: the box), or the model-space boxes it writes.
     JointBoxes,
+    /// A blend graph job's leaves (one per leaf of the graph; index: the leaf).
+    GraphLeaves,
+    /// A blend graph job's parameters (as many as the graph was built for).
+    GraphParameters,
 }
 
 /// What was wrong. Indices are joint indices (skeleton order) unless the variant says otherwise.
@@ -434,6 +438,40 @@ pub enum Error {
         /// The joint box.
         index: usize,
     },
+    /// Blend graph node `node` is malformed (see [`GraphProblem`]).
+    InvalidGraph {
+        /// The node, in the graph's array.
+        node: usize,
+        /// What is wrong with it.
+        problem: GraphProblem,
+    },
+    /// Blend graph parameter `parameter` is NaN or infinite, or negative where a weighted sum reads it.
+    InvalidGraphParameter {
+        /// The parameter, in the job's array.
+        parameter: usize,
+    },
+}
+
+/// What is wrong with a blend graph node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum GraphProblem {
+    /// A child index that is not an earlier node (children come before their parents).
+    Child,
+    /// A leaf index past the graph's leaves, or leaves that do not number `0..n` once each.
+    Leaf,
+    /// A parameter index past the graph's parameters.
+    Parameter,
+    /// A mask that is not one weight in `[0, 1]` per lane of the skeleton's lane groups.
+    Mask,
+    /// An additive reference pose of the wrong length or with a zero scale.
+    Reference,
+    /// No children, or more than `blending::MAX_LAYERS`.
+    Children,
+    /// Blend space positions: not one per child, not finite or not strictly increasing.
+    Positions,
+    /// Blend space triangles: none, a corner past the children, or a triangle of no area.
+    Triangles,
 }
 
 /// Which count passed its limit.
@@ -458,6 +496,10 @@ pub enum Limit {
     ClipCurves,
     /// Corrections of one IK-by-interpolation job (`limits::MAX_AIM_ITERATIONS`).
     AimIterations,
+    /// Nodes of a blend graph (`blend_graph::MAX_NODES`).
+    GraphNodes,
+    /// Leaves of a blend graph (`blend_graph::MAX_LEAVES`).
+    GraphLeaves,
 }
 
 /// What an out-of-range index indexes.
@@ -777,6 +819,10 @@ impl fmt::Display for Error {
             }
             Error::InvalidMaskWeight { mask, joint } => {
                 write!(f, "mask {mask}: joint {joint}'s weight is NaN, infinite, negative or (in a fade profile) 0")
+            }
+            Error::InvalidGraph { node, problem } => write!(f, "blend graph node {node}: {problem:?} invalid"),
+            Error::InvalidGraphParameter { parameter } => {
+                write!(f, "blend graph parameter {parameter} is NaN, infinite, or negative as a sum's weight")
             }
             Error::MissingPreviousTarget => {
                 write!(f, "relative-velocity inertialization needs the previous target pose on a request frame")

@@ -113,6 +113,8 @@ pub(crate) fn status_of(error: Error) -> sinew_status {
         | Error::InvalidCorrection
         | Error::InvalidWarp
         | Error::InvalidCurve
+        | Error::InvalidGraph { .. }
+        | Error::InvalidGraphParameter { .. }
         | Error::NonFinite { .. } => SINEW_ERROR_INVALID_ARGUMENT,
         Error::NoInertializer => SINEW_ERROR_NO_INERTIALIZER,
         Error::StateMismatch | Error::ForeignAsset { .. } | Error::BufferLength { .. } | Error::ForeignWalk => {

@@ -3,6 +3,7 @@
 
 pub mod aim_blend;
 pub mod attachment;
+pub mod blend_graph;
 pub mod blending;
 pub mod bounds;
 pub mod foot_planting;
