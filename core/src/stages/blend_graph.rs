@@ -677,24 +677,24 @@ impl BlendGraphJob<'_, '_> {
         let BlendGraph { nodes, steps, slot_of, contexts, scratch, delta, weights, .. } = &mut *self.graph;
         let params = self.params;
 
-        // From the root down: a node is read when a read node takes its pose.
-        let mut reads = [Read::Nothing; MAX_NODES];
+        // From the root down: a node is read when a read node takes its pose. The reads are kept root first
+        // (an uninitialized vector: a full array of them cost a 3 KiB fill per frame).
+        let mut reads = heapless::Vec::<Read<'_>, MAX_NODES>::new();
         let mut needed = [false; MAX_NODES];
         if let Some(root) = steps.last() {
             needed[usize::from(root.node)] = true;
         }
-        for (i, step) in steps.iter().enumerate().rev() {
+        for step in steps.iter().rev() {
             let node = &nodes[usize::from(step.node)];
-            if needed[usize::from(step.node)] {
-                reads[i] = decide(node, step, params);
-                reads[i].inputs(node, params, |child| needed[child] = true);
-            }
+            let read = if needed[usize::from(step.node)] { decide(node, step, params) } else { Read::Nothing };
+            read.inputs(node, params, |child| needed[child] = true);
+            reads.push(read).map_err(|_| Error::StateMismatch)?;
         }
 
         let skeleton = self.skeleton;
         let groups = skeleton.num_soa_joints();
         let rest = skeleton.rest_pose();
-        for (step, read) in steps.iter().zip(reads) {
+        for (step, &read) in steps.iter().zip(reads.iter().rev()) {
             let node = &nodes[usize::from(step.node)];
             if let Read::Nothing = read {
                 continue;

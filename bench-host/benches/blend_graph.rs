@@ -1,0 +1,143 @@
+//! Blend graph: a locomotion blend space of three clips (walk, jog, run, two read at a time) under an upper-body
+//! overlay, evaluated by the graph, by the same jobs called by hand, and by the naive glam AoS loop that samples
+//! and blends every clip, per rig size. One character, one 60 Hz frame per iteration; throughput counts joints.
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use sinew::blend_graph::{BlendGraph, BlendGraphJob, GraphDesc, Leaf, Node};
+use sinew::blending::{masked_lerp, subtree_mask};
+use sinew::math::{F4, SoaTransform};
+use sinew::{Arena, Asset, Interpolation, Playback, SamplingContext, SamplingJob};
+use sinew_bench_host::naive::{self, AosClip, AosPose};
+use sinew_tools::bake::{self, KeyFormat};
+use sinew_tools::rig::Rig;
+use std::hint::black_box;
+
+/// Clips of 2 s at 30 Hz, played at 60 Hz.
+const FRAMES: usize = 61;
+const RATE: f32 = 30.0;
+const GAME_DT: f32 = 1.0 / 60.0;
+/// The blend space's speed (between jog at 1 and run at 2: jog and run read, walk not) and the overlay's weight.
+const SPEED: f32 = 1.4;
+const OVERLAY: f32 = 0.7;
+
+fn blend_graph(c: &mut Criterion) {
+    let mut group = c.benchmark_group("blend_graph");
+    for n in [67, 256] {
+        let rig = Rig::humanoid(n);
+        let skeleton = rig.skeleton();
+        // Four clips: the procedural animation started at different frames.
+        let clips: Vec<_> = (0..4)
+            .map(|k| {
+                let mut clip = rig.clip(FRAMES, RATE);
+                clip.frames.rotate_left(7 * k);
+                clip
+            })
+            .collect();
+        let blob = bake::bake(&rig.raw_skeleton(), &clips, KeyFormat::F32).expect("bake");
+        let asset = Asset::load(blob.bytes()).expect("load");
+        let baked: Vec<_> = (0..4).map(|c| asset.clip(c).expect("clip")).collect();
+        let duration = (FRAMES - 1) as f32 / RATE;
+        let g = skeleton.num_soa_joints();
+        // The upper body from the first spine joint.
+        let mut upper = vec![F4::ZERO; g];
+        subtree_mask(&skeleton, 2, 1.0, &mut upper).expect("mask");
+        group.throughput(Throughput::Elements(n as u64));
+
+        let nodes = [
+            Node::Clip { leaf: 0 },
+            Node::Clip { leaf: 1 },
+            Node::Clip { leaf: 2 },
+            Node::Space1d { children: &[0, 1, 2], positions: &[0.0, 1.0, 2.0], parameter: 0 },
+            Node::Clip { leaf: 3 },
+            Node::Lerp { a: 4, b: 3, weight: 1, mask: Some(&upper) },
+        ];
+        let desc = GraphDesc { nodes: &nodes, num_params: 2, max_tracks: 0, interpolation: Interpolation::Linear };
+        let mut memory = vec![0u8; BlendGraph::required_bytes(&desc, n).expect("size")];
+        let arena = Arena::new(&mut memory);
+        let mut graph = BlendGraph::new(&arena, &skeleton, &desc).expect("graph");
+        let mut output = vec![SoaTransform::IDENTITY; g];
+        let mut time = 0.0f32;
+        group.bench_function(BenchmarkId::new("sinew_graph", n), |b| {
+            b.iter(|| {
+                time = (time + GAME_DT) % duration;
+                let leaves = [0, 1, 2, 3].map(|c| Leaf { clip: &baked[c], time, playback: Playback::Loop });
+                let params = [black_box(SPEED), OVERLAY];
+                let mut job = BlendGraphJob {
+                    graph: &mut graph,
+                    skeleton: &skeleton,
+                    leaves: &leaves,
+                    params: &params,
+                    output: &mut output,
+                };
+                job.run().expect("graph");
+                black_box(&output);
+            })
+        });
+
+        // The same frame by hand: sample the two clips the speed needs and the overlay, lerp, masked lerp.
+        let mut hand_memory = vec![0u8; 3 * SamplingContext::required_bytes_for(n, 0, Interpolation::Linear)];
+        let hand_arena = Arena::new(&mut hand_memory);
+        let mut contexts: Vec<_> = (0..3).map(|_| SamplingContext::new(&hand_arena, n).expect("context")).collect();
+        let mut poses = vec![vec![SoaTransform::IDENTITY; g]; 4];
+        let locomotion_weight = vec![F4::splat(SPEED - 1.0); g];
+        let overlay_weight: Vec<F4> = upper.iter().map(|m| F4::splat(OVERLAY) * *m).collect();
+        let mut time = 0.0f32;
+        group.bench_function(BenchmarkId::new("sinew_jobs_by_hand", n), |b| {
+            b.iter(|| {
+                time = (time + GAME_DT) % duration;
+                for (k, clip) in [1, 2, 3].into_iter().enumerate() {
+                    let mut job = SamplingJob {
+                        skeleton: &skeleton,
+                        clip: &baked[clip],
+                        time,
+                        playback: Playback::Loop,
+                        context: &mut contexts[k],
+                        output: &mut poses[k],
+                        curves: &mut [],
+                    };
+                    job.run().expect("sample");
+                }
+                let (sampled, blended) = poses.split_at_mut(3);
+                masked_lerp(&sampled[1], &sampled[0], &locomotion_weight, &mut blended[0]).expect("lerp");
+                masked_lerp(&sampled[2], &blended[0], &overlay_weight, &mut output).expect("overlay");
+                black_box(&output);
+            })
+        });
+
+        // What a user writes without a graph: sample every clip, blend the three with their weights, then the
+        // overlay with its mask.
+        let aos: Vec<AosClip> = clips
+            .iter()
+            .map(|c| AosClip { frames: c.frames.iter().map(|f| AosPose::new(f)).collect(), sample_rate: RATE })
+            .collect();
+        let mut sampled: Vec<AosPose> = (0..4).map(|_| AosPose::new(&rig.rest)).collect();
+        let mut locomotion = AosPose::new(&rig.rest);
+        let mut out = AosPose::new(&rig.rest);
+        let upper_values: Vec<f32> = (0..n).map(|j| upper[j / 4].to_array()[j % 4]).collect();
+        let base_values: Vec<f32> = upper_values.iter().map(|m| 1.0 - OVERLAY * m).collect();
+        let overlay_values: Vec<f32> = upper_values.iter().map(|m| OVERLAY * m).collect();
+        let mut time = 0.0f32;
+        group.bench_function(BenchmarkId::new("naive_aos_glam", n), |b| {
+            b.iter(|| {
+                time = (time + GAME_DT) % duration;
+                for (clip, pose) in aos.iter().zip(&mut sampled) {
+                    naive::sample(clip, black_box(time), pose);
+                }
+                let t = SPEED - 1.0;
+                naive::blend(
+                    &[(&sampled[0], 0.0, None), (&sampled[1], 1.0 - t, None), (&sampled[2], t, None)],
+                    &mut locomotion,
+                );
+                naive::blend(
+                    &[(&locomotion, 1.0, Some(&base_values)), (&sampled[3], 1.0, Some(&overlay_values))],
+                    &mut out,
+                );
+                black_box(&out);
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, blend_graph);
+criterion_main!(benches);
