@@ -803,3 +803,61 @@ fn bad_graphs_and_jobs_are_refused_and_change_nothing() {
         .run()
         .expect("run");
 }
+
+#[test]
+fn a_graph_suspended_and_resumed_in_copied_memory_carries_on() {
+    let (_, _, blob) = synthetic_asset(13);
+    let asset = Asset::load(blob.bytes()).expect("load");
+    let harness = Harness::new(&asset);
+    let specs = vec![Spec::Clip(0), Spec::Clip(1), Spec::Lerp { a: 0, b: 1, weight: 0, mask: None }];
+    let sums = weighted(&specs);
+    let graph_nodes = nodes(&specs, &sums);
+    let desc = desc(&graph_nodes, 1);
+    // Aligned memory for both copies, so the arenas carve the same offsets.
+    let words = BlendGraph::required_bytes(&desc, 13).expect("size").div_ceil(64) + 1;
+    let (mut first, mut second) = (vec![Chunk::ZERO; words], vec![Chunk::ZERO; words]);
+    let mut states = [Default::default(); 2];
+    let mut times = [0.0f32, 0.3];
+    {
+        let arena = Arena::new(Chunk::bytes_mut(&mut first));
+        let mut graph = BlendGraph::new(&arena, asset.skeleton(), &desc).expect("graph");
+        for _ in 0..5 {
+            times = times.map(|t| t + 1.0 / 60.0);
+            harness.run(&mut graph, &times, &[0.4]).expect("run");
+        }
+        assert_eq!(
+            graph.suspend(&mut states[..1]),
+            Err(Error::BufferLength { buffer: Buffer::GraphLeaves, expected: 2, actual: 1 })
+        );
+        graph.suspend(&mut states).expect("suspend");
+    }
+    second.copy_from_slice(&first);
+    let arena = Arena::new(Chunk::bytes_mut(&mut second));
+    assert!(matches!(
+        BlendGraph::resume(&arena, asset.skeleton(), &desc, &states[..1]),
+        Err(Error::BufferLength { .. })
+    ));
+    let mut graph = BlendGraph::resume(&arena, asset.skeleton(), &desc, &states).expect("resume");
+    let decoded = [0, 1].map(|l| graph.decoded_frames(l).unwrap());
+    for _ in 0..4 {
+        times = times.map(|t| t + 1.0 / 60.0);
+        let out = harness.run(&mut graph, &times, &[0.4]).expect("run");
+        assert_eq!(bits(&out), bits(&harness.once(&specs, &times, &[0.4])));
+    }
+    // The contexts decode what a graph that never stopped decodes over the same frames.
+    let mut memory = graph_memory(&desc, 13);
+    let arena = Arena::new(&mut memory);
+    let mut unbroken = BlendGraph::new(&arena, asset.skeleton(), &desc).expect("graph");
+    let mut times = [0.0f32, 0.3];
+    let mut at_five = [0; 2];
+    for frame in 0..9 {
+        times = times.map(|t| t + 1.0 / 60.0);
+        harness.run(&mut unbroken, &times, &[0.4]).expect("run");
+        if frame == 4 {
+            at_five = [0, 1].map(|l| unbroken.decoded_frames(l).unwrap());
+        }
+    }
+    let unbroken_decoded = [0, 1].map(|l| unbroken.decoded_frames(l).unwrap() - at_five[l]);
+    assert_eq!(decoded, at_five);
+    assert_eq!([0, 1].map(|l| graph.decoded_frames(l).unwrap() - decoded[l]), unbroken_decoded);
+}

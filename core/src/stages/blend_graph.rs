@@ -39,7 +39,7 @@ use crate::data::skeleton::Skeleton;
 use crate::error::{Buffer, Error, GraphProblem, Limit};
 use crate::math::{F4, SoaTransform, interpolate};
 use crate::stages::blending::{BlendLayer, BlendingJob, DEFAULT_THRESHOLD, MAX_LAYERS, add_in_place, additive_delta};
-use crate::stages::sampling::{Interpolation, Playback, SamplingContext, SamplingJob};
+use crate::stages::sampling::{ContextState, Interpolation, Playback, SamplingContext, SamplingJob};
 
 /// Most nodes one graph holds.
 pub const MAX_NODES: usize = 64;
@@ -456,12 +456,54 @@ impl<'a> BlendGraph<'a> {
     /// range, or blend-space positions and triangles that are not usable (see [`GraphProblem`]); `JointCount`;
     /// `ArenaExhausted`.
     pub fn new(arena: &'a Arena<'_>, skeleton: &Skeleton<'_>, desc: &GraphDesc<'a>) -> Result<BlendGraph<'a>, Error> {
+        BlendGraph::build(arena, skeleton, desc, None)
+    }
+
+    /// [`BlendGraph::new`] over memory a graph of the same description used (carved from an arena over the same
+    /// bytes, or a copy at the same alignment), each leaf's context picking up from its state in `states` (from
+    /// [`BlendGraph::suspend`]): how a graph lives in memory that moves between frames (the C ABI's).
+    ///
+    /// Errors: as `new`; `BufferLength` (`GraphLeaves`) unless `states` has one state per leaf. A state that does
+    /// not belong to the memory gives wrong poses until its leaf's clip changes, never undefined behaviour.
+    pub fn resume(
+        arena: &'a Arena<'_>,
+        skeleton: &Skeleton<'_>,
+        desc: &GraphDesc<'a>,
+        states: &[ContextState],
+    ) -> Result<BlendGraph<'a>, Error> {
+        BlendGraph::build(arena, skeleton, desc, Some(states))
+    }
+
+    /// Each leaf's context's state, for [`BlendGraph::resume`].
+    ///
+    /// Errors: `BufferLength` (`GraphLeaves`) unless `states` has one entry per leaf; nothing is written then.
+    pub fn suspend(&self, states: &mut [ContextState]) -> Result<(), Error> {
+        crate::error::check_len(Buffer::GraphLeaves, self.contexts.len(), states.len())?;
+        for (state, context) in states.iter_mut().zip(&self.contexts) {
+            *state = context.suspend();
+        }
+        Ok(())
+    }
+
+    fn build(
+        arena: &'a Arena<'_>,
+        skeleton: &Skeleton<'_>,
+        desc: &GraphDesc<'a>,
+        states: Option<&[ContextState]>,
+    ) -> Result<BlendGraph<'a>, Error> {
         let num_joints = skeleton.num_joints();
         let plan = plan(desc.nodes, num_joints, desc.num_params)?;
+        if let Some(states) = states {
+            crate::error::check_len(Buffer::GraphLeaves, plan.leaves, states.len())?;
+        }
         let groups = skeleton.num_soa_joints();
+        let (tracks, interpolation) = (desc.max_tracks, desc.interpolation);
         let mut contexts = heapless::Vec::new();
-        for _ in 0..plan.leaves {
-            let context = SamplingContext::with_interpolation(arena, num_joints, desc.max_tracks, desc.interpolation)?;
+        for leaf in 0..plan.leaves {
+            let context = match states {
+                Some(states) => SamplingContext::resume(arena, num_joints, tracks, interpolation, &states[leaf])?,
+                None => SamplingContext::with_interpolation(arena, num_joints, tracks, interpolation)?,
+            };
             let _ = contexts.push(context);
         }
         let extra = if plan.additive { groups } else { 0 };
