@@ -19,8 +19,8 @@
 // curve lookup, range weights, synced transitions, the motion-only update, bounds, and IK and foot planting on
 // the shown pose; 1004 the stage jobs over caller memory and `SINEW_ERROR_BUFFER`; 1005 discrete target speeds
 // and speed ranges, and IK by interpolation; 1006 cubic sampling (`SINEW_SAMPLING_CUBIC`,
-// `sinew_sampling_context_init_for`).
-#define SINEW_ABI_VERSION 1006
+// `sinew_sampling_context_init_for`); 1007 blend graphs (`sinew_blend_graph_*`).
+#define SINEW_ABI_VERSION 1007
 
 // Required alignment of a blob passed to `sinew_asset_load`.
 #define SINEW_BLOB_ALIGN 16
@@ -95,6 +95,34 @@
 // The most corrections `sinew_aim_blend` iterates.
 #define SINEW_MAX_AIM_ITERATIONS 16
 
+// `sinew_blend_node::kind`: leaf `leaf`'s clip at its time.
+#define SINEW_BLEND_NODE_CLIP 0
+
+// `i·A + (1 − i)·B` per joint, `i` parameter `weight` clamped to [0, 1], times `mask` when given.
+#define SINEW_BLEND_NODE_LERP 1
+
+// The normalized weighted sum of `sum_children` (the rest pose filling in below a summed weight of 0.1).
+#define SINEW_BLEND_NODE_SUM 2
+
+// Node `b`'s difference from `reference` (the rest pose when NULL) applied to node `a` at parameter `weight`.
+#define SINEW_BLEND_NODE_ADDITIVE 3
+
+// A 1-D blend space: the two of `children` whose `positions` bracket parameter `weight`.
+#define SINEW_BLEND_NODE_SPACE_1D 4
+
+// A 2-D blend space: barycentric weights of the triangle holding (parameter `weight`, parameter `y`).
+#define SINEW_BLEND_NODE_SPACE_2D 5
+
+// The most nodes of one graph.
+#define SINEW_MAX_BLEND_NODES 64
+
+// The most leaves of one graph.
+#define SINEW_MAX_BLEND_LEAVES 32
+
+// The most children (of sums and blend spaces) and triangles of one graph, all nodes together: a call
+// converts them on its stack (about 12 KiB).
+#define SINEW_MAX_BLEND_EDGES 128
+
 // The most layers of each kind `sinew_blend` takes.
 #define SINEW_MAX_BLEND_LAYERS 16
 
@@ -157,6 +185,10 @@
 // `SINEW_NORMALS_RIGID` when every palette matrix is a rotation with uniform scale (within 1e-4), else the
 // inverse transpose: reads the whole palette first.
 #define SINEW_NORMALS_FOR_PALETTE 2
+
+// A blend graph's state: opaque, at the start of the memory the caller gave `sinew_blend_graph_init` (aligned
+// to `SINEW_STATE_ALIGN`), movable between calls.
+typedef struct sinew_blend_graph sinew_blend_graph;
 
 // A character: opaque, at the start of the memory the caller gave `sinew_character_init`.
 typedef struct sinew_character sinew_character;
@@ -513,6 +545,85 @@ typedef struct sinew_aim_blend_result {
   // The angle between `achieved` and the wanted direction, radians.
   float error;
 } sinew_aim_blend_result;
+
+// A child of a `SINEW_BLEND_NODE_SUM` node.
+//
+// Layout: 16 bytes, 8-byte aligned, on 64-bit targets.
+typedef struct sinew_blend_child {
+  // The child node: an earlier index.
+  uint32_t node;
+  // The parameter holding its weight (finite, >= 0; 0 leaves the child unread).
+  uint32_t weight;
+  // NULL, or a bone mask: `4 * count` floats, 16-byte aligned, each in [0, 1] (padding lanes too).
+  const float *mask;
+} sinew_blend_child;
+
+// One node of a blend graph; the fields a kind does not name are not read. Node indices name earlier nodes
+// of the array (children come first; the last node is the root); parameter indices name `params` entries.
+//
+// Layout: 80 bytes, 8-byte aligned, on 64-bit targets.
+typedef struct sinew_blend_node {
+  // `SINEW_BLEND_NODE_*`.
+  uint32_t kind;
+  // `CLIP`: the leaf (leaves number 0 to n - 1, each once).
+  uint32_t leaf;
+  // `LERP`: node A (all of it at 1); `ADDITIVE`: the base.
+  uint32_t a;
+  // `LERP`: node B (all of it at 0); `ADDITIVE`: the pose whose difference is added.
+  uint32_t b;
+  // `LERP`, `ADDITIVE`: the weight's parameter; `SPACE_1D`: the position's; `SPACE_2D`: the first
+  // coordinate's.
+  uint32_t weight;
+  // `SPACE_2D`: the second coordinate's parameter.
+  uint32_t y;
+  // `SUM`: entries of `sum_children` (1 to 16); `SPACE_1D`: entries of `children` (1 to 16); `SPACE_2D`:
+  // entries of `children` (3 to 16).
+  uint32_t num_children;
+  // `SPACE_2D`: triangles (at least one).
+  uint32_t num_triangles;
+  // `LERP`, `ADDITIVE`: NULL, or a bone mask (`4 * count` floats, 16-byte aligned, each in [0, 1]).
+  const float *mask;
+  // `ADDITIVE`: NULL (the rest pose), or `count` lane groups with no zero scale.
+  const struct sinew_soa_transform *reference;
+  // `SUM`: the children and their weights.
+  const struct sinew_blend_child *sum_children;
+  // `SPACE_1D`, `SPACE_2D`: the sample nodes.
+  const uint32_t *children;
+  // `SPACE_1D`: one position per child, strictly increasing; `SPACE_2D`: an x, y pair per child.
+  const float *positions;
+  // `SPACE_2D`: three indices into `children` per triangle, no triangle of zero area.
+  const uint32_t *triangles;
+} sinew_blend_node;
+
+// A graph: its nodes, its parameter count, and how its leaves sample.
+//
+// Layout: 24 bytes, 8-byte aligned, on 64-bit targets.
+typedef struct sinew_blend_graph_desc {
+  // `num_nodes` nodes; the caller keeps them, unchanged, for every call on the graph.
+  const struct sinew_blend_node *nodes;
+  // 1 to `SINEW_MAX_BLEND_NODES`.
+  uint32_t num_nodes;
+  // How many parameters `sinew_blend_graph_evaluate` takes.
+  uint32_t num_params;
+  // As `sinew_sampling_context_required_bytes`: compressed clips of up to this many tracks keep their decoders.
+  uint32_t max_tracks;
+  // `SINEW_INTERPOLATION_*`, for every leaf.
+  uint32_t interpolation;
+} sinew_blend_graph_desc;
+
+// A leaf's clip and time for one evaluation.
+//
+// Layout: 16 bytes, 4-byte aligned.
+typedef struct sinew_blend_leaf {
+  // The clip's index in the asset.
+  uint32_t clip;
+  // `SINEW_WRAP_LOOP` or `SINEW_WRAP_CLAMP`.
+  uint32_t wrap;
+  // Seconds from the clip's first frame; finite.
+  float time;
+  // Not read; zero.
+  uint32_t reserved;
+} sinew_blend_leaf;
 
 // One layer of `sinew_blend`.
 //
@@ -1395,6 +1506,74 @@ sinew_status sinew_hang(const struct sinew_mat4 *model,
                         const struct sinew_mat4 *object,
                         const float *upright,
                         struct sinew_mat4 *out);
+
+// Bytes of memory a blend graph state for `desc` on `asset`'s skeleton needs (a multiple of
+// `SINEW_STATE_ALIGN`): a sampling context per leaf and the scratch poses its evaluation keeps.
+//
+// Errors: `SINEW_ERROR_INVALID_DESC` for a node count outside 1 to `SINEW_MAX_BLEND_NODES`, an unknown kind or
+// more than `SINEW_MAX_BLEND_EDGES` children and triangles; `SINEW_ERROR_INVALID_ARGUMENT` for a malformed node
+// (a child that is not earlier, leaves not numbered 0 to n - 1 once each, a parameter index at or past
+// `num_params`, a mask weight outside [0, 1], a bad child count, positions or triangles) or an unknown
+// interpolation; `SINEW_ERROR_BUFFER` for a misaligned mask or reference.
+//
+// # Safety
+// `asset` points to a loaded asset; `desc` to a readable description whose buffers are readable as documented;
+// `out` to a writable `size_t`.
+sinew_status sinew_blend_graph_required_bytes(const struct sinew_asset *asset,
+                                              const struct sinew_blend_graph_desc *desc,
+                                              size_t *out);
+
+// Lays out a blend graph state for `desc` on `asset`'s skeleton in the `len` bytes at `memory` (aligned to
+// `SINEW_STATE_ALIGN`, at least `sinew_blend_graph_required_bytes`), every leaf holding nothing yet, and points
+// `*out` at it. The memory may be copied to another address of the same alignment between calls.
+//
+// Errors: as `sinew_blend_graph_required_bytes`; `SINEW_ERROR_MEMORY_ALIGNMENT`; `SINEW_ERROR_MEMORY_TOO_SMALL`;
+// `SINEW_ERROR_BUFFER` when the description overlaps the memory.
+//
+// # Safety
+// As `sinew_blend_graph_required_bytes`; `memory` points to `len` writable bytes used by no one else while the
+// graph lives; `out` is writable.
+sinew_status sinew_blend_graph_init(void *memory,
+                                    size_t len,
+                                    const struct sinew_asset *asset,
+                                    const struct sinew_blend_graph_desc *desc,
+                                    struct sinew_blend_graph **out);
+
+// Evaluates the graph `desc` describes (the description `graph` was made with) into the `count` lane groups
+// at `pose` (local space): leaf `l` samples clip `leaves[l].clip` at its time, and `params` (`num_params`
+// values: finite, and >= 0 where a sum reads them) weight the nodes. A subtree no weight reaches is not
+// sampled; results equal the Rust graph's bit for bit.
+//
+// Errors: `SINEW_ERROR_STATE_MISMATCH` for a description of another leaf count, interpolation or track count
+// than the graph's, or a graph made for another skeleton; `SINEW_ERROR_INDEX_OUT_OF_RANGE` (a leaf's clip);
+// `SINEW_ERROR_INVALID_ARGUMENT` for a bad wrap, time or parameter, and as `sinew_blend_graph_required_bytes`;
+// `SINEW_ERROR_BUFFER` for counts other than the graph's, or a pose misaligned or overlapping any buffer the
+// call reads; `SINEW_ERROR_INVALID_HANDLE` for memory `sinew_blend_graph_init` did not lay out.
+//
+// # Safety
+// `graph` points to a graph state used by no one else during the call; `asset` to a loaded asset; `desc` as in
+// `sinew_blend_graph_required_bytes`; `leaves` to `num_leaves` readable leaves; `params` to `num_params`
+// readable floats; `pose` to `count` writable lane groups.
+sinew_status sinew_blend_graph_evaluate(struct sinew_blend_graph *graph,
+                                        const struct sinew_asset *asset,
+                                        const struct sinew_blend_graph_desc *desc,
+                                        const struct sinew_blend_leaf *leaves,
+                                        uint32_t num_leaves,
+                                        const float *params,
+                                        uint32_t num_params,
+                                        struct sinew_soa_transform *pose,
+                                        size_t count);
+
+// Frames leaf `leaf`'s context has decoded since `sinew_blend_graph_init`, into `*out`: a leaf no weight
+// reaches does not move it.
+//
+// Errors: `SINEW_ERROR_INDEX_OUT_OF_RANGE` (leaf); `SINEW_ERROR_INVALID_HANDLE`.
+//
+// # Safety
+// `graph` points to a graph state used by no one else during the call; `out` to a writable `uint64_t`.
+sinew_status sinew_blend_graph_decoded_frames(struct sinew_blend_graph *graph,
+                                              uint32_t leaf,
+                                              uint64_t *out);
 
 // Blends `num_layers` layers (weighted by `weight` times each joint's mask factor, normalized per joint;
 // where a joint's summed weight is below `threshold`, the rest pose fills the difference) and then adds

@@ -522,7 +522,7 @@ fn miri() -> Result<(), String> {
     // and motion tests drive its raw-pointer code from Rust, so Miri checks its borrows of caller buffers.
     let filter = format!(
         "(package(sinew-tests) & ({suites})) | (package(sinew-bench-host) & binary(=transition)) \
-         | (package(sinew-ffi) & (binary(=jobs) | binary(=ik) | binary(=motion)))"
+         | (package(sinew-ffi) & (binary(=jobs) | binary(=ik) | binary(=motion) | binary(=blend_graph)))"
     );
     // `+nightly` is understood by the rustup proxy on PATH, not by the toolchain's own cargo in $CARGO.
     let mut c = Command::new("cargo");

@@ -128,6 +128,13 @@ pub struct ContextState {
     decoded_frames: u64,
 }
 
+impl ContextState {
+    /// Frames the context had decoded when the state was taken (see [`SamplingContext::decoded_frames`]).
+    pub fn decoded_frames(&self) -> u64 {
+        self.decoded_frames
+    }
+}
+
 /// Cached, decoded frames of one clip (two, or four for [`Interpolation::Cubic`]), and optionally the track
 /// decoders of the compressed segment decoded last (caller memory). The context decides how the jobs sampling
 /// through it interpolate: it is the memory holding the frames that mode reads.

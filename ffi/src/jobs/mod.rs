@@ -4,6 +4,7 @@
 
 pub mod aim_blend;
 pub mod attachment;
+pub mod blend_graph;
 pub mod blending;
 pub mod ik;
 pub mod inertialization;

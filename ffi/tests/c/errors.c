@@ -489,6 +489,40 @@ int main(int argc, char **argv) {
   free(local);
   free(model);
   free(blended);
+  /* A blend graph of two leaves lerped: a NaN parameter and an unknown node kind refused, the pose untouched. */
+  sinew_blend_node graph_nodes[3];
+  memset(graph_nodes, 0, sizeof graph_nodes);
+  graph_nodes[0].kind = SINEW_BLEND_NODE_CLIP;
+  graph_nodes[1].kind = SINEW_BLEND_NODE_CLIP;
+  graph_nodes[1].leaf = 1;
+  graph_nodes[2].kind = SINEW_BLEND_NODE_LERP;
+  graph_nodes[2].b = 1;
+  sinew_blend_graph_desc graph_desc = {graph_nodes, 3, 1, 0, SINEW_INTERPOLATION_LINEAR};
+  size_t graph_bytes = 0;
+  EXPECT(sinew_blend_graph_required_bytes(&asset, &graph_desc, &graph_bytes), SINEW_OK);
+  void *graph_memory = aligned_alloc(SINEW_STATE_ALIGN, graph_bytes);
+  sinew_blend_graph *graph = NULL;
+  EXPECT(sinew_blend_graph_init(graph_memory, graph_bytes - SINEW_STATE_ALIGN, &asset, &graph_desc, &graph),
+         SINEW_ERROR_MEMORY_TOO_SMALL);
+  EXPECT(sinew_blend_graph_init(graph_memory, graph_bytes, &asset, &graph_desc, &graph), SINEW_OK);
+  sinew_blend_leaf graph_leaves[2] = {{0, SINEW_WRAP_LOOP, 0.1f, 0}, {0, SINEW_WRAP_CLAMP, 0.3f, 0}};
+  float graph_params[1] = {NAN};
+  memset(pose, 0x7F, groups * sizeof(sinew_soa_transform));
+  EXPECT(sinew_blend_graph_evaluate(graph, &asset, &graph_desc, graph_leaves, 2, graph_params, 1, pose, groups),
+         SINEW_ERROR_INVALID_ARGUMENT);
+  graph_nodes[2].kind = 99;
+  graph_params[0] = 0.5f;
+  EXPECT(sinew_blend_graph_evaluate(graph, &asset, &graph_desc, graph_leaves, 2, graph_params, 1, pose, groups),
+         SINEW_ERROR_INVALID_DESC);
+  EXPECT_TRUE(memcmp(&pose[0], &sentinel, sizeof sentinel) == 0);
+  graph_nodes[2].kind = SINEW_BLEND_NODE_LERP;
+  EXPECT(sinew_blend_graph_evaluate(graph, &asset, &graph_desc, graph_leaves, 2, graph_params, 1, pose, groups),
+         SINEW_OK);
+  uint64_t graph_decoded = 0;
+  EXPECT(sinew_blend_graph_decoded_frames(graph, 1, &graph_decoded), SINEW_OK);
+  EXPECT_TRUE(graph_decoded > 0);
+  EXPECT(sinew_blend_graph_decoded_frames(graph, 2, &graph_decoded), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+  free(graph_memory);
   free(pose);
   free(context_memory);
 
