@@ -548,7 +548,7 @@ typedef struct sinew_aim_blend_result {
 
 // A child of a `SINEW_BLEND_NODE_SUM` node.
 //
-// Layout: 16 bytes, 8-byte aligned, on 64-bit targets.
+// Layout: 16 bytes, 8-byte aligned, on 64-bit targets; 12 bytes on 32-bit ones.
 typedef struct sinew_blend_child {
   // The child node: an earlier index.
   uint32_t node;
@@ -561,7 +561,7 @@ typedef struct sinew_blend_child {
 // One node of a blend graph; the fields a kind does not name are not read. Node indices name earlier nodes
 // of the array (children come first; the last node is the root); parameter indices name `params` entries.
 //
-// Layout: 80 bytes, 8-byte aligned, on 64-bit targets.
+// Layout: 80 bytes, 8-byte aligned, on 64-bit targets; 56 bytes, 4-byte aligned, on 32-bit ones.
 typedef struct sinew_blend_node {
   // `SINEW_BLEND_NODE_*`.
   uint32_t kind;

@@ -42,7 +42,7 @@ const MAX_EDGES: usize = SINEW_MAX_BLEND_EDGES as usize;
 
 /// A child of a `SINEW_BLEND_NODE_SUM` node.
 ///
-/// Layout: 16 bytes, 8-byte aligned, on 64-bit targets.
+/// Layout: 16 bytes, 8-byte aligned, on 64-bit targets; 12 bytes on 32-bit ones.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct sinew_blend_child {
@@ -57,7 +57,7 @@ pub struct sinew_blend_child {
 /// One node of a blend graph; the fields a kind does not name are not read. Node indices name earlier nodes
 /// of the array (children come first; the last node is the root); parameter indices name `params` entries.
 ///
-/// Layout: 80 bytes, 8-byte aligned, on 64-bit targets.
+/// Layout: 80 bytes, 8-byte aligned, on 64-bit targets; 56 bytes, 4-byte aligned, on 32-bit ones.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct sinew_blend_node {
@@ -97,6 +97,10 @@ pub struct sinew_blend_node {
 const _: () = assert!(size_of::<sinew_blend_node>() == 80 && align_of::<sinew_blend_node>() == 8);
 #[cfg(target_pointer_width = "64")]
 const _: () = assert!(size_of::<sinew_blend_child>() == 16);
+#[cfg(target_pointer_width = "32")]
+const _: () = assert!(size_of::<sinew_blend_node>() == 56 && align_of::<sinew_blend_node>() == 4);
+#[cfg(target_pointer_width = "32")]
+const _: () = assert!(size_of::<sinew_blend_child>() == 12);
 
 /// A graph: its nodes, its parameter count, and how its leaves sample.
 ///
