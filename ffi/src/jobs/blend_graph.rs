@@ -337,11 +337,17 @@ impl Converted<'_> {
     }
 }
 
+impl Converted<'_> {
+    /// The graph's leaves: its clip nodes.
+    fn num_leaves(&self) -> usize {
+        self.nodes.iter().filter(|n| matches!(n, Node::Clip { .. })).count()
+    }
+}
+
 /// The arena bytes of a graph state for `converted` on `skeleton`: the leaves' states, then the core graph.
 fn arena_bytes(converted: &Converted<'_>, skeleton: &Skeleton<'_>) -> Result<(usize, usize), sinew_status> {
-    let desc = converted.desc();
-    let graph = BlendGraph::required_bytes(&desc, skeleton.num_joints()).map_err(job_status)?;
-    let leaves = desc.nodes.iter().filter(|n| matches!(n, Node::Clip { .. })).count();
+    let graph = BlendGraph::required_bytes(&converted.desc(), skeleton.num_joints()).map_err(job_status)?;
+    let leaves = converted.num_leaves();
     Ok((leaves, Arena::required_bytes::<ContextState>(leaves) + graph))
 }
 
@@ -487,7 +493,8 @@ pub unsafe extern "C" fn sinew_blend_graph_evaluate(
 
         // SAFETY: the caller's contract.
         let (prefix, arena_memory) = unsafe { open::<GraphPrefix, _>(graph) }?;
-        let (leaves_made, _) = arena_bytes(&converted, skeleton)?;
+        // `resume` checks the description; sizing it first would plan the graph twice a frame.
+        let leaves_made = converted.num_leaves();
         let same = prefix.num_joints as usize == skeleton.num_joints()
             && prefix.num_leaves as usize == leaves_made
             && prefix.max_tracks == desc.max_tracks
