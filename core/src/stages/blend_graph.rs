@@ -557,8 +557,8 @@ enum Read<'a> {
         t: f32,
         mask: Option<&'a [F4]>,
     },
-    /// A weighted sum's children whose weight is above 0.
-    Sum,
+    /// A weighted sum's children (those whose weight is above 0 are read).
+    Sum(&'a [Weighted<'a>]),
     Triangle {
         nodes: [usize; 3],
         weights: [f32; 3],
@@ -572,7 +572,7 @@ enum Read<'a> {
 
 impl Read<'_> {
     /// Calls `f` for each node this read takes a pose from.
-    fn inputs(&self, node: &Node<'_>, params: &[f32], mut f: impl FnMut(usize)) {
+    fn inputs(&self, params: &[f32], mut f: impl FnMut(usize)) {
         match *self {
             Read::Nothing | Read::Sample(_) | Read::Rest => {}
             Read::Copy(c) => f(c),
@@ -580,11 +580,7 @@ impl Read<'_> {
                 f(a);
                 f(b);
             }
-            Read::Sum => {
-                if let Node::WeightedSum { children } = *node {
-                    children.iter().filter(|c| params[c.weight] > 0.0).for_each(|c| f(c.node));
-                }
-            }
+            Read::Sum(children) => children.iter().filter(|c| params[c.weight] > 0.0).for_each(|c| f(c.node)),
             Read::Triangle { nodes, .. } => nodes.iter().for_each(|&n| f(n)),
             Read::Add { base, delta, .. } => {
                 f(base);
@@ -615,7 +611,7 @@ fn decide<'a>(node: &Node<'a>, step: &Step, params: &[f32]) -> Read<'a> {
                 (Some(only), None) if only.mask.is_none() && params[only.weight] >= DEFAULT_THRESHOLD => {
                     Read::Copy(only.node)
                 }
-                _ => Read::Sum,
+                _ => Read::Sum(children),
             }
         }
         Node::Additive { base, delta, weight, .. } => {
@@ -729,7 +725,7 @@ impl BlendGraphJob<'_, '_> {
         for step in steps.iter().rev() {
             let node = &nodes[usize::from(step.node)];
             let read = if needed[usize::from(step.node)] { decide(node, step, params) } else { Read::Nothing };
-            read.inputs(node, params, |child| needed[child] = true);
+            read.inputs(params, |child| needed[child] = true);
             reads.push(read).map_err(|_| Error::StateMismatch)?;
         }
 
@@ -782,8 +778,7 @@ impl BlendGraphJob<'_, '_> {
                         *out = interpolate(&b[k], &a[k], w);
                     }
                 }
-                Read::Sum => {
-                    let Node::WeightedSum { children } = *node else { return Err(Error::StateMismatch) };
+                Read::Sum(children) => {
                     let mut layers = heapless::Vec::<BlendLayer<'_>, MAX_LAYERS>::new();
                     for child in children.iter().filter(|c| params[c.weight] > 0.0) {
                         let layer = BlendLayer {
