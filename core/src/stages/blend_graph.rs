@@ -567,6 +567,8 @@ enum Read<'a> {
         base: usize,
         delta: usize,
         weight: f32,
+        mask: Option<&'a [F4]>,
+        reference: Option<&'a [SoaTransform]>,
     },
 }
 
@@ -614,9 +616,13 @@ fn decide<'a>(node: &Node<'a>, step: &Step, params: &[f32]) -> Read<'a> {
                 _ => Read::Sum(children),
             }
         }
-        Node::Additive { base, delta, weight, .. } => {
+        Node::Additive { base, delta, weight, mask, reference } => {
             let w = params[weight];
-            if w * step.mask_high == 0.0 { Read::Copy(base) } else { Read::Add { base, delta, weight: w } }
+            if w * step.mask_high == 0.0 {
+                Read::Copy(base)
+            } else {
+                Read::Add { base, delta, weight: w, mask, reference }
+            }
         }
         Node::Space1d { children, positions, parameter } => {
             let last = positions.len() - 1;
@@ -733,7 +739,6 @@ impl BlendGraphJob<'_, '_> {
         let groups = skeleton.num_soa_joints();
         let rest = skeleton.rest_pose();
         for (step, &read) in steps.iter().zip(reads.iter().rev()) {
-            let node = &nodes[usize::from(step.node)];
             if let Read::Nothing = read {
                 continue;
             }
@@ -797,8 +802,7 @@ impl BlendGraphJob<'_, '_> {
                     let threshold = DEFAULT_THRESHOLD;
                     BlendingJob { skeleton, layers: &layers, additive: &[], threshold, output: out }.run()?;
                 }
-                Read::Add { base, delta: source, weight } => {
-                    let Node::Additive { mask, reference, .. } = *node else { return Err(Error::StateMismatch) };
+                Read::Add { base, delta: source, weight, mask, reference } => {
                     out.copy_from_slice(pose(base));
                     additive_delta(reference.unwrap_or(rest), pose(source), delta)?;
                     let w = F4::splat(weight);
