@@ -60,6 +60,16 @@ pub const fn num_soa_joints(num_joints: usize) -> usize {
 }
 
 impl SoaVec3 {
+    /// Lane by lane, `if_set` where `mask` is set and `if_clear` elsewhere.
+    #[inline(always)]
+    pub fn select(mask: F4, if_set: SoaVec3, if_clear: SoaVec3) -> SoaVec3 {
+        SoaVec3 {
+            x: F4::select(mask, if_set.x, if_clear.x),
+            y: F4::select(mask, if_set.y, if_clear.y),
+            z: F4::select(mask, if_set.z, if_clear.z),
+        }
+    }
+
     /// `v` in every lane.
     #[inline(always)]
     pub fn splat(v: Vec3) -> SoaVec3 {
@@ -262,6 +272,13 @@ impl SoaTransform {
     #[inline(always)]
     pub fn components(&self) -> &[F4; 10] {
         bytemuck::cast_ref(self)
+    }
+
+    /// Lane by lane, `if_set` where `mask` is set and `if_clear` elsewhere, every component bit for bit.
+    #[inline(always)]
+    pub fn select(mask: F4, if_set: &SoaTransform, if_clear: &SoaTransform) -> SoaTransform {
+        let (set, clear) = (if_set.components(), if_clear.components());
+        bytemuck::cast(core::array::from_fn::<F4, 10, _>(|c| F4::select(mask, set[c], clear[c])))
     }
 
     /// Lane `lane` (< 4) as an AoS transform.

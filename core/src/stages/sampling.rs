@@ -543,10 +543,11 @@ fn cubic_window(num_frames: usize, f0: u32, fraction: f32, playback: Playback) -
     ([before, f0, f1, after], w)
 }
 
-/// Whether any lane of each lane group animates translation and scale, walking the groups in order: a channel
-/// no lane animates holds the same values in every decoded frame (rest or constant), so its output is a copy.
-/// Rigs animate translations and scales at a few joints, so the walk is a test per channel and group and most
-/// of the cubic pass is rotations, which are always summed (nearly every joint animates one).
+/// Which lanes of each lane group animate translation and scale, walking the groups in order: a lane that does
+/// not holds the same value in every decoded frame (rest or constant), so its output is that value, exactly (and
+/// so the same whatever the other lanes of its group do: a clip split by bone masks reassembles bit for bit).
+/// Rigs animate translations and scales at a few joints, so the walk is a few tests per channel and group and
+/// most of the cubic pass is rotations, which are always summed (nearly every joint animates one).
 struct AnimatedChannels<'c> {
     /// The animated joints of translation and scale from the group being walked on (ascending).
     joints: [&'c [u16]; 2],
@@ -557,25 +558,27 @@ impl<'c> AnimatedChannels<'c> {
         AnimatedChannels { joints: [Channel::Translation, Channel::Scale].map(|channel| clip.animated_joints(channel)) }
     }
 
-    /// Whether lane group `group` animates translation and scale; call with `group` 0, 1, 2… in turn.
+    /// The lanes of lane group `group` that animate translation and scale (bit `l` for lane `l`); call with
+    /// `group` 0, 1, 2… in turn.
     #[inline(always)]
-    fn next(&mut self, group: usize) -> [bool; 2] {
+    fn next(&mut self, group: usize) -> [u32; 2] {
         let end = 4 * (group + 1);
         self.joints.each_mut().map(|joints| {
-            let animated = joints.first().is_some_and(|&j| (j as usize) < end);
+            let mut lanes = 0;
             while let Some((&j, rest)) = joints.split_first()
                 && (j as usize) < end
             {
+                lanes |= 1 << (j & 3);
                 *joints = rest;
             }
-            animated
+            lanes
         })
     }
 }
 
 /// The cubic pass: `Σ wᵢ kᵢ` of the four keys for translation and scale; for rotation the same sum of the keys
 /// on the hemisphere of `a` (each flipped where its dot with the key it follows is negative), normalized.
-/// Translations and scales no lane animates are copied from `a` (see [`AnimatedChannels`]).
+/// Translations and scales of the lanes that do not animate them are `a`'s (see [`AnimatedChannels`]).
 #[inline(always)]
 fn catmull_rom_pass(clip: &Clip<'_>, keys: [&[SoaTransform]; 4], w: [F4; 4], output: &mut [SoaTransform]) {
     let sum = |w: [F4; 4], x: [F4; 4]| w[3].mul_add(x[3], w[2].mul_add(x[2], w[1].mul_add(x[1], w[0] * x[0])));
@@ -587,8 +590,13 @@ fn catmull_rom_pass(clip: &Clip<'_>, keys: [&[SoaTransform]; 4], w: [F4; 4], out
     for (group, ((((out, p), a), b), n)) in groups.enumerate() {
         let [translation, scale] = animated.next(group);
         let keys = [p, a, b, n];
-        out.translation = if translation { vec3(keys.map(|k| k.translation)) } else { a.translation };
-        out.scale = if scale { vec3(keys.map(|k| k.scale)) } else { a.scale };
+        let held = |lanes: u32, v: [SoaVec3; 4]| match lanes {
+            0 => v[1],
+            0xF => vec3(v),
+            lanes => SoaVec3::select(F4::lane_mask(lanes), vec3(v), v[1]),
+        };
+        out.translation = held(translation, keys.map(|k| k.translation));
+        out.scale = held(scale, keys.map(|k| k.scale));
         // Flipping a key is flipping its weight: `b` onto `a`'s side, `p` onto `a`'s, `n` onto the flipped `b`'s.
         let (ab, bn) = (a.rotation.dot(b.rotation), b.rotation.dot(n.rotation));
         let wr = [w[0].mul_sign(p.rotation.dot(a.rotation)), w[1], w[2].mul_sign(ab), w[3].mul_sign(bn).mul_sign(ab)];
@@ -626,20 +634,15 @@ fn hold_step_tracks(clip: &Clip<'_>, [a, b]: [&[SoaTransform]; 2], fraction: f32
     for (((out, a), b), &mask) in output.iter_mut().zip(a).zip(b).zip(&masks).filter(|(_, m)| **m != 0) {
         let hold = interpolate(a, b, held);
         let [t, r, s] = [0, 1, 2].map(|c| F4::lane_mask(u32::from(mask >> (4 * c) & 0xF)));
-        let vec3 = |m: F4, h: SoaVec3, o: SoaVec3| SoaVec3 {
-            x: F4::select(m, h.x, o.x),
-            y: F4::select(m, h.y, o.y),
-            z: F4::select(m, h.z, o.z),
-        };
         let (h, o) = (hold.rotation, out.rotation);
-        out.translation = vec3(t, hold.translation, out.translation);
+        out.translation = SoaVec3::select(t, hold.translation, out.translation);
         out.rotation = SoaQuat {
             x: F4::select(r, h.x, o.x),
             y: F4::select(r, h.y, o.y),
             z: F4::select(r, h.z, o.z),
             w: F4::select(r, h.w, o.w),
         };
-        out.scale = vec3(s, hold.scale, out.scale);
+        out.scale = SoaVec3::select(s, hold.scale, out.scale);
     }
 }
 
