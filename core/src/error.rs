@@ -472,6 +472,8 @@ pub enum GraphProblem {
     Positions,
     /// Blend space triangles: none, a corner past the children, or a triangle of no area.
     Triangles,
+    /// A chunk node's child that is not a clip node.
+    Chunk,
 }
 
 /// Which count passed its limit.

@@ -113,6 +113,10 @@
 // A 2-D blend space: barycentric weights of the triangle holding (parameter `weight`, parameter `y`).
 #define SINEW_BLEND_NODE_SPACE_2D 5
 
+// Chunks of clips split by bone masks at bake (`sinew-bake bake --chunks`): `children` are `CLIP` nodes, and
+// each joint comes from the last whose clip stores a track for it, bit for bit (the rest pose where none does).
+#define SINEW_BLEND_NODE_CHUNKS 6
+
 // The most nodes of one graph.
 #define SINEW_MAX_BLEND_NODES 64
 
@@ -577,7 +581,7 @@ typedef struct sinew_blend_node {
   // `SPACE_2D`: the second coordinate's parameter.
   uint32_t y;
   // `SUM`: entries of `sum_children` (1 to 16); `SPACE_1D`: entries of `children` (1 to 16); `SPACE_2D`:
-  // entries of `children` (3 to 16).
+  // entries of `children` (3 to 16); `CHUNKS`: entries of `children` (1 to 32).
   uint32_t num_children;
   // `SPACE_2D`: triangles (at least one).
   uint32_t num_triangles;
@@ -587,7 +591,7 @@ typedef struct sinew_blend_node {
   const struct sinew_soa_transform *reference;
   // `SUM`: the children and their weights.
   const struct sinew_blend_child *sum_children;
-  // `SPACE_1D`, `SPACE_2D`: the sample nodes.
+  // `SPACE_1D`, `SPACE_2D`: the sample nodes; `CHUNKS`: the clip nodes, placed in order.
   const uint32_t *children;
   // `SPACE_1D`: one position per child, strictly increasing; `SPACE_2D`: an x, y pair per child.
   const float *positions;

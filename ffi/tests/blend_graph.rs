@@ -46,10 +46,11 @@ struct Buffers {
     corners: [u32; 3],
     points: [f32; 6],
     triangles: [u32; 3],
+    chunks: [u32; 2],
 }
 
-/// A DAG using every node kind: a 1-D space, a masked lerp, a sum with a masked child, an additive and a 2-D
-/// space reading nodes the others read too.
+/// A DAG using every node kind: a 1-D space, a masked lerp, a sum with a masked child, an additive, a 2-D
+/// space and chunks reading nodes the others read too.
 fn c_nodes(buffers: &Buffers) -> Vec<sinew_blend_node> {
     vec![
         clip(0),
@@ -75,6 +76,8 @@ fn c_nodes(buffers: &Buffers) -> Vec<sinew_blend_node> {
             y: 6,
             ..node(SINEW_BLEND_NODE_SPACE_2D)
         },
+        sinew_blend_node { num_children: 2, children: buffers.chunks.as_ptr(), ..node(SINEW_BLEND_NODE_CHUNKS) },
+        sinew_blend_node { a: 8, b: 7, weight: 3, ..node(SINEW_BLEND_NODE_LERP) },
     ]
 }
 
@@ -92,6 +95,7 @@ fn buffers(g: usize) -> Buffers {
         corners: [6, 0, 1],
         points: [0.0, 0.0, 1.0, 0.0, 0.0, 1.0],
         triangles: [0, 1, 2],
+        chunks: [1, 0],
     }
 }
 
@@ -113,6 +117,8 @@ fn core_graph<'a>(buffers: &'a Buffers, weighted: &'a [Weighted<'a>]) -> Vec<Nod
             x: 5,
             y: 6,
         },
+        Node::Chunks { children: &[1, 0] },
+        Node::Lerp { a: 8, b: 7, weight: 3, mask: None },
     ]
 }
 
@@ -244,7 +250,12 @@ fn bad_graphs_and_calls_are_refused_and_write_nothing() {
         misaligned[4].mask = unsafe { buffers.mask.as_ptr().cast::<f32>().add(1) };
         let mut duplicate_leaf = nodes.clone();
         duplicate_leaf[3].leaf = 0;
-        let cases: [(sinew_blend_graph_desc, sinew_status); 6] = [
+        // A chunk node taking a blend (the 1-D space) instead of a clip.
+        let chunk_of_blend = [0u32, 2];
+        let mut not_a_clip = nodes.clone();
+        not_a_clip[8].children = chunk_of_blend.as_ptr();
+        let cases: [(sinew_blend_graph_desc, sinew_status); 7] = [
+            (desc(&not_a_clip), SINEW_ERROR_INVALID_ARGUMENT),
             (desc(&bad_kind), SINEW_ERROR_INVALID_DESC),
             (sinew_blend_graph_desc { num_nodes: 0, ..good }, SINEW_ERROR_INVALID_DESC),
             (desc(&later_child), SINEW_ERROR_INVALID_ARGUMENT),

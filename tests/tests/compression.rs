@@ -162,7 +162,7 @@ fn bad_bounds_and_out_of_range_values_are_errors() {
         .expect_err("past the bound");
     assert!(err.contains("model-space bound"), "{err}");
     let animated = [vec![1u16], vec![], vec![]];
-    let err = sinew_tools::compress::compress(&skeleton, &huge, &animated, precision).expect_err("out of range");
+    let err = sinew_tools::compress::compress(&skeleton, &huge, &animated, precision, None).expect_err("out of range");
     assert!(err.contains("range"), "{err}");
 }
 

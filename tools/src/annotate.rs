@@ -47,15 +47,22 @@ struct Sidecar {
     clips: BTreeMap<String, RawAnnotations>,
 }
 
-/// The sidecar at `path`, as one `RawAnnotations` per clip of `clips` (in order).
-pub fn read_sidecar(path: &std::path::Path, clips: &[RawClip]) -> Result<Vec<RawAnnotations>, String> {
+/// A JSON sidecar (`what`: its kind, for the error) of at most [`MAX_SIDECAR_BYTES`], parsed; errors name the
+/// file.
+pub fn read_json<T: serde::de::DeserializeOwned>(path: &std::path::Path, what: &str) -> Result<T, String> {
     let at = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
     let len = std::fs::metadata(path).map_err(|e| at(&e))?.len();
     if len > MAX_SIDECAR_BYTES {
-        return Err(at(&format!("{len} bytes; a marker file may have at most {MAX_SIDECAR_BYTES}")));
+        return Err(at(&format!("{len} bytes; a {what} may have at most {MAX_SIDECAR_BYTES}")));
     }
     let text = std::fs::read_to_string(path).map_err(|e| at(&e))?;
-    let mut sidecar: Sidecar = serde_json::from_str(&text).map_err(|e| at(&e))?;
+    serde_json::from_str(&text).map_err(|e| at(&e))
+}
+
+/// The sidecar at `path`, as one `RawAnnotations` per clip of `clips` (in order).
+pub fn read_sidecar(path: &std::path::Path, clips: &[RawClip]) -> Result<Vec<RawAnnotations>, String> {
+    let at = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let mut sidecar: Sidecar = read_json(path, "marker file")?;
     let out = clips.iter().map(|c| sidecar.clips.remove(&c.name).unwrap_or_default()).collect();
     if let Some(name) = sidecar.clips.keys().next() {
         let names: Vec<&str> = clips.iter().map(|c| c.name.as_str()).collect();

@@ -60,7 +60,14 @@ struct BakedClip {
     compressed: crate::compress::Compressed,
 }
 
-fn bake_clip(skeleton: &RawSkeleton, clip: &RawClip, format: KeyFormat) -> Result<BakedClip, String> {
+/// Bakes `clip`, storing tracks only for the joints `stored` marks (all when `None`; the others are elided as
+/// rest, as a chunk of a clip split by bone masks is).
+fn bake_clip(
+    skeleton: &RawSkeleton,
+    clip: &RawClip,
+    format: KeyFormat,
+    stored: Option<&[bool]>,
+) -> Result<BakedClip, String> {
     let n = skeleton.parents.len();
     if clip.frames.is_empty() {
         return Err(format!("clip `{}` has no frames", clip.name));
@@ -77,14 +84,24 @@ fn bake_clip(skeleton: &RawSkeleton, clip: &RawClip, format: KeyFormat) -> Resul
         ranges: vec![],
         compressed: Default::default(),
     };
-    // animated[c] = joints whose channel c is animated.
+    if stored.is_some_and(|s| s.len() != n) {
+        return Err(format!("clip `{}`: a chunk mask of another joint count than the skeleton's {n}", clip.name));
+    }
+    // animated[c] = joints whose channel c is animated; the whole clip's, for the compressor's search.
     let mut animated: [Vec<u16>; 3] = Default::default();
+    let mut whole: [Vec<u16>; 3] = Default::default();
     for channel in Channel::ALL {
         for joint in 0..n {
             let rest = channel_value(&skeleton.rest[joint], channel);
             let first = channel_value(&clip.frames[0][joint], channel);
             let constant = clip.frames.iter().all(|fr| close(channel_value(&fr[joint], channel), first, channel));
             if constant && close(first, rest, channel) {
+                continue;
+            }
+            if !constant {
+                whole[channel as usize].push(joint as u16);
+            }
+            if !stored.is_none_or(|s| s[joint]) {
                 continue;
             }
             if constant {
@@ -98,7 +115,7 @@ fn bake_clip(skeleton: &RawSkeleton, clip: &RawClip, format: KeyFormat) -> Resul
         baked.track_joints.extend(&animated[channel as usize]);
     }
     if let KeyFormat::Compressed(precision) = format {
-        baked.compressed = crate::compress::compress(skeleton, clip, &animated, precision)
+        baked.compressed = crate::compress::compress(skeleton, clip, &whole, precision, stored)
             .map_err(|e| format!("clip `{}`: {e}", clip.name))?;
         return Ok(baked);
     }
@@ -227,7 +244,7 @@ pub fn bake(skeleton: &RawSkeleton, clips: &[RawClip], format: KeyFormat) -> Res
     bake_with(skeleton, clips, format, &Extras::default())
 }
 
-/// [`bake`] with annotations and a skin. Markers are sorted by time; a time outside its clip, a range with
+/// [`bake`] with annotations, a skin, phases and chunk masks. Markers are sorted by time; a time outside its clip, a range with
 /// `start > end` or a non-finite value is an error naming the clip and the annotation. Compressed keys are
 /// searched for only once the same clips baked as `f32` load: what the loader refuses (a joint past the
 /// model-space bound, say) fails in the time of a plain bake, not after the compression search.
@@ -240,6 +257,9 @@ pub fn bake_with(
     if let KeyFormat::Compressed(_) = format {
         let plain = bake_with(skeleton, clips, KeyFormat::F32, extras)?;
         sinew::Asset::load(plain.bytes()).map_err(|e| e.to_string())?;
+    }
+    if !extras.masks.is_empty() && extras.masks.len() != clips.len() {
+        return Err(format!("{} clips but chunk masks for {}", clips.len(), extras.masks.len()));
     }
     if !extras.annotations.is_empty() && extras.annotations.len() != clips.len() {
         return Err(format!("{} clips but annotations for {}", clips.len(), extras.annotations.len()));
@@ -345,7 +365,7 @@ pub fn bake_with(
     let placeholder = vec![[0u8; 64]; clips.len()];
     let records_ref = w.section(&placeholder);
     for (i, clip) in clips.iter().enumerate() {
-        let baked = bake_clip(skeleton, clip, format)?;
+        let baked = bake_clip(skeleton, clip, format, extras.masks.get(i).and_then(Option::as_deref))?;
         let constants = w.section(&baked.constants);
         let step_tracks = clip.step.step_tracks(&baked.track_joints, baked.num_tracks);
         let track_joints = w.section(&[baked.track_joints.as_slice(), &step_tracks].concat());

@@ -80,7 +80,10 @@ fn value_of(t: &sinew::math::Transform, channel: Channel) -> [f32; 4] {
     v.map(|c| c / len)
 }
 
-/// Compresses the animated tracks `animated[channel]` (joints ascending, as the clip lists them) of `clip`.
+/// Compresses the animated tracks `animated[channel]` (joints ascending, as the clip lists them) of `clip`,
+/// writing only those of the joints `stored` marks (all when `None`): a chunk of a clip split by bone masks
+/// keeps the bits and ranges the whole clip's search chose for its tracks, so it decodes them bit for bit as
+/// the whole clip does.
 ///
 /// Errors: a bound or distance that is not finite and positive (distance: non-negative).
 pub fn compress(
@@ -88,6 +91,7 @@ pub fn compress(
     clip: &RawClip,
     animated: &[Vec<u16>; 3],
     precision: Precision,
+    stored: Option<&[bool]>,
 ) -> Result<Compressed, String> {
     let Precision { max_error, distance } = precision;
     if !(max_error.is_finite() && max_error > 0.0) {
@@ -133,13 +137,20 @@ pub fn compress(
     let subtree = subtrees(&skeleton.parents);
     let reach = reaches(skeleton, &subtree, distance);
     let hierarchy = Hierarchy { skeleton, subtree: &subtree, reach: &reach };
+    let keep: Vec<bool> = tracks.iter().map(|t| stored.is_none_or(|stored| stored[t.joint])).collect();
+    let (kept_tracks, kept_ranges) = (kept(tracks.iter().collect(), &keep), kept(ranges.clone(), &keep));
     let mut data = vec![0u8; 8 * segments];
     for (s, dropped) in dropped.iter().enumerate() {
         let span = s * SEGMENT_FRAMES..((s + 1) * SEGMENT_FRAMES).min(frames);
         let formats = search(&hierarchy, clip, &tracks, &ranges, dropped, span.clone(), precision);
-        write_segment(&mut data, s, span, &tracks, &ranges, &formats);
+        write_segment(&mut data, s, span, &kept_tracks, &kept_ranges, &kept(formats, &keep));
     }
-    finish(data, ranges, &clip.name)
+    finish(data, kept_ranges, &clip.name)
+}
+
+/// The items whose `keep` entry is set.
+fn kept<T>(items: Vec<T>, keep: &[bool]) -> Vec<T> {
+    items.into_iter().zip(keep).filter(|(_, k)| **k).map(|(item, _)| item).collect()
 }
 
 /// Compresses a clip's scalar curves (`values[k]`: curve `k`'s value at each frame) as one-component tracks
@@ -196,7 +207,7 @@ pub fn compress_curves(clip: &str, values: &[Vec<f32>], precision: &[f32]) -> Re
             }
             formats.push(format);
         }
-        write_segment(&mut data, s, span, &tracks, &ranges, &formats);
+        write_segment(&mut data, s, span, &tracks.iter().collect::<Vec<_>>(), &ranges, &formats);
     }
     finish(data, ranges, clip)
 }
@@ -207,7 +218,7 @@ fn write_segment(
     data: &mut Vec<u8>,
     s: usize,
     span: std::ops::Range<usize>,
-    tracks: &[Track],
+    tracks: &[&Track],
     ranges: &[TrackRange],
     formats: &[SegmentTrack],
 ) {

@@ -6,7 +6,8 @@
 //!   `sample` (the runtime's sampling on the host);
 //! - importers: `bvh`, `gltf_import`; the procedural `rig`;
 //! - `annotate` (markers, ranges, foot plants), `clip_error` (the error a viewer sees), `rate` (the lowest key
-//!   rate within a bound), `loops` (a looping clip's seam and its fix), `compress`, `bake`;
+//!   rate within a bound), `loops` (a looping clip's seam and its fix), `compress`, `chunks` (clips split by
+//!   bone masks), `bake`;
 //! - readers of blobs and what runs on them: `blob`, `pose`, `root_motion`, `phase`, `bounds`;
 //! - `offline` (the commands of `sinew-bake`) and `fuzz` (what every fuzz target checks).
 
@@ -40,6 +41,7 @@ pub mod bake;
 pub mod blob;
 pub mod bounds;
 pub mod bvh;
+pub mod chunks;
 pub mod clip_error;
 pub mod compress;
 pub mod cuts;

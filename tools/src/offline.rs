@@ -98,6 +98,12 @@ pub struct BakeArgs {
     /// the source more closely, so goes lower). Play the blob the same way.
     #[arg(long, value_enum, default_value_t = InterpolationArg::Linear, requires = "reduce_rate")]
     pub interpolation: InterpolationArg,
+    /// Split clips into chunks by joint masks (bone-mask decomposition), each baked as a clip storing its joints
+    /// only: `{"chunks": [{"clip", "name", "subtrees": [joint], "joints": [joint], "without": [joint]}]}` (a
+    /// chunk takes its subtrees and single joints, less its `without` subtrees). A split clip is replaced by its
+    /// chunks; a blend graph's chunk node reassembles them exactly.
+    #[arg(long)]
+    pub chunks: Option<std::path::PathBuf>,
 }
 
 #[derive(Args)]
@@ -254,7 +260,16 @@ pub fn bake(args: &BakeArgs) -> Result<String, String> {
     };
     let (clips, seams) = loop_seams(&skeleton, clips, args.loop_fix, args.error_distance);
     notes += &seams;
-    let extras = raw::Extras { annotations, skin, phases };
+    let extras = raw::Extras { annotations, skin, phases, ..Default::default() };
+    let (clips, extras) = match &args.chunks {
+        Some(path) => {
+            let specs = crate::chunks::read_sidecar(path)?;
+            let (clips, extras, report) = crate::chunks::split(&skeleton, clips, extras, &specs)?;
+            notes += &report;
+            (clips, extras)
+        }
+        None => (clips, extras),
+    };
     let format = if args.compress {
         if !(args.max_error.is_finite() && args.max_error > 0.0) {
             return Err(format!("--max-error {}: give a positive number of centimetres", args.max_error));
@@ -265,7 +280,7 @@ pub fn bake(args: &BakeArgs) -> Result<String, String> {
     };
     let blob = bake::bake_with(&skeleton, &clips, format, &extras)?;
     std::fs::write(&args.out, blob.bytes()).map_err(|e| format!("{}: {e}", args.out.display()))?;
-    notes += &error_report(&skeleton, &clips, &blob, args.error_distance)?;
+    notes += &error_report(&skeleton, &clips, &extras.masks, &blob, args.error_distance)?;
     Ok(format!("{}: {}{notes}", args.out.display(), crate::blob::summary(&blob)?))
 }
 
@@ -365,6 +380,7 @@ fn skins_report(skins: &[(String, usize)], chosen: usize) -> String {
 fn error_report(
     skeleton: &raw::RawSkeleton,
     clips: &[raw::RawClip],
+    masks: &[Option<Vec<bool>>],
     blob: &raw::AlignedBlob,
     distance_cm: f64,
 ) -> Result<String, String> {
@@ -375,9 +391,17 @@ fn error_report(
     let per_cm = scale.units_per_cm();
     let mut out = String::new();
     for (index, clip) in clips.iter().enumerate() {
-        let error = clip_error(skeleton, clip, &asset, index, distance_cm * per_cm)?;
+        // A chunk is measured as it plays alone, the joints outside its mask at rest, against its joints' raw size.
+        let (error, joints, alone) = match masks.get(index) {
+            Some(Some(mask)) => {
+                let alone = crate::chunks::masked(skeleton, clip, mask);
+                let error = clip_error(skeleton, &alone, &asset, index, distance_cm * per_cm)?;
+                (error, mask.iter().filter(|m| **m).count(), " (a chunk, alone)")
+            }
+            _ => (clip_error(skeleton, clip, &asset, index, distance_cm * per_cm)?, skeleton.parents.len(), ""),
+        };
         let stored = asset.clip(index).map_or(0, |c| c.data_bytes());
-        let raw = RAW_BYTES_PER_JOINT_FRAME * skeleton.parents.len() * clip.frames.len();
+        let raw = RAW_BYTES_PER_JOINT_FRAME * joints * clip.frames.len();
         let measured = match scale {
             FigureScale::Centimetres { .. } => format!(
                 "error max {:.4} cm, p99 {:.4} cm (virtual points {distance_cm} cm from each joint, figure scaled to 1.7 m",
@@ -392,7 +416,7 @@ fn error_report(
             ),
         };
         out += &format!(
-            "\n  `{}`: {measured}; {} times); {stored} bytes, {:.1}:1 against raw f32",
+            "\n  `{}`{alone}: {measured}; {} times); {stored} bytes, {:.1}:1 against raw f32",
             clip.name,
             error.samples,
             raw as f64 / stored.max(1) as f64

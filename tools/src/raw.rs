@@ -356,6 +356,9 @@ pub struct Extras {
     pub skin: Option<RawSkin>,
     /// None, or one per clip (`None` for a clip without a phase).
     pub phases: Vec<Option<RawPhase>>,
+    /// None, or one per clip: for a chunk of a clip split by bone masks (`crate::chunks`), the joints it stores
+    /// tracks for, the others elided as rest (`None`: every joint).
+    pub masks: Vec<Option<Vec<bool>>>,
 }
 
 /// A clip's stride phase table (see `sinew::phase` and `sinew::asset::PhaseRecord`).

@@ -11,7 +11,11 @@
 //!   given) to its first, weighted and optionally masked, as a character's additive layer does;
 //! - `Space1d` lerps the two children whose positions bracket its parameter (clamped to the ends); `Space2d`
 //!   takes the barycentric weights of the triangle holding its point (outside every triangle, those of the
-//!   nearest point on their edges).
+//!   nearest point on their edges);
+//! - `Chunks` reassembles clips split by bone masks at bake (Just Cause 3's decomposition): its children are
+//!   leaves, and each joint comes from the last child whose clip stores a track for it (the rest pose where none
+//!   does), bit for bit (see [`place_chunk`]). The chunks of one clip give its unsplit sample exactly; chunks
+//!   of different clips (a walk's legs, a rifle's arms) play on one skeleton.
 //!
 //! Pruning: each frame one pass from the root down marks the children each needed node reads at its parameters;
 //! a node no needed node reads is skipped. A node left reading one child (a lerp at 0 or 1, a sum with one
@@ -38,7 +42,9 @@ use crate::data::clip::Clip;
 use crate::data::skeleton::Skeleton;
 use crate::error::{Buffer, Error, GraphProblem, Limit};
 use crate::math::{F4, SoaTransform, interpolate};
-use crate::stages::blending::{BlendLayer, BlendingJob, DEFAULT_THRESHOLD, MAX_LAYERS, add_in_place, additive_delta};
+use crate::stages::blending::{
+    BlendLayer, BlendingJob, DEFAULT_THRESHOLD, MAX_LAYERS, add_in_place, additive_delta, place_chunk,
+};
 use crate::stages::sampling::{ContextState, Interpolation, Playback, SamplingContext, SamplingJob};
 
 /// Most nodes one graph holds.
@@ -120,6 +126,11 @@ pub enum Node<'a> {
         /// The parameter for the second coordinate.
         y: usize,
     },
+    /// Chunks of clips split by bone masks: each joint from the last child whose clip stores a track for it.
+    Chunks {
+        /// `Clip` nodes (1 to `MAX_LEAVES`), placed in order.
+        children: &'a [usize],
+    },
 }
 
 impl Node<'_> {
@@ -128,7 +139,9 @@ impl Node<'_> {
             Node::Clip { .. } => 0,
             Node::Lerp { .. } | Node::Additive { .. } => 2,
             Node::WeightedSum { children } => children.len(),
-            Node::Space1d { children, .. } | Node::Space2d { children, .. } => children.len(),
+            Node::Space1d { children, .. } | Node::Space2d { children, .. } | Node::Chunks { children } => {
+                children.len()
+            }
         }
     }
 
@@ -138,14 +151,14 @@ impl Node<'_> {
             Node::Lerp { a, b, .. } => [a, b][k],
             Node::Additive { base, delta, .. } => [base, delta][k],
             Node::WeightedSum { children } => children[k].node,
-            Node::Space1d { children, .. } | Node::Space2d { children, .. } => children[k],
+            Node::Space1d { children, .. } | Node::Space2d { children, .. } | Node::Chunks { children } => children[k],
         }
     }
 
     /// The parameters the node reads, and whether each must be ≥ 0 (a sum's weights).
     fn parameters(&self, mut f: impl FnMut(usize, bool)) {
         match *self {
-            Node::Clip { .. } => {}
+            Node::Clip { .. } | Node::Chunks { .. } => {}
             Node::Lerp { weight, .. } | Node::Additive { weight, .. } => f(weight, false),
             Node::WeightedSum { children } => children.iter().for_each(|c| f(c.weight, true)),
             Node::Space1d { parameter, .. } => f(parameter, false),
@@ -257,6 +270,15 @@ fn plan(nodes: &[Node<'_>], num_joints: usize, num_params: usize) -> Result<Plan
                 let corner_ok = |t: &[usize; 3]| t.iter().all(|&c| c < points.len());
                 if triangles.is_empty() || !triangles.iter().all(|t| corner_ok(t) && has_area(points, *t)) {
                     return Err(invalid(GraphProblem::Triangles));
+                }
+            }
+            Node::Chunks { children } => {
+                if children.is_empty() || children.len() > MAX_LEAVES {
+                    return Err(invalid(GraphProblem::Children));
+                }
+                // Children are earlier nodes (checked above), so indexing them is in bounds.
+                if !children.iter().all(|&c| matches!(nodes[c], Node::Clip { .. })) {
+                    return Err(invalid(GraphProblem::Chunk));
                 }
             }
         }
@@ -453,7 +475,8 @@ impl<'a> BlendGraph<'a> {
     /// Errors: `Limit` (`GraphNodes`, `GraphLeaves`); `InvalidGraph { node, problem }` for the first node that
     /// names a later child, a leaf twice or past the count, a parameter at or past `num_params`, a mask or
     /// reference of the wrong length or with a weight outside `[0, 1]` (a zero scale), a child count outside its
-    /// range, or blend-space positions and triangles that are not usable (see [`GraphProblem`]); `JointCount`;
+    /// range, blend-space positions and triangles that are not usable, or a chunk child that is not a clip (see
+    /// [`GraphProblem`]); `JointCount`;
     /// `ArenaExhausted`.
     pub fn new(arena: &'a Arena<'_>, skeleton: &Skeleton<'_>, desc: &GraphDesc<'a>) -> Result<BlendGraph<'a>, Error> {
         BlendGraph::build(arena, skeleton, desc, None)
@@ -563,6 +586,8 @@ enum Read<'a> {
         nodes: [usize; 3],
         weights: [f32; 3],
     },
+    /// Clip nodes whose stored joints are placed in order.
+    Chunks(&'a [usize]),
     Add {
         base: usize,
         delta: usize,
@@ -584,6 +609,7 @@ impl Read<'_> {
             }
             Read::Sum(children) => children.iter().filter(|c| params[c.weight] > 0.0).for_each(|c| f(c.node)),
             Read::Triangle { nodes, .. } => nodes.iter().for_each(|&n| f(n)),
+            Read::Chunks(children) => children.iter().for_each(|&n| f(n)),
             Read::Add { base, delta, .. } => {
                 f(base);
                 f(delta);
@@ -650,6 +676,8 @@ fn decide<'a>(node: &Node<'a>, step: &Step, params: &[f32]) -> Read<'a> {
                 _ => Read::Triangle { nodes: [n0, n1, n2], weights: [w0, w1, w2] },
             }
         }
+        Node::Chunks { children: &[only] } => Read::Copy(only),
+        Node::Chunks { children } => Read::Chunks(children),
     }
 }
 
@@ -801,6 +829,15 @@ impl BlendGraphJob<'_, '_> {
                     let layers = [layer(0), layer(1), layer(2)];
                     let threshold = DEFAULT_THRESHOLD;
                     BlendingJob { skeleton, layers: &layers, additive: &[], threshold, output: out }.run()?;
+                }
+                Read::Chunks(children) => {
+                    out.copy_from_slice(pose(children[0]));
+                    for &child in &children[1..] {
+                        // Building checked that every chunk child is a clip node.
+                        if let Node::Clip { leaf } = nodes[child] {
+                            place_chunk(out, pose(child), self.leaves[leaf].clip)?;
+                        }
+                    }
                 }
                 Read::Add { base, delta: source, weight, mask, reference } => {
                     out.copy_from_slice(pose(base));
