@@ -1,6 +1,9 @@
 //! Blend graph: a locomotion blend space of three clips (walk, jog, run, two read at a time) under an upper-body
 //! overlay, evaluated by the graph, by the same jobs called by hand, and by the naive glam AoS loop that samples
 //! and blends every clip, per rig size. One character, one 60 Hz frame per iteration; throughput counts joints.
+//!
+//! Chunks: a clip split by bone masks at bake (lower body, upper body) and reassembled by a chunk node, beside the
+//! unsplit clip sampled alone and the naive glam AoS sample of it: what a split costs at run time.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use sinew::blend_graph::{BlendGraph, BlendGraphJob, GraphDesc, Leaf, Node};
@@ -9,6 +12,7 @@ use sinew::math::{F4, SoaTransform};
 use sinew::{Arena, Asset, Interpolation, Playback, SamplingContext, SamplingJob};
 use sinew_bench_host::naive::{self, AosClip, AosPose};
 use sinew_tools::bake::{self, KeyFormat};
+use sinew_tools::raw::Extras;
 use sinew_tools::rig::Rig;
 use std::hint::black_box;
 
@@ -139,5 +143,84 @@ fn blend_graph(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, blend_graph);
+fn chunks(c: &mut Criterion) {
+    let mut group = c.benchmark_group("chunks");
+    for n in [67, 256] {
+        let rig = Rig::humanoid(n);
+        let skeleton = rig.skeleton();
+        let clip = rig.clip(FRAMES, RATE);
+        let g = skeleton.num_soa_joints();
+        // The upper body from the first spine joint, and the rest.
+        let mut upper = vec![F4::ZERO; g];
+        subtree_mask(&skeleton, 2, 1.0, &mut upper).expect("mask");
+        let upper: Vec<bool> = (0..n).map(|j| upper[j / 4].to_array()[j % 4] > 0.0).collect();
+        let lower: Vec<bool> = upper.iter().map(|u| !u).collect();
+        let clips = [clip.clone(), clip.clone(), clip.clone()];
+        let extras = Extras { masks: vec![None, Some(lower), Some(upper)], ..Default::default() };
+        let blob = bake::bake_with(&rig.raw_skeleton(), &clips, KeyFormat::F32, &extras).expect("bake");
+        let asset = Asset::load(blob.bytes()).expect("load");
+        let [whole, lower, upper] = [0, 1, 2].map(|c| asset.clip(c).expect("clip"));
+        let duration = (FRAMES - 1) as f32 / RATE;
+        group.throughput(Throughput::Elements(n as u64));
+        let mut output = vec![SoaTransform::IDENTITY; g];
+
+        let nodes = [Node::Chunks { leaves: &[0, 1] }];
+        let desc = GraphDesc { nodes: &nodes, num_params: 0, max_tracks: 0, interpolation: Interpolation::Linear };
+        let mut memory = vec![0u8; BlendGraph::required_bytes(&desc, n).expect("size")];
+        let arena = Arena::new(&mut memory);
+        let mut graph = BlendGraph::new(&arena, &skeleton, &desc).expect("graph");
+        let mut time = 0.0f32;
+        group.bench_function(BenchmarkId::new("sinew_chunks_graph", n), |b| {
+            b.iter(|| {
+                time = (time + GAME_DT) % duration;
+                let leaves =
+                    [&lower, &upper].map(|clip| Leaf { clip, time: black_box(time), playback: Playback::Loop });
+                let mut job = BlendGraphJob {
+                    graph: &mut graph,
+                    skeleton: &skeleton,
+                    leaves: &leaves,
+                    params: &[],
+                    output: &mut output,
+                };
+                job.run().expect("graph");
+                black_box(&output);
+            })
+        });
+
+        let mut whole_memory = vec![0u8; SamplingContext::required_bytes(n)];
+        let whole_arena = Arena::new(&mut whole_memory);
+        let mut context = SamplingContext::new(&whole_arena, n).expect("context");
+        let mut time = 0.0f32;
+        group.bench_function(BenchmarkId::new("sinew_whole_clip", n), |b| {
+            b.iter(|| {
+                time = (time + GAME_DT) % duration;
+                let mut job = SamplingJob {
+                    skeleton: &skeleton,
+                    clip: &whole,
+                    time: black_box(time),
+                    playback: Playback::Loop,
+                    context: &mut context,
+                    output: &mut output,
+                    curves: &mut [],
+                };
+                job.run().expect("sample");
+                black_box(&output);
+            })
+        });
+
+        let aos = AosClip { frames: clip.frames.iter().map(|f| AosPose::new(f)).collect(), sample_rate: RATE };
+        let mut out = AosPose::new(&rig.rest);
+        let mut time = 0.0f32;
+        group.bench_function(BenchmarkId::new("naive_aos_glam", n), |b| {
+            b.iter(|| {
+                time = (time + GAME_DT) % duration;
+                naive::sample(&aos, black_box(time), &mut out);
+                black_box(&out);
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, blend_graph, chunks);
 criterion_main!(benches);

@@ -458,7 +458,8 @@ pub enum Error {
 pub enum GraphProblem {
     /// A child index that is not an earlier node (children come before their parents).
     Child,
-    /// A leaf index past the graph's leaves, or leaves that do not number `0..n` once each.
+    /// A leaf index past the graph's leaves, or leaves (of clip and chunk nodes) that do not number `0..n` once
+    /// each.
     Leaf,
     /// A parameter index past the graph's parameters.
     Parameter,
@@ -472,8 +473,6 @@ pub enum GraphProblem {
     Positions,
     /// Blend space triangles: none, a corner past the children, or a triangle of no area.
     Triangles,
-    /// A chunk node's child that is not a clip node.
-    Chunk,
 }
 
 /// Which count passed its limit.

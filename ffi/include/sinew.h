@@ -113,8 +113,9 @@
 // A 2-D blend space: barycentric weights of the triangle holding (parameter `weight`, parameter `y`).
 #define SINEW_BLEND_NODE_SPACE_2D 5
 
-// Chunks of clips split by bone masks at bake (`sinew-bake bake --chunks`): `children` are `CLIP` nodes, and
-// each joint comes from the last whose clip stores a track for it, bit for bit (the rest pose where none does).
+// Leaves sampled into one pose in order (`children` holds leaf indices, numbered with the `CLIP` nodes'): each
+// after the first writes the joints its clip stores a track for, bit for bit. Reassembles clips split by bone
+// masks at bake (`sinew-bake bake --chunks`), and plays chunks of different clips on one skeleton.
 #define SINEW_BLEND_NODE_CHUNKS 6
 
 // The most nodes of one graph.
@@ -581,7 +582,7 @@ typedef struct sinew_blend_node {
   // `SPACE_2D`: the second coordinate's parameter.
   uint32_t y;
   // `SUM`: entries of `sum_children` (1 to 16); `SPACE_1D`: entries of `children` (1 to 16); `SPACE_2D`:
-  // entries of `children` (3 to 16); `CHUNKS`: entries of `children` (1 to 32).
+  // entries of `children` (3 to 16); `CHUNKS`: leaves in `children` (1 to 32).
   uint32_t num_children;
   // `SPACE_2D`: triangles (at least one).
   uint32_t num_triangles;
@@ -591,7 +592,7 @@ typedef struct sinew_blend_node {
   const struct sinew_soa_transform *reference;
   // `SUM`: the children and their weights.
   const struct sinew_blend_child *sum_children;
-  // `SPACE_1D`, `SPACE_2D`: the sample nodes; `CHUNKS`: the clip nodes, placed in order.
+  // `SPACE_1D`, `SPACE_2D`: the sample nodes; `CHUNKS`: the leaves, sampled in order.
   const uint32_t *children;
   // `SPACE_1D`: one position per child, strictly increasing; `SPACE_2D`: an x, y pair per child.
   const float *positions;

@@ -95,7 +95,7 @@ fn buffers(g: usize) -> Buffers {
         corners: [6, 0, 1],
         points: [0.0, 0.0, 1.0, 0.0, 0.0, 1.0],
         triangles: [0, 1, 2],
-        chunks: [1, 0],
+        chunks: [3, 4],
     }
 }
 
@@ -117,7 +117,7 @@ fn core_graph<'a>(buffers: &'a Buffers, weighted: &'a [Weighted<'a>]) -> Vec<Nod
             x: 5,
             y: 6,
         },
-        Node::Chunks { children: &[1, 0] },
+        Node::Chunks { leaves: &[3, 4] },
         Node::Lerp { a: 8, b: 7, weight: 3, mask: None },
     ]
 }
@@ -145,8 +145,9 @@ fn new_graph(asset: &sinew_asset, desc: &sinew_blend_graph_desc, memory: &mut Ve
     }
 }
 
-fn leaves(time: f32) -> [sinew_blend_leaf; 3] {
-    [(0, 0.0), (1, 0.4), (0, 0.9)].map(|(clip, offset)| sinew_blend_leaf {
+/// Leaves 0 to 2 for the clip nodes, 3 and 4 for the chunk node (two clips into one pose).
+fn leaves(time: f32) -> [sinew_blend_leaf; 5] {
+    [(0, 0.0), (1, 0.4), (0, 0.9), (1, 0.2), (0, 0.6)].map(|(clip, offset)| sinew_blend_leaf {
         clip,
         wrap: SINEW_WRAP_LOOP,
         time: time + offset,
@@ -191,7 +192,7 @@ fn a_graph_through_c_matches_the_core_bit_for_bit() {
                     asset,
                     &desc,
                     c_leaves.as_ptr(),
-                    3,
+                    5,
                     params.as_ptr(),
                     7,
                     c_out.as_mut_ptr(),
@@ -211,7 +212,7 @@ fn a_graph_through_c_matches_the_core_bit_for_bit() {
             };
             job.run().expect("core graph");
             assert_eq!(bits(&core_pose(&c_out)), bits(&rust_out), "frame {frame}");
-            for leaf in 0..3 {
+            for leaf in 0..5 {
                 let mut decoded = 0;
                 // SAFETY: valid pointers.
                 assert_eq!(unsafe { sinew_blend_graph_decoded_frames(graph, leaf, &mut decoded) }, SINEW_OK);
@@ -228,7 +229,7 @@ fn a_graph_through_c_matches_the_core_bit_for_bit() {
         let mut decoded = 0;
         // SAFETY: valid pointers.
         unsafe {
-            assert_eq!(sinew_blend_graph_decoded_frames(graph, 3, &mut decoded), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+            assert_eq!(sinew_blend_graph_decoded_frames(graph, 5, &mut decoded), SINEW_ERROR_INDEX_OUT_OF_RANGE);
         }
     });
 }
@@ -250,12 +251,12 @@ fn bad_graphs_and_calls_are_refused_and_write_nothing() {
         misaligned[4].mask = unsafe { buffers.mask.as_ptr().cast::<f32>().add(1) };
         let mut duplicate_leaf = nodes.clone();
         duplicate_leaf[3].leaf = 0;
-        // A chunk node taking a blend (the 1-D space) instead of a clip.
-        let chunk_of_blend = [0u32, 2];
-        let mut not_a_clip = nodes.clone();
-        not_a_clip[8].children = chunk_of_blend.as_ptr();
+        // A chunk node taking leaf 0, a clip node's, again.
+        let leaf_again = [0u32, 4];
+        let mut chunk_leaf_twice = nodes.clone();
+        chunk_leaf_twice[8].children = leaf_again.as_ptr();
         let cases: [(sinew_blend_graph_desc, sinew_status); 7] = [
-            (desc(&not_a_clip), SINEW_ERROR_INVALID_ARGUMENT),
+            (desc(&chunk_leaf_twice), SINEW_ERROR_INVALID_ARGUMENT),
             (desc(&bad_kind), SINEW_ERROR_INVALID_DESC),
             (sinew_blend_graph_desc { num_nodes: 0, ..good }, SINEW_ERROR_INVALID_DESC),
             (desc(&later_child), SINEW_ERROR_INVALID_ARGUMENT),
@@ -318,7 +319,7 @@ fn bad_graphs_and_calls_are_refused_and_write_nothing() {
                 assert_eq!(bits(&out), bits(&sentinel));
             };
         let good_leaves = leaves(0.1);
-        check(&good, &good_leaves[..2], &params, g, SINEW_ERROR_BUFFER);
+        check(&good, &good_leaves[..4], &params, g, SINEW_ERROR_BUFFER);
         check(&good, &good_leaves, &params[..6], g, SINEW_ERROR_BUFFER);
         check(&good, &good_leaves, &params, g - 1, SINEW_ERROR_BUFFER);
         let mut nan = params;

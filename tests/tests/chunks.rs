@@ -3,7 +3,6 @@
 //! on one skeleton, each joint from its own clip; the bytes a split costs; and every bad sidecar and graph.
 
 use sinew::blend_graph::{BlendGraph, BlendGraphJob, GraphDesc, Leaf, Node};
-use sinew::blending::place_chunk;
 use sinew::error::GraphProblem;
 use sinew::math::SoaTransform;
 use sinew::{Arena, Asset, Buffer, Clip, Error, Interpolation, Playback, SamplingContext, SamplingJob, Skeleton};
@@ -60,9 +59,8 @@ fn clip_named<'a>(asset: &Asset<'a>, name: &str) -> Clip<'a> {
 /// Poses of `clips` reassembled by a chunk node at each of `times`, through one graph (seeking or playing as the
 /// times go).
 fn reassembled(skeleton: &Skeleton<'_>, clips: &[Clip<'_>], times: &[f32], mode: Interpolation) -> Vec<SoaTransform> {
-    let children: Vec<usize> = (0..clips.len()).collect();
-    let mut nodes: Vec<Node<'_>> = (0..clips.len()).map(|leaf| Node::Clip { leaf }).collect();
-    nodes.push(Node::Chunks { children: &children });
+    let leaves: Vec<usize> = (0..clips.len()).collect();
+    let nodes = [Node::Chunks { leaves: &leaves }];
     let desc = GraphDesc { nodes: &nodes, num_params: 0, max_tracks: 3 * skeleton.num_joints(), interpolation: mode };
     let mut memory = vec![0u8; BlendGraph::required_bytes(&desc, skeleton.num_joints()).expect("size")];
     let arena = Arena::new(&mut memory);
@@ -177,43 +175,67 @@ fn a_split_costs_its_headers_only() {
 }
 
 #[test]
-fn place_chunk_takes_the_stored_joints_only() {
+fn a_chunk_writes_its_stored_joints_only() {
     let Some((skeleton, clips, specs)) = bandai() else { return };
     let [_, parts] = bake_both(&skeleton, &clips, &specs, KeyFormat::F32);
     let parts = Asset::load(parts.bytes()).expect("load");
     let upper = clip_named(&parts, "kick:upper");
-    let groups = parts.skeleton().num_soa_joints();
-    let chunk = vec![SoaTransform::IDENTITY; groups];
-    // A pose of recognisable values: every lane 7.
-    let seven = sinew::math::SoaTransform::select(
-        sinew::math::F4::lane_mask(0xF),
-        &bytemuck::cast([sinew::math::F4::splat(7.0); 10]),
-        &SoaTransform::IDENTITY,
-    );
-    let mut pose = vec![seven; groups];
-    place_chunk(&mut pose, &chunk, &upper).expect("place");
     let mask = sinew_tools::chunks::mask(&skeleton, &specs[2]).expect("mask");
     let stored: Vec<bool> = (0..skeleton.parents.len())
         .map(|j| upper.track_joints().contains(&(j as u16)) || upper.constants().iter().any(|c| c.joint as usize == j))
         .collect();
     assert!(stored.iter().zip(&mask).all(|(s, m)| !s || *m), "a chunk stores a joint outside its mask");
-    for j in 0..skeleton.parents.len() {
-        let lanes = pose[j / 4].components().map(|c| c.to_array()[j % 4]);
-        let expected = if stored[j] { SoaTransform::IDENTITY } else { seven };
-        assert_eq!(lanes, expected.components().map(|c| c.to_array()[j % 4]), "joint {j}");
+    assert!(stored.contains(&true));
+
+    let (skeleton, n) = (parts.skeleton(), parts.skeleton().num_joints());
+    let groups = skeleton.num_soa_joints();
+    let mut memory = vec![0u8; SamplingContext::required_bytes(n)];
+    let arena = Arena::new(&mut memory);
+    let mut context = SamplingContext::new(&arena, n).expect("context");
+    // A pose of recognisable values: every component 7.
+    let seven: SoaTransform = bytemuck::cast([sinew::math::F4::splat(7.0); 10]);
+    let whole = sampled(skeleton, &upper, &[0.4], Interpolation::Linear);
+    let mut pose = vec![seven; groups];
+    let playback = Playback::Loop;
+    let mut job = SamplingJob {
+        skeleton,
+        clip: &upper,
+        time: 0.4,
+        playback,
+        context: &mut context,
+        output: &mut pose,
+        curves: &mut [],
+    };
+    job.run_chunk().expect("chunk");
+    for (j, &stored) in stored.iter().enumerate() {
+        let lanes = |p: &SoaTransform| p.components().map(|c| c.to_array()[j % 4].to_bits());
+        let expected = if stored { lanes(&whole[j / 4]) } else { lanes(&seven) };
+        assert_eq!(lanes(&pose[j / 4]), expected, "joint {j}");
     }
-    // Lengths are checked before anything is written.
+    // Errors as `run`'s, before anything is written.
     let before = bits(&pose);
-    assert_eq!(
-        place_chunk(&mut pose, &chunk[..groups - 1], &upper),
-        Err(Error::BufferLength { buffer: Buffer::LayerPose, expected: groups, actual: groups - 1 })
-    );
-    let mut short = pose[..groups - 1].to_vec();
-    assert!(matches!(
-        place_chunk(&mut short, &chunk[..groups - 1], &upper),
-        Err(Error::BufferLength { buffer: Buffer::ClipJoints, .. })
-    ));
+    let mut job = SamplingJob {
+        skeleton,
+        clip: &upper,
+        time: f32::NAN,
+        playback,
+        context: &mut context,
+        output: &mut pose,
+        curves: &mut [],
+    };
+    assert_eq!(job.run_chunk(), Err(Error::NonFinite { buffer: Buffer::SampleTime, index: 0 }));
     assert_eq!(bits(&pose), before);
+    let mut short = pose[..groups - 1].to_vec();
+    let mut job = SamplingJob {
+        skeleton,
+        clip: &upper,
+        time: 0.4,
+        playback,
+        context: &mut context,
+        output: &mut short,
+        curves: &mut [],
+    };
+    assert!(matches!(job.run_chunk(), Err(Error::BufferLength { buffer: Buffer::SoaPose, .. })));
 }
 
 #[test]
@@ -227,13 +249,22 @@ fn bad_chunk_graphs_are_refused() {
         assert_eq!(BlendGraph::required_bytes(&desc, n).err(), Some(Error::InvalidGraph { node, problem }));
     };
     let clip = |leaf| Node::Clip { leaf };
-    let lerp = Node::Lerp { a: 0, b: 1, weight: 0, mask: None };
-    check(&[clip(0), clip(1), lerp, Node::Chunks { children: &[0, 2] }], 3, GraphProblem::Chunk);
-    check(&[clip(0), Node::Chunks { children: &[] }], 1, GraphProblem::Children);
-    check(&[clip(0), Node::Chunks { children: &[0, 1] }], 1, GraphProblem::Child);
-    let many = [0usize; 33];
-    check(&[clip(0), Node::Chunks { children: &many }], 1, GraphProblem::Children);
-    // One chunk is a copy of its clip: the same bits as sampling it.
+    // Leaves number 0..n once each, over clip and chunk nodes together.
+    check(&[clip(0), Node::Chunks { leaves: &[1, 0] }], 1, GraphProblem::Leaf);
+    check(&[clip(0), Node::Chunks { leaves: &[2, 2] }], 1, GraphProblem::Leaf);
+    check(&[clip(0), Node::Chunks { leaves: &[2] }], 1, GraphProblem::Leaf);
+    check(&[clip(0), Node::Chunks { leaves: &[] }], 1, GraphProblem::Children);
+    let desc = GraphDesc {
+        nodes: &[Node::Chunks { leaves: &[0, 32] }],
+        num_params: 0,
+        max_tracks: 0,
+        interpolation: Interpolation::Linear,
+    };
+    assert_eq!(
+        BlendGraph::required_bytes(&desc, n).err(),
+        Some(Error::Limit { what: sinew::error::Limit::GraphLeaves, value: 33, max: 32 })
+    );
+    // One chunk is its clip: the same bits as sampling it.
     let walk_lower = clip_named(&parts, "walk:lower");
     let times = times(walk_lower.duration(), 3);
     let one = reassembled(parts.skeleton(), &[walk_lower], &times, Interpolation::Linear);

@@ -12,10 +12,10 @@
 //! - `Space1d` lerps the two children whose positions bracket its parameter (clamped to the ends); `Space2d`
 //!   takes the barycentric weights of the triangle holding its point (outside every triangle, those of the
 //!   nearest point on their edges);
-//! - `Chunks` reassembles clips split by bone masks at bake (Just Cause 3's decomposition): its children are
-//!   leaves, and each joint comes from the last child whose clip stores a track for it (the rest pose where none
-//!   does), bit for bit (see [`place_chunk`]). The chunks of one clip give its unsplit sample exactly; chunks
-//!   of different clips (a walk's legs, a rifle's arms) play on one skeleton.
+//! - `Chunks` samples several leaves into one pose, each joint from the last leaf whose clip stores a track for
+//!   it (the first leaf's sample where none does): clips split by bone masks at bake (Just Cause 3's
+//!   decomposition; see [`SamplingJob::run_chunk`]). The chunks of one clip give its unsplit sample bit for bit;
+//!   chunks of different clips (a walk's legs, a rifle's arms) play on one skeleton.
 //!
 //! Pruning: each frame one pass from the root down marks the children each needed node reads at its parameters;
 //! a node no needed node reads is skipped. A node left reading one child (a lerp at 0 or 1, a sum with one
@@ -39,13 +39,12 @@
 
 use crate::arena::Arena;
 use crate::data::clip::Clip;
+use crate::data::skeleton::MAX_JOINTS;
 use crate::data::skeleton::Skeleton;
 use crate::error::{Buffer, Error, GraphProblem, Limit};
 use crate::math::{F4, SoaTransform, interpolate};
-use crate::stages::blending::{
-    BlendLayer, BlendingJob, DEFAULT_THRESHOLD, MAX_LAYERS, add_in_place, additive_delta, place_chunk,
-};
-use crate::stages::sampling::{ContextState, Interpolation, Playback, SamplingContext, SamplingJob};
+use crate::stages::blending::{BlendLayer, BlendingJob, DEFAULT_THRESHOLD, MAX_LAYERS, add_in_place, additive_delta};
+use crate::stages::sampling::{ContextState, Interpolation, Playback, SamplingContext, SamplingJob, stored_lanes};
 
 /// Most nodes one graph holds.
 pub const MAX_NODES: usize = 64;
@@ -126,32 +125,31 @@ pub enum Node<'a> {
         /// The parameter for the second coordinate.
         y: usize,
     },
-    /// Chunks of clips split by bone masks: each joint from the last child whose clip stores a track for it.
+    /// Leaves sampled into one pose in order, each writing the joints its clip stores a track for (chunks of
+    /// clips split by bone masks); the first is sampled whole. Like `Clip`, a node with no children.
     Chunks {
-        /// `Clip` nodes (1 to `MAX_LEAVES`), placed in order.
-        children: &'a [usize],
+        /// The leaves (1 to `MAX_LEAVES`; numbered with the `Clip` nodes' leaves, each once in the graph).
+        leaves: &'a [usize],
     },
 }
 
 impl Node<'_> {
     fn num_children(&self) -> usize {
         match *self {
-            Node::Clip { .. } => 0,
+            Node::Clip { .. } | Node::Chunks { .. } => 0,
             Node::Lerp { .. } | Node::Additive { .. } => 2,
             Node::WeightedSum { children } => children.len(),
-            Node::Space1d { children, .. } | Node::Space2d { children, .. } | Node::Chunks { children } => {
-                children.len()
-            }
+            Node::Space1d { children, .. } | Node::Space2d { children, .. } => children.len(),
         }
     }
 
     fn child(&self, k: usize) -> usize {
         match *self {
-            Node::Clip { .. } => usize::MAX,
+            Node::Clip { .. } | Node::Chunks { .. } => usize::MAX,
             Node::Lerp { a, b, .. } => [a, b][k],
             Node::Additive { base, delta, .. } => [base, delta][k],
             Node::WeightedSum { children } => children[k].node,
-            Node::Space1d { children, .. } | Node::Space2d { children, .. } | Node::Chunks { children } => children[k],
+            Node::Space1d { children, .. } | Node::Space2d { children, .. } => children[k],
         }
     }
 
@@ -229,16 +227,24 @@ fn plan(nodes: &[Node<'_>], num_joints: usize, num_params: usize) -> Result<Plan
         if !parameter_ok {
             return Err(invalid(GraphProblem::Parameter));
         }
+        let mut take_leaf = |leaf: usize| {
+            if leaf >= MAX_LEAVES {
+                return Err(Error::Limit { what: Limit::GraphLeaves, value: leaf + 1, max: MAX_LEAVES });
+            }
+            if leaf_node[leaf] != usize::MAX {
+                return Err(invalid(GraphProblem::Leaf));
+            }
+            leaf_node[leaf] = i;
+            leaves += 1;
+            Ok(())
+        };
         match *node {
-            Node::Clip { leaf } => {
-                if leaf >= MAX_LEAVES {
-                    return Err(Error::Limit { what: Limit::GraphLeaves, value: leaf + 1, max: MAX_LEAVES });
+            Node::Clip { leaf } => take_leaf(leaf)?,
+            Node::Chunks { leaves } => {
+                if leaves.is_empty() {
+                    return Err(invalid(GraphProblem::Children));
                 }
-                if leaf_node[leaf] != usize::MAX {
-                    return Err(invalid(GraphProblem::Leaf));
-                }
-                leaf_node[leaf] = i;
-                leaves += 1;
+                leaves.iter().try_for_each(|&leaf| take_leaf(leaf))?;
             }
             Node::Lerp { mask, .. } | Node::Additive { mask, .. } => {
                 mask_bounds(mask, num_joints).map_err(|_| invalid(GraphProblem::Mask))?;
@@ -270,15 +276,6 @@ fn plan(nodes: &[Node<'_>], num_joints: usize, num_params: usize) -> Result<Plan
                 let corner_ok = |t: &[usize; 3]| t.iter().all(|&c| c < points.len());
                 if triangles.is_empty() || !triangles.iter().all(|t| corner_ok(t) && has_area(points, *t)) {
                     return Err(invalid(GraphProblem::Triangles));
-                }
-            }
-            Node::Chunks { children } => {
-                if children.is_empty() || children.len() > MAX_LEAVES {
-                    return Err(invalid(GraphProblem::Children));
-                }
-                // Children are earlier nodes (checked above), so indexing them is in bounds.
-                if !children.iter().all(|&c| matches!(nodes[c], Node::Clip { .. })) {
-                    return Err(invalid(GraphProblem::Chunk));
                 }
             }
         }
@@ -475,8 +472,7 @@ impl<'a> BlendGraph<'a> {
     /// Errors: `Limit` (`GraphNodes`, `GraphLeaves`); `InvalidGraph { node, problem }` for the first node that
     /// names a later child, a leaf twice or past the count, a parameter at or past `num_params`, a mask or
     /// reference of the wrong length or with a weight outside `[0, 1]` (a zero scale), a child count outside its
-    /// range, blend-space positions and triangles that are not usable, or a chunk child that is not a clip (see
-    /// [`GraphProblem`]); `JointCount`;
+    /// range, or blend-space positions and triangles that are not usable (see [`GraphProblem`]); `JointCount`;
     /// `ArenaExhausted`.
     pub fn new(arena: &'a Arena<'_>, skeleton: &Skeleton<'_>, desc: &GraphDesc<'a>) -> Result<BlendGraph<'a>, Error> {
         BlendGraph::build(arena, skeleton, desc, None)
@@ -586,7 +582,7 @@ enum Read<'a> {
         nodes: [usize; 3],
         weights: [f32; 3],
     },
-    /// Clip nodes whose stored joints are placed in order.
+    /// Leaves sampled in order into one pose, each writing its clip's stored joints after the first.
     Chunks(&'a [usize]),
     Add {
         base: usize,
@@ -601,7 +597,7 @@ impl Read<'_> {
     /// Calls `f` for each node this read takes a pose from.
     fn inputs(&self, params: &[f32], mut f: impl FnMut(usize)) {
         match *self {
-            Read::Nothing | Read::Sample(_) | Read::Rest => {}
+            Read::Nothing | Read::Sample(_) | Read::Rest | Read::Chunks(_) => {}
             Read::Copy(c) => f(c),
             Read::Lerp { a, b, .. } => {
                 f(a);
@@ -609,7 +605,6 @@ impl Read<'_> {
             }
             Read::Sum(children) => children.iter().filter(|c| params[c.weight] > 0.0).for_each(|c| f(c.node)),
             Read::Triangle { nodes, .. } => nodes.iter().for_each(|&n| f(n)),
-            Read::Chunks(children) => children.iter().for_each(|&n| f(n)),
             Read::Add { base, delta, .. } => {
                 f(base);
                 f(delta);
@@ -676,8 +671,7 @@ fn decide<'a>(node: &Node<'a>, step: &Step, params: &[f32]) -> Read<'a> {
                 _ => Read::Triangle { nodes: [n0, n1, n2], weights: [w0, w1, w2] },
             }
         }
-        Node::Chunks { children: &[only] } => Read::Copy(only),
-        Node::Chunks { children } => Read::Chunks(children),
+        Node::Chunks { leaves } => Read::Chunks(leaves),
     }
 }
 
@@ -830,14 +824,30 @@ impl BlendGraphJob<'_, '_> {
                     let threshold = DEFAULT_THRESHOLD;
                     BlendingJob { skeleton, layers: &layers, additive: &[], threshold, output: out }.run()?;
                 }
-                Read::Chunks(children) => {
-                    out.copy_from_slice(pose(children[0]));
-                    for &child in &children[1..] {
-                        // Building checked that every chunk child is a clip node.
-                        if let Node::Clip { leaf } = nodes[child] {
-                            place_chunk(out, pose(child), self.leaves[leaf].clip)?;
+                Read::Chunks(leaves) => {
+                    // Each later leaf writes the lanes it stores (the last storing a lane wins); the first leaf then
+                    // writes the lanes none of them stores (padding lanes among them), so every lane is
+                    // interpolated once and holds what sampling the first leaf whole gives it.
+                    let mut unstored = [0xFu8; MAX_JOINTS / 4];
+                    let mut sample = |leaf: usize, lanes: &[u8; MAX_JOINTS / 4]| {
+                        let input = &self.leaves[leaf];
+                        SamplingJob {
+                            skeleton,
+                            clip: input.clip,
+                            time: input.time,
+                            playback: input.playback,
+                            context: &mut contexts[leaf],
+                            output: &mut *out,
+                            curves: &mut [],
                         }
+                        .run_lanes(lanes)
+                    };
+                    for &leaf in &leaves[1..] {
+                        let stored = stored_lanes(self.leaves[leaf].clip);
+                        unstored[..groups].iter_mut().zip(&stored).for_each(|(lanes, stored)| *lanes &= !stored);
+                        sample(leaf, &stored)?;
                     }
+                    sample(leaves[0], &unstored)?;
                 }
                 Read::Add { base, delta: source, weight, mask, reference } => {
                     out.copy_from_slice(pose(base));

@@ -1,5 +1,4 @@
-//! Blending: weighted layers of SoA local poses → one pose, additive layers on top, a masked lerp, and the
-//! reassembly of clips split by bone masks at bake ([`place_chunk`]).
+//! Blending: weighted layers of SoA local poses → one pose, additive layers on top, and a masked lerp.
 //!
 //! Layout: every pose is SoA (`num_soa_joints` lane groups); per-joint weights (bone masks) are SoA too, one
 //! `F4` per lane group. Space: local. Units: weights are plain factors.
@@ -19,7 +18,6 @@
 //!
 //! Errors: see [`BlendingJob::validate`]; on an `Err` nothing is written.
 
-use crate::data::clip::Clip;
 use crate::data::skeleton::{MAX_JOINTS, Skeleton};
 use crate::error::{Buffer, Error};
 use crate::math::{F4, F8, SoaQuat, SoaTransform, SoaVec3, TransformPairs, interpolate};
@@ -434,37 +432,6 @@ pub fn subtree_mask(skeleton: &Skeleton<'_>, joint: usize, weight: f32, out: &mu
             *lane = if j < n && inside[j] { weight } else { 0.0 };
         }
         *out = F4::from_array(lanes);
-    }
-    Ok(())
-}
-
-/// A chunk of a clip split by bone masks at bake, placed into a pose: every joint `chunk_clip` stores a track for
-/// (animated or constant, in any channel) is copied from `chunk` (that clip's sample), whole and bit for bit;
-/// the others keep `pose`'s. Sampling a pose from the first chunk and placing the others gives the unsplit clip's
-/// sample exactly (Just Cause 3's compile-time decomposition), and chunks of different clips share one skeleton.
-///
-/// Layout: SoA, `num_soa_joints` lane groups; a lane group holding no stored joint is not touched. Cost:
-/// O(tracks + lane groups).
-///
-/// Errors: `BufferLength` (`LayerPose` for `chunk` against `pose`; `ClipJoints` unless the clip has one joint per
-/// real lane of `pose`); nothing is written then.
-pub fn place_chunk(pose: &mut [SoaTransform], chunk: &[SoaTransform], chunk_clip: &Clip<'_>) -> Result<(), Error> {
-    crate::error::check_len(Buffer::LayerPose, pose.len(), chunk.len())?;
-    let joints = chunk_clip.num_joints();
-    crate::error::check_len(Buffer::ClipJoints, crate::math::num_soa_joints(joints), pose.len())?;
-    // One bit per joint: the clip validated its joints below `num_joints <= MAX_JOINTS`.
-    let mut stored = [0u64; MAX_JOINTS / 64];
-    let constants = chunk_clip.constants().iter().map(|c| c.joint);
-    for joint in chunk_clip.track_joints().iter().copied().chain(constants) {
-        stored[usize::from(joint) / 64] |= 1 << (joint % 64);
-    }
-    for (g, (pose, chunk)) in pose.iter_mut().zip(chunk).enumerate() {
-        let lanes = (stored[g / 16] >> (4 * (g % 16))) as u32 & 0xF;
-        match lanes {
-            0 => {}
-            0xF => *pose = *chunk,
-            _ => *pose = SoaTransform::select(F4::lane_mask(lanes), chunk, pose),
-        }
     }
     Ok(())
 }

@@ -476,8 +476,33 @@ impl SamplingJob<'_, '_> {
 
     /// Writes the pose at `time`, interpolated as the context says ([`SamplingContext::interpolation`]).
     pub fn run(&mut self) -> Result<(), Error> {
+        self.sample::<false>(&[0; MAX_JOINTS / 4])
+    }
+
+    /// Writes, of the pose at `time`, only the joints the clip stores a track for (animated or constant, in any
+    /// channel), each bit for bit as [`SamplingJob::run`] writes it; the output's other joints keep their values.
+    /// How a clip split by bone masks at bake (`sinew-bake bake --chunks`) is put back together: run its first
+    /// chunk, then each other chunk into the same output, and the pose is the unsplit clip's, bit for bit; chunks
+    /// of different clips (a walk's legs, a rifle's arms) play on one skeleton the same way. Lane groups holding
+    /// no stored joint are neither interpolated nor written, so a chunk costs its own joints.
+    ///
+    /// Errors: as [`SamplingJob::run`].
+    pub fn run_chunk(&mut self) -> Result<(), Error> {
+        self.sample::<true>(&stored_lanes(self.clip))
+    }
+
+    /// [`SamplingJob::run`] writing only `lanes` (per lane group, bit `l` for lane `l`): a chunk node gives its
+    /// first leaf the lanes no later leaf stores, so each lane is interpolated once.
+    pub(crate) fn run_lanes(&mut self, lanes: &[u8; MAX_JOINTS / 4]) -> Result<(), Error> {
+        self.sample::<true>(lanes)
+    }
+
+    /// [`SamplingJob::run`], or with `CHUNK` only the lanes `lanes` holds.
+    #[inline(always)]
+    fn sample<const CHUNK: bool>(&mut self, lanes: &[u8; MAX_JOINTS / 4]) -> Result<(), Error> {
         self.validate()?;
         let clip = self.clip;
+        let writes = Writes::<CHUNK> { stored: lanes };
         let (f0, f1, fraction) = frame_position(clip, self.time, self.playback);
         self.context.bind(clip, self.skeleton.rest_pose());
         // At a key both modes give the key, so a cubic context reads four frames only between keys.
@@ -485,7 +510,7 @@ impl SamplingJob<'_, '_> {
             Interpolation::Cubic if fraction > 0.0 && fraction < 1.0 => {
                 let (frames, weights) = cubic_window(clip.num_frames(), f0, fraction, self.playback);
                 let [before, a, b, after] = self.context.fetch(clip, frames).map(|s| &*self.context.slots[s]);
-                catmull_rom_pass(clip, [before, a, b, after], weights.map(F4::splat), self.output);
+                catmull_rom_pass(clip, [before, a, b, after], weights.map(F4::splat), self.output, writes);
                 (a, b)
             }
             interpolation => {
@@ -495,8 +520,8 @@ impl SamplingJob<'_, '_> {
                 };
                 let (a, b) = (&*self.context.slots[s0], &*self.context.slots[s1]);
                 let t = F4::splat(fraction);
-                for ((out, a), b) in self.output.iter_mut().zip(a).zip(b) {
-                    *out = interpolate(a, b, t);
+                for (group, ((out, a), b)) in self.output.iter_mut().zip(a).zip(b).enumerate() {
+                    writes.write(group, out, || interpolate(a, b, t));
                 }
                 (a, b)
             }
@@ -506,6 +531,47 @@ impl SamplingJob<'_, '_> {
         }
         sample_curves(&clip.curves(), curve_position(clip, [f0, f1], fraction), self.curves);
         Ok(())
+    }
+}
+
+/// Per lane group, the lanes (bit `l` for lane `l`) whose joint `clip` stores a track for, animated or constant.
+pub(crate) fn stored_lanes(clip: &Clip<'_>) -> [u8; MAX_JOINTS / 4] {
+    let mut lanes = [0u8; MAX_JOINTS / 4];
+    let constants = clip.constants().iter().map(|c| c.joint);
+    // A validated clip names joints below `num_joints <= MAX_JOINTS`.
+    for joint in clip.track_joints().iter().copied().chain(constants) {
+        if let Some(group) = lanes.get_mut(usize::from(joint) / 4) {
+            *group |= 1 << (joint & 3);
+        }
+    }
+    lanes
+}
+
+/// Which lanes a pass writes: every lane, or (`CHUNK`) the stored lanes of each group, the others kept.
+#[derive(Clone, Copy)]
+struct Writes<'s, const CHUNK: bool> {
+    stored: &'s [u8; MAX_JOINTS / 4],
+}
+
+impl<const CHUNK: bool> Writes<'_, CHUNK> {
+    /// Whether group `group` is written at all.
+    #[inline(always)]
+    fn any(&self, group: usize) -> bool {
+        !CHUNK || self.stored[group] != 0
+    }
+
+    /// Writes `value()` into the lanes of `out` this pass writes, working it out only when there are some.
+    #[inline(always)]
+    fn write(&self, group: usize, out: &mut SoaTransform, value: impl FnOnce() -> SoaTransform) {
+        if !CHUNK {
+            *out = value();
+            return;
+        }
+        match self.stored[group] {
+            0 => {}
+            0xF => *out = value(),
+            lanes => *out = SoaTransform::select(F4::lane_mask(u32::from(lanes)), &value(), out),
+        }
     }
 }
 
@@ -580,7 +646,13 @@ impl<'c> AnimatedChannels<'c> {
 /// on the hemisphere of `a` (each flipped where its dot with the key it follows is negative), normalized.
 /// Translations and scales of the lanes that do not animate them are `a`'s (see [`AnimatedChannels`]).
 #[inline(always)]
-fn catmull_rom_pass(clip: &Clip<'_>, keys: [&[SoaTransform]; 4], w: [F4; 4], output: &mut [SoaTransform]) {
+fn catmull_rom_pass<const CHUNK: bool>(
+    clip: &Clip<'_>,
+    keys: [&[SoaTransform]; 4],
+    w: [F4; 4],
+    output: &mut [SoaTransform],
+    writes: Writes<'_, CHUNK>,
+) {
     let sum = |w: [F4; 4], x: [F4; 4]| w[3].mul_add(x[3], w[2].mul_add(x[2], w[1].mul_add(x[1], w[0] * x[0])));
     let vec3 =
         |v: [SoaVec3; 4]| SoaVec3 { x: sum(w, v.map(|v| v.x)), y: sum(w, v.map(|v| v.y)), z: sum(w, v.map(|v| v.z)) };
@@ -589,25 +661,33 @@ fn catmull_rom_pass(clip: &Clip<'_>, keys: [&[SoaTransform]; 4], w: [F4; 4], out
     let groups = output.iter_mut().zip(before).zip(a).zip(b).zip(after);
     for (group, ((((out, p), a), b), n)) in groups.enumerate() {
         let [translation, scale] = animated.next(group);
-        let keys = [p, a, b, n];
-        let held = |lanes: u32, v: [SoaVec3; 4]| match lanes {
-            0 => v[1],
-            0xF => vec3(v),
-            lanes => SoaVec3::select(F4::lane_mask(lanes), vec3(v), v[1]),
-        };
-        out.translation = held(translation, keys.map(|k| k.translation));
-        out.scale = held(scale, keys.map(|k| k.scale));
-        // Flipping a key is flipping its weight: `b` onto `a`'s side, `p` onto `a`'s, `n` onto the flipped `b`'s.
-        let (ab, bn) = (a.rotation.dot(b.rotation), b.rotation.dot(n.rotation));
-        let wr = [w[0].mul_sign(p.rotation.dot(a.rotation)), w[1], w[2].mul_sign(ab), w[3].mul_sign(bn).mul_sign(ab)];
-        let q = keys.map(|k| k.rotation);
-        out.rotation = SoaQuat {
-            x: sum(wr, q.map(|q| q.x)),
-            y: sum(wr, q.map(|q| q.y)),
-            z: sum(wr, q.map(|q| q.z)),
-            w: sum(wr, q.map(|q| q.w)),
+        if !writes.any(group) {
+            continue;
         }
-        .normalize();
+        writes.write(group, out, || {
+            let keys = [p, a, b, n];
+            let held = |lanes: u32, v: [SoaVec3; 4]| match lanes {
+                0 => v[1],
+                0xF => vec3(v),
+                lanes => SoaVec3::select(F4::lane_mask(lanes), vec3(v), v[1]),
+            };
+            // Flipping a key is flipping its weight: `b` onto `a`'s side, `p` onto `a`'s, `n` onto the flipped `b`'s.
+            let (ab, bn) = (a.rotation.dot(b.rotation), b.rotation.dot(n.rotation));
+            let wr =
+                [w[0].mul_sign(p.rotation.dot(a.rotation)), w[1], w[2].mul_sign(ab), w[3].mul_sign(bn).mul_sign(ab)];
+            let q = keys.map(|k| k.rotation);
+            let rotation = SoaQuat {
+                x: sum(wr, q.map(|q| q.x)),
+                y: sum(wr, q.map(|q| q.y)),
+                z: sum(wr, q.map(|q| q.z)),
+                w: sum(wr, q.map(|q| q.w)),
+            };
+            SoaTransform {
+                translation: held(translation, keys.map(|k| k.translation)),
+                rotation: rotation.normalize(),
+                scale: held(scale, keys.map(|k| k.scale)),
+            }
+        });
     }
 }
 

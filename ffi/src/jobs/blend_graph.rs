@@ -30,8 +30,9 @@ pub const SINEW_BLEND_NODE_ADDITIVE: u32 = 3;
 pub const SINEW_BLEND_NODE_SPACE_1D: u32 = 4;
 /// A 2-D blend space: barycentric weights of the triangle holding (parameter `weight`, parameter `y`).
 pub const SINEW_BLEND_NODE_SPACE_2D: u32 = 5;
-/// Chunks of clips split by bone masks at bake (`sinew-bake bake --chunks`): `children` are `CLIP` nodes, and
-/// each joint comes from the last whose clip stores a track for it, bit for bit (the rest pose where none does).
+/// Leaves sampled into one pose in order (`children` holds leaf indices, numbered with the `CLIP` nodes'): each
+/// after the first writes the joints its clip stores a track for, bit for bit. Reassembles clips split by bone
+/// masks at bake (`sinew-bake bake --chunks`), and plays chunks of different clips on one skeleton.
 pub const SINEW_BLEND_NODE_CHUNKS: u32 = 6;
 /// The most nodes of one graph.
 pub const SINEW_MAX_BLEND_NODES: u32 = 64;
@@ -78,7 +79,7 @@ pub struct sinew_blend_node {
     /// `SPACE_2D`: the second coordinate's parameter.
     pub y: u32,
     /// `SUM`: entries of `sum_children` (1 to 16); `SPACE_1D`: entries of `children` (1 to 16); `SPACE_2D`:
-    /// entries of `children` (3 to 16); `CHUNKS`: entries of `children` (1 to 32).
+    /// entries of `children` (3 to 16); `CHUNKS`: leaves in `children` (1 to 32).
     pub num_children: u32,
     /// `SPACE_2D`: triangles (at least one).
     pub num_triangles: u32,
@@ -88,7 +89,7 @@ pub struct sinew_blend_node {
     pub reference: *const sinew_soa_transform,
     /// `SUM`: the children and their weights.
     pub sum_children: *const sinew_blend_child,
-    /// `SPACE_1D`, `SPACE_2D`: the sample nodes; `CHUNKS`: the clip nodes, placed in order.
+    /// `SPACE_1D`, `SPACE_2D`: the sample nodes; `CHUNKS`: the leaves, sampled in order.
     pub children: *const u32,
     /// `SPACE_1D`: one position per child, strictly increasing; `SPACE_2D`: an x, y pair per child.
     pub positions: *const f32,
@@ -322,7 +323,7 @@ unsafe fn convert<'e, 'a: 'e>(
                     y: node.y as usize,
                 }
             }
-            SINEW_BLEND_NODE_CHUNKS => Node::Chunks { children: &edges.indices[start..start + n] },
+            SINEW_BLEND_NODE_CHUNKS => Node::Chunks { leaves: &edges.indices[start..start + n] },
             _ => return Err(SINEW_ERROR_INVALID_DESC),
         };
         nodes.push(core).map_err(full)?;
@@ -342,9 +343,14 @@ impl Converted<'_> {
 }
 
 impl Converted<'_> {
-    /// The graph's leaves: its clip nodes.
+    /// The graph's leaves: its clip nodes' and chunk nodes'.
     fn num_leaves(&self) -> usize {
-        self.nodes.iter().filter(|n| matches!(n, Node::Clip { .. })).count()
+        let leaves = |node: &Node<'_>| match node {
+            Node::Clip { .. } => 1,
+            Node::Chunks { leaves } => leaves.len(),
+            _ => 0,
+        };
+        self.nodes.iter().map(leaves).sum()
     }
 }
 
