@@ -476,7 +476,9 @@ impl SamplingJob<'_, '_> {
 
     /// Writes the pose at `time`, interpolated as the context says ([`SamplingContext::interpolation`]).
     pub fn run(&mut self) -> Result<(), Error> {
-        self.sample::<false>(&[0; MAX_JOINTS / 4])
+        // A static, so the whole-pose path builds no lane array (a 256-byte fill each call).
+        static EVERY_LANE: [u8; MAX_JOINTS / 4] = [0xF; MAX_JOINTS / 4];
+        self.sample::<false>(&EVERY_LANE)
     }
 
     /// Writes, of the pose at `time`, only the joints the clip stores a track for (animated or constant, in any
