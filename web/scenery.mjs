@@ -28,6 +28,42 @@ function lookAtBall(size, position) {
   return ball;
 }
 
+/**
+ * What a figure draws from when a view computes its pose itself: the model matrices at `model` (`joints` of
+ * them) in place of a character's. The page's controls (play, switch, the blend slider) call the character's
+ * methods; here they do nothing, the view reading them from `shown` instead.
+ */
+function matricesOnly(sinew, model, joints) {
+  return {
+    modelMatrices: () => sinew.floats(model, 16 * joints),
+    palette: () => new Float32Array(0),
+    update: () => {},
+    playSlot: () => {},
+    crossfade: () => {},
+    transitionSynced: () => 0,
+    bounds: (radius, list) => {
+      const m = sinew.floats(model, 16 * joints);
+      const min = [Infinity, Infinity, Infinity];
+      const max = [-Infinity, -Infinity, -Infinity];
+      for (const j of list) {
+        for (let c = 0; c < 3; ++c) {
+          min[c] = Math.min(min[c], m[16 * j + 12 + c] - radius);
+          max[c] = Math.max(max[c], m[16 * j + 12 + c] + radius);
+        }
+      }
+      return { min, max };
+    },
+  };
+}
+
+/** The figure `figure` of `shown` drawn from `character` (its meshes dropped: they follow a palette). */
+function drawFrom(shown, figure, character) {
+  figure.meshes?.group.removeFromParent();
+  figure.character = character;
+  figure.meshes = undefined;
+  if (shown.figures[0] === figure) shown.character = character;
+}
+
 function dispose(scene, objects) {
   for (const object of objects) {
     scene.remove(object);
@@ -288,32 +324,8 @@ export class AimScenery {
     this.yaws = AIM_GRID.map((_, y) => angles(this.poses[2 * n + y])[0]);
     this.pitches = AIM_GRID.map((_, p) => angles(this.poses[p * n + 2])[1]);
     this.pose = asset.restPoseCopy();
-    const figure = this.shown.figures[0];
-    figure.meshes?.group.removeFromParent();
-    const model = this.model;
-    const joints = asset.joints;
     // The figure (and the view's bounds) read the blend's matrices instead of the character's.
-    const blended = {
-      modelMatrices: () => s.floats(model, 16 * joints),
-      palette: () => new Float32Array(0),
-      // The blend is computed in `step`; nothing plays.
-      update: () => {},
-      bounds: (radius, list) => {
-        const m = s.floats(model, 16 * joints);
-        const min = [Infinity, Infinity, Infinity];
-        const max = [-Infinity, -Infinity, -Infinity];
-        for (const j of list) {
-          for (let c = 0; c < 3; ++c) {
-            min[c] = Math.min(min[c], m[16 * j + 12 + c] - radius);
-            max[c] = Math.max(max[c], m[16 * j + 12 + c] + radius);
-          }
-        }
-        return { min, max };
-      },
-    };
-    figure.character = blended;
-    this.shown.character = blended;
-    figure.meshes = undefined;
+    drawFrom(this.shown, this.shown.figures[0], matricesOnly(s, this.model, asset.joints));
     this.step();
   }
 
@@ -355,4 +367,83 @@ export class AimScenery {
   dispose() {
     dispose(this.scene, [this.ball]);
   }
+}
+
+/**
+ * A blend graph (`sinew_blend_graph_*`): a 1-D blend space over the clip and the "blend with" clip, at the blend
+ * slider, the two clocks synced by normalized time (each clip one cycle over the blended duration). The graph
+ * reads only the clips the slider reaches: at either end the other clip is not decoded, and the status line shows
+ * each leaf's decoded frames, the unread one's resting.
+ */
+export class BlendScenery {
+  constructor({ shown, scene, size }) {
+    this.shown = shown;
+    this.scene = scene;
+    this.size = size;
+    this.handles = [];
+    const asset = shown.asset;
+    const s = asset.sinew;
+    this.asset = asset;
+    this.graph = s.blendGraph(asset, [
+      { kind: 'clip', leaf: 0 },
+      { kind: 'clip', leaf: 1 },
+      { kind: 'space1d', children: [0, 1], positions: [0, 1], weight: 0 },
+    ], 1);
+    this.pose = asset.restPoseCopy();
+    // A blob baked with root motion: its motion root carries the travel, which a game moves the character by;
+    // the figure stays where it stands, as a character's pose does.
+    this.motionRoot = asset.jointName(0) === 'motion_root' ? asset.poseJoint(this.pose, 0) : null;
+    this.model = s.reserve(64 * asset.joints);
+    this.phase = 0;
+    this.decoded = [0, 0];
+    this.resting = [false, false];
+    drawFrom(shown, shown.figures[0], matricesOnly(s, this.model, asset.joints));
+    this.step(0, 0);
+  }
+
+  note() {
+    return 'Blend graph: a 1-D blend space between the clip and the "blend with" clip at the blend slider; '
+      + 'a clip the slider leaves unread is not decoded';
+  }
+
+  /** Each leaf's clip and decoded frames, the unread one marked. */
+  status() {
+    const leaves = this.clips().map((clip, k) => `clip ${clip} ${this.decoded[k]}${this.resting[k] ? ' (resting)' : ''}`);
+    return `frames decoded: ${leaves.join(', ')}`;
+  }
+
+  clips() {
+    return [this.shown.clip, this.shown.second];
+  }
+
+  /** The figure's box with half its size of room around it, the ground included. */
+  extent() {
+    const { min, max } = this.shown.bounds(0);
+    const room = 0.5 * Math.max(...max.map((v, k) => v - min[k]));
+    return { min: [min[0] - room, Math.min(min[1], 0), min[2] - room], max: max.map((v) => v + room) };
+  }
+
+  seek(time) {
+    this.phase = (time / Math.max(this.asset.clipDuration(this.shown.clip), 1e-3)) % 1;
+  }
+
+  drag() {}
+
+  /** One frame: both clocks on by `dt`, the graph evaluated at the slider, the figure posed. */
+  step(dt, speed) {
+    const { asset, shown } = this;
+    const clips = this.clips();
+    const durations = clips.map((clip) => Math.max(asset.clipDuration(clip), 1e-3));
+    const blend = Math.min(1, Math.max(0, shown.blend));
+    this.phase = (this.phase + dt * speed / (durations[0] + (durations[1] - durations[0]) * blend)) % 1;
+    const leaves = clips.map((clip, k) => ({ clip, time: this.phase * durations[k] }));
+    this.graph.evaluate(leaves, [blend], this.pose, asset.soaJoints());
+    if (this.motionRoot) asset.setPoseJoint(this.pose, 0, this.motionRoot);
+    asset.localToModel(this.pose, this.model);
+    const decoded = [0, 1].map((leaf) => this.graph.decodedFrames(leaf));
+    this.resting = decoded.map((d, k) => dt > 0 && d === this.decoded[k]);
+    this.decoded = decoded;
+  }
+
+  dispose() {}
 }

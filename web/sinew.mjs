@@ -24,6 +24,14 @@ const REPORT = 1024;
 const NAME = 1536;
 const AIM = 2048;
 
+/** `sinew_blend_node::kind` by name (`SINEW_BLEND_NODE_*`). */
+export const BLEND_NODE = { clip: 0, lerp: 1, sum: 2, additive: 3, space1d: 4, space2d: 5, chunks: 6 };
+// The graph structs on wasm32: sinew_blend_node (eight u32, six pointers), sinew_blend_graph_desc (a pointer,
+// four u32), sinew_blend_leaf (clip, wrap, time, reserved).
+const BLEND_NODE_SIZE = 56;
+const BLEND_DESC_SIZE = 20;
+const BLEND_LEAF_SIZE = 16;
+
 /** A status other than SINEW_OK, with the library's message. */
 export class SinewError extends Error {
   constructor(sinew, what, status) {
@@ -138,6 +146,36 @@ export class Sinew {
     return { parameters: [u, v], achieved: [x, y, z], error };
   }
 
+  /**
+   * A blend graph (`sinew_blend_graph_*`) on `asset`'s skeleton: `nodes` in order, children first, the last the
+   * root, each `{ kind, leaf, a, b, weight, y, children, positions }` (`kind` a `BLEND_NODE` name; the fields a
+   * kind does not read may be left out; masks, references, sums and triangles are not offered here), reading
+   * `numParams` parameters.
+   */
+  blendGraph(asset, nodes, numParams) {
+    const lists = nodes.map((n) => [...(n.children ?? []), ...(n.positions ?? [])].length);
+    const at = this.reserve(BLEND_DESC_SIZE + BLEND_NODE_SIZE * nodes.length + 4 * lists.reduce((a, b) => a + b, 0));
+    const view = new DataView(this.memory.buffer);
+    let list = at + BLEND_DESC_SIZE + BLEND_NODE_SIZE * nodes.length;
+    nodes.forEach((n, k) => {
+      const node = at + BLEND_DESC_SIZE + BLEND_NODE_SIZE * k;
+      const children = n.children ?? [];
+      const positions = n.positions ?? [];
+      children.forEach((c, i) => view.setUint32(list + 4 * i, c, true));
+      positions.forEach((p, i) => view.setFloat32(list + 4 * (children.length + i), p, true));
+      const kind = BLEND_NODE[n.kind];
+      if (kind === undefined) throw new Error(`blend graph: node ${k} has no kind ${n.kind}`);
+      this.write(node, [kind, n.leaf ?? 0, n.a ?? 0, n.b ?? 0, n.weight ?? 0, n.y ?? 0, children.length, 0,
+        0, 0, 0, children.length ? list : 0, positions.length ? list + 4 * children.length : 0, 0],
+      [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
+      list += 4 * (children.length + positions.length);
+    });
+    // Interpolation linear, no decoders kept.
+    this.write(at, [at + BLEND_DESC_SIZE, nodes.length, numParams, 0, 0], [0, 1, 2, 3, 4]);
+    const leaves = nodes.reduce((count, n) => count + (n.kind === 'clip' ? 1 : n.kind === 'chunks' ? n.children.length : 0), 0);
+    return new BlendGraph(this, asset, at, leaves, numParams);
+  }
+
   /** Loads a baked blob (its bytes are copied into the module's memory, aligned). */
   loadAsset(blob) {
     const bytes = blob instanceof Uint8Array ? blob : new Uint8Array(blob);
@@ -146,6 +184,49 @@ export class Sinew {
     const asset = this.reserve(ASSET_SIZE);
     this.check('loading the blob', this.c.sinew_asset_load(at, bytes.length, asset));
     return new Asset(this, asset);
+  }
+}
+
+/** A blend graph's state in the module's memory and the description it was made from (see `Sinew.blendGraph`). */
+export class BlendGraph {
+  constructor(sinew, asset, desc, leaves, numParams) {
+    this.sinew = sinew;
+    this.asset = asset;
+    this.desc = desc;
+    this.leaves = leaves;
+    this.numParams = numParams;
+    const s = sinew;
+    s.check('blend graph size', s.c.sinew_blend_graph_required_bytes(asset.handle, desc, s.scratch));
+    const bytes = s.u32(s.scratch);
+    this.memory = s.reserve(bytes);
+    s.check('blend graph', s.c.sinew_blend_graph_init(this.memory, bytes, asset.handle, desc, s.scratch));
+    this.handle = s.u32(s.scratch);
+    this.args = s.reserve(BLEND_LEAF_SIZE * leaves + 4 * numParams);
+  }
+
+  /**
+   * The root's pose into `pose` (`count` lane groups): leaf `l` samples `leaves[l] = { clip, time, wrap }`
+   * (seconds; `WRAP_LOOP` unless given), the parameters `params`.
+   */
+  evaluate(leaves, params, pose, count) {
+    const s = this.sinew;
+    // The arguments' room was sized for the graph: other counts are refused before anything is written.
+    if (leaves.length !== this.leaves || params.length !== this.numParams) {
+      throw new Error(`blend graph: ${leaves.length} leaves and ${params.length} parameters given, `
+        + `the graph takes ${this.leaves} and ${this.numParams}`);
+    }
+    const paramsAt = this.args + BLEND_LEAF_SIZE * this.leaves;
+    leaves.forEach(({ clip, time, wrap = WRAP_LOOP }, k) => s.write(this.args + BLEND_LEAF_SIZE * k, [clip, wrap, time, 0], [0, 1, 3]));
+    s.write(paramsAt, params);
+    s.check('blend graph evaluation', s.c.sinew_blend_graph_evaluate(this.handle, this.asset.handle, this.desc,
+      this.args, leaves.length, paramsAt, params.length, pose, count));
+  }
+
+  /** Frames leaf `leaf` has decoded since the graph was made (an unread leaf's count rests). */
+  decodedFrames(leaf) {
+    const s = this.sinew;
+    s.check('decoded frames', s.c.sinew_blend_graph_decoded_frames(this.handle, leaf, s.scratch));
+    return Number(new DataView(s.memory.buffer).getBigUint64(s.scratch, true));
   }
 }
 

@@ -6,7 +6,7 @@
 // has one, is drawn as its skinned meshes).
 import * as THREE from 'three';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
-import { AimScenery, PlantingScenery, RootMotionScenery } from './scenery.mjs';
+import { AimScenery, BlendScenery, PlantingScenery, RootMotionScenery } from './scenery.mjs';
 import { loadSkinnedMeshes } from './skinned.mjs';
 import {
   INERTIALIZATION_DEFAULT, INERTIALIZATION_NONE, LAYER_BASE, loadSinew, SAMPLING_CUBIC, SYNC_NONE, SYNC_PHASE, WRAP_LOOP,
@@ -162,6 +162,7 @@ const VIEWS = {
   },
   'root motion': { figures: [{ enter: 'inertialize', color: BLUE }], scenery: RootMotionScenery },
   aim: { figures: [{ enter: 'inertialize', color: BLUE }], scenery: AimScenery },
+  blend: { figures: [{ enter: 'inertialize', color: BLUE }], scenery: BlendScenery },
   planting: {
     figures: [{ enter: 'inertialize', color: BLUE, label: 'planted' }, { enter: 'inertialize', color: ORANGE, label: 'as animated' }],
     scenery: PlantingScenery,
@@ -546,6 +547,18 @@ if (testMode) {
       shown.update(1 / 30);
       renderer.render(scene, camera);
       return { ...scenery.result, wanted: scenery.wanted };
+    },
+    /**
+     * Blend graph: sets the blend slider to `blend`, plays `frames` frames, and returns each leaf's decoded
+     * frames before and after.
+     */
+    blendGraph(blend, frames) {
+      const { scenery } = shown;
+      shown.blend = blend;
+      const before = [...scenery.decoded];
+      for (let f = 0; f < frames; ++f) shown.update(1 / 30);
+      renderer.render(scene, camera);
+      return { before, after: [...scenery.decoded], status: scenery.status() };
     },
     /** Whether the blob's glTF meshes are drawn. */
     hasMeshes: () => shown.figures[0].meshes !== undefined,

@@ -19,8 +19,9 @@
 // curve lookup, range weights, synced transitions, the motion-only update, bounds, and IK and foot planting on
 // the shown pose; 1004 the stage jobs over caller memory and `SINEW_ERROR_BUFFER`; 1005 discrete target speeds
 // and speed ranges, and IK by interpolation; 1006 cubic sampling (`SINEW_SAMPLING_CUBIC`,
-// `sinew_sampling_context_init_for`); 1007 blend graphs (`sinew_blend_graph_*`).
-#define SINEW_ABI_VERSION 1007
+// `sinew_sampling_context_init_for`); 1007 blend graphs (`sinew_blend_graph_*`); 1008 their chunk node
+// (`SINEW_BLEND_NODE_CHUNKS`).
+#define SINEW_ABI_VERSION 1008
 
 // Required alignment of a blob passed to `sinew_asset_load`.
 #define SINEW_BLOB_ALIGN 16

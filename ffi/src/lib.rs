@@ -82,8 +82,9 @@ extern "C" fn rust_eh_personality() {}
 /// curve lookup, range weights, synced transitions, the motion-only update, bounds, and IK and foot planting on
 /// the shown pose; 1004 the stage jobs over caller memory and `SINEW_ERROR_BUFFER`; 1005 discrete target speeds
 /// and speed ranges, and IK by interpolation; 1006 cubic sampling (`SINEW_SAMPLING_CUBIC`,
-/// `sinew_sampling_context_init_for`); 1007 blend graphs (`sinew_blend_graph_*`).
-pub const SINEW_ABI_VERSION: u32 = 1007;
+/// `sinew_sampling_context_init_for`); 1007 blend graphs (`sinew_blend_graph_*`); 1008 their chunk node
+/// (`SINEW_BLEND_NODE_CHUNKS`).
+pub const SINEW_ABI_VERSION: u32 = 1008;
 
 /// Returns the library's `SINEW_ABI_VERSION`; a program checks that its major part (`/ 1000`) equals the
 /// header's and its minor part is at least the header's.

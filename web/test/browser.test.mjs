@@ -256,7 +256,7 @@ test('every view draws its first figure inside its bounds', async () => {
   const entries = JSON.parse(await readFile(join(dir, 'blobs.json'), 'utf8'));
   // The walking views want a clip that walks; the example rig stands in without the shared data.
   const blob = entries.some((e) => e.blob === 'bandai-walk-run.snw') ? 'bandai-walk-run.snw' : 'example.snw';
-  for (const mode of ['transition', 'smooth', 'locomotion', 'root motion', 'planting', 'aim']) {
+  for (const mode of ['transition', 'smooth', 'locomotion', 'root motion', 'planting', 'aim', 'blend']) {
     // The aim view needs a Spine, Chest, Neck and Head, which the example rig has.
     const { page, errors } = await open(`${mode === 'aim' ? 'example.snw' : blob}&mode=${mode}`);
     const rect = await page.evaluate(() => window.sinewTest.draw());
@@ -294,6 +294,28 @@ test('IK by interpolation in the page: the head looks at the ball within 0.1°',
     assert.ok(Math.acos(Math.min(1, cos)) < 0.003, `achieved ${result.achieved}, wanted ${result.wanted}`);
   }
   await page.screenshot({ path: join(shots, 'aim.png') });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('blend graph in the page: the clip the blend slider leaves unread is not decoded', async () => {
+  const entries = JSON.parse(await readFile(join(dir, 'blobs.json'), 'utf8'));
+  const blob = entries.some((e) => e.blob === 'bandai-walk-run.snw') ? 'bandai-walk-run.snw' : 'example.snw';
+  const { page, errors } = await open(`${blob}&mode=blend`);
+  assert.match(await page.evaluate(() => document.getElementById('note').textContent), /Blend graph/);
+  // At 0 only the first clip is read, at 1 only the second, between both; 40 frames at 30 Hz cross keys.
+  const at = (blend) => page.evaluate((b) => window.sinewTest.blendGraph(b, 40), blend);
+  const first = await at(0);
+  assert.ok(first.after[0] > first.before[0], `first clip decoded nothing: ${JSON.stringify(first)}`);
+  assert.equal(first.after[1], first.before[1], `second clip decoded at blend 0: ${JSON.stringify(first)}`);
+  assert.match(first.status, /resting/);
+  const second = await at(1);
+  assert.equal(second.after[0], second.before[0], `first clip decoded at blend 1: ${JSON.stringify(second)}`);
+  assert.ok(second.after[1] > second.before[1], `second clip decoded nothing: ${JSON.stringify(second)}`);
+  const both = await at(0.5);
+  assert.ok(both.after.every((d, k) => d > both.before[k]), `both clips at 0.5: ${JSON.stringify(both)}`);
+  assert.doesNotMatch(both.status, /resting/);
+  await page.screenshot({ path: join(shots, 'blend.png') });
   assert.deepEqual(errors, []);
   await page.close();
 });
