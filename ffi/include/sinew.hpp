@@ -369,6 +369,46 @@ class Inertializer {
   Memory memory_;
 };
 
+// A blend graph's state in memory from the caller's Allocator, for one description on one asset; the caller
+// keeps the description (and the node arrays it points to) for every evaluate. Move-only.
+class BlendGraph {
+ public:
+  static Result<BlendGraph> create(const Asset &asset, const sinew_blend_graph_desc &desc,
+                                   Allocator allocator = Allocator::standard()) noexcept {
+    std::size_t bytes = 0;
+    Status status = sinew_blend_graph_required_bytes(asset.get(), &desc, &bytes);
+    if (!status) return status;
+    sinew_blend_graph *handle = nullptr;
+    Result<Memory> memory = laid_out(allocator, bytes, SINEW_STATE_ALIGN, [&](void *at, std::size_t len) {
+      return Status(sinew_blend_graph_init(at, len, asset.get(), &desc, &handle));
+    });
+    if (!memory) return memory.status();
+    return BlendGraph(std::move(*memory));
+  }
+
+  BlendGraph() noexcept = default;
+  sinew_blend_graph *get() const noexcept { return static_cast<sinew_blend_graph *>(memory_.get()); }
+  Status relocate() noexcept { return memory_.relocate(); }
+
+  // The root's pose into `pose`: one leaf per clip node (and per chunk node's leaf), one parameter per index.
+  Status evaluate(const Asset &asset, const sinew_blend_graph_desc &desc, Span<const sinew_blend_leaf> leaves,
+                  Span<const float> params, Span<sinew_soa_transform> pose) noexcept {
+    return sinew_blend_graph_evaluate(get(), asset.get(), &desc, leaves.data(), leaves.size(), params.data(),
+                                      params.size(), pose.data(), pose.size());
+  }
+  // Frames leaf `leaf` has decoded since the graph was made: a leaf no weight reaches does not move it.
+  Result<std::uint64_t> decoded_frames(std::uint32_t leaf) const noexcept {
+    std::uint64_t frames = 0;
+    Status status = sinew_blend_graph_decoded_frames(get(), leaf, &frames);
+    if (!status) return status;
+    return frames;
+  }
+
+ private:
+  explicit BlendGraph(Memory memory) noexcept : memory_(std::move(memory)) {}
+  Memory memory_;
+};
+
 // A character in memory from the caller's Allocator, freed when the Character is destroyed. Move-only. The
 // memory is the character: relocate() copies it to new memory, as a pool compaction would.
 class Character {

@@ -197,6 +197,34 @@ int main(int argc, char **argv) {
     EXPECT(!inertializer->transitioning().value_or(true));
     sinew::Result<sinew::Span<const sinew_soa_transform>> shown = inertializer->output();
     EXPECT(shown.ok() && shown->size() == groups && std::memcmp(shown->data(), pose.data(), groups * sizeof pose[0]) == 0);
+    // A blend graph (standard allocator): a 1-D space over clips 0 and 1 at position 0 reads clip 0 only.
+    {
+      sinew_blend_node nodes[3]{};
+      const std::uint32_t line[2] = {0, 1};
+      const float positions[2] = {0.0f, 1.0f};
+      nodes[0].kind = SINEW_BLEND_NODE_CLIP;
+      nodes[1].kind = SINEW_BLEND_NODE_CLIP;
+      nodes[1].leaf = 1;
+      nodes[2].kind = SINEW_BLEND_NODE_SPACE_1D;
+      nodes[2].num_children = 2;
+      nodes[2].children = line;
+      nodes[2].positions = positions;
+      sinew_blend_graph_desc graph_desc{nodes, 3, 1, 0, SINEW_INTERPOLATION_LINEAR};
+      sinew::Result<sinew::BlendGraph> graph = sinew::BlendGraph::create(asset, graph_desc);
+      EXPECT(graph.ok());
+      sinew_blend_leaf leaves[2] = {{0, SINEW_WRAP_LOOP, 0.0f, 0}, {1, SINEW_WRAP_LOOP, 0.0f, 0}};
+      const float at_first[1] = {0.0f};
+      for (int frame = 0; frame < 8; ++frame) {
+        leaves[0].time = leaves[1].time = frame / 30.0f;
+        EXPECT(graph->evaluate(asset, graph_desc, {leaves, 2}, {at_first, 1}, view).ok());
+        if (frame == 4) EXPECT(graph->relocate().ok());
+      }
+      EXPECT(graph->decoded_frames(0).value_or(0) > 0 && graph->decoded_frames(1).value_or(1) == 0);
+      EXPECT(graph->decoded_frames(2).status().code() == SINEW_ERROR_INDEX_OUT_OF_RANGE);
+      EXPECT(graph->evaluate(asset, graph_desc, {leaves, 1}, {at_first, 1}, view).code() == SINEW_ERROR_BUFFER);
+      nodes[2].num_children = 0;
+      EXPECT(sinew::BlendGraph::create(asset, graph_desc).status().code() == SINEW_ERROR_INVALID_ARGUMENT);
+    }
     // Move assignment frees what the target held.
     sinew::Result<sinew::Character> second = sinew::Character::create(asset, desc, counting(counts));
     EXPECT(second.ok() && counts.allocations == 6);
