@@ -11,7 +11,8 @@
 //! (`Clip::has_step_keys`) needs only the frame whose time has been reached, which it shows as stored (its
 //! curves too): the next frame replaces it at its own time. In a clip that steps some tracks only
 //! (`Clip::step_tracks`), the lanes holding them take the held frame after the pass, selected lane by lane; its
-//! curves step or interpolate together.
+//! curves step or interpolate together. [`SamplingJob::run_chunk`] writes only the joints the clip stores a track
+//! for, the rest of the output kept: how clips split by bone masks at bake are put back together.
 //!
 //! Layout: output and cache are SoA, `num_soa_joints` lane groups, identity in padding lanes.
 //! Space: local. Units: time in seconds.
