@@ -106,3 +106,43 @@ fn skin_and_scene_choose_what_a_gltf_bake_imports() {
     let bound = ["bake", "--bvh", &walk, "--out", &out, "--max-resampling-error", "0.1"];
     assert_error(&sinew_bake(&bound), &["--max-resampling-error", "--gltf"]);
 }
+
+#[test]
+fn chunks_split_a_clip_and_bad_chunk_files_write_nothing() {
+    let dir = scratch("chunks");
+    let two = write(&dir, "two.bvh", &bvh("2", "0.0333333", "0 0 0 0 0 0\n10 0 0 0 20 0"));
+    let good = write(
+        &dir,
+        "good.json",
+        r#"{"chunks": [{"clip": "two", "name": "two:root", "joints": ["a"]}, {"clip": "two", "name": "two:b", "subtrees": ["b"]}]}"#,
+    );
+    let out = dir.join("parts.snw").display().to_string();
+    let baked = sinew_bake(&["bake", "--bvh", &two, "--out", &out, "--chunks", &good]);
+    assert!(baked.status.success(), "{}", String::from_utf8_lossy(&baked.stderr));
+    let report = String::from_utf8_lossy(&baked.stdout);
+    assert!(report.contains("`two` split into chunks: `two:root` 1 joints, `two:b` 1 joints"), "{report}");
+    let inspected = sinew_bake(&["inspect", "--blob", &out, "--json"]);
+    let json: serde_json::Value = serde_json::from_slice(&inspected.stdout).expect("inspect --json prints JSON");
+    let names: Vec<&str> = json["clips"].as_array().expect("clips").iter().filter_map(|c| c["name"].as_str()).collect();
+    assert_eq!(names, ["two:root", "two:b"], "{json}");
+
+    let refused = dir.join("refused.snw").display().to_string();
+    for (name, text, wanted) in [
+        ("joint.json", r#"{"chunks": [{"clip": "two", "name": "x", "joints": ["c"]}]}"#, "no joint \"c\""),
+        ("clip.json", r#"{"chunks": [{"clip": "one", "name": "x", "joints": ["a"]}]}"#, "no clip named \"one\""),
+        (
+            "empty.json",
+            r#"{"chunks": [{"clip": "two", "name": "x", "subtrees": ["a"], "without": ["a"]}]}"#,
+            "no joint left",
+        ),
+        ("field.json", r#"{"chunks": [{"clip": "two", "name": "x", "bones": ["a"]}]}"#, "unknown field"),
+        ("broken.json", r#"{"chunks": ["#, "broken.json: EOF"),
+    ] {
+        let file = write(&dir, name, text);
+        assert_error(&sinew_bake(&["bake", "--bvh", &two, "--out", &refused, "--chunks", &file]), &[wanted]);
+        assert!(!Path::new(&refused).exists(), "{name}: nothing written");
+    }
+    let missing = dir.join("missing.json").display().to_string();
+    assert_error(&sinew_bake(&["bake", "--bvh", &two, "--out", &refused, "--chunks", &missing]), &[&missing]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
