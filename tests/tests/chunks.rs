@@ -312,3 +312,34 @@ fn bad_chunk_sidecars_are_refused() {
     let extras = Extras { masks: vec![Some(vec![true; 3]), None], ..Default::default() };
     assert!(bake::bake_with(&skeleton, &clips, KeyFormat::F32, &extras).is_err());
 }
+
+#[test]
+fn a_later_chunk_wins_over_an_earlier_ones_step_tracks() {
+    let Some((skeleton, mut clips, _)) = bandai() else { return };
+    // The walk's spine rotation steps (a glTF STEP sampler); the whole walk and the kick's upper body overlap
+    // there, and the kick, later, must win at every joint both store.
+    let spine = skeleton.names.iter().position(|n| n == "Spine").expect("Spine");
+    let mut channels = vec![[false; 3]; skeleton.parents.len()];
+    channels[spine][1] = true;
+    clips[0].step = sinew_tools::raw::StepKeys::Some { channels, curves: false };
+    let specs = [spec(WALK, "walk:all", &["joint_Root"], &[]), spec(KICK, "kick:upper", &["Spine"], &[])];
+    let upper = sinew_tools::chunks::mask(&skeleton, &specs[1]).expect("mask");
+    let [whole, parts] = bake_both(&skeleton, &clips, &specs, KeyFormat::F32);
+    let (whole, parts) = (Asset::load(whole.bytes()).expect("load"), Asset::load(parts.bytes()).expect("load"));
+    let chunks = [clip_named(&parts, "walk:all"), clip_named(&parts, "kick:upper")];
+    assert!(!chunks[0].step_tracks().is_empty());
+    let times = times(chunks[0].duration().min(chunks[1].duration()), 5);
+    let got = reassembled(parts.skeleton(), &chunks, &times, Interpolation::Linear);
+    let walk = sampled(whole.skeleton(), &clip_named(&whole, WALK), &times, Interpolation::Linear);
+    let kick = sampled(whole.skeleton(), &clip_named(&whole, KICK), &times, Interpolation::Linear);
+    let groups = parts.skeleton().num_soa_joints();
+    let joint = |poses: &[SoaTransform], frame: usize, j: usize| {
+        poses[frame * groups + j / 4].components().map(|c| c.to_array()[j % 4].to_bits())
+    };
+    for frame in 0..times.len() {
+        for (j, &in_upper) in upper.iter().enumerate() {
+            let source = if in_upper { &kick } else { &walk };
+            assert_eq!(joint(&got, frame, j), joint(source, frame, j), "frame {frame} joint {j}");
+        }
+    }
+}

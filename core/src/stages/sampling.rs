@@ -426,7 +426,8 @@ pub(crate) fn first_group(clip: &Clip<'_>, rest: &SoaTransform, time: f32, playb
     let mut group = interpolate(&frames[0], &frames[1], F4::splat(fraction));
     if !clip.step_tracks().is_empty() {
         let [a, b] = &frames;
-        hold_step_tracks(clip, [a, b].map(core::slice::from_ref), fraction, core::slice::from_mut(&mut group));
+        let (output, writes) = (core::slice::from_mut(&mut group), Writes::<false> { stored: &EVERY_LANE });
+        hold_step_tracks(clip, [a, b].map(core::slice::from_ref), fraction, output, writes);
     }
     group
 }
@@ -477,8 +478,6 @@ impl SamplingJob<'_, '_> {
 
     /// Writes the pose at `time`, interpolated as the context says ([`SamplingContext::interpolation`]).
     pub fn run(&mut self) -> Result<(), Error> {
-        // A static, so the whole-pose path builds no lane array (a 256-byte fill each call).
-        static EVERY_LANE: [u8; MAX_JOINTS / 4] = [0xF; MAX_JOINTS / 4];
         self.sample::<false>(&EVERY_LANE)
     }
 
@@ -530,12 +529,16 @@ impl SamplingJob<'_, '_> {
             }
         };
         if !clip.step_tracks().is_empty() {
-            hold_step_tracks(clip, [a, b], fraction, self.output);
+            hold_step_tracks(clip, [a, b], fraction, self.output, writes);
         }
         sample_curves(&clip.curves(), curve_position(clip, [f0, f1], fraction), self.curves);
         Ok(())
     }
 }
+
+/// Every lane of every group: what the whole-pose path writes. A static, so that path builds no lane array (a
+/// 256-byte fill each call).
+static EVERY_LANE: [u8; MAX_JOINTS / 4] = [0xF; MAX_JOINTS / 4];
 
 /// Per lane group, the lanes (bit `l` for lane `l`) whose joint `clip` stores a track for, animated or constant.
 pub(crate) fn stored_lanes(clip: &Clip<'_>) -> [u8; MAX_JOINTS / 4] {
@@ -700,7 +703,13 @@ fn catmull_rom_pass<const CHUNK: bool>(
 /// other clips pay one test.
 #[cold]
 #[inline(never)]
-fn hold_step_tracks(clip: &Clip<'_>, [a, b]: [&[SoaTransform]; 2], fraction: f32, output: &mut [SoaTransform]) {
+fn hold_step_tracks<const CHUNK: bool>(
+    clip: &Clip<'_>,
+    [a, b]: [&[SoaTransform]; 2],
+    fraction: f32,
+    output: &mut [SoaTransform],
+    writes: Writes<'_, CHUNK>,
+) {
     // Per lane group, bit `4 × channel + lane` for each step track.
     let mut masks = [0u16; MAX_JOINTS / 4];
     let ([t, r, _], joints) = (clip.num_tracks(), clip.track_joints());
@@ -710,6 +719,13 @@ fn hold_step_tracks(clip: &Clip<'_>, [a, b]: [&[SoaTransform]; 2], fraction: f32
         // `Clip::with_step_tracks` keeps every index below the track count, and joints are below `MAX_JOINTS`.
         if let Some(mask) = joints.get(track).and_then(|&joint| masks.get_mut(joint as usize / 4)) {
             *mask |= 1 << (4 * channel + (joints[track] as usize & 3));
+        }
+    }
+    // A chunk holds only the lanes it writes, in every channel.
+    if CHUNK {
+        for (mask, &lanes) in masks.iter_mut().zip(writes.stored) {
+            let lanes = u16::from(lanes);
+            *mask &= lanes | lanes << 4 | lanes << 8;
         }
     }
     let held = F4::splat(if fraction >= 1.0 { 1.0 } else { 0.0 });
