@@ -1,5 +1,6 @@
 //! Blend graph: a locomotion blend space of three clips (walk, jog, run, two read at a time) under an upper-body
-//! overlay, evaluated by the graph, by the same jobs called by hand, and by the naive glam AoS loop that samples
+//! overlay, evaluated by the graph, by the same graph through the C ABI (which converts the description and
+//! resumes the state every call), by the same jobs called by hand, and by the naive glam AoS loop that samples
 //! and blends every clip, per rig size. One character, one 60 Hz frame per iteration; throughput counts joints.
 //!
 //! Chunks: a clip split by bone masks at bake (lower body, upper body) and reassembled by a chunk node, beside the
@@ -79,6 +80,9 @@ fn blend_graph(c: &mut Criterion) {
             })
         });
 
+        // The same graph through the C ABI: each call converts the caller's description and resumes the state.
+        c_abi_graph(&mut group, n, blob.bytes(), &upper, duration);
+
         // The same frame by hand: sample the two clips the speed needs and the overlay, lerp, masked lerp.
         let mut hand_memory = vec![0u8; 3 * SamplingContext::required_bytes_for(n, 0, Interpolation::Linear)];
         let hand_arena = Arena::new(&mut hand_memory);
@@ -142,6 +146,97 @@ fn blend_graph(c: &mut Criterion) {
         });
     }
     group.finish();
+}
+
+/// `sinew_blend_graph_evaluate` on the locomotion graph of `blend_graph` (clips 0 to 3 of `blob`).
+fn c_abi_graph(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    n: usize,
+    blob: &[u8],
+    upper: &[F4],
+    duration: f32,
+) {
+    use sinew_ffi::*;
+    let node = |kind| sinew_blend_node {
+        kind,
+        leaf: 0,
+        a: 0,
+        b: 0,
+        weight: 0,
+        y: 0,
+        num_children: 0,
+        num_triangles: 0,
+        mask: std::ptr::null(),
+        reference: std::ptr::null(),
+        sum_children: std::ptr::null(),
+        children: std::ptr::null(),
+        positions: std::ptr::null(),
+        triangles: std::ptr::null(),
+    };
+    let clip = |leaf| sinew_blend_node { leaf, ..node(SINEW_BLEND_NODE_CLIP) };
+    let (line, positions) = ([0u32, 1, 2], [0.0f32, 1.0, 2.0]);
+    let nodes = [
+        clip(0),
+        clip(1),
+        clip(2),
+        sinew_blend_node {
+            num_children: 3,
+            children: line.as_ptr(),
+            positions: positions.as_ptr(),
+            ..node(SINEW_BLEND_NODE_SPACE_1D)
+        },
+        clip(3),
+        sinew_blend_node { a: 4, b: 3, weight: 1, mask: upper.as_ptr().cast(), ..node(SINEW_BLEND_NODE_LERP) },
+    ];
+    let desc = sinew_blend_graph_desc {
+        nodes: nodes.as_ptr(),
+        num_nodes: nodes.len() as u32,
+        num_params: 2,
+        max_tracks: 0,
+        interpolation: SINEW_INTERPOLATION_LINEAR,
+    };
+    let mut asset = std::mem::MaybeUninit::<sinew_asset>::uninit();
+    let mut bytes = 0;
+    let mut graph = std::ptr::null_mut();
+    // The state in 64-byte aligned memory (`SINEW_STATE_ALIGN`).
+    let mut memory: Vec<sinew::character::Chunk>;
+    // SAFETY: valid pointers; the blob and the memory outlive the graph.
+    let asset = unsafe {
+        assert_eq!(sinew_asset_load(blob.as_ptr(), blob.len(), asset.as_mut_ptr()), SINEW_OK);
+        let asset = asset.assume_init();
+        assert_eq!(sinew_blend_graph_required_bytes(&asset, &desc, &mut bytes), SINEW_OK);
+        memory = vec![sinew::character::Chunk::ZERO; sinew::character::Chunk::count(bytes)];
+        assert_eq!(sinew_blend_graph_init(memory.as_mut_ptr().cast(), bytes, &asset, &desc, &mut graph), SINEW_OK);
+        asset
+    };
+    let g = sinew::math::num_soa_joints(n);
+    let zero = sinew_soa_transform { translation: [[0.0; 4]; 3], rotation: [[0.0; 4]; 4], scale: [[0.0; 4]; 3] };
+    let mut output = vec![zero; g];
+    let mut time = 0.0f32;
+    group.bench_function(BenchmarkId::new("sinew_graph_c_abi", n), |b| {
+        b.iter(|| {
+            time = (time + GAME_DT) % duration;
+            let leaves = [0, 1, 2, 3].map(|clip| sinew_blend_leaf { clip, wrap: SINEW_WRAP_LOOP, time, reserved: 0 });
+            let params = [black_box(SPEED), OVERLAY];
+            // SAFETY: valid pointers and lengths; nothing aliases.
+            let status = unsafe {
+                sinew_blend_graph_evaluate(
+                    graph,
+                    &asset,
+                    &desc,
+                    leaves.as_ptr(),
+                    4,
+                    params.as_ptr(),
+                    2,
+                    output.as_mut_ptr(),
+                    g,
+                )
+            };
+            assert_eq!(status, SINEW_OK);
+            black_box(&output);
+        })
+    });
+    drop(memory);
 }
 
 fn chunks(c: &mut Criterion) {
