@@ -217,6 +217,8 @@ fn plan(nodes: &[Node<'_>], num_joints: usize, num_params: usize) -> Result<Plan
     let groups = crate::math::num_soa_joints(num_joints);
     let mut leaf_node = [usize::MAX; MAX_LEAVES];
     let mut leaves = 0;
+    // Each lerp's and additive's mask bounds, found while checking the mask.
+    let mut bounds = [(1.0f32, 1.0f32); MAX_NODES];
     for (i, node) in nodes.iter().enumerate() {
         let invalid = |problem| Error::InvalidGraph { node: i, problem };
         if (0..node.num_children()).any(|k| node.child(k) >= i) {
@@ -247,7 +249,7 @@ fn plan(nodes: &[Node<'_>], num_joints: usize, num_params: usize) -> Result<Plan
                 leaves.iter().try_for_each(|&leaf| take_leaf(leaf))?;
             }
             Node::Lerp { mask, .. } | Node::Additive { mask, .. } => {
-                mask_bounds(mask, num_joints).map_err(|_| invalid(GraphProblem::Mask))?;
+                bounds[i] = mask_bounds(mask, num_joints).map_err(|_| invalid(GraphProblem::Mask))?;
             }
             Node::WeightedSum { children } => {
                 if children.is_empty() || children.len() > MAX_LAYERS {
@@ -337,10 +339,7 @@ fn plan(nodes: &[Node<'_>], num_joints: usize, num_params: usize) -> Result<Plan
                 busy[usize::from(slot_of[child])] = false;
             }
         }
-        let (mask_low, mask_high) = match nodes[n] {
-            Node::Lerp { mask, .. } | Node::Additive { mask, .. } => mask_bounds(mask, num_joints)?,
-            _ => (1.0, 1.0),
-        };
+        let (mask_low, mask_high) = bounds[n];
         additive |= matches!(nodes[n], Node::Additive { .. });
         let _ = steps.push(Step { node, slot: slot_of[n], mask_low, mask_high });
     }
