@@ -290,7 +290,8 @@ fn bad_chunk_sidecars_are_refused() {
     assert!(split(&skeleton, clips.clone(), masks, &specs).is_err());
 
     // The file itself: malformed, unknown fields, too large.
-    let dir = std::env::temp_dir().join(format!("sinew-chunks-{}", std::process::id()));
+    // Cargo's scratch directory for integration tests: WASI has no temporary directory or process id.
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("chunks-sidecars");
     std::fs::create_dir_all(&dir).expect("temp dir");
     let read = |text: &str| {
         let path = dir.join("chunks.json");
