@@ -157,22 +157,7 @@ fn c_abi_graph(
     duration: f32,
 ) {
     use sinew_ffi::*;
-    let node = |kind| sinew_blend_node {
-        kind,
-        leaf: 0,
-        a: 0,
-        b: 0,
-        weight: 0,
-        y: 0,
-        num_children: 0,
-        num_triangles: 0,
-        mask: std::ptr::null(),
-        reference: std::ptr::null(),
-        sum_children: std::ptr::null(),
-        children: std::ptr::null(),
-        positions: std::ptr::null(),
-        triangles: std::ptr::null(),
-    };
+    let node = |kind| sinew_blend_node { kind, ..Default::default() };
     let clip = |leaf| sinew_blend_node { leaf, ..node(SINEW_BLEND_NODE_CLIP) };
     let (line, positions) = ([0u32, 1, 2], [0.0f32, 1.0, 2.0]);
     let nodes = [

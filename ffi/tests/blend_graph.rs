@@ -15,22 +15,7 @@ use sinew_ffi::*;
 const CLIP: u32 = SINEW_BLEND_NODE_CLIP;
 
 fn node(kind: u32) -> sinew_blend_node {
-    sinew_blend_node {
-        kind,
-        leaf: 0,
-        a: 0,
-        b: 0,
-        weight: 0,
-        y: 0,
-        num_children: 0,
-        num_triangles: 0,
-        mask: std::ptr::null(),
-        reference: std::ptr::null(),
-        sum_children: std::ptr::null(),
-        children: std::ptr::null(),
-        positions: std::ptr::null(),
-        triangles: std::ptr::null(),
-    }
+    sinew_blend_node { kind, ..Default::default() }
 }
 
 fn clip(leaf: u32) -> sinew_blend_node {

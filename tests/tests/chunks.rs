@@ -139,16 +139,7 @@ fn chunks_of_different_clips_share_a_skeleton() {
         let walk = sampled(whole.skeleton(), &clip_named(&whole, WALK), &times, mode);
         let kick = sampled(whole.skeleton(), &clip_named(&whole, KICK), &times, mode);
         // Joint by joint, bit for bit: the legs walk and the upper body kicks.
-        let joint = |poses: &[SoaTransform], frame: usize, j: usize| {
-            let group = &poses[frame * parts.skeleton().num_soa_joints() + j / 4];
-            group.components().map(|c| c.to_array()[j % 4].to_bits())
-        };
-        for frame in 0..times.len() {
-            for (j, &in_upper) in upper.iter().enumerate() {
-                let source = if in_upper { &kick } else { &walk };
-                assert_eq!(joint(&got, frame, j), joint(source, frame, j), "{format:?} frame {frame} joint {j}");
-            }
-        }
+        assert_joints_from(&got, [&walk, &kick], &upper, times.len(), &format!("{format:?}"));
     }
 }
 
@@ -196,17 +187,11 @@ fn a_chunk_writes_its_stored_joints_only() {
     let seven: SoaTransform = bytemuck::cast([sinew::math::F4::splat(7.0); 10]);
     let whole = sampled(skeleton, &upper, &[0.4], Interpolation::Linear);
     let mut pose = vec![seven; groups];
-    let playback = Playback::Loop;
-    let mut job = SamplingJob {
-        skeleton,
-        clip: &upper,
-        time: 0.4,
-        playback,
-        context: &mut context,
-        output: &mut pose,
-        curves: &mut [],
+    let mut run_chunk = |time: f32, output: &mut [SoaTransform]| {
+        let (clip, playback, context, curves) = (&upper, Playback::Loop, &mut context, &mut [][..]);
+        SamplingJob { skeleton, clip, time, playback, context, output, curves }.run_chunk()
     };
-    job.run_chunk().expect("chunk");
+    run_chunk(0.4, &mut pose).expect("chunk");
     for (j, &stored) in stored.iter().enumerate() {
         let lanes = |p: &SoaTransform| p.components().map(|c| c.to_array()[j % 4].to_bits());
         let expected = if stored { lanes(&whole[j / 4]) } else { lanes(&seven) };
@@ -214,28 +199,10 @@ fn a_chunk_writes_its_stored_joints_only() {
     }
     // Errors as `run`'s, before anything is written.
     let before = bits(&pose);
-    let mut job = SamplingJob {
-        skeleton,
-        clip: &upper,
-        time: f32::NAN,
-        playback,
-        context: &mut context,
-        output: &mut pose,
-        curves: &mut [],
-    };
-    assert_eq!(job.run_chunk(), Err(Error::NonFinite { buffer: Buffer::SampleTime, index: 0 }));
+    assert_eq!(run_chunk(f32::NAN, &mut pose), Err(Error::NonFinite { buffer: Buffer::SampleTime, index: 0 }));
     assert_eq!(bits(&pose), before);
     let mut short = pose[..groups - 1].to_vec();
-    let mut job = SamplingJob {
-        skeleton,
-        clip: &upper,
-        time: 0.4,
-        playback,
-        context: &mut context,
-        output: &mut short,
-        curves: &mut [],
-    };
-    assert!(matches!(job.run_chunk(), Err(Error::BufferLength { buffer: Buffer::SoaPose, .. })));
+    assert!(matches!(run_chunk(0.4, &mut short), Err(Error::BufferLength { buffer: Buffer::SoaPose, .. })));
 }
 
 #[test]
@@ -333,14 +300,20 @@ fn a_later_chunk_wins_over_an_earlier_ones_step_tracks() {
     let got = reassembled(parts.skeleton(), &chunks, &times, Interpolation::Linear);
     let walk = sampled(whole.skeleton(), &clip_named(&whole, WALK), &times, Interpolation::Linear);
     let kick = sampled(whole.skeleton(), &clip_named(&whole, KICK), &times, Interpolation::Linear);
-    let groups = parts.skeleton().num_soa_joints();
+    assert_joints_from(&got, [&walk, &kick], &upper, times.len(), "step tracks");
+}
+
+/// Every joint of every frame of `got` (`frames` poses one after another) bit for bit that of `sources[1]` where
+/// `second` holds it, else that of `sources[0]`.
+fn assert_joints_from(got: &[SoaTransform], sources: [&[SoaTransform]; 2], second: &[bool], frames: usize, what: &str) {
+    let groups = got.len() / frames;
     let joint = |poses: &[SoaTransform], frame: usize, j: usize| {
         poses[frame * groups + j / 4].components().map(|c| c.to_array()[j % 4].to_bits())
     };
-    for frame in 0..times.len() {
-        for (j, &in_upper) in upper.iter().enumerate() {
-            let source = if in_upper { &kick } else { &walk };
-            assert_eq!(joint(&got, frame, j), joint(source, frame, j), "frame {frame} joint {j}");
+    for frame in 0..frames {
+        for (j, &in_second) in second.iter().enumerate() {
+            let source = sources[usize::from(in_second)];
+            assert_eq!(joint(got, frame, j), joint(source, frame, j), "{what}: frame {frame} joint {j}");
         }
     }
 }

@@ -782,19 +782,7 @@ impl BlendGraphJob<'_, '_> {
             };
             match read {
                 Read::Nothing => {}
-                Read::Sample(leaf) => {
-                    let input = &self.leaves[leaf];
-                    SamplingJob {
-                        skeleton,
-                        clip: input.clip,
-                        time: input.time,
-                        playback: input.playback,
-                        context: &mut contexts[leaf],
-                        output: out,
-                        curves: &mut [],
-                    }
-                    .run()?;
-                }
+                Read::Sample(leaf) => sampling_job(skeleton, &self.leaves[leaf], &mut contexts[leaf], out).run()?,
                 Read::Rest => out.copy_from_slice(rest),
                 Read::Copy(child) => out.copy_from_slice(pose(child)),
                 Read::Lerp { a, b, t, mask } => {
@@ -829,17 +817,7 @@ impl BlendGraphJob<'_, '_> {
                     // interpolated once and holds what sampling the first leaf whole gives it.
                     let mut unstored = [0xFu8; MAX_JOINTS / 4];
                     let mut sample = |leaf: usize, lanes: &[u8; MAX_JOINTS / 4]| {
-                        let input = &self.leaves[leaf];
-                        SamplingJob {
-                            skeleton,
-                            clip: input.clip,
-                            time: input.time,
-                            playback: input.playback,
-                            context: &mut contexts[leaf],
-                            output: &mut *out,
-                            curves: &mut [],
-                        }
-                        .run_lanes(lanes)
+                        sampling_job(skeleton, &self.leaves[leaf], &mut contexts[leaf], &mut *out).run_lanes(lanes)
                     };
                     for &leaf in &leaves[1..] {
                         let stored = stored_lanes(self.leaves[leaf].clip);
@@ -860,5 +838,23 @@ impl BlendGraphJob<'_, '_> {
             }
         }
         Ok(())
+    }
+}
+
+/// The job sampling `leaf` through its context into `output`.
+fn sampling_job<'j, 'a>(
+    skeleton: &'j Skeleton<'j>,
+    leaf: &'j Leaf<'j>,
+    context: &'j mut SamplingContext<'a>,
+    output: &'j mut [SoaTransform],
+) -> SamplingJob<'j, 'a> {
+    SamplingJob {
+        skeleton,
+        clip: leaf.clip,
+        time: leaf.time,
+        playback: leaf.playback,
+        context,
+        output,
+        curves: &mut [],
     }
 }

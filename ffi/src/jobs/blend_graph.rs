@@ -97,6 +97,29 @@ pub struct sinew_blend_node {
     pub triangles: *const u32,
 }
 
+impl Default for sinew_blend_node {
+    /// A `CLIP` node of leaf 0, every count 0 and every pointer NULL: a start for Rust callers
+    /// (`sinew_blend_node { kind, ..Default::default() }`), as `{0}` is for C.
+    fn default() -> Self {
+        sinew_blend_node {
+            kind: SINEW_BLEND_NODE_CLIP,
+            leaf: 0,
+            a: 0,
+            b: 0,
+            weight: 0,
+            y: 0,
+            num_children: 0,
+            num_triangles: 0,
+            mask: core::ptr::null(),
+            reference: core::ptr::null(),
+            sum_children: core::ptr::null(),
+            children: core::ptr::null(),
+            positions: core::ptr::null(),
+            triangles: core::ptr::null(),
+        }
+    }
+}
+
 #[cfg(target_pointer_width = "64")]
 const _: () = assert!(size_of::<sinew_blend_node>() == 80 && align_of::<sinew_blend_node>() == 8);
 #[cfg(target_pointer_width = "64")]
