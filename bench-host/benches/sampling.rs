@@ -190,5 +190,88 @@ fn sampling_curves(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, sampling, sampling_curves);
+/// Knot fit bound for the knots group: centimetres on the figure scaled to 1.7 m, at 3 cm virtual points.
+const KNOT_BOUND_CM: f64 = 0.5;
+
+/// Non-uniform knots against uniform frames: the CMU walk 01_01 (120 Hz mocap, 31 joints) as imported and fitted
+/// on knots (`sinew-bake bake --knots 0.5`), each `f32` and compressed; random seek (a binary search over the
+/// knots where uniform frames divide) and 60 Hz playback, beside the naive AoS glam sampler on the uniform frames.
+fn sampling_knots(c: &mut Criterion) {
+    use sinew_tools::raw::Extras;
+    let Some(dir) = sinew_tools::shared_data_dir() else {
+        eprintln!("sampling_knots: SKIPPED — shared data not found (../shared/data or $SINEW_DATA)");
+        return;
+    };
+    let (skeleton, clips) = sinew_tools::bvh::load_raw_files(&[dir.join("bvh/cmu/01_01.bvh")]).expect("import");
+    let raw = &clips[0];
+    let n = skeleton.parents.len();
+    let per_cm = sinew_tools::annotate::figure_scale(&skeleton).units_per_cm();
+    let fit = sinew_tools::knots::fit_knots(
+        &skeleton,
+        raw,
+        &[],
+        KNOT_BOUND_CM * per_cm,
+        sinew_tools::dmath::DEFAULT_DISTANCE_CM * per_cm,
+        Interpolation::Linear,
+    )
+    .expect("fit");
+    let mut group = c.benchmark_group("sampling_knots");
+    group.throughput(Throughput::Elements(n as u64));
+    let compressed = KeyFormat::Compressed(Precision::default_on_figure(&skeleton));
+    for (format, label) in [(KeyFormat::F32, "f32"), (compressed, "compressed")] {
+        let uniform = bake::bake(&skeleton, std::slice::from_ref(raw), format).expect("bake");
+        let extras = Extras { knots: vec![Some(fit.knots.clone())], ..Default::default() };
+        let knotted = bake::bake_with(&skeleton, std::slice::from_ref(&fit.clip), format, &extras).expect("bake");
+        for (blob, frames) in [(&uniform, "uniform"), (&knotted, "knots")] {
+            let asset = Asset::load(blob.bytes()).expect("load");
+            let (skeleton, clip) = (asset.skeleton(), asset.clip(0).expect("clip"));
+            let duration = clip.duration();
+            let seeks: Vec<f32> = (0..1024u32).map(|i| bench_support::seek_time(i, duration)).collect();
+            let tracks = clip.num_tracks().iter().sum();
+            let mut memory = vec![0u8; SamplingContext::required_bytes_with_decoders(n, tracks)];
+            let arena = Arena::new(&mut memory);
+            let mut context = SamplingContext::with_decoders(&arena, n, tracks).expect("context");
+            let mut output = vec![SoaTransform::IDENTITY; skeleton.num_soa_joints()];
+            let mut sample = |time: f32| {
+                let playback = Playback::Loop;
+                let mut job = SamplingJob {
+                    skeleton,
+                    clip: &clip,
+                    time,
+                    playback,
+                    context: &mut context,
+                    output: &mut output,
+                    curves: &mut [],
+                };
+                job.run().expect("valid clip")
+            };
+            let mut i = 0u32;
+            group.bench_function(BenchmarkId::new(format!("sinew_playback_{label}_{frames}"), n), |b| {
+                b.iter(|| {
+                    i = i.wrapping_add(1);
+                    sample(black_box(bench_support::playback_time(i, duration)));
+                })
+            });
+            group.bench_function(BenchmarkId::new(format!("sinew_seek_{label}_{frames}"), n), |b| {
+                b.iter(|| {
+                    i = i.wrapping_add(1);
+                    sample(black_box(seeks[i as usize % seeks.len()]));
+                })
+            });
+        }
+    }
+    let aos = AosClip { frames: raw.frames.iter().map(|f| AosPose::new(f)).collect(), sample_rate: raw.sample_rate };
+    let mut out = AosPose::new(&skeleton.rest);
+    let duration = (raw.frames.len() - 1) as f32 / raw.sample_rate;
+    let mut i = 0u32;
+    group.bench_function(BenchmarkId::new("naive_aos_glam_playback", n), |b| {
+        b.iter(|| {
+            i = i.wrapping_add(1);
+            naive::sample(&aos, black_box(bench_support::playback_time(i, duration)), &mut out);
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, sampling, sampling_curves, sampling_knots);
 criterion_main!(benches);

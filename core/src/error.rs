@@ -438,6 +438,12 @@ pub enum Error {
         /// The joint box.
         index: usize,
     },
+    /// A clip's knot times: knot `index` is not finite, not above the one before (the first not 0) or past
+    /// `MAX_DURATION`; or `index` is the count, which is not the clip's frame count.
+    InvalidKnots {
+        /// The first bad knot, or the count.
+        index: usize,
+    },
     /// Blend graph node `node` is malformed (see [`GraphProblem`]).
     InvalidGraph {
         /// The node, in the graph's array.
@@ -588,6 +594,11 @@ pub enum Section {
     },
     /// A clip's compressed curve ranges.
     CurveRanges {
+        /// The clip.
+        clip: usize,
+    },
+    /// A clip's knot times.
+    KnotTimes {
         /// The clip.
         clip: usize,
     },
@@ -820,6 +831,9 @@ impl fmt::Display for Error {
             }
             Error::InvalidMaskWeight { mask, joint } => {
                 write!(f, "mask {mask}: joint {joint}'s weight is NaN, infinite, negative or (in a fade profile) 0")
+            }
+            Error::InvalidKnots { index } => {
+                write!(f, "knot time {index}: not finite, not above the one before, or past the clip's frames")
             }
             Error::InvalidGraph { node, problem } => write!(f, "blend graph node {node}: {problem:?} invalid"),
             Error::InvalidGraphParameter { parameter } => {

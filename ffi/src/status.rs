@@ -89,6 +89,7 @@ pub(crate) fn status_of(error: Error) -> sinew_status {
         | Error::Subnormal { .. }
         | Error::CompressedSegment { .. }
         | Error::CurveMagnitude { .. }
+        | Error::InvalidKnots { .. }
         | Error::InverseBindExtent { .. } => SINEW_ERROR_BLOB_CORRUPT,
         Error::BlockAlignment { .. } => SINEW_ERROR_MEMORY_ALIGNMENT,
         Error::BlockSize { .. } => SINEW_ERROR_MEMORY_TOO_SMALL,

@@ -336,3 +336,24 @@ pub fn model_of(skeleton: &sinew::Skeleton<'_>, local: &[sinew::math::SoaTransfo
         .expect("local to model");
     model
 }
+
+/// Clip 0 of `asset` at `time` through `context`, unpacked to AoS.
+///
+/// # Panics
+/// When the asset has no clip or the job refuses its input: a test's setup is wrong.
+pub fn sample_clip0(
+    asset: &sinew::Asset<'_>,
+    context: &mut sinew::SamplingContext<'_>,
+    time: f32,
+    playback: sinew::Playback,
+) -> Vec<Transform> {
+    let skeleton = asset.skeleton();
+    let clip = asset.clip(0).expect("clip 0");
+    let mut soa = vec![SoaTransform::IDENTITY; skeleton.num_soa_joints()];
+    sinew::SamplingJob { skeleton, clip: &clip, time, playback, context, output: &mut soa, curves: &mut [] }
+        .run()
+        .expect("sample");
+    let mut aos = vec![Transform::IDENTITY; skeleton.num_joints()];
+    sinew::math::unpack_soa(&soa, &mut aos).expect("unpack");
+    aos
+}

@@ -537,7 +537,7 @@ fn step_keys_are_a_version_6_flag_and_other_encoding_bits_are_refused() {
     let refused = Error::Blob { section: Section::Keys { clip: 1 }, problem: BlobProblem::Value { index: 1 } };
     assert_eq!(load_err(&b), refused);
     header(&mut b).version = VERSION;
-    record(&mut b, 1).encoding = sinew::clip::Encoding::F32 as u32 | 0x200;
+    record(&mut b, 1).encoding = sinew::clip::Encoding::F32 as u32 | 0x400;
     assert_eq!(load_err(&b), refused);
 }
 

@@ -182,17 +182,7 @@ impl Sampler {
     }
 }
 
-fn sample(asset: &Asset<'_>, context: &mut SamplingContext<'_>, time: f32, playback: Playback) -> Vec<Transform> {
-    let skeleton = asset.skeleton();
-    let clip = asset.clip(0).expect("clip 0");
-    let mut soa = vec![SoaTransform::IDENTITY; skeleton.num_soa_joints()];
-    SamplingJob { skeleton, clip: &clip, time, playback, context, output: &mut soa, curves: &mut [] }
-        .run()
-        .expect("sample");
-    let mut aos = vec![Transform::IDENTITY; skeleton.num_joints()];
-    unpack_soa(&soa, &mut aos).expect("unpack");
-    aos
-}
+use sinew_tests::sample_clip0 as sample;
 
 /// The frame coordinate of `time` in `clip`, looped or clamped (f64), and the interval's first frame.
 fn frame_coordinate(clip: &RawClip, time: f64, playback: Playback) -> (f64, usize) {

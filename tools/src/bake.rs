@@ -6,7 +6,9 @@ use sinew::asset::{
     ALIGN, Annotations, ClipRecord, CurveRecord, HEADER_LEN, Header, MAGIC, Marker, PhaseRecord, Range, SectionRef,
     StrRef, VERSION,
 };
-use sinew::clip::{Channel, ConstantTrack, Encoding, MIN_KEY_MAGNITUDE, QuantRange, STEP_KEYS, encode_rotation};
+use sinew::clip::{
+    Channel, ConstantTrack, Encoding, KNOT_TIMES, MIN_KEY_MAGNITUDE, QuantRange, STEP_KEYS, encode_rotation,
+};
 use sinew::math::{SoaTransform, num_soa_joints, pack_soa};
 
 /// How to store keys.
@@ -284,9 +286,13 @@ pub fn bake_with(
     let name_refs: Vec<StrRef> = skeleton.names.iter().map(|s| add_string(s)).collect();
     let clip_names: Vec<StrRef> = clips.iter().map(|c| add_string(&c.name)).collect();
     let (mut annotations, mut markers, mut ranges) = (Vec::new(), Vec::new(), Vec::new());
-    for (clip, raw) in clips.iter().zip(extras.annotations.iter().chain(std::iter::repeat(&RawAnnotations::default())))
-    {
-        let duration = (clip.frames.len().max(1) - 1) as f32 / clip.sample_rate;
+    let none = RawAnnotations::default();
+    let annotated = extras.annotations.iter().chain(std::iter::repeat(&none));
+    for (index, (clip, raw)) in clips.iter().zip(annotated).enumerate() {
+        let duration = match extras.knots(index) {
+            Some(knots) => knots.last().copied().unwrap_or(0.0),
+            None => (clip.frames.len().max(1) - 1) as f32 / clip.sample_rate,
+        };
         let inside = |t: f32| (0.0..=duration).contains(&t);
         let mut sorted = raw.markers.clone();
         sorted.sort_by(|a, b| a.time.total_cmp(&b.time));
@@ -377,11 +383,21 @@ pub fn bake_with(
                 (keys, Encoding::Compressed, w.section(&baked.compressed.ranges))
             }
         };
+        let knots = match extras.knots(i) {
+            Some(knots) if knots.len() != clip.frames.len() => {
+                return Err(format!("clip {}: {} knot times for {} frames", clip.name, knots.len(), clip.frames.len()));
+            }
+            Some(knots) => {
+                w.section(knots);
+                KNOT_TIMES
+            }
+            None => 0,
+        };
         let record = ClipRecord {
             name: clip_names[i],
             sample_rate: clip.sample_rate,
             num_frames: clip.frames.len() as u32,
-            encoding: encoding as u32 | if clip.step == StepKeys::All { STEP_KEYS } else { 0 },
+            encoding: encoding as u32 | knots | if clip.step == StepKeys::All { STEP_KEYS } else { 0 },
             num_tracks: baked.num_tracks,
             constants,
             track_joints,

@@ -62,6 +62,7 @@ pub fn inspect_json(blob: &AlignedBlob) -> Result<serde_json::Value, String> {
             serde_json::json!({
                 "name": asset.clip_name(c).unwrap_or(""),
                 "frames": clip.num_frames(),
+                "knots": clip.knots().len(),
                 "sample_rate": clip.sample_rate(),
                 "duration": clip.duration(),
                 "encoding": format!("{:?}", clip.encoding()),
@@ -205,7 +206,7 @@ pub fn raw(blob: &AlignedBlob, clip: usize) -> Result<(RawSkeleton, RawClip), St
     let mut context = SamplingContext::new(&arena, n).map_err(|e| e.to_string())?;
     let mut local = vec![SoaTransform::IDENTITY; skeleton.num_soa_joints()];
     let rate = runtime_clip.sample_rate();
-    let frames = (0..runtime_clip.num_frames())
+    let frames = (0..uniform_frames(&runtime_clip))
         .map(|f| {
             let time = (f as f64 / rate as f64) as f32;
             sample_clamped(skeleton, &runtime_clip, time, &mut context, &mut local)?;
@@ -214,6 +215,15 @@ pub fn raw(blob: &AlignedBlob, clip: usize) -> Result<(RawSkeleton, RawClip), St
         .collect::<Result<Vec<_>, String>>()?;
     let name = asset.clip_name(clip).unwrap_or("clip").to_string();
     Ok((raw_skeleton, RawClip { name, sample_rate: rate, frames, step: StepKeys::of(&runtime_clip) }))
+}
+
+/// Frames of `clip` at its rate over its duration: its frame count, or for a clip on knots the uniform frames
+/// its knots were fitted from.
+pub fn uniform_frames(clip: &sinew::clip::Clip<'_>) -> usize {
+    match clip.knots() {
+        [] => clip.num_frames(),
+        _ => (f64::from(clip.duration()) * f64::from(clip.sample_rate())).round() as usize + 1,
+    }
 }
 
 /// Clip index from an index or a name (the runtime's `Asset::find_clip`).
@@ -250,9 +260,10 @@ pub fn summary(blob: &AlignedBlob) -> Result<String, String> {
         };
         let _ = write!(
             out,
-            "\n  {}: {} at {:.3} Hz, {:?} keys, {} bytes, {:.0} B/s/joint (raw {:.0}, {ratio})",
+            "\n  {}: {} {} {:.3} Hz, {:?} keys, {} bytes, {:.0} B/s/joint (raw {:.0}, {ratio})",
             asset.clip_name(i).unwrap_or(""),
-            count(clip.num_frames(), "frame"),
+            count(clip.num_frames(), if clip.knots().is_empty() { "frame" } else { "knot" }),
+            if clip.knots().is_empty() { "at" } else { "fitted from" },
             clip.sample_rate(),
             clip.encoding(),
             clip.data_bytes(),

@@ -6,7 +6,7 @@
 //!   `sample` (the runtime's sampling on the host);
 //! - importers: `bvh`, `gltf_import`; the procedural `rig`;
 //! - `annotate` (markers, ranges, foot plants), `clip_error` (the error a viewer sees), `rate` (the lowest key
-//!   rate within a bound), `loops` (a looping clip's seam and its fix), `compress`, `chunks` (clips split by
+//!   rate within a bound), `knots` (non-uniform knots within a bound, golden poses), `loops` (a looping clip's seam and its fix), `compress`, `chunks` (clips split by
 //!   bone masks), `bake`;
 //! - readers of blobs and what runs on them: `blob`, `pose`, `root_motion`, `phase`, `bounds`;
 //! - `offline` (the commands of `sinew-bake`) and `fuzz` (what every fuzz target checks).
@@ -49,6 +49,7 @@ pub mod dmath;
 pub mod fuzz;
 pub mod glam_pose;
 pub mod gltf_import;
+pub mod knots;
 pub mod loops;
 pub mod offline;
 pub mod phase;

@@ -94,10 +94,16 @@ pub struct BakeArgs {
     /// source frame, sampled as --interpolation says; the report gives each rate and error.
     #[arg(long)]
     pub reduce_rate: Option<f64>,
-    /// --reduce-rate: how the clips will be played between keys, linear (the default) or cubic (which follows
-    /// the source more closely, so goes lower). Play the blob the same way.
-    #[arg(long, value_enum, default_value_t = InterpolationArg::Linear, requires = "reduce_rate")]
+    /// --reduce-rate, --knots: how the clips will be played between keys, linear (the default) or cubic (which
+    /// follows the source more closely, so goes lower). Play the blob the same way.
+    #[arg(long, value_enum, default_value_t = InterpolationArg::Linear)]
     pub interpolation: InterpolationArg,
+    /// Bake each clip on non-uniform knots: source frames chosen where the motion needs them, so that it plays
+    /// (as --interpolation says) within this many centimetres (on the figure scaled to 1.7 m) of every source
+    /// frame, plus a knot at every marker and at both ends of every range (--markers, --detect-plants), whose
+    /// poses it then shows exactly (golden poses); the report gives each clip's knots and error.
+    #[arg(long, conflicts_with_all = ["reduce_rate", "phase", "chunks"])]
+    pub knots: Option<f64>,
     /// Split clips into chunks by joint masks (bone-mask decomposition), each baked as a clip storing its joints
     /// only: `{"chunks": [{"clip", "name", "subtrees": [joint], "joints": [joint], "without": [joint]}]}` (a
     /// chunk takes its subtrees and single joints, less its `without` subtrees). A split clip is replaced by its
@@ -258,9 +264,21 @@ pub fn bake(args: &BakeArgs) -> Result<String, String> {
         }
         None => (skeleton, clips),
     };
-    let (clips, seams) = loop_seams(&skeleton, clips, args.loop_fix, args.error_distance);
+    let (mut clips, seams) = loop_seams(&skeleton, clips, args.loop_fix, args.error_distance);
     notes += &seams;
-    let extras = raw::Extras { annotations, skin, phases, ..Default::default() };
+    // A clip on knots is measured against its uniform source.
+    let mut sources = None;
+    let knots = match args.knots {
+        Some(bound_cm) => {
+            let (fitted, report) = fit_knots(&skeleton, &clips, &annotations, bound_cm, args)?;
+            notes += &report;
+            let (fitted, knots) = fitted.into_iter().map(|fit| (fit.clip, Some(fit.knots))).unzip();
+            sources = Some(std::mem::replace(&mut clips, fitted));
+            knots
+        }
+        None => Vec::new(),
+    };
+    let extras = raw::Extras { annotations, skin, phases, knots, ..Default::default() };
     let (clips, extras) = match &args.chunks {
         Some(path) => {
             let specs = crate::chunks::read_sidecar(path)?;
@@ -280,7 +298,9 @@ pub fn bake(args: &BakeArgs) -> Result<String, String> {
     };
     let blob = bake::bake_with(&skeleton, &clips, format, &extras)?;
     std::fs::write(&args.out, blob.bytes()).map_err(|e| format!("{}: {e}", args.out.display()))?;
-    notes += &error_report(&skeleton, &clips, &extras.masks, &blob, args.error_distance)?;
+    let measured =
+        Measured { masks: &extras.masks, sources: sources.as_deref(), interpolation: args.interpolation.into() };
+    notes += &error_report(&skeleton, &clips, measured, &blob, args.error_distance)?;
     Ok(format!("{}: {}{notes}", args.out.display(), crate::blob::summary(&blob)?))
 }
 
@@ -314,6 +334,48 @@ fn reduce_rates(
         reduced.push(best.clip);
     }
     Ok((reduced, notes))
+}
+
+/// Each clip on knots within `bound_cm` of its source (see `BakeArgs::knots`), golden at its annotations'
+/// times, and a line per clip giving the knots and the error.
+fn fit_knots(
+    skeleton: &raw::RawSkeleton,
+    clips: &[raw::RawClip],
+    annotations: &[raw::RawAnnotations],
+    bound_cm: f64,
+    args: &BakeArgs,
+) -> Result<(Vec<crate::knots::Fitted>, String), String> {
+    if !(bound_cm.is_finite() && bound_cm > 0.0) {
+        return Err(format!("--knots {bound_cm}: give a positive number of centimetres"));
+    }
+    let per_cm = crate::annotate::figure_scale(skeleton).units_per_cm();
+    let interpolation = sinew::Interpolation::from(args.interpolation);
+    let (mut fitted, mut notes) = (Vec::new(), String::new());
+    for (clip, annotation) in clips.iter().zip(annotations) {
+        if !annotation.curves.is_empty() {
+            return Err(format!(
+                "clip `{}`: --knots cannot carry curve tracks yet (they are per uniform frame)",
+                clip.name
+            ));
+        }
+        let golden = crate::knots::golden_times(annotation);
+        let (bound, distance) = (bound_cm * per_cm, args.error_distance * per_cm);
+        let fit = crate::knots::fit_knots(skeleton, clip, &golden, bound, distance, interpolation)?;
+        let seconds = fit.knots.last().copied().unwrap_or(0.0).max(f32::MIN_POSITIVE);
+        notes += &format!(
+            "\n  `{}`: {} knots for {} frames ({:.2} a second on average, {} golden; {:?} playback within {bound_cm} cm of the source: max {:.4}, p99 {:.4} cm)",
+            clip.name,
+            fit.knots.len(),
+            clip.frames.len(),
+            fit.knots.len() as f32 / seconds,
+            golden.len(),
+            interpolation,
+            fit.error.max / per_cm,
+            fit.error.p99 / per_cm
+        );
+        fitted.push(fit);
+    }
+    Ok((fitted, notes))
 }
 
 /// The clips, their loop seams closed when `fix` is set, and a line per clip giving its seam (before and after
@@ -377,15 +439,25 @@ fn skins_report(skins: &[(String, usize)], chosen: usize) -> String {
 
 /// One line per clip: its virtual-point error against the imported clip, in centimetres on the figure scaled to
 /// 1.7 m (file units for a figure without a height), with points `distance_cm` from each joint.
+/// What `error_report` measures a clip against beyond its raw frames.
+struct Measured<'m> {
+    /// Per clip, the joints a chunk stores (see `raw::Extras::masks`).
+    masks: &'m [Option<Vec<bool>>],
+    /// The uniform clips that clips on knots were fitted to, in clip order, and how they play.
+    sources: Option<&'m [raw::RawClip]>,
+    interpolation: sinew::Interpolation,
+}
+
 fn error_report(
     skeleton: &raw::RawSkeleton,
     clips: &[raw::RawClip],
-    masks: &[Option<Vec<bool>>],
+    measured: Measured<'_>,
     blob: &raw::AlignedBlob,
     distance_cm: f64,
 ) -> Result<String, String> {
     use crate::annotate::{FigureScale, figure_scale};
-    use crate::clip_error::clip_error;
+    use crate::clip_error::{clip_error, source_error};
+    let Measured { masks, sources, interpolation } = measured;
     let asset = crate::blob::asset(blob)?;
     let scale = figure_scale(skeleton);
     let per_cm = scale.units_per_cm();
@@ -398,10 +470,17 @@ fn error_report(
                 let error = clip_error(skeleton, &alone, &asset, index, distance_cm * per_cm)?;
                 (error, mask.iter().filter(|m| **m).count(), " (a chunk, alone)")
             }
-            _ => (clip_error(skeleton, clip, &asset, index, distance_cm * per_cm)?, skeleton.parents.len(), ""),
+            _ => match sources.and_then(|s| s.get(index)) {
+                Some(source) => {
+                    let error = source_error(skeleton, source, &asset, index, distance_cm * per_cm, interpolation)?;
+                    (error, skeleton.parents.len(), " (on knots, against every source frame)")
+                }
+                None => (clip_error(skeleton, clip, &asset, index, distance_cm * per_cm)?, skeleton.parents.len(), ""),
+            },
         };
         let stored = asset.clip(index).map_or(0, |c| c.data_bytes());
-        let raw = RAW_BYTES_PER_JOINT_FRAME * joints * clip.frames.len();
+        let frames = sources.and_then(|s| s.get(index)).map_or(clip.frames.len(), |source| source.frames.len());
+        let raw = RAW_BYTES_PER_JOINT_FRAME * joints * frames;
         let measured = match scale {
             FigureScale::Centimetres { .. } => format!(
                 "error max {:.4} cm, p99 {:.4} cm (virtual points {distance_cm} cm from each joint, figure scaled to 1.7 m",

@@ -359,6 +359,16 @@ pub struct Extras {
     /// None, or one per clip: for a chunk of a clip split by bone masks (`crate::chunks`), the joints it stores
     /// tracks for, the others elided as rest (`None`: every joint).
     pub masks: Vec<Option<Vec<bool>>>,
+    /// None, or one per clip: for a clip fitted with non-uniform knots (`crate::knots`), its frames' times in
+    /// seconds, one per frame (`None`: uniform frames at the clip's rate).
+    pub knots: Vec<Option<Vec<f32>>>,
+}
+
+impl Extras {
+    /// Clip `index`'s knot times, if it has any.
+    pub fn knots(&self, index: usize) -> Option<&[f32]> {
+        self.knots.get(index).and_then(Option::as_deref)
+    }
 }
 
 /// A clip's stride phase table (see `sinew::phase` and `sinew::asset::PhaseRecord`).

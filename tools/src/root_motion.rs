@@ -310,7 +310,8 @@ impl Baked {
                 let hips = hips_joint(&names, &Extraction::default())?;
                 let clip = crate::blob::clip_index(&asset, clip)?;
                 let runtime_clip = asset.clip(clip).ok_or("clip missing")?;
-                let (rate, num_frames) = (runtime_clip.sample_rate() as f64, runtime_clip.num_frames());
+                let (rate, num_frames) =
+                    (runtime_clip.sample_rate() as f64, crate::blob::uniform_frames(&runtime_clip));
                 Ok(Baked { blob, clip, hips, rate, num_frames })
             }
         }

@@ -146,3 +146,41 @@ fn chunks_split_a_clip_and_bad_chunk_files_write_nothing() {
     assert_error(&sinew_bake(&["bake", "--bvh", &two, "--out", &refused, "--chunks", &missing]), &[&missing]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn knots_fit_a_clip_with_golden_poses_and_bad_requests_write_nothing() {
+    let dir = scratch("knots");
+    // Two joints for 2 s at 10 Hz: gliding, then a sharp turn at 1 s, then gliding again.
+    let angle = |f: i32| if f <= 10 { 0 } else { (f - 10) * 9 };
+    let values: String = (0..21).map(|f| format!("{} 0 0 0 {} 0\n", f * 2, angle(f))).collect();
+    let file = write(&dir, "turn.bvh", &bvh("21", "0.1", values.trim_end()));
+    let markers = write(&dir, "markers.json", r#"{"clips":{"turn":{"markers":[{"name":"cut","time":0.35}]}}}"#);
+    let out = dir.join("turn.snw").display().to_string();
+    let baked = sinew_bake(&["bake", "--bvh", &file, "--out", &out, "--knots", "0.05", "--markers", &markers]);
+    assert!(baked.status.success(), "{}", String::from_utf8_lossy(&baked.stderr));
+    let report = String::from_utf8_lossy(&baked.stdout);
+    assert!(report.contains("knots for 21 frames") && report.contains("1 golden"), "{report}");
+    assert!(report.contains("(on knots, against every source frame)"), "{report}");
+    let inspected = sinew_bake(&["inspect", "--blob", &out, "--json"]);
+    let json: serde_json::Value = serde_json::from_slice(&inspected.stdout).expect("inspect --json prints JSON");
+    let knots = json["clips"][0]["knots"].as_u64().expect("knots");
+    // The ends, the golden time and the turn's start; the glides need no more.
+    assert!((4..21).contains(&knots), "{knots} knots: {json}");
+
+    let refused = dir.join("refused.snw").display().to_string();
+    for bound in ["0", "-1", "NaN"] {
+        assert_error(&sinew_bake(&["bake", "--bvh", &file, "--out", &refused, "--knots", bound]), &["--knots"]);
+    }
+    let curves = write(
+        &dir,
+        "curves.json",
+        r#"{"clips":{"turn":{"curves":[{"name":"blink","keys":[{"time":0,"value":0},{"time":1,"value":1}]}]}}}"#,
+    );
+    let with_curves = ["bake", "--bvh", &file, "--out", &refused, "--knots", "0.1", "--markers", &curves];
+    assert_error(&sinew_bake(&with_curves), &["curve tracks"]);
+    assert!(!Path::new(&refused).exists(), "nothing written");
+    // Knots replace rate reduction, and phase tables are per uniform frame.
+    let both = sinew_bake(&["bake", "--bvh", &file, "--out", &refused, "--knots", "0.1", "--reduce-rate", "0.1"]);
+    assert!(!both.status.success() && !Path::new(&refused).exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -7,7 +7,7 @@
 //! Header (128 B) | parents i16[J] | rest pose SoaTransform[ceil(J/4)] | joint names StrRef[J] or empty
 //!   | strings (UTF-8) | ClipRecord[C] (64 B each)
 //!   | for each clip: constants ConstantTrack[] | track joints u16[] | keys f32[], u16[] or u8[]
-//!     | ranges QuantRange[] or TrackRange[]
+//!     | ranges QuantRange[] or TrackRange[] | knot times f32[frames] (only with `KNOT_TIMES`)
 //!   | Annotations[C] | Marker[] | Range[] | skin joint remap u16[S] | skin inverse binds Mat3x4[S]
 //!   | PhaseRecord[C] or empty | phase values f32[]
 //! ```
@@ -30,7 +30,7 @@
 use crate::data::clip::compressed::{CompressedKeys, TrackRange};
 use crate::data::clip::curves::{CurveKeys, Curves};
 use crate::data::clip::quantized::QuantRange;
-use crate::data::clip::{Channel, Clip, ClipParts, ConstantTrack, Encoding, Keys, STEP_KEYS};
+use crate::data::clip::{Channel, Clip, ClipParts, ConstantTrack, Encoding, KNOT_TIMES, Keys, STEP_KEYS};
 use crate::data::skeleton::{JointNames, MAX_JOINTS, Skeleton, check_model_extent, rest_extents};
 use crate::error::{BlobProblem, Error, Section};
 use crate::math::{SoaTransform, num_soa_joints};
@@ -38,16 +38,18 @@ use bytemuck::{Pod, Zeroable};
 
 /// First eight bytes of every blob.
 pub const MAGIC: [u8; 8] = *b"SINEWANM";
-/// The format version this build writes. It also reads version 6, whose clips step all tracks or none, version
+/// The format version this build writes. It also reads version 7, whose clips have uniform frames, version 6, whose clips step all tracks or none, version
 /// 5, which had no step keys, and versions 3 and 4 without compressed clips or curves: version 4 stored a
 /// compressed segment's track table entry by entry rather than as rows, and version 3 had no curve tracks (its
 /// `curves` field was reserved, zero).
-pub const VERSION: u32 = 7;
+pub const VERSION: u32 = 8;
 /// The first version whose clip records may carry `clip::STEP_KEYS`.
 const STEP_KEYS_VERSION: u32 = 6;
 /// The first version whose track-joint sections may list step tracks and whose curve records may carry
 /// `clip::STEP_KEYS`.
 const STEP_TRACKS_VERSION: u32 = 7;
+/// The first version whose clip records may carry `clip::KNOT_TIMES`.
+const KNOTS_VERSION: u32 = 8;
 /// The first version whose compressed segment tables are rows (see [`SegmentTrack::entry`](crate::data::clip::compressed::SegmentTrack::entry)).
 const ROW_TABLES: u32 = 5;
 /// The oldest format version this build reads.
@@ -217,7 +219,9 @@ pub struct ClipRecord {
     pub sample_rate: f32,
     /// Key frames (at least one).
     pub num_frames: u32,
-    /// `Encoding as u32`, with `clip::STEP_KEYS` set for a clip with step keys (version 6 onward).
+    /// `Encoding as u32`, with `clip::STEP_KEYS` set for a clip with step keys (version 6 onward) and
+    /// `clip::KNOT_TIMES` for one with knot times (version 8 onward), which follow its `ranges` at the next
+    /// 16-byte boundary: one `f32` per frame, seconds (see `Clip::with_knots`).
     pub encoding: u32,
     /// Animated tracks: translation, rotation, scale.
     pub num_tracks: [u32; 3],
@@ -330,8 +334,11 @@ impl<'a> Asset<'a> {
                 section: Section::ClipName { clip },
                 problem: BlobProblem::Value { index: clip },
             })?;
-            let (parts, step_tracks) = clip_parts(&mut cursor, header.version, num_joints, clip, record)?;
+            let (parts, step_tracks, knots) = clip_parts(&mut cursor, header.version, num_joints, clip, record)?;
             let validated = Clip::new(parts)?.with_step_tracks(step_tracks)?;
+            if record.encoding & KNOT_TIMES != 0 {
+                validated.with_knots(knots)?;
+            }
             rest_extents(rest_pose, &mut translation[..num_joints], &mut scale[..num_joints]);
             validated.track_extents(Channel::Translation, &mut translation[..num_joints])?;
             validated.track_extents(Channel::Scale, &mut scale[..num_joints])?;
@@ -341,7 +348,7 @@ impl<'a> Asset<'a> {
         let annotations: &[Annotations] = cursor.section(Section::Annotations, header.annotations, Some(num_clips))?;
         let markers: &[Marker] = cursor.section(Section::Markers, header.markers, None)?;
         let ranges: &[Range] = cursor.section(Section::Ranges, header.ranges, None)?;
-        check_annotations(records, annotations, markers, ranges, strings)?;
+        check_annotations(blob, records, annotations, markers, ranges, strings)?;
         let skin_remap: &[u16] = cursor.section(Section::SkinRemap, header.skin_remap, None)?;
         let count = Some(skin_remap.len() as u64);
         let inverse_bind = cursor.section(Section::SkinInverseBinds, header.skin_inverse_bind, count)?;
@@ -351,7 +358,7 @@ impl<'a> Asset<'a> {
         };
         let phases: &[PhaseRecord] = cursor.section(Section::Phases, header.phases, None)?;
         let phase_values: &[f32] = cursor.section(Section::PhaseValues, header.phase_values, None)?;
-        check_phases(records, num_joints, phases, phase_values)?;
+        check_phases(blob, records, num_joints, phases, phase_values)?;
         let curve_records: &[CurveRecord] = match header.version {
             3 => &[],
             _ => cursor.section(Section::CurveRecords, header.curves, None)?,
@@ -440,12 +447,13 @@ impl<'a> Asset<'a> {
         let record = self.records.get(index)?;
         // `load` checked the blob's version against its encodings, so the newest version reads every record.
         let mut cursor = Cursor::validated(self.blob);
-        let (parts, step_tracks) = clip_parts(&mut cursor, VERSION, self.skeleton.num_joints(), index, record).ok()?;
+        let (parts, step_tracks, knots) =
+            clip_parts(&mut cursor, VERSION, self.skeleton.num_joints(), index, record).ok()?;
         let clip = match record.encoding & STEP_KEYS {
             0 => Clip::from_validated(parts),
             _ => Clip::from_validated(parts).with_step_keys(),
         };
-        let clip = clip.with_validated_step_tracks(step_tracks);
+        let clip = clip.with_validated_step_tracks(step_tracks).with_validated_knots(knots);
         let Some(curves) = self.curve_records.get(index) else { return Some(clip) };
         let (_, curves, step) = curve_parts(&mut cursor, VERSION, index, curves).ok()?;
         let clip = clip.with_validated_curves(curves);
@@ -468,7 +476,7 @@ impl<'a> Asset<'a> {
 
     /// Duration of clip `index` in seconds (as [`Clip::duration`]), without building the clip's view.
     pub fn clip_duration(&self, index: usize) -> Option<f32> {
-        self.records.get(index).map(|r| (r.num_frames as usize - 1) as f32 / r.sample_rate)
+        self.records.get(index).map(|r| record_duration(self.blob, r))
     }
 
     /// Name of clip `index`.
@@ -485,6 +493,7 @@ impl<'a> Asset<'a> {
 /// Each clip's annotations: contiguous runs in clip order covering both tables exactly, names that are
 /// strings, finite values, times within the clip, markers sorted, ranges with `start ≤ end`.
 fn check_annotations(
+    blob: &[u8],
     records: &[ClipRecord],
     annotations: &[Annotations],
     markers: &[Marker],
@@ -504,7 +513,7 @@ fn check_annotations(
         else {
             return bad(Section::Annotations);
         };
-        let duration = (record.num_frames as usize - 1) as f32 / record.sample_rate;
+        let duration = record_duration(blob, record);
         let within = |t: f32| (0.0..=duration).contains(&t);
         let mut last = 0.0f32;
         for m in clip_markers {
@@ -532,12 +541,12 @@ fn check_annotations(
     Ok(())
 }
 
-/// Phase records: none, or one per clip; each either empty or with its clip's frame count (at least two),
-/// value runs in the
-/// table, distinct feet in the skeleton, a finite positive swing, known flags; forward values finite,
+/// Phase records: none, or one per clip; each either empty or with its clip's frame count (at least two, and
+/// uniform frames: a phase table is per frame at the clip's rate), value runs in the table, distinct feet in the skeleton, a finite positive swing, known flags; forward values finite,
 /// nondecreasing, starting in `[0, 1)` and rising by at most one stride per frame; inverse times finite,
 /// nondecreasing and within the clip.
 fn check_phases(
+    blob: &[u8],
     records: &[ClipRecord],
     num_joints: usize,
     phases: &[PhaseRecord],
@@ -563,6 +572,7 @@ fn check_phases(
         }
         let [left, right] = p.feet.map(usize::from);
         let header_ok = p.num_frames == record.num_frames
+            && record.encoding & KNOT_TIMES == 0
             && p.num_frames >= 2
             && p.num_inverse >= 2
             && (1..=MAX_PHASE_STEPS).contains(&p.per_stride)
@@ -581,7 +591,7 @@ fn check_phases(
             return bad(Section::Phases);
         };
         let (forward, inverse) = run.split_at(p.num_frames as usize);
-        let duration = (record.num_frames as usize - 1) as f32 / record.sample_rate;
+        let duration = record_duration(blob, record);
         let forward_ok = nondecreasing(forward)
             && (0.0..1.0).contains(&forward[0])
             && forward.windows(2).all(|w| w[1] - w[0] <= 1.0);
@@ -693,15 +703,33 @@ fn curve_parts<'a>(
     Ok((names, Curves { count: record.num_curves as usize, keys }, step))
 }
 
-/// A clip's arrays and its step tracks from its record (sections checked; values are `Clip::new`'s and
-/// `Clip::with_step_tracks`' job).
+/// Where a record's knot times lie: after its ranges, at the next multiple of `ALIGN`, one `f32` per frame
+/// (an unrepresentable place is left for the section check to refuse).
+fn knots_ref(record: &ClipRecord) -> SectionRef {
+    let end = (u64::from(record.ranges.offset) + u64::from(record.ranges.len)).next_multiple_of(ALIGN as u64);
+    SectionRef { offset: u32::try_from(end).unwrap_or(u32::MAX), len: record.num_frames.saturating_mul(4) }
+}
+
+/// Seconds from a record's first frame to its last: the last knot's time with knot times, else
+/// `(num_frames - 1) / sample_rate`. For records `load` has checked (a missing knot reads as 0).
+fn record_duration(blob: &[u8], record: &ClipRecord) -> f32 {
+    if record.encoding & KNOT_TIMES == 0 {
+        return (record.num_frames as usize).saturating_sub(1) as f32 / record.sample_rate;
+    }
+    let r = knots_ref(record);
+    let last = (r.offset as usize + r.len as usize).checked_sub(4).and_then(|at| blob.get(at..at + 4));
+    last.map_or(0.0, |bytes| f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
+}
+
+/// A clip's arrays, its step tracks and its knot times (empty for uniform frames) from its record (sections
+/// checked; values are `Clip::new`'s, `Clip::with_step_tracks`' and `Clip::with_knots`' job).
 fn clip_parts<'a>(
     cursor: &mut Cursor<'a>,
     version: u32,
     num_joints: usize,
     clip: usize,
     record: &ClipRecord,
-) -> Result<(ClipParts<'a>, &'a [u16]), Error> {
+) -> Result<(ClipParts<'a>, &'a [u16], &'a [f32]), Error> {
     let num_tracks = record.num_tracks.map(|n| n as usize);
     let [t, r, s] = record.num_tracks.map(u64::from);
     let constants: &[ConstantTrack] = cursor.section(Section::Constants { clip }, record.constants, None)?;
@@ -715,7 +743,10 @@ fn clip_parts<'a>(
     if record.encoding & STEP_KEYS != 0 && (version < STEP_KEYS_VERSION || !step_tracks.is_empty()) {
         return Err(Error::Blob { section: Section::Keys { clip }, problem: BlobProblem::Value { index: clip } });
     }
-    let keys = match record.encoding & !STEP_KEYS {
+    if record.encoding & KNOT_TIMES != 0 && version < KNOTS_VERSION {
+        return Err(Error::Blob { section: Section::Keys { clip }, problem: BlobProblem::Value { index: clip } });
+    }
+    let keys = match record.encoding & !(STEP_KEYS | KNOT_TIMES) {
         e if e == Encoding::F32 as u32 => {
             let keys: &[f32] = cursor.section(Section::Keys { clip }, record.keys, None)?;
             cursor.section::<QuantRange>(Section::QuantRanges { clip }, record.ranges, Some(0))?;
@@ -745,5 +776,9 @@ fn clip_parts<'a>(
         num_tracks,
         keys,
     };
-    Ok((parts, step_tracks))
+    let knots = match record.encoding & KNOT_TIMES {
+        0 => &[][..],
+        _ => cursor.section(Section::KnotTimes { clip }, knots_ref(record), Some(u64::from(record.num_frames)))?,
+    };
+    Ok((parts, step_tracks, knots))
 }

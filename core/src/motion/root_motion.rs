@@ -118,9 +118,12 @@ pub fn motion_between(clip: &Clip<'_>, rest: &SoaTransform, start: f32, end: f32
     let mut previous = root_at(clip, rest, lo);
     let mut moved = RootMotion::IDENTITY;
     // Frame boundaries strictly inside (lo, hi), then hi: each piece turns less than the root does in a frame.
-    let first = libm::floorf(lo * rate) as i64 + 1;
-    let last = libm::ceilf(hi * rate) as i64 - 1;
-    for k in (first..=last).map(|k| k as f32 / rate).chain(core::iter::once(hi)) {
+    let (uniform, knots) = match clip.knots() {
+        [] => (libm::floorf(lo * rate) as i64 + 1..libm::ceilf(hi * rate) as i64, &[][..]),
+        knots => (0..0, &knots[knots.partition_point(|&k| k <= lo)..knots.partition_point(|&k| k < hi)]),
+    };
+    let boundaries = uniform.map(|k| k as f32 / rate).chain(knots.iter().copied());
+    for k in boundaries.chain(core::iter::once(hi)) {
         let next = root_at(clip, rest, k.min(hi));
         moved = moved.then(RootMotion::between(previous, next));
         previous = next;

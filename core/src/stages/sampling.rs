@@ -1,4 +1,5 @@
-//! Sampling: a clip at any time → a SoA local pose, in O(1) whatever the previous time was.
+//! Sampling: a clip at any time → a SoA local pose, in O(1) whatever the previous time was (O(log knots) to find
+//! the frames of a clip on knot times, `Clip::with_knots`).
 //!
 //! How: a [`SamplingContext`] (caller memory) caches decoded frames as full SoA poses, two for
 //! [`Interpolation::Linear`] and four for [`Interpolation::Cubic`]. Binding a clip fills them with the rest pose
@@ -65,7 +66,8 @@ pub enum Interpolation {
     #[default]
     Linear,
     /// A Catmull-Rom spline through the four keys around the time, continuous in value and velocity (C1): the
-    /// velocity at a key is half the difference of its neighbours'. Translations and scales are weighted sums of
+    /// velocity at a key is half the difference of its neighbours' (on knot times, that difference over the time
+    /// between them, so C1 whatever the intervals). Translations and scales are weighted sums of
     /// the four keys; rotations are the same sums of the keys on the hemisphere of the key before the time,
     /// normalized. At a clamped clip's ends the missing key is extrapolated (`2 p0 − p1`, a one-sided tangent);
     /// a looping clip wraps, its last frame being a copy of its first (as [`Playback::Loop`] expects). Step
@@ -513,7 +515,7 @@ impl SamplingJob<'_, '_> {
         // At a key both modes give the key, so a cubic context reads four frames only between keys.
         let (a, b) = match self.context.interpolation {
             Interpolation::Cubic if fraction > 0.0 && fraction < 1.0 => {
-                let (frames, weights) = cubic_window(clip.num_frames(), f0, fraction, self.playback);
+                let (frames, weights) = cubic_window(clip, f0, fraction, self.playback);
                 let [before, a, b, after] = self.context.fetch(clip, frames).map(|s| &*self.context.slots[s]);
                 catmull_rom_pass(clip, [before, a, b, after], weights.map(F4::splat), self.output, writes);
                 (a, b)
@@ -584,21 +586,52 @@ impl<const CHUNK: bool> Writes<'_, CHUNK> {
     }
 }
 
-/// The four keys a cubic sample between frames `f0` and `f0 + 1` of a `num_frames` clip reads (before, the
-/// two around, after) and their Catmull-Rom weights at `fraction` (in `(0, 1)`). A key missing at a clamped end
-/// is extrapolated by folding its weight into the two keys it is made of (`2 p0 − p1`), its frame given as the
-/// nearest key with weight zero; a looping clip wraps over its last frame, a copy of its first.
-fn cubic_window(num_frames: usize, f0: u32, fraction: f32, playback: Playback) -> ([u32; 4], [f32; 4]) {
-    // Factored so that the weights that vanish at an end (as `t` or `1 − t`) keep their precision there.
-    let (t, u) = (fraction, 1.0 - fraction);
-    let mut w = [
-        -0.5 * t * u * u,
-        0.5 * u * (2.0 + t * (2.0 - 3.0 * t)),
-        0.5 * t * (1.0 + t * (4.0 - 3.0 * t)),
-        -0.5 * t * t * u,
-    ];
-    let (f1, last) = (f0 + 1, num_frames.saturating_sub(1) as u32);
+/// The four keys a cubic sample between frames `f0` and `f0 + 1` of `clip` reads (before, the two around,
+/// after) and their Catmull-Rom weights at `fraction` (in `(0, 1)`). A key missing at a clamped end is
+/// extrapolated by folding its weight into the two keys it is made of (`2 p0 − p1`, a mirror image one interval
+/// out), its frame given as the nearest key with weight zero; a looping clip wraps over its last frame, a copy of
+/// its first.
+///
+/// With knot times the tangents are the non-uniform Catmull-Rom ones, `m₀ = (p₁ − p₋₁) / (t₁ − t₋₁)` and
+/// `m₁ = (p₂ − p₀) / (t₂ − t₀)`, scaled by the interval: C1 in time across knots of any spacing.
+fn cubic_window(clip: &Clip<'_>, f0: u32, fraction: f32, playback: Playback) -> ([u32; 4], [f32; 4]) {
+    let (f1, last) = (f0 + 1, clip.num_frames().saturating_sub(1) as u32);
     let wraps = playback == Playback::Loop && last >= 2;
+    let (t, u) = (fraction, 1.0 - fraction);
+    let mut w = match clip.knots() {
+        // Factored so that the weights that vanish at an end (as `t` or `1 − t`) keep their precision there.
+        [] => [
+            -0.5 * t * u * u,
+            0.5 * u * (2.0 + t * (2.0 - 3.0 * t)),
+            0.5 * t * (1.0 + t * (4.0 - 3.0 * t)),
+            -0.5 * t * t * u,
+        ],
+        knots => {
+            let time = |f: u32| knots.get(f as usize).copied().unwrap_or(0.0);
+            let (t0, t1) = (time(f0), time(f1));
+            let span = t1 - t0;
+            // The neighbours' times, one loop earlier or later across a wrap; a clamped end's mirror key sits
+            // one interval out, which makes its tangent the one-sided one.
+            let before = match f0 {
+                0 if wraps => time(last - 1) - time(last),
+                0 => t0 - span,
+                _ => time(f0 - 1),
+            };
+            let after = match f1 {
+                _ if f1 < last => time(f1 + 1),
+                _ if wraps => time(last) + time(1),
+                _ => t1 + span,
+            };
+            let (a, b) = (span / (t1 - before), span / (after - t0));
+            // Hermite with `m₀·span = a (p₁ − p₋₁)` and `m₁·span = b (p₂ − p₀)`.
+            [
+                -a * t * u * u,
+                u * u * (1.0 + 2.0 * t) + b * t * t * u,
+                t * t * (3.0 - 2.0 * t) + a * t * u * u,
+                -b * t * t * u,
+            ]
+        }
+    };
     let before = match f0 {
         0 if wraps => last - 1,
         0 => {
@@ -797,7 +830,10 @@ fn sample_curves(curves: &Curves<'_>, ([f0, f1], fraction): ([u32; 2], f32), out
 /// keys, the frame that holds at `time` twice and no fraction (a time within the snap resolution below a frame
 /// is that frame's, as for interpolated clips). `time` must be finite.
 pub(crate) fn frame_position(clip: &Clip<'_>, time: f32, playback: Playback) -> (u32, u32, f32) {
-    let (f0, f1, fraction) = interpolation_position(clip.num_frames(), clip.sample_rate(), time, playback);
+    let (f0, f1, fraction) = match clip.knots() {
+        [] => interpolation_position(clip.num_frames(), clip.sample_rate(), time, playback),
+        knots => knot_position(knots, time, playback),
+    };
     if !clip.has_step_keys() {
         return (f0, f1, fraction);
     }
@@ -811,8 +847,36 @@ fn interpolation_position(num_frames: usize, sample_rate: f32, time: f32, playba
     if num_frames < 2 {
         return (0, 0, 0.0);
     }
-    let last = (num_frames - 1) as f32;
-    let x = time * sample_rate;
+    let x = onto_clip(time * sample_rate, (num_frames - 1) as f32, playback);
+    let last_interval = num_frames as u32 - 2;
+    let f0 = (libm::floorf(x) as u32).min(last_interval);
+    let fraction = (x - f0 as f32).clamp(0.0, 1.0);
+    // `x` carries the rounding of `time` and of the product (a few ulps): fractions that close to a key
+    // cannot be told from the key, so they snap to it. Keys then come back exactly at their times even late
+    // in long clips, and no fraction is subnormal.
+    snap(f0, fraction, (x * SNAP_ULPS).max(MIN_FRACTION), last_interval)
+}
+
+/// [`frame_position`] of an interpolated clip with knot times `knots` (strictly increasing from 0): the knots
+/// around `time` by binary search. A time within the snap resolution of a knot is that knot's, exactly as for
+/// uniform frames, so a golden pose comes back at its time bit for bit.
+fn knot_position(knots: &[f32], time: f32, playback: Playback) -> (u32, u32, f32) {
+    let n = knots.len();
+    if n < 2 {
+        return (0, 0, 0.0);
+    }
+    let t = onto_clip(time, knots[n - 1], playback);
+    let last_interval = n - 2;
+    let f0 = knots.partition_point(|&knot| knot <= t).saturating_sub(1).min(last_interval);
+    let span = knots[f0 + 1] - knots[f0];
+    let fraction = ((t - knots[f0]) / span).clamp(0.0, 1.0);
+    // The time carries a few ulps of rounding (of itself and of the wrap); in the interval's fraction that is
+    // `t × SNAP_ULPS / span`.
+    snap(f0 as u32, fraction, (t * SNAP_ULPS / span).max(MIN_FRACTION), last_interval as u32)
+}
+
+/// `x` (a frame coordinate or a time) on `[0, last]`: clamped, or wrapped for a looping clip; 0 when not finite.
+fn onto_clip(x: f32, last: f32, playback: Playback) -> f32 {
     let x = match playback {
         Playback::Clamp => x.clamp(0.0, last),
         // rem_euclid without std: the result lies in [0, last].
@@ -821,25 +885,18 @@ fn interpolation_position(num_frames: usize, sample_rate: f32, time: f32, playba
             if r >= last || r < 0.0 { 0.0 } else { r }
         }
     };
-    let x = if x.is_finite() { x } else { 0.0 };
-    let last_interval = num_frames as u32 - 2;
-    let mut f0 = (libm::floorf(x) as u32).min(last_interval);
-    let mut fraction = (x - f0 as f32).clamp(0.0, 1.0);
-    // `x` carries the rounding of `time` and of the product (a few ulps): fractions that close to a key
-    // cannot be told from the key, so they snap to it. Keys then come back exactly at their times even late
-    // in long clips, and no fraction is subnormal.
-    let resolution = (x * SNAP_ULPS).max(MIN_FRACTION);
-    if fraction < resolution {
-        fraction = 0.0;
-    } else if fraction > 1.0 - resolution {
-        if f0 < last_interval {
-            f0 += 1;
-            fraction = 0.0;
-        } else {
-            fraction = 1.0;
-        }
+    if x.is_finite() { x } else { 0.0 }
+}
+
+/// Interval `f0` and the fraction into it, a fraction within `resolution` of a key snapped to that key (onto the
+/// next interval's start, or to 1 at the end of the last interval, `last_interval`).
+fn snap(f0: u32, fraction: f32, resolution: f32, last_interval: u32) -> (u32, u32, f32) {
+    match fraction {
+        f if f < resolution => (f0, f0 + 1, 0.0),
+        f if f > 1.0 - resolution && f0 < last_interval => (f0 + 1, f0 + 2, 0.0),
+        f if f > 1.0 - resolution => (f0, f0 + 1, 1.0),
+        f => (f0, f0 + 1, f),
     }
-    (f0, f0 + 1, fraction)
 }
 
 /// Relative resolution of the frame coordinate, 4 ulps (`2^-21`): a fraction within `x × SNAP_ULPS` (at least

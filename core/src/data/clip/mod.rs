@@ -30,8 +30,11 @@
 //! or the compressed format above with each curve a one-component track whose bits were chosen against the
 //! curve's own precision (an absolute bound in its units).
 //!
-//! Time: frame `f` sits at `f / sample_rate` seconds; the clip lasts `(num_frames - 1) / sample_rate`. Between
-//! frames values interpolate, or, in a clip with step keys ([`Clip::with_step_keys`]), the earlier frame holds;
+//! Time: frame `f` sits at `f / sample_rate` seconds; the clip lasts `(num_frames - 1) / sample_rate`. A clip
+//! with knot times ([`Clip::with_knots`]) places its frames at any increasing times instead (textbook: knots
+//! only where the motion needs them, and at golden poses, the times a transition or contact must show
+//! exactly); its rate is then the one its knots were chosen from, and finding a time's frames is a binary
+//! search, O(log frames), where uniform frames are O(1). Between frames values interpolate, or, in a clip with step keys ([`Clip::with_step_keys`]), the earlier frame holds;
 //! a clip may also step some tracks only ([`Clip::with_step_tracks`]) or its curves only
 //! ([`Clip::with_step_curves`]), as an animation mixing glTF's STEP samplers with others does.
 //!
@@ -159,6 +162,10 @@ pub enum Encoding {
 /// ([`Clip::with_step_curves`], version 7 onward).
 pub const STEP_KEYS: u32 = 0x100;
 
+/// A clip record's `encoding` bit saying the clip has knot times ([`Clip::with_knots`], format version 8
+/// onward).
+pub const KNOT_TIMES: u32 = 0x200;
+
 /// A channel's animated tracks (`joints` strictly ascending) as runs `(first track, length)`: a length of
 /// `4m` covers `m` whole lane groups without a gap, each group's four tracks stored component-major (the
 /// four `x`, then the four `y`, …); a length of 1 is a single track. A fully animated channel is one run, so a
@@ -213,6 +220,26 @@ pub(crate) fn whole_groups(joints: &[u16], k: usize) -> usize {
     known
 }
 
+/// `Err(InvalidKnots)` unless `knots` holds `num_frames` finite times from 0, strictly increasing, the last at
+/// most `MAX_DURATION` (see [`Clip::with_knots`]).
+pub(crate) fn check_knots(knots: &[f32], num_frames: usize) -> Result<(), Error> {
+    if knots.len() != num_frames {
+        return Err(Error::InvalidKnots { index: knots.len() });
+    }
+    let mut previous = None;
+    for (index, &time) in knots.iter().enumerate() {
+        let ok = match previous {
+            None => time == 0.0,
+            Some(previous) => time > previous && time <= MAX_DURATION,
+        };
+        if !ok {
+            return Err(Error::InvalidKnots { index });
+        }
+        previous = Some(time);
+    }
+    Ok(())
+}
+
 /// A validated clip borrowing its arrays.
 #[derive(Clone, Copy, Debug)]
 pub struct Clip<'a> {
@@ -227,6 +254,7 @@ pub struct Clip<'a> {
     step_keys: bool,
     step_tracks: &'a [u16],
     step_curves: bool,
+    knots: &'a [f32],
 }
 
 /// The parts of a clip, before validation.
@@ -386,6 +414,37 @@ impl<'a> Clip<'a> {
             step_keys: false,
             step_tracks: &[],
             step_curves: false,
+            knots: &[],
+        }
+    }
+
+    /// The clip with its frames at `knots` (seconds, one per frame) rather than every `1 / sample_rate`.
+    ///
+    /// Errors: `InvalidKnots` unless there is one knot per frame, the first is 0, each is finite and above the
+    /// one before, and the last is at most `MAX_DURATION` (`index`: the first bad knot, or the count for a
+    /// count other than the frames').
+    pub fn with_knots(self, knots: &'a [f32]) -> Result<Clip<'a>, Error> {
+        check_knots(knots, self.num_frames)?;
+        Ok(self.with_validated_knots(knots))
+    }
+
+    /// [`Clip::with_knots`] for knots checked before (the asset loader checks once, at load).
+    pub(crate) fn with_validated_knots(self, knots: &'a [f32]) -> Clip<'a> {
+        Clip { knots, ..self }
+    }
+
+    /// The frames' times, seconds, when the clip has knots (see [`Clip::with_knots`]); empty for uniform frames.
+    #[inline]
+    pub fn knots(&self) -> &'a [f32] {
+        self.knots
+    }
+
+    /// The time of frame `frame`, seconds (past the last frame, the clip's duration).
+    pub fn frame_time(&self, frame: usize) -> f32 {
+        let frame = frame.min(self.num_frames - 1);
+        match self.knots.get(frame) {
+            Some(&time) => time,
+            None => frame as f32 / self.sample_rate,
         }
     }
 
@@ -486,10 +545,13 @@ impl<'a> Clip<'a> {
         self.num_frames
     }
 
-    /// Seconds from the first to the last frame: `(num_frames - 1) / sample_rate`.
+    /// Seconds from the first to the last frame: `(num_frames - 1) / sample_rate`, or the last knot's time.
     #[inline]
     pub fn duration(&self) -> f32 {
-        (self.num_frames - 1) as f32 / self.sample_rate
+        match self.knots.last() {
+            Some(&last) => last,
+            None => (self.num_frames - 1) as f32 / self.sample_rate,
+        }
     }
 
     /// The constant tracks, in channel then joint order.
@@ -610,7 +672,8 @@ impl<'a> Clip<'a> {
         Ok(())
     }
 
-    /// Bytes of key and track data (what a frame-rate-independent size comparison should count).
+    /// Bytes of key and track data, knot times included (what a frame-rate-independent size comparison should
+    /// count).
     pub fn data_bytes(&self) -> usize {
         let keys = match self.keys {
             Keys::F32(k) => core::mem::size_of_val(k),
@@ -620,6 +683,7 @@ impl<'a> Clip<'a> {
         keys + core::mem::size_of_val(self.constants)
             + core::mem::size_of_val(self.track_joints)
             + core::mem::size_of_val(self.step_tracks)
+            + core::mem::size_of_val(self.knots)
     }
 
     /// Bytes of the scalar curve tracks' values (and ranges, compressed); not counted by
