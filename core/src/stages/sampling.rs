@@ -830,10 +830,23 @@ fn sample_curves(curves: &Curves<'_>, ([f0, f1], fraction): ([u32; 2], f32), out
 /// keys, the frame that holds at `time` twice and no fraction (a time within the snap resolution below a frame
 /// is that frame's, as for interpolated clips). `time` must be finite.
 pub(crate) fn frame_position(clip: &Clip<'_>, time: f32, playback: Playback) -> (u32, u32, f32) {
-    let (f0, f1, fraction) = match clip.knots() {
-        [] => interpolation_position(clip.num_frames(), clip.sample_rate(), time, playback),
-        knots => knot_position(knots, time, playback),
-    };
+    // A tail call: the uniform path, every other clip's, stays a leaf with no stack frame to set up.
+    if !clip.knots().is_empty() {
+        return knot_frame_position(clip, time, playback);
+    }
+    let position = interpolation_position(clip.num_frames(), clip.sample_rate(), time, playback);
+    held_position(clip, position)
+}
+
+/// [`frame_position`] of a clip on knot times.
+#[inline(never)]
+fn knot_frame_position(clip: &Clip<'_>, time: f32, playback: Playback) -> (u32, u32, f32) {
+    held_position(clip, knot_position(clip.knots(), time, playback))
+}
+
+/// An interpolated position `(f0, f1, fraction)`, or for a clip with step keys the frame that holds there.
+#[inline(always)]
+fn held_position(clip: &Clip<'_>, (f0, f1, fraction): (u32, u32, f32)) -> (u32, u32, f32) {
     if !clip.has_step_keys() {
         return (f0, f1, fraction);
     }
@@ -860,6 +873,7 @@ fn interpolation_position(num_frames: usize, sample_rate: f32, time: f32, playba
 /// [`frame_position`] of an interpolated clip with knot times `knots` (strictly increasing from 0): the knots
 /// around `time` by binary search. A time within the snap resolution of a knot is that knot's, exactly as for
 /// uniform frames, so a golden pose comes back at its time bit for bit.
+#[inline(always)]
 fn knot_position(knots: &[f32], time: f32, playback: Playback) -> (u32, u32, f32) {
     let n = knots.len();
     if n < 2 {
@@ -876,6 +890,7 @@ fn knot_position(knots: &[f32], time: f32, playback: Playback) -> (u32, u32, f32
 }
 
 /// `x` (a frame coordinate or a time) on `[0, last]`: clamped, or wrapped for a looping clip; 0 when not finite.
+#[inline(always)]
 fn onto_clip(x: f32, last: f32, playback: Playback) -> f32 {
     let x = match playback {
         Playback::Clamp => x.clamp(0.0, last),
@@ -890,13 +905,19 @@ fn onto_clip(x: f32, last: f32, playback: Playback) -> f32 {
 
 /// Interval `f0` and the fraction into it, a fraction within `resolution` of a key snapped to that key (onto the
 /// next interval's start, or to 1 at the end of the last interval, `last_interval`).
-fn snap(f0: u32, fraction: f32, resolution: f32, last_interval: u32) -> (u32, u32, f32) {
-    match fraction {
-        f if f < resolution => (f0, f0 + 1, 0.0),
-        f if f > 1.0 - resolution && f0 < last_interval => (f0 + 1, f0 + 2, 0.0),
-        f if f > 1.0 - resolution => (f0, f0 + 1, 1.0),
-        f => (f0, f0 + 1, f),
+#[inline(always)]
+fn snap(mut f0: u32, mut fraction: f32, resolution: f32, last_interval: u32) -> (u32, u32, f32) {
+    if fraction < resolution {
+        fraction = 0.0;
+    } else if fraction > 1.0 - resolution {
+        if f0 < last_interval {
+            f0 += 1;
+            fraction = 0.0;
+        } else {
+            fraction = 1.0;
+        }
     }
+    (f0, f0 + 1, fraction)
 }
 
 /// Relative resolution of the frame coordinate, 4 ulps (`2^-21`): a fraction within `x × SNAP_ULPS` (at least
