@@ -20,8 +20,8 @@
 // the shown pose; 1004 the stage jobs over caller memory and `SINEW_ERROR_BUFFER`; 1005 discrete target speeds
 // and speed ranges, and IK by interpolation; 1006 cubic sampling (`SINEW_SAMPLING_CUBIC`,
 // `sinew_sampling_context_init_for`); 1007 blend graphs (`sinew_blend_graph_*`); 1008 their chunk node
-// (`SINEW_BLEND_NODE_CHUNKS`).
-#define SINEW_ABI_VERSION 1008
+// (`SINEW_BLEND_NODE_CHUNKS`); 1009 a clip's knot times (`sinew_asset_clip_knots`).
+#define SINEW_ABI_VERSION 1009
 
 // Required alignment of a blob passed to `sinew_asset_load`.
 #define SINEW_BLOB_ALIGN 16
@@ -1014,6 +1014,19 @@ sinew_status sinew_asset_find_curve(const struct sinew_asset *asset,
                                     const char *name,
                                     size_t len,
                                     uint32_t *out);
+
+// The knot times of clip `clip` (seconds, strictly increasing from 0, one per frame; see `Clip::with_knots`):
+// `*times` points to `*count` `float`s inside the blob, or for a clip with uniform frames `*count` is 0 (and
+// `*times` must not be read).
+//
+// Errors: `SINEW_ERROR_INDEX_OUT_OF_RANGE` for a clip the asset lacks.
+//
+// # Safety
+// `asset` points to a loaded `sinew_asset`; `times` and `count` are writable.
+sinew_status sinew_asset_clip_knots(const struct sinew_asset *asset,
+                                    uint32_t clip,
+                                    const float **times,
+                                    uint32_t *count);
 
 // Markers of clip `clip` (footsteps, events), in time order.
 //

@@ -109,6 +109,15 @@ struct Marker {
   std::string_view name;
 };
 
+// A clip's knot times (seconds, one per frame, inside the blob); empty for a clip with uniform frames.
+struct Knots {
+  const float *times = nullptr;
+  std::uint32_t count = 0;
+
+  const float *begin() const noexcept { return times; }
+  const float *end() const noexcept { return times + count; }
+};
+
 // The root motion of the last update: the motion root's translation (file units) and its turn about +Y.
 struct RootMotion {
   float translation[3] = {0.0f, 0.0f, 0.0f};
@@ -165,6 +174,14 @@ class Asset {
   Result<std::uint32_t> find_curve(std::uint32_t clip, std::string_view name) const noexcept {
     std::uint32_t index = 0;
     return found(sinew_asset_find_curve(&raw_, clip, name.data(), name.size(), &index), index);
+  }
+
+  Result<Knots> clip_knots(std::uint32_t clip) const noexcept {
+    Knots knots;
+    Status status = sinew_asset_clip_knots(&raw_, clip, &knots.times, &knots.count);
+    if (!status) return status;
+    if (knots.count == 0) knots.times = nullptr;
+    return knots;
   }
 
   Result<std::uint32_t> num_markers(std::uint32_t clip) const noexcept {

@@ -248,6 +248,40 @@ pub unsafe extern "C" fn sinew_asset_find_curve(
     unsafe { put(out, found) }
 }
 
+/// The knot times of clip `clip` (seconds, strictly increasing from 0, one per frame; see `Clip::with_knots`):
+/// `*times` points to `*count` `float`s inside the blob, or for a clip with uniform frames `*count` is 0 (and
+/// `*times` must not be read).
+///
+/// Errors: `SINEW_ERROR_INDEX_OUT_OF_RANGE` for a clip the asset lacks.
+///
+/// # Safety
+/// `asset` points to a loaded `sinew_asset`; `times` and `count` are writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sinew_asset_clip_knots(
+    asset: *const sinew_asset,
+    clip: u32,
+    times: *mut *const f32,
+    count: *mut u32,
+) -> sinew_status {
+    if times.is_null() || count.is_null() {
+        return SINEW_ERROR_NULL_POINTER;
+    }
+    // SAFETY: the caller's contract.
+    let knots = match unsafe { stored(asset) }
+        .and_then(|a| a.asset.clip(clip as usize).ok_or(SINEW_ERROR_INDEX_OUT_OF_RANGE))
+    {
+        Ok(clip) => clip.knots(),
+        Err(status) => return status,
+    };
+    // SAFETY: both checked not NULL; writable by the caller's contract. A validated clip has at most
+    // `MAX_DURATION × MAX_SAMPLE_RATE` + 1 frames, far below `u32::MAX`.
+    unsafe {
+        times.write(knots.as_ptr());
+        count.write(knots.len() as u32);
+    }
+    SINEW_OK
+}
+
 /// Markers of clip `clip` (footsteps, events), in time order.
 ///
 /// Errors: `SINEW_ERROR_INDEX_OUT_OF_RANGE` for a clip the asset lacks.

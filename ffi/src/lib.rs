@@ -83,8 +83,8 @@ extern "C" fn rust_eh_personality() {}
 /// the shown pose; 1004 the stage jobs over caller memory and `SINEW_ERROR_BUFFER`; 1005 discrete target speeds
 /// and speed ranges, and IK by interpolation; 1006 cubic sampling (`SINEW_SAMPLING_CUBIC`,
 /// `sinew_sampling_context_init_for`); 1007 blend graphs (`sinew_blend_graph_*`); 1008 their chunk node
-/// (`SINEW_BLEND_NODE_CHUNKS`).
-pub const SINEW_ABI_VERSION: u32 = 1008;
+/// (`SINEW_BLEND_NODE_CHUNKS`); 1009 a clip's knot times (`sinew_asset_clip_knots`).
+pub const SINEW_ABI_VERSION: u32 = 1009;
 
 /// Returns the library's `SINEW_ABI_VERSION`; a program checks that its major part (`/ 1000`) equals the
 /// header's and its minor part is at least the header's.

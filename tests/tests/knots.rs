@@ -5,7 +5,7 @@
 
 use sinew::asset::{ClipRecord, Header};
 use sinew::clip::{ClipParts, Keys};
-use sinew::math::{Quat, Transform, Vec3};
+use sinew::math::{Quat, SoaTransform, Transform, Vec3};
 use sinew::{Arena, Asset, Clip, Error, Interpolation, Playback, SamplingContext};
 use sinew_tests::oracle::{Flat, flat, interpolate, max_relative_error};
 use sinew_tests::{Rng, random_clip};
@@ -367,4 +367,83 @@ fn root_motion_over_knots_unwraps_every_turn_between_them() {
         back.yaw.to_degrees(),
         want.to_degrees()
     );
+}
+
+#[test]
+fn the_c_abi_loads_times_lists_and_samples_a_clip_on_knots_as_the_core_does() {
+    use sinew::character::Chunk;
+    use sinew_ffi::*;
+    let mut rng = Rng::new(0xCAB1);
+    let (n, frames) = (7, 9);
+    let (skeleton, clip) = random_clip(&mut rng, n, frames);
+    let knots = random_knots(&mut rng, frames);
+    let blob = bake_on(&skeleton, &clip, &knots, KeyFormat::Quantized);
+    let core = Asset::load(blob.bytes()).expect("load");
+    let mut asset = std::mem::MaybeUninit::<sinew_asset>::uninit();
+    let mut duration = 0.0f32;
+    // SAFETY: valid pointers; the blob outlives the asset.
+    let asset = unsafe {
+        assert_eq!(sinew_asset_load(blob.bytes().as_ptr(), blob.bytes().len(), asset.as_mut_ptr()), SINEW_OK);
+        asset.assume_init()
+    };
+    // SAFETY: valid pointers.
+    assert_eq!(unsafe { sinew_asset_clip_duration(&asset, 0, &mut duration) }, SINEW_OK);
+    assert_eq!(duration, knots[frames - 1]);
+    let (mut times, mut count) = (std::ptr::null(), 0u32);
+    // SAFETY: valid pointers; the times point into the blob, which outlives them here.
+    unsafe {
+        assert_eq!(sinew_asset_clip_knots(&asset, 0, &mut times, &mut count), SINEW_OK);
+        assert_eq!(std::slice::from_raw_parts(times, count as usize), &knots[..]);
+        assert_eq!(sinew_asset_clip_knots(&asset, 1, &mut times, &mut count), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+        assert_eq!(sinew_asset_clip_knots(&asset, 0, std::ptr::null_mut(), &mut count), SINEW_ERROR_NULL_POINTER);
+    }
+    let groups = core.skeleton().num_soa_joints();
+    for (interpolation, code) in
+        [(Interpolation::Linear, SINEW_INTERPOLATION_LINEAR), (Interpolation::Cubic, SINEW_INTERPOLATION_CUBIC)]
+    {
+        let mut len = 0;
+        let mut out = std::ptr::null_mut();
+        // SAFETY: valid pointers.
+        unsafe { assert_eq!(sinew_sampling_context_required_bytes_for(n as u32, 0, code, &mut len), SINEW_OK) };
+        let mut memory = vec![Chunk::ZERO; Chunk::count(len)];
+        // SAFETY: `memory` holds `len` bytes, 64-byte aligned.
+        unsafe {
+            assert_eq!(
+                sinew_sampling_context_init_for(memory.as_mut_ptr().cast(), len, n as u32, 0, code, &mut out),
+                SINEW_OK
+            );
+        }
+        let mut rust = Sampler::new(n, interpolation);
+        let arena = Arena::new(&mut rust.memory);
+        let mut rust_context = context(&arena, n, interpolation);
+        for k in 0..40 {
+            let time = k as f32 * duration / 23.0;
+            let mut pose = vec![SoaTransform::IDENTITY; groups];
+            // SAFETY: `pose` holds `groups` lane groups, laid out as the C type (asserted in the FFI crate).
+            let status = unsafe {
+                sinew_sample(
+                    &asset,
+                    0,
+                    time,
+                    SINEW_WRAP_LOOP,
+                    out,
+                    pose.as_mut_ptr().cast(),
+                    groups,
+                    std::ptr::null_mut(),
+                    0,
+                )
+            };
+            assert_eq!(status, SINEW_OK);
+            let mut aos = vec![Transform::IDENTITY; n];
+            sinew::math::unpack_soa(&pose, &mut aos).expect("unpack");
+            assert_eq!(aos, sample(&core, &mut rust_context, time, Playback::Loop), "{interpolation:?}, t = {time}");
+        }
+    }
+    // A bad knot table is a corrupt blob for C too.
+    let mut bad = blob.clone();
+    knot_table(&mut bad)[1] = 0.0;
+    let mut refused = std::mem::MaybeUninit::<sinew_asset>::uninit();
+    // SAFETY: valid pointers.
+    let status = unsafe { sinew_asset_load(bad.bytes().as_ptr(), bad.bytes().len(), refused.as_mut_ptr()) };
+    assert_eq!(status, SINEW_ERROR_BLOB_CORRUPT);
 }

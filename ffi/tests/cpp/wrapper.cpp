@@ -79,6 +79,9 @@ int main(int argc, char **argv) {
   EXPECT(asset.joint_name(0).ok() && asset.joint_name(asset.num_joints()).status().code() == SINEW_ERROR_INDEX_OUT_OF_RANGE);
   EXPECT(asset.find_clip("no such clip").status().code() == SINEW_ERROR_INDEX_OUT_OF_RANGE);
   EXPECT(asset.num_markers(0).ok() && asset.marker(0, 1000).status().code() == SINEW_ERROR_INDEX_OUT_OF_RANGE);
+  // The example's clips have uniform frames: no knots, and none for a clip it lacks.
+  EXPECT(asset.clip_knots(0).ok() && asset.clip_knots(0)->count == 0);
+  EXPECT(asset.clip_knots(1000).status().code() == SINEW_ERROR_INDEX_OUT_OF_RANGE);
 
   const sinew_layer_desc layers[1] = {{SINEW_LAYER_BASE, 2}};
   sinew_character_desc desc{};
