@@ -251,6 +251,14 @@ export class Asset {
     return s.f32(s.scratch);
   }
 
+  /** Clip `clip`'s knot times in seconds (a copy), or an empty array for a clip with uniform frames. */
+  clipKnots(clip) {
+    const s = this.sinew;
+    s.check('clip knots', s.c.sinew_asset_clip_knots(this.handle, clip, s.scratch, s.scratch + 4));
+    const [at, count] = [s.u32(s.scratch), s.u32(s.scratch + 4)];
+    return count === 0 ? new Float32Array(0) : new Float32Array(s.memory.buffer, at, count).slice();
+  }
+
   jointName(joint) {
     const s = this.sinew;
     s.check('joint name', s.c.sinew_asset_joint_name(this.handle, joint, s.scratch, s.scratch + 4));

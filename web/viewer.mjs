@@ -346,6 +346,22 @@ async function show(name) {
   shown.update(0);
   frameCamera();
   $('note').textContent = shown.scenery?.note() ?? shown.view.note ?? '';
+  showKnots();
+}
+
+// A clip baked on knots (`sinew-bake bake --knots`) marks each knot in a strip under the time slider: where the
+// motion turns they crowd, where it glides they thin out.
+let knotTicks = [];
+function showKnots() {
+  const duration = shown.asset.clipDuration(shown.clip);
+  knotTicks = Array.from(shown.asset.clipKnots(shown.clip), (t) => (duration > 0 ? t / duration : 0));
+  const strip = $('knots');
+  for (const element of [strip, strip.previousElementSibling]) element.hidden = knotTicks.length === 0;
+  const g = strip.getContext('2d');
+  g.clearRect(0, 0, strip.width, strip.height);
+  // Translucent ticks: where knots crowd within a pixel the strip brightens.
+  g.fillStyle = 'rgba(127, 209, 255, 0.35)';
+  for (const tick of knotTicks) g.fillRect(Math.min(Math.round(tick * (strip.width - 1)), strip.width - 1), 0, 1, strip.height);
 }
 
 // Dragging a view's handle (a warp target, a look-at target) over the horizontal plane through it; the orbit
@@ -411,7 +427,7 @@ const first = params.get('blob') ?? blobs[0].blob;
 if (!blobs.some((b) => b.blob === first)) $('blob').append(new Option(first, first));
 $('blob').value = first;
 $('blob').onchange = () => show($('blob').value).catch(showError);
-$('clip').onchange = () => { shown.clip = +$('clip').value; shown.play(time); };
+$('clip').onchange = () => { shown.clip = +$('clip').value; shown.play(time); showKnots(); };
 $('second').onchange = () => { shown.second = +$('second').value; shown.play(time); };
 $('blend').oninput = () => { shown.blend = +$('blend').value; shown.play(time); };
 $('speed').oninput = () => { shown.speed = +$('speed').value; shown.play(time); };
@@ -438,7 +454,8 @@ function stats() {
   if (!shown) return;
   const extra = shown.scenery?.status?.();
   $('stats').textContent = `${shown.micros.toFixed(1)} µs per update in wasm (SIMD128) · ${shown.asset.joints} joints · `
-    + `${shown.figures[0].bytes} bytes per character · ABI ${sinew.abiVersion()}${extra ? ` · ${extra}` : ''}`;
+    + `${shown.figures[0].bytes} bytes per character · ABI ${sinew.abiVersion()}`
+    + `${knotTicks.length ? ` · ${knotTicks.length} knots` : ''}${extra ? ` · ${extra}` : ''}`;
 }
 
 let last = performance.now();
@@ -559,6 +576,16 @@ if (testMode) {
       for (let f = 0; f < frames; ++f) shown.update(1 / 30);
       renderer.render(scene, camera);
       return { before, after: [...scenery.decoded], status: scenery.status() };
+    },
+    /**
+     * The shown clip's knots: how many, their ticks in the strip (fractions of the clip), whether the strip shows,
+     * and the stats line; renders a frame.
+     */
+    knots() {
+      stats();
+      renderer.render(scene, camera);
+      const count = knotTicks.length;
+      return { count, ticks: [...knotTicks], strip: !$('knots').hidden, stats: $('stats').textContent };
     },
     /** Whether the blob's glTF meshes are drawn. */
     hasMeshes: () => shown.figures[0].meshes !== undefined,

@@ -298,6 +298,31 @@ test('IK by interpolation in the page: the head looks at the ball within 0.1°',
   await page.close();
 });
 
+test('a clip on knots: a strip under the time slider marks each knot', async (t) => {
+  const entries = JSON.parse(await readFile(join(dir, 'blobs.json'), 'utf8'));
+  if (!entries.some((e) => e.blob === 'cmu-walk-knots.snw')) {
+    t.skip('the shared CMU walk was not baked (no shared data)');
+    return;
+  }
+  const { page, errors } = await open('cmu-walk-knots.snw');
+  const knots = await page.evaluate(() => window.sinewTest.knots());
+  // `bake --knots 1` keeps a few hundred of the walk's 2752 frames, from 0 to the clip's end.
+  assert.ok(knots.count > 100 && knots.count < 2752, `knots: ${knots.count}`);
+  assert.equal(knots.ticks.length, knots.count);
+  assert.equal(knots.ticks[0], 0);
+  assert.ok(Math.abs(knots.ticks[knots.count - 1] - 1) < 1e-6, `last tick ${knots.ticks[knots.count - 1]}`);
+  assert.ok(knots.ticks.every((t, k) => k === 0 || t > knots.ticks[k - 1]), 'ticks increase');
+  assert.match(knots.stats, new RegExp(`· ${knots.count} knots`));
+  assert.ok(knots.strip, 'the knot strip shows');
+  await page.screenshot({ path: join(shots, 'knots.png') });
+  // The example's clips have uniform frames: no ticks.
+  await page.evaluate(() => { const blob = document.getElementById('blob'); blob.value = 'example.snw'; blob.onchange(); });
+  await page.waitForFunction(() => window.sinewTest.knots().count === 0);
+  assert.equal(await page.evaluate(() => window.sinewTest.knots().strip), false, 'no strip for uniform frames');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('blend graph in the page: the clip the blend slider leaves unread is not decoded', async () => {
   const entries = JSON.parse(await readFile(join(dir, 'blobs.json'), 'utf8'));
   const blob = entries.some((e) => e.blob === 'bandai-walk-run.snw') ? 'bandai-walk-run.snw' : 'example.snw';

@@ -13,7 +13,8 @@ use std::process::Command;
 const ADDRESS: &str = "127.0.0.1:8417";
 /// The shared files baked for the page when present: each blob's name, its files (glTF characters, whose meshes
 /// the page draws, or BVH takes of one skeleton, drawn as bones), and the baker's extra flags. The Bandai walk
-/// and run share a skeleton: baked together with their stride phases and root motion, for the locomotion view.
+/// and run share a skeleton: baked together with their stride phases and root motion, for the locomotion view;
+/// the CMU walk is baked on knots, which the time slider marks.
 const SHARED: &[(&str, &[&str], &[&str])] = &[
     ("CesiumMan", &["gltf/CesiumMan.glb"], &[]),
     ("RiggedFigure", &["gltf/RiggedFigure.glb"], &[]),
@@ -24,6 +25,7 @@ const SHARED: &[(&str, &[&str], &[&str])] = &[
         &["bvh/bandai/dataset-1_walk_normal_001.bvh", "bvh/bandai/dataset-2_run_normal_001.bvh"],
         &["--phase", "--root-motion", "delta"],
     ),
+    ("cmu-walk-knots", &["bvh/cmu/01_01.bvh"], &["--knots", "1"]),
 ];
 
 fn copy(from: &Path, to: &Path) -> Result<(), String> {
