@@ -309,6 +309,19 @@ fn bad_knot_tables_are_refused() {
     let mut unknown = good.clone();
     record(&mut unknown).encoding |= 0x400;
     assert!(matches!(Asset::load(unknown.bytes()), Err(Error::Blob { .. })));
+    // A phase table is per uniform frame: the bake refuses one on a clip on knots.
+    let phase = sinew_tools::raw::RawPhase {
+        forward: (0..6).map(|f| f as f32 / 6.0).collect(),
+        inverse: vec![0.0, knots[5]],
+        per_stride: 1,
+        center: 0.0,
+        amplitude: 1.0,
+        feet: [1, 2],
+        flags: 0,
+    };
+    let extras = Extras { knots: vec![Some(knots.clone())], phases: vec![Some(phase)], ..Default::default() };
+    let refused = bake::bake_with(&skeleton, std::slice::from_ref(&clip), KeyFormat::F32, &extras);
+    assert!(refused.is_err_and(|e| e.contains("on knots")));
     // The bake refuses a table of another length.
     let extras = Extras { knots: vec![Some(knots[..5].to_vec())], ..Default::default() };
     assert!(bake::bake_with(&skeleton, std::slice::from_ref(&clip), KeyFormat::F32, &extras).is_err());

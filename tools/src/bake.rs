@@ -330,6 +330,9 @@ pub fn bake_with(
             phase_records.push(PhaseRecord::default());
             continue;
         };
+        if extras.knots.get(phase_records.len()).is_some_and(Option::is_some) {
+            return Err(format!("clip {}: a phase table is per uniform frame; this clip is on knots", clip.name));
+        }
         if p.forward.len() != clip.frames.len() {
             return Err(format!(
                 "clip {}: {} phase values for {} frames",

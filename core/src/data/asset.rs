@@ -542,8 +542,8 @@ fn check_annotations(
 }
 
 /// Phase records: none, or one per clip; each either empty or with its clip's frame count (at least two, and
-/// uniform frames: a phase table is per frame at the clip's rate), value runs in the table, distinct feet in the skeleton, a finite positive swing, known flags; forward values finite,
-/// nondecreasing, starting in `[0, 1)` and rising by at most one stride per frame; inverse times finite,
+/// uniform frames: a phase table is per frame at the clip's rate), value runs in the table, distinct feet in
+/// the skeleton, a finite positive swing, known flags; forward values finite, nondecreasing, starting in `[0, 1)` and rising by at most one stride per frame; inverse times finite,
 /// nondecreasing and within the clip.
 fn check_phases(
     blob: &[u8],
