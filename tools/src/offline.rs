@@ -110,6 +110,12 @@ pub struct BakeArgs {
     /// chunks; a blend graph's chunk node reassembles them exactly.
     #[arg(long)]
     pub chunks: Option<std::path::PathBuf>,
+    /// Print the report as JSON instead: per clip `name`, `frames`, `rate`, `joints`, `bytes`, `ratio` (against
+    /// raw `f32`, 40 bytes per joint per frame), `max_error_cm`, `p99_error_cm`, `figure_height` and `bound` (both
+    /// in file units; `bound` is the error the bake was held to: --knots or --reduce-rate plus --max-error when
+    /// compressing, `null` for none).
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args)]
@@ -300,7 +306,20 @@ pub fn bake(args: &BakeArgs) -> Result<String, String> {
     std::fs::write(&args.out, blob.bytes()).map_err(|e| format!("{}: {e}", args.out.display()))?;
     let measured =
         Measured { masks: &extras.masks, sources: sources.as_deref(), interpolation: args.interpolation.into() };
-    notes += &error_report(&skeleton, &clips, measured, &blob, args.error_distance)?;
+    let scale = crate::annotate::figure_scale(&skeleton);
+    let per_cm = scale.units_per_cm();
+    let reports = measure_clips(&skeleton, &clips, measured, &blob, args.error_distance * per_cm)?;
+    if args.json {
+        // The error the keys were held to: a fit's bound against the source plus the compressor's.
+        let fit = args.knots.or(args.reduce_rate);
+        let compressed = args.compress.then_some(args.max_error);
+        let bound = match (fit, compressed) {
+            (None, None) => None,
+            (fit, compressed) => Some((fit.unwrap_or(0.0) + compressed.unwrap_or(0.0)) * per_cm),
+        };
+        return Ok(json_report(&args.out, &reports, scale, bound));
+    }
+    notes += &error_report(&reports, scale, args.error_distance);
     Ok(format!("{}: {}{notes}", args.out.display(), crate::blob::summary(&blob)?))
 }
 
@@ -437,9 +456,7 @@ fn skins_report(skins: &[(String, usize)], chosen: usize) -> String {
     )
 }
 
-/// One line per clip: its virtual-point error against the imported clip, in centimetres on the figure scaled to
-/// 1.7 m (file units for a figure without a height), with points `distance_cm` from each joint.
-/// What `error_report` measures a clip against beyond its raw frames.
+/// What `measure_clips` measures a clip against beyond its raw frames.
 struct Measured<'m> {
     /// Per clip, the joints a chunk stores (see `raw::Extras::masks`).
     masks: &'m [Option<Vec<bool>>],
@@ -448,60 +465,127 @@ struct Measured<'m> {
     interpolation: sinew::Interpolation,
 }
 
-fn error_report(
+/// One baked clip as the report gives it: its size and its virtual-point error (file units).
+struct ClipReport {
+    name: String,
+    /// How it was measured, for the text report: "", " (a chunk, alone)", " (on knots, …)".
+    how: &'static str,
+    /// Frames (or knots) stored, and the rate they were baked at or fitted from.
+    frames: usize,
+    rate: f32,
+    /// Joints stored: the skeleton's, or a chunk's.
+    joints: usize,
+    /// Bytes stored, and the raw `f32` bytes of the source's frames for those joints.
+    bytes: usize,
+    raw: usize,
+    error: crate::clip_error::ClipError,
+}
+
+/// Each clip of `blob` measured against what it was baked from, with points `distance` file units from each
+/// joint: the imported clip at every frame and midpoint; a chunk as it plays alone (the joints outside its mask
+/// at rest); a clip on knots against every frame of its uniform source.
+fn measure_clips(
     skeleton: &raw::RawSkeleton,
     clips: &[raw::RawClip],
     measured: Measured<'_>,
     blob: &raw::AlignedBlob,
-    distance_cm: f64,
-) -> Result<String, String> {
-    use crate::annotate::{FigureScale, figure_scale};
+    distance: f64,
+) -> Result<Vec<ClipReport>, String> {
     use crate::clip_error::{clip_error, source_error};
     let Measured { masks, sources, interpolation } = measured;
     let asset = crate::blob::asset(blob)?;
-    let scale = figure_scale(skeleton);
-    let per_cm = scale.units_per_cm();
-    let mut out = String::new();
+    let mut reports = Vec::with_capacity(clips.len());
     for (index, clip) in clips.iter().enumerate() {
-        // A chunk is measured as it plays alone, the joints outside its mask at rest, against its joints' raw size.
-        let (error, joints, alone) = match masks.get(index) {
-            Some(Some(mask)) => {
+        let source = sources.and_then(|s| s.get(index));
+        let (error, joints, how) = match (masks.get(index), source) {
+            (Some(Some(mask)), _) => {
                 let alone = crate::chunks::masked(skeleton, clip, mask);
-                let error = clip_error(skeleton, &alone, &asset, index, distance_cm * per_cm)?;
+                let error = clip_error(skeleton, &alone, &asset, index, distance)?;
                 (error, mask.iter().filter(|m| **m).count(), " (a chunk, alone)")
             }
-            _ => match sources.and_then(|s| s.get(index)) {
-                Some(source) => {
-                    let error = source_error(skeleton, source, &asset, index, distance_cm * per_cm, interpolation)?;
-                    (error, skeleton.parents.len(), " (on knots, against every source frame)")
-                }
-                None => (clip_error(skeleton, clip, &asset, index, distance_cm * per_cm)?, skeleton.parents.len(), ""),
-            },
+            (_, Some(source)) => {
+                let error = source_error(skeleton, source, &asset, index, distance, interpolation)?;
+                (error, skeleton.parents.len(), " (on knots, against every source frame)")
+            }
+            _ => (clip_error(skeleton, clip, &asset, index, distance)?, skeleton.parents.len(), ""),
         };
-        let stored = asset.clip(index).map_or(0, |c| c.data_bytes());
-        let frames = sources.and_then(|s| s.get(index)).map_or(clip.frames.len(), |source| source.frames.len());
-        let raw = RAW_BYTES_PER_JOINT_FRAME * joints * frames;
+        let baked = asset.clip(index).ok_or(format!("the blob has no clip {index}"))?;
+        let frames = source.map_or(clip.frames.len(), |source| source.frames.len());
+        reports.push(ClipReport {
+            name: clip.name.clone(),
+            how,
+            frames: baked.num_frames(),
+            rate: baked.sample_rate(),
+            joints,
+            bytes: baked.data_bytes(),
+            raw: RAW_BYTES_PER_JOINT_FRAME * joints * frames,
+            error,
+        });
+    }
+    Ok(reports)
+}
+
+/// One line per clip: its error in centimetres on the figure scaled to 1.7 m (file units for a figure without a
+/// height), with points `distance_cm` from each joint, and its bytes against raw `f32`.
+fn error_report(reports: &[ClipReport], scale: crate::annotate::FigureScale, distance_cm: f64) -> String {
+    use crate::annotate::FigureScale;
+    let per_cm = scale.units_per_cm();
+    let mut out = String::new();
+    for r in reports {
         let measured = match scale {
             FigureScale::Centimetres { .. } => format!(
                 "error max {:.4} cm, p99 {:.4} cm (virtual points {distance_cm} cm from each joint, figure scaled to 1.7 m",
-                error.max / per_cm,
-                error.p99 / per_cm
+                r.error.max / per_cm,
+                r.error.p99 / per_cm
             ),
             FigureScale::FileUnits { size } => format!(
                 "error max {:.4e}, p99 {:.4e} file units (the figure has no height to scale to centimetres; virtual points {:.4e} file units from each joint, {distance_cm}/170 of its size {size:.4e}",
-                error.max,
-                error.p99,
+                r.error.max,
+                r.error.p99,
                 distance_cm * per_cm
             ),
         };
         out += &format!(
-            "\n  `{}`{alone}: {measured}; {} times); {stored} bytes, {:.1}:1 against raw f32",
-            clip.name,
-            error.samples,
-            raw as f64 / stored.max(1) as f64
+            "\n  `{}`{}: {measured}; {} times); {} bytes, {:.1}:1 against raw f32",
+            r.name,
+            r.how,
+            r.error.samples,
+            r.bytes,
+            r.raw as f64 / r.bytes.max(1) as f64
         );
     }
-    Ok(out)
+    out
+}
+
+/// `bake --json`: the blob and, per clip, what the text report says as fields (a contract: `name`, `frames`,
+/// `rate`, `joints`, `bytes`, `ratio`, `max_error_cm`, `p99_error_cm`, `figure_height`, `bound`). Errors in cm
+/// on the figure scaled to 1.7 m; `figure_height` (the height taken as 1.7 m) and `bound` (the error the bake
+/// was held to, `null` when none) in file units.
+fn json_report(
+    out: &std::path::Path,
+    reports: &[ClipReport],
+    scale: crate::annotate::FigureScale,
+    bound: Option<f64>,
+) -> String {
+    let per_cm = scale.units_per_cm();
+    let clips: Vec<serde_json::Value> = reports
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "name": r.name,
+                "frames": r.frames,
+                "rate": r.rate,
+                "joints": r.joints,
+                "bytes": r.bytes,
+                "ratio": r.raw as f64 / r.bytes.max(1) as f64,
+                "max_error_cm": r.error.max / per_cm,
+                "p99_error_cm": r.error.p99 / per_cm,
+                "figure_height": per_cm * crate::dmath::FIGURE_CM,
+                "bound": bound,
+            })
+        })
+        .collect();
+    serde_json::json!({ "out": out.display().to_string(), "clips": clips }).to_string()
 }
 
 /// Raw storage of one joint's transform: 10 `f32` (translation, rotation, scale), the ratio's reference.

@@ -184,3 +184,36 @@ fn knots_fit_a_clip_with_golden_poses_and_bad_requests_write_nothing() {
     assert!(!both.status.success() && !Path::new(&refused).exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn bake_json_gives_each_clips_report_as_fields() {
+    let dir = scratch("bake-json");
+    let values: String = (0..11).map(|f| format!("{} 0 0 {} 0 0\n", f * 3, f * 5)).collect();
+    let file = write(&dir, "swing.bvh", &bvh("11", "0.1", values.trim_end()));
+    let out = dir.join("swing.snw").display().to_string();
+    let json = |extra: &[&str]| -> serde_json::Value {
+        let baked = sinew_bake(&[&["bake", "--bvh", &file, "--out", &out, "--json"][..], extra].concat());
+        assert!(baked.status.success(), "{}", String::from_utf8_lossy(&baked.stderr));
+        serde_json::from_slice(&baked.stdout).expect("bake --json prints JSON")
+    };
+    let plain = json(&[]);
+    let clip = &plain["clips"][0];
+    assert_eq!(clip["name"], "swing", "{plain}");
+    assert_eq!((clip["frames"].as_u64(), clip["joints"].as_u64()), (Some(11), Some(2)), "{plain}");
+    assert!((clip["rate"].as_f64().expect("rate") - 10.0).abs() < 1e-4, "{plain}");
+    // The ratio is against raw f32: 40 bytes per joint per frame.
+    let (bytes, ratio) = (clip["bytes"].as_f64().expect("bytes"), clip["ratio"].as_f64().expect("ratio"));
+    assert!((ratio - 40.0 * 2.0 * 11.0 / bytes).abs() < 1e-9, "{plain}");
+    // The figure stands one file unit tall (the root at 0, `b` at 1): 1.7 m is one unit.
+    let height = clip["figure_height"].as_f64().expect("figure_height");
+    assert!((height - 1.0).abs() < 1e-6, "{plain}");
+    assert!(clip["max_error_cm"].as_f64().expect("max") >= clip["p99_error_cm"].as_f64().expect("p99"));
+    assert!(clip["bound"].is_null(), "f32 keys are held to no bound: {plain}");
+    // Compressed at 0.05 cm: the bound in file units, and the error within it.
+    let compressed = json(&["--compress"]);
+    let clip = &compressed["clips"][0];
+    let bound = clip["bound"].as_f64().expect("bound");
+    assert!((bound - 0.05 * height / 170.0).abs() < 1e-12, "{compressed}");
+    assert!(clip["max_error_cm"].as_f64().expect("max") <= 0.05 + 1e-6, "{compressed}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
