@@ -257,17 +257,24 @@ const EDGE_VALUES: [u32; 14] = [
     0x3F80_0000, // 1.0
 ];
 
-/// Runs `count` mutations of valid blobs (a procedural rig's clips, in every key format) from `seed`:
+/// Runs `count` mutations of valid blobs (a procedural rig's clips, in every key format, and one of them on
+/// knots) from `seed`:
 /// first every truncation of each, then bit flips, edge values written at aligned offsets, random byte runs
 /// and section-length nudges, each loaded and, when it loads, exercised. Stops at the first find.
 pub fn mutate_blobs(seed: u64, count: u64) -> Result<MutationReport, String> {
     let rig = crate::rig::Rig::humanoid(67);
     let clips = [rig.clip(31, 30.0), rig.clip(7, 24.0)];
     let extras = phased_extras(&rig, &clips);
-    let originals: Vec<AlignedBlob> = FORMATS
+    let mut originals: Vec<AlignedBlob> = FORMATS
         .iter()
         .map(|&format| crate::bake::bake_with(&rig.raw_skeleton(), &clips, format, &extras))
         .collect::<Result<_, _>>()?;
+    // The short clip on knots of uneven spacing too, so mutations reach the knot table and its sampling.
+    let knots =
+        crate::raw::Extras { knots: vec![Some(vec![0.0, 0.03, 0.1, 0.12, 0.2, 0.35, 0.4])], ..Default::default() };
+    for &format in FORMATS.iter() {
+        originals.push(crate::bake::bake_with(&rig.raw_skeleton(), &clips[1..], format, &knots)?);
+    }
     let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     let mut report = MutationReport::default();
     let check = |bytes: &AlignedBlob, what: &dyn Fn() -> String, report: &mut MutationReport| {
