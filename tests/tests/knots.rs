@@ -122,8 +122,15 @@ fn clips_on_knots_match_an_f64_spline_through_their_knots() {
     let knots = random_knots(&mut rng, frames);
     let blob = bake_on(&skeleton, &clip, &knots, KeyFormat::F32);
     let asset = Asset::load(blob.bytes()).expect("load");
-    assert_eq!(asset.clip(0).expect("clip").knots(), &knots[..]);
+    let on_knots = asset.clip(0).expect("clip");
+    assert_eq!(on_knots.knots(), &knots[..]);
     assert_eq!(asset.clip_duration(0), Some(knots[frames - 1]));
+    // Frame times: the knots, and past the last frame the duration; uniform frames at `f / rate`.
+    assert!((0..frames).all(|f| on_knots.frame_time(f) == knots[f]));
+    assert_eq!(on_knots.frame_time(frames + 3), knots[frames - 1]);
+    let uniform = bake::bake(&skeleton, std::slice::from_ref(&clip), KeyFormat::F32).expect("bake");
+    let uniform = Asset::load(uniform.bytes()).expect("load").clip(0).expect("clip");
+    assert!(uniform.knots().is_empty() && (0..frames).all(|f| uniform.frame_time(f) == f as f32 / clip.sample_rate));
     let duration = knots[frames - 1];
     let samples = if cfg!(miri) { 3 } else { 150 };
     // Random times, the end intervals (a clamped end's mirrored key, a loop's wrap) and the knots themselves.
