@@ -53,7 +53,9 @@ pub fn fit_knots(
     // Source frame times as the runtime holds them (f32 seconds).
     let frame_time = |f: usize| (f as f64 / rate) as f32;
     let duration = frame_time(last);
-    let mut knots: Vec<Knot> = vec![Knot::frame(clip, 0, 0.0), Knot::frame(clip, last, duration)];
+    let source: Vec<Vec<Trs>> = clip.frames.iter().map(|f| f.iter().map(Trs::of).collect()).collect();
+    let at_frame = |f: usize, time: f32| Knot { time, pose: source[f].clone() };
+    let mut knots: Vec<Knot> = vec![at_frame(0, 0.0), at_frame(last, duration)];
     for &time in golden {
         if !(time.is_finite() && (0.0..=duration).contains(&time)) {
             return Err(format!("clip `{}`: golden time {time} s lies outside 0..={duration} s", clip.name));
@@ -62,12 +64,11 @@ pub fn fit_knots(
         let nearest = (x.round() as usize).min(last);
         // A time that is a frame's (to f32) takes that frame; another a pose between frames.
         let knot = match frame_time(nearest) == time {
-            true => Knot::frame(clip, nearest, time),
+            true => at_frame(nearest, time),
             false => Knot { time, pose: sample_frames(&clip.frames, 1.0, x, &clip.step) },
         };
         insert(&mut knots, knot);
     }
-    let source: Vec<Vec<Trs>> = clip.frames.iter().map(|f| f.iter().map(Trs::of).collect()).collect();
     let targets: Vec<Vec<[DVec3; 4]>> =
         source.iter().map(|pose| virtual_points(&skeleton.parents, pose, distance)).collect();
     loop {
@@ -93,7 +94,7 @@ pub fn fit_knots(
             }
         }
         for (_, f) in worst.into_iter().flatten() {
-            insert(&mut knots, Knot::frame(clip, f, frame_time(f)));
+            insert(&mut knots, at_frame(f, frame_time(f)));
             added = true;
         }
         if !added {
@@ -118,13 +119,6 @@ pub fn fit_knots(
 struct Knot {
     time: f32,
     pose: Vec<Trs>,
-}
-
-impl Knot {
-    /// Source frame `frame`, at `time`.
-    fn frame(clip: &RawClip, frame: usize, time: f32) -> Knot {
-        Knot { time, pose: clip.frames[frame].iter().map(Trs::of).collect() }
-    }
 }
 
 /// Adds `knot` in time order, unless a knot has its time already.
