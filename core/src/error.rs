@@ -79,6 +79,8 @@ pub enum Buffer {
     GraphLeaves,
     /// A blend graph job's parameters (as many as the graph was built for).
     GraphParameters,
+    /// A motion search's query, one value per feature dimension.
+    FeatureQuery,
 }
 
 /// What was wrong. Indices are joint indices (skeleton order) unless the variant says otherwise.
@@ -444,6 +446,24 @@ pub enum Error {
         /// The first bad knot, or the count.
         index: usize,
     },
+    /// A motion database's `part` breaks its contract (see [`DatabaseProblem`]).
+    MotionDatabase {
+        /// The part.
+        part: DatabasePart,
+        /// What is wrong with it.
+        problem: DatabaseProblem,
+    },
+    /// A motion search query's dimension `dim` is NaN or infinite, or beyond `limits::MAX_FEATURE_MAGNITUDE`
+    /// once normalized.
+    InvalidFeatureQuery {
+        /// The first bad dimension.
+        dim: usize,
+    },
+    /// A motion search's continuing bias is NaN, infinite or negative.
+    InvalidSearch,
+    /// A motion search found no frame it may take: the filter, the flags and the exclusion window leave none,
+    /// and no current frame may continue.
+    NoCandidate,
     /// Blend graph node `node` is malformed (see [`GraphProblem`]).
     InvalidGraph {
         /// The node, in the graph's array.
@@ -523,6 +543,52 @@ pub enum Index {
     Mask,
     /// A skeleton joint.
     Joint,
+    /// A frame of a motion database.
+    DatabaseFrame,
+}
+
+/// Which part of a motion database an error is about (`motion_database::MotionDatabaseParts` names them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DatabasePart {
+    /// The dimension count.
+    Dims,
+    /// The frame count.
+    Frames,
+    /// The feature groups.
+    Groups,
+    /// The per-dimension means.
+    Mean,
+    /// The per-dimension scales.
+    Scale,
+    /// The normalized features (index: the frame, or the block for padding lanes).
+    Features,
+    /// The boxes over each block (index: the block).
+    BlockBoxes,
+    /// The boxes over each span of four blocks (index: the span).
+    SpanBoxes,
+    /// The per-frame entries (index: the frame).
+    FrameEntries,
+    /// The per-block summaries (index: the block).
+    BlockInfos,
+}
+
+/// What is wrong with a part of a motion database.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DatabaseProblem {
+    /// The part has `actual` elements where the counts need `expected`.
+    Length {
+        /// Elements the counts need.
+        expected: usize,
+        /// Elements it has.
+        actual: usize,
+    },
+    /// Element `index` holds a value outside the part's contract (its doc comment states it).
+    Value {
+        /// The first bad element.
+        index: usize,
+    },
 }
 
 /// A region of an asset blob (see `asset`).
@@ -836,6 +902,14 @@ impl fmt::Display for Error {
                 write!(f, "knot time {index}: not finite, not above the one before, or past the clip's frames")
             }
             Error::InvalidGraph { node, problem } => write!(f, "blend graph node {node}: {problem:?} invalid"),
+            Error::MotionDatabase { part, problem } => write!(f, "motion database {part:?}: {problem:?}"),
+            Error::InvalidFeatureQuery { dim } => {
+                write!(f, "motion search query dimension {dim} is not finite, or too large once normalized")
+            }
+            Error::InvalidSearch => write!(f, "motion search: the continuing bias is NaN, infinite or negative"),
+            Error::NoCandidate => {
+                write!(f, "motion search: the filter, flags and exclusion window leave no frame to take")
+            }
             Error::InvalidGraphParameter { parameter } => {
                 write!(f, "blend graph parameter {parameter} is NaN, infinite, or negative as a sum's weight")
             }

@@ -120,9 +120,9 @@ struct LocomotionExamples;
 
 // Each module keeps the public path it has always had: engines and the C ABI name `sinew::sampling`, not the
 // room it lives in.
-pub use data::{asset, clip, curve, skeleton, skin};
+pub use data::{asset, clip, curve, motion_database, skeleton, skin};
 pub use math::backend;
-pub use motion::{control, motion_correction, phase, root_motion, speed_ranges};
+pub use motion::{control, motion_correction, motion_matching, phase, root_motion, speed_ranges};
 pub use stages::{
     aim_blend, attachment, blend_graph, blending, bounds, foot_planting, ik, inertialization, local_to_model, sampling,
     skinning, vertex_skinning,
@@ -137,7 +137,7 @@ pub use character::{
 };
 pub use clip::Clip;
 pub use control::{Control, Fade, Step, Wrap};
-pub use error::{BlobProblem, Buffer, Error, GraphProblem, Section};
+pub use error::{BlobProblem, Buffer, DatabasePart, DatabaseProblem, Error, GraphProblem, Section};
 pub use inertialization::{InertializationJob, Inertializer, Target, Transition};
 pub use local_to_model::{GroupWalk, LocalToModelJob};
 pub use sampling::{Interpolation, Playback, SamplingContext, SamplingJob};

@@ -53,3 +53,14 @@ pub const MAX_CURVE_MAGNITUDE: f32 = 1e30;
 pub const MAX_CURVES: usize = 256;
 /// Most corrections an IK-by-interpolation job iterates (`aim_blend`); three usually converge.
 pub const MAX_AIM_ITERATIONS: usize = 16;
+
+/// Most feature dimensions a motion database has (Holden's demo has 27, O3DE's default 59); a search keeps its
+/// normalized query on the stack.
+pub const MAX_FEATURE_DIMS: usize = 128;
+/// Most feature groups a motion database has; a match reports one cost per group.
+pub const MAX_FEATURE_GROUPS: usize = 16;
+/// Most frames a motion database holds (LAFAN1 is about 500 000 frames at 30 Hz).
+pub const MAX_DATABASE_FRAMES: usize = 1 << 23;
+/// Largest magnitude a normalized feature (stored or queried) may have: a squared distance over
+/// `MAX_FEATURE_DIMS` of them stays far below `f32::MAX`.
+pub const MAX_FEATURE_MAGNITUDE: f32 = 1e9;

@@ -6,8 +6,8 @@
 //!   `sample` (the runtime's sampling on the host);
 //! - importers: `bvh`, `gltf_import`; the procedural `rig`;
 //! - `annotate` (markers, ranges, foot plants), `clip_error` (the error a viewer sees), `rate` (the lowest key
-//!   rate within a bound), `knots` (non-uniform knots within a bound, golden poses), `loops` (a looping clip's seam and its fix), `compress`, `chunks` (clips split by
-//!   bone masks), `bake`;
+//!   rate within a bound), `knots` (non-uniform knots within a bound, golden poses), `loops` (a looping clip's seam and its fix), `motion_database` (feature rows normalized and
+//!   laid out for the motion search), `compress`, `chunks` (clips split by bone masks), `bake`;
 //! - readers of blobs and what runs on them: `blob`, `pose`, `root_motion`, `phase`, `bounds`;
 //! - `offline` (the commands of `sinew-bake`) and `fuzz` (what every fuzz target checks).
 
@@ -51,6 +51,7 @@ pub mod glam_pose;
 pub mod gltf_import;
 pub mod knots;
 pub mod loops;
+pub mod motion_database;
 pub mod offline;
 pub mod phase;
 pub mod pose;

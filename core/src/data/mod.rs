@@ -4,5 +4,6 @@
 pub mod asset;
 pub mod clip;
 pub mod curve;
+pub mod motion_database;
 pub mod skeleton;
 pub mod skin;

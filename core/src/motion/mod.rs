@@ -4,6 +4,7 @@
 
 pub mod control;
 pub mod motion_correction;
+pub mod motion_matching;
 pub mod phase;
 pub mod root_motion;
 pub mod speed_ranges;

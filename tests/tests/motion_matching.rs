@@ -1,0 +1,306 @@
+//! Motion matching's search against an independent f64 brute force, and the pruned search against the SIMD brute
+//! force bit for bit: over smooth synthetic clips (sums of sinusoids, as motion features are), random and
+//! near-frame queries, tag filters, exclusion windows and continuing biases; then every bad part and query.
+
+use sinew::error::{DatabasePart, DatabaseProblem, Error};
+use sinew::math::lane::F4;
+use sinew::motion_database::{FRAME_EXCLUDED, FrameEntry};
+use sinew::motion_matching::{MotionSearchJob, SearchMethod, TagFilter};
+use sinew_tests::Rng;
+use sinew_tools::motion_database::{GroupSpec, OwnedDatabase};
+
+/// Holden's 27 dimensions: feet positions and velocities, hip velocity, three future positions and facings.
+fn holden_groups() -> Vec<GroupSpec> {
+    [("left_foot_position", 3, 0.75), ("right_foot_position", 3, 0.75), ("left_foot_velocity", 3, 1.0)]
+        .into_iter()
+        .chain([("right_foot_velocity", 3, 1.0), ("hip_velocity", 3, 1.0)])
+        .chain([("trajectory_position", 6, 1.0), ("trajectory_facing", 6, 1.5)])
+        .map(|(name, dims, weight)| GroupSpec { name: name.into(), dims, weight })
+        .collect()
+}
+
+/// Clips of smooth features: each dimension a sum of three sinusoids with its own scale and offset.
+fn synthetic_rows(rng: &mut Rng, clip_frames: &[usize], dims: usize) -> (Vec<f32>, Vec<FrameEntry>) {
+    let (mut rows, mut entries) = (Vec::new(), Vec::new());
+    for (clip, &frames) in clip_frames.iter().enumerate() {
+        let waves: Vec<[(f32, f32, f32); 3]> = (0..dims)
+            .map(|_| core::array::from_fn(|_| (rng.range(0.1, 3.0), rng.range(0.0, 6.3), rng.range(0.05, 2.0))))
+            .collect();
+        let offsets: Vec<f32> = (0..dims).map(|_| rng.range(-50.0, 50.0)).collect();
+        for f in 0..frames {
+            let t = f as f32 / 30.0;
+            for (wave, offset) in waves.iter().zip(&offsets) {
+                rows.push(offset + wave.iter().map(|(w, p, a)| a * (w * t + p).sin()).sum::<f32>());
+            }
+            let excluded = f + 10 >= frames;
+            let tags = (f / 50 % 4) as u32 | if clip % 2 == 1 { 8 } else { 0 };
+            entries.push(FrameEntry {
+                clip: clip as u32,
+                time: t,
+                tags,
+                flags: if excluded { FRAME_EXCLUDED } else { 0 },
+            });
+        }
+    }
+    (rows, entries)
+}
+
+/// The f64 oracle's normalization: Holden's scheme computed here, independently of the baker.
+fn oracle_normalization(rows: &[f32], groups: &[GroupSpec]) -> (Vec<f64>, Vec<f64>) {
+    let dims: usize = groups.iter().map(|g| g.dims).sum();
+    let frames = rows.len() / dims;
+    let mut mean = vec![0.0; dims];
+    let mut deviation = vec![0.0; dims];
+    for d in 0..dims {
+        let column = rows.iter().skip(d).step_by(dims).map(|&x| f64::from(x));
+        mean[d] = column.clone().sum::<f64>() / frames as f64;
+        deviation[d] = (column.map(|x| (x - mean[d]).powi(2)).sum::<f64>() / frames as f64).sqrt();
+    }
+    let mut scale = vec![0.0; dims];
+    let mut start = 0;
+    for g in groups {
+        let group_deviation = deviation[start..start + g.dims].iter().sum::<f64>() / g.dims as f64;
+        scale[start..start + g.dims].fill(g.weight / group_deviation);
+        start += g.dims;
+    }
+    (mean, scale)
+}
+
+struct Oracle<'a> {
+    rows: &'a [f32],
+    entries: &'a [FrameEntry],
+    dims: usize,
+    scale: Vec<f64>,
+}
+
+impl Oracle<'_> {
+    fn cost(&self, frame: usize, query: &[f32]) -> f64 {
+        let row = &self.rows[frame * self.dims..][..self.dims];
+        (0..self.dims).map(|d| ((f64::from(row[d]) - f64::from(query[d])) * self.scale[d]).powi(2)).sum()
+    }
+
+    fn may_take(&self, frame: usize, filter: TagFilter, current: Option<usize>, window: usize) -> bool {
+        let e = self.entries[frame];
+        let near = current.is_some_and(|c| e.clip == self.entries[c].clip && frame.abs_diff(c) <= window);
+        e.flags & FRAME_EXCLUDED == 0
+            && e.tags & filter.require == filter.require
+            && e.tags & filter.exclude == 0
+            && !near
+    }
+
+    /// The least cost over the frames a search may take.
+    fn least(&self, query: &[f32], filter: TagFilter, current: Option<usize>, window: usize) -> Option<f64> {
+        (0..self.entries.len())
+            .filter(|&f| self.may_take(f, filter, current, window))
+            .map(|f| self.cost(f, query))
+            .min_by(f64::total_cmp)
+    }
+}
+
+fn query_near(rng: &mut Rng, rows: &[f32], dims: usize, spread: f32) -> Vec<f32> {
+    let frame = rng.below(rows.len() / dims);
+    rows[frame * dims..][..dims].iter().map(|x| x + rng.range(-spread, spread)).collect()
+}
+
+#[test]
+fn the_baked_normalization_is_holdens() {
+    let mut rng = Rng::new(3);
+    let groups = holden_groups();
+    let (rows, entries) = synthetic_rows(&mut rng, &[400, 250], 27);
+    let db = OwnedDatabase::build(&rows, &groups, &entries).unwrap();
+    let (mean, scale) = oracle_normalization(&rows, &groups);
+    for d in 0..27 {
+        assert!((f64::from(db.mean[d]) - mean[d]).abs() <= 1e-5 * (1.0 + mean[d].abs()), "mean {d}");
+        assert!((f64::from(db.scale[d]) / scale[d] - 1.0).abs() <= 1e-6, "scale {d}");
+    }
+    // Normalized features read back as the f64 normalization of the rows.
+    let view = db.view().unwrap();
+    for frame in [0, 17, 399, 400, 649] {
+        for d in 0..27 {
+            let expected = (f64::from(rows[frame * 27 + d]) - mean[d]) * scale[d];
+            let stored = f64::from(view.feature(frame, d).unwrap());
+            assert!((stored - expected).abs() <= 1e-4 * (1.0 + expected.abs()), "frame {frame} dim {d}");
+        }
+    }
+}
+
+#[test]
+fn pruned_and_brute_force_searches_agree_bit_for_bit_and_with_f64() {
+    let mut rng = Rng::new(11);
+    for (dims, groups) in [(27, holden_groups()), (59, vec![]), (5, vec![])] {
+        let groups = if groups.is_empty() {
+            let mut g = vec![GroupSpec { name: "pose".into(), dims: dims / 2, weight: 1.0 }];
+            g.push(GroupSpec { name: "trajectory".into(), dims: dims - dims / 2, weight: 1.5 });
+            g
+        } else {
+            groups
+        };
+        let (rows, entries) = synthetic_rows(&mut rng, &[700, 1000, 333, 61], dims);
+        let db = OwnedDatabase::build(&rows, &groups, &entries).unwrap();
+        let view = db.view().unwrap();
+        let (_, scale) = oracle_normalization(&rows, &groups);
+        let oracle = Oracle { rows: &rows, entries: &entries, dims, scale };
+        let mut pruned_blocks = 0;
+        let mut brute_blocks = 0;
+        for case in 0..150 {
+            let query = match case % 3 {
+                0 => query_near(&mut rng, &rows, dims, 0.05),
+                1 => query_near(&mut rng, &rows, dims, 2.0),
+                _ => (0..dims).map(|d| db.mean[d] + rng.range(-30.0, 30.0)).collect(),
+            };
+            let filter = match case % 5 {
+                0 => TagFilter { require: 1, exclude: 0 },
+                1 => TagFilter { require: 0, exclude: 8 },
+                _ => TagFilter::ALL,
+            };
+            let current = (case % 2 == 0).then(|| rng.below(entries.len()));
+            let window = rng.below(30);
+            let bias = if case % 4 == 0 { rng.range(0.0, 0.5) } else { 0.0 };
+            let mut job = MotionSearchJob::new(&view, &query);
+            job.filter = filter;
+            job.current = current;
+            job.exclude_window = window;
+            job.continuing_bias = bias;
+            let pruned = job.run().unwrap();
+            job.method = SearchMethod::BruteForce;
+            let brute = job.run().unwrap();
+            assert_eq!((pruned.frame, pruned.continuing), (brute.frame, brute.continuing), "dims {dims} case {case}");
+            assert_eq!(pruned.cost.to_bits(), brute.cost.to_bits(), "dims {dims} case {case}");
+            assert!(pruned.blocks_read <= brute.blocks_read);
+            pruned_blocks += pruned.blocks_read;
+            brute_blocks += brute.blocks_read;
+
+            // Against f64: the chosen frame is the cheapest there is, within f32 rounding.
+            let least = oracle.least(&query, filter, current, window);
+            let chosen = oracle.cost(pruned.frame, &query);
+            let tolerance = 1e-4 * (1.0 + chosen);
+            assert!((f64::from(pruned.cost) - chosen).abs() <= tolerance, "cost {} vs {chosen}", pruned.cost);
+            let group_sum: f64 = pruned.group_costs.iter().map(|&c| f64::from(c)).sum();
+            assert!((group_sum - chosen).abs() <= tolerance, "group costs {group_sum} vs {chosen}");
+            match (pruned.continuing, current) {
+                (true, Some(c)) => {
+                    assert_eq!(pruned.frame, c);
+                    let threshold = oracle.cost(c, &query) - f64::from(bias);
+                    assert!(least.is_none_or(|l| l >= threshold - tolerance), "a frame beat the playing one");
+                }
+                (false, _) => {
+                    assert!(oracle.may_take(pruned.frame, filter, current, window), "case {case}");
+                    assert!(chosen <= least.unwrap() + tolerance, "dims {dims} case {case}: {chosen} > {least:?}");
+                    let admitted = |c: &usize| entries[*c].tags & filter.require == filter.require;
+                    if let Some(c) = current.filter(|c| admitted(c) && entries[*c].tags & filter.exclude == 0) {
+                        assert!(chosen <= oracle.cost(c, &query) - f64::from(bias) + tolerance);
+                    }
+                }
+                (true, None) => panic!("continuing with nothing playing"),
+            }
+        }
+        assert!(pruned_blocks < brute_blocks, "pruning read {pruned_blocks} of {brute_blocks} blocks");
+    }
+}
+
+#[test]
+fn a_query_on_a_frame_finds_it_reading_few_blocks() {
+    let mut rng = Rng::new(5);
+    let groups = holden_groups();
+    let (rows, entries) = synthetic_rows(&mut rng, &[2000, 2000, 1500], 27);
+    let db = OwnedDatabase::build(&rows, &groups, &entries).unwrap();
+    let view = db.view().unwrap();
+    for frame in [5, 900, 2100, 5400] {
+        let query = &rows[frame * 27..][..27];
+        let found = MotionSearchJob::new(&view, query).run().unwrap();
+        assert_eq!(found.frame, frame);
+        assert_eq!(found.cost, 0.0);
+        assert_eq!((found.clip, found.time), (entries[frame].clip, entries[frame].time));
+        assert!(found.blocks_read * 10 < view.blocks(), "read {} of {} blocks", found.blocks_read, view.blocks());
+    }
+}
+
+#[test]
+fn bad_queries_and_settings_are_refused() {
+    let mut rng = Rng::new(8);
+    let groups = holden_groups();
+    let (rows, mut entries) = synthetic_rows(&mut rng, &[100], 27);
+    let db = OwnedDatabase::build(&rows, &groups, &entries).unwrap();
+    let view = db.view().unwrap();
+    let query = rows[..27].to_vec();
+    let short = &query[..26];
+    assert!(matches!(MotionSearchJob::new(&view, short).run(), Err(Error::BufferLength { .. })));
+    for bad in [f32::NAN, f32::INFINITY, 1e38] {
+        let mut q = query.clone();
+        q[4] = bad;
+        assert_eq!(MotionSearchJob::new(&view, &q).run(), Err(Error::InvalidFeatureQuery { dim: 4 }));
+    }
+    for bias in [f32::NAN, -1.0, f32::INFINITY] {
+        let mut job = MotionSearchJob::new(&view, &query);
+        job.continuing_bias = bias;
+        assert_eq!(job.run(), Err(Error::InvalidSearch));
+    }
+    let mut job = MotionSearchJob::new(&view, &query);
+    job.current = Some(100);
+    assert!(matches!(job.run(), Err(Error::IndexOutOfRange { index: 100, .. })));
+    job.current = None;
+    job.filter = TagFilter { require: 1, exclude: 1 };
+    assert_eq!(job.run(), Err(Error::NoCandidate));
+    // A playing frame the filter refuses does not continue either (this clip's frames carry tags 0 and 1).
+    job.filter = TagFilter { require: 2, exclude: 0 };
+    job.current = Some(3);
+    assert_eq!(job.run(), Err(Error::NoCandidate));
+    entries.iter_mut().for_each(|e| e.flags = FRAME_EXCLUDED);
+    let closed = OwnedDatabase::build(&rows, &groups, &entries).unwrap();
+    let closed_view = closed.view().unwrap();
+    let mut job = MotionSearchJob::new(&closed_view, &query);
+    assert_eq!(job.run(), Err(Error::NoCandidate));
+    job.current = Some(3);
+    let kept = job.run().unwrap();
+    assert!(kept.continuing && kept.frame == 3);
+}
+
+#[test]
+fn every_damaged_part_is_refused() {
+    let mut rng = Rng::new(9);
+    let groups = holden_groups();
+    let (rows, entries) = synthetic_rows(&mut rng, &[150, 60], 27);
+    let good = OwnedDatabase::build(&rows, &groups, &entries).unwrap();
+    let refused = |edit: &dyn Fn(&mut OwnedDatabase), part: DatabasePart| {
+        let mut db = good.clone();
+        edit(&mut db);
+        match db.view() {
+            Err(Error::MotionDatabase { part: p, .. }) => assert_eq!(p, part),
+            other => panic!("{part:?}: {other:?}"),
+        }
+    };
+    refused(&|db| db.dims = 0, DatabasePart::Dims);
+    refused(&|db| db.dims = 129, DatabasePart::Dims);
+    refused(&|db| db.frames = 0, DatabasePart::Frames);
+    refused(&|db| db.groups[1].start += 1, DatabasePart::Groups);
+    refused(&|db| db.groups[6].len += 1, DatabasePart::Groups);
+    refused(&|db| db.groups[0].len = 0, DatabasePart::Groups);
+    refused(&|db| db.groups.clear(), DatabasePart::Groups);
+    refused(&|db| db.mean[3] = f32::NAN, DatabasePart::Mean);
+    refused(&|db| db.scale[3] = 0.0, DatabasePart::Scale);
+    refused(&|db| db.scale[3] = -1.0, DatabasePart::Scale);
+    refused(&|db| db.scale.pop().map(drop).unwrap_or(()), DatabasePart::Scale);
+    refused(&|db| db.features[5] = F4::splat(f32::NAN), DatabasePart::Features);
+    refused(&|db| db.features[7] = F4::splat(2e9), DatabasePart::Features);
+    // The last block's padding lanes must be the sentinel (frames 210..224 of block 13).
+    let last = good.features.len() - 1;
+    refused(&|db| db.features[last] = F4::splat(0.0), DatabasePart::Features);
+    refused(&|db| db.features.truncate(4), DatabasePart::Features);
+    // A box that would let the search skip a frame it must read.
+    refused(&|db| db.block_boxes[10] = db.block_boxes[10] + F4::splat(1e-3), DatabasePart::BlockBoxes);
+    refused(&|db| db.span_boxes[1] = db.span_boxes[1] - F4::splat(1e-3), DatabasePart::SpanBoxes);
+    refused(&|db| db.span_boxes.push(F4::ZERO), DatabasePart::SpanBoxes);
+    refused(&|db| db.entries[4].time = f32::NAN, DatabasePart::FrameEntries);
+    refused(&|db| db.entries[4].time = -1.0, DatabasePart::FrameEntries);
+    refused(&|db| db.entries[4].flags = 4, DatabasePart::FrameEntries);
+    refused(&|db| db.entries.pop().map(drop).unwrap_or(()), DatabasePart::FrameEntries);
+    refused(&|db| db.entries[20].tags ^= 1, DatabasePart::BlockInfos);
+    refused(&|db| db.entries[20].flags ^= FRAME_EXCLUDED, DatabasePart::BlockInfos);
+    refused(&|db| db.block_infos[0].reserved = 1, DatabasePart::BlockInfos);
+    let mut long_mean = good.clone();
+    long_mean.mean.push(0.0);
+    assert!(matches!(
+        long_mean.view(),
+        Err(Error::MotionDatabase { problem: DatabaseProblem::Length { expected: 27, actual: 28 }, .. })
+    ));
+}
