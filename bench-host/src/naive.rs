@@ -533,3 +533,27 @@ pub fn aim_blend(
         }
     }
 }
+
+/// Motion matching as a user first writes it (Holden's demo without its boxes): one normalized row per frame,
+/// row-major, each row's squared distance to the query summed dimension by dimension, given up as soon as it
+/// reaches the best so far. `open[f]` says whether frame `f` may be taken. Returns the frame and its cost.
+pub fn motion_search(rows: &[f32], dims: usize, query: &[f32], open: &[bool]) -> Option<(usize, f32)> {
+    let mut best: Option<(usize, f32)> = None;
+    for (frame, row) in rows.chunks_exact(dims).enumerate() {
+        if !open[frame] {
+            continue;
+        }
+        let bound = best.map_or(f32::INFINITY, |(_, cost)| cost);
+        let mut cost = 0.0;
+        for (x, q) in row.iter().zip(query) {
+            cost += (x - q) * (x - q);
+            if cost >= bound {
+                break;
+            }
+        }
+        if cost < bound {
+            best = Some((frame, cost));
+        }
+    }
+    best
+}

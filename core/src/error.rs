@@ -668,6 +668,15 @@ pub enum Section {
         /// The clip.
         clip: usize,
     },
+    /// The header's tail (version 9 onward).
+    HeaderTail,
+    /// The motion database's record.
+    MotionDatabaseRecord,
+    /// A part of the motion database (its values are `MotionDatabase::new`'s to check).
+    MotionDatabase {
+        /// The part.
+        part: DatabasePart,
+    },
 }
 
 /// What is wrong with a blob section.

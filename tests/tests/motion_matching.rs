@@ -304,3 +304,128 @@ fn every_damaged_part_is_refused() {
         Err(Error::MotionDatabase { problem: DatabaseProblem::Length { expected: 27, actual: 28 }, .. })
     ));
 }
+
+/// The Bandai walk and run with root motion and the default schema, baked into a blob, or `None` without data.
+fn bandai_database_blob(test: &str) -> Option<sinew_tools::raw::AlignedBlob> {
+    use sinew_tools::raw::{Extras, RawAnnotations};
+    let dir = sinew_tests::shared_data(test)?;
+    let files = sinew_tests::files_with_extension(&dir.join("bvh/bandai"), "bvh");
+    let pick = |name: &str| files.iter().find(|f| f.to_string_lossy().contains(name)).cloned().expect(name);
+    let (skeleton, clips) = sinew_tools::bvh::load_raw_files(&[pick("walk"), pick("run")]).expect("load");
+    let options = sinew_tools::root_motion::Extraction::default();
+    let (skeleton, clips) = sinew_tools::root_motion::extract(&skeleton, &clips, &options).expect("extract");
+    let schema = sinew_tools::features::Schema::default_for(&skeleton).expect("schema");
+    let annotations = vec![RawAnnotations::default(); clips.len()];
+    let database = sinew_tools::features::build(&skeleton, &clips, &annotations, &schema).expect("features");
+    let extras = Extras { motion_database: Some(database), ..Default::default() };
+    Some(sinew_tools::bake::bake_with(&skeleton, &clips, sinew_tools::bake::KeyFormat::F32, &extras).expect("bake"))
+}
+
+#[test]
+fn a_baked_bandai_database_measures_what_the_runtime_plays_and_finds_every_frame() {
+    use sinew::math::{Mat4, SoaTransform};
+    let Some(blob) = bandai_database_blob("a_baked_bandai_database") else { return };
+    let asset = sinew::Asset::load(blob.bytes()).unwrap();
+    let db = asset.motion_database().expect("the blob holds the database");
+    assert_eq!((db.dims(), db.groups().len()), (27, 7));
+    assert_eq!(asset.feature_group_name(0), Some("position:Foot_L"));
+    assert_eq!(asset.feature_group_name(6), Some("trajectory_facing"));
+    let skeleton = asset.skeleton();
+    let foot = (0..skeleton.num_joints()).find(|&j| skeleton.name(j) == Some("Foot_L")).unwrap();
+    let n = skeleton.num_joints();
+    let mut memory = vec![0u8; sinew::SamplingContext::required_bytes_for(n, 0, sinew::Interpolation::Linear)];
+    let arena = sinew::Arena::new(&mut memory);
+    let mut context = sinew::SamplingContext::new(&arena, n).unwrap();
+    // Model matrices in f64 (glam), from the runtime's sampling and local-to-model.
+    let model_at = |context: &mut sinew::SamplingContext<'_>, clip: usize, time: f32| -> Vec<glam::DMat4> {
+        let clip = asset.clip(clip).unwrap();
+        let mut soa = vec![SoaTransform::IDENTITY; skeleton.num_soa_joints()];
+        let playback = sinew::Playback::Clamp;
+        sinew::SamplingJob { skeleton, clip: &clip, time, playback, context, output: &mut soa, curves: &mut [] }
+            .run()
+            .unwrap();
+        let cols = |m: &Mat4| -> [f64; 16] { core::array::from_fn(|i| f64::from(m.cols[i / 4][i % 4])) };
+        sinew_tests::model_of(skeleton, &soa).iter().map(|m| glam::DMat4::from_cols_array(&cols(m))).collect()
+    };
+    let mut raw = vec![0.0; 27];
+    let mut excluded = 0;
+    for frame in 0..db.frames() {
+        let entry = *db.entry(frame).unwrap();
+        db.raw_features(frame, &mut raw).unwrap();
+        // The left foot's position and the trajectory one second ahead, in the root's frame, from the runtime.
+        let model = model_at(&mut context, entry.clip as usize, entry.time);
+        let root = model[0].inverse();
+        let foot_local = root.transform_point3(model[foot].w_axis.truncate());
+        for (axis, value) in foot_local.to_array().into_iter().enumerate() {
+            let error = (f64::from(raw[axis]) - value).abs();
+            assert!(error < 0.01, "frame {frame} axis {axis}: {} vs {value}", raw[axis]);
+        }
+        let duration = asset.clip(entry.clip as usize).unwrap().duration();
+        if entry.flags & sinew::motion_database::FRAME_EXCLUDED != 0 {
+            excluded += 1;
+        } else {
+            let ahead = model_at(&mut context, entry.clip as usize, (entry.time + 1.0).min(duration));
+            let there = root.transform_point3(ahead[0].w_axis.truncate());
+            let error = (f64::from(raw[19]) - there.x).abs().max((f64::from(raw[20]) - there.z).abs());
+            assert!(error < 0.01, "frame {frame}: trajectory 1 s ahead off by {error}");
+        }
+        // Every frame's own features find it (or a frame no farther), and pruning agrees with brute force.
+        let mut job = MotionSearchJob::new(db, &raw);
+        let pruned = job.run().unwrap();
+        job.method = SearchMethod::BruteForce;
+        let brute = job.run().unwrap();
+        assert_eq!((pruned.frame, pruned.cost.to_bits()), (brute.frame, brute.cost.to_bits()));
+        if entry.flags & sinew::motion_database::FRAME_EXCLUDED == 0 {
+            assert!(pruned.cost < 1e-6, "frame {frame}: found {} at cost {}", pruned.frame, pruned.cost);
+        }
+    }
+    // 30 frames of each clip look past its end.
+    assert_eq!(excluded, 60);
+}
+
+#[test]
+fn a_damaged_database_section_is_refused() {
+    let Some(blob) = bandai_database_blob("a_damaged_database_section") else { return };
+    let bytes = blob.bytes();
+    let tail: sinew::asset::HeaderTail =
+        bytemuck::pod_read_unaligned(&bytes[sinew::asset::HEADER_LEN..][..sinew::asset::HEADER_TAIL_LEN]);
+    let at = tail.motion_database.offset as usize;
+    let record: sinew::asset::DatabaseRecord = bytemuck::pod_read_unaligned(&bytes[at..at + 80]);
+    let edit = |offset: usize, value: u32| {
+        let mut damaged = sinew_tools::raw::AlignedBlob::from_bytes(bytes);
+        damaged.bytes_mut()[offset..offset + 4].copy_from_slice(&value.to_le_bytes());
+        sinew::Asset::load(damaged.bytes()).map(|_| ())
+    };
+    let feature = record.features.offset as usize + 4 * 17;
+    let entry = record.entries.offset as usize + 16 * 5;
+    let block_info = record.block_infos.offset as usize;
+    let cases = [
+        (at, 0),                         // no dimensions
+        (at + 4, record.frames + 1),     // a frame count the parts do not hold
+        (feature, f32::NAN.to_bits()),   // a NaN feature
+        (feature, 1.5f32.to_bits()),     // a feature its boxes do not bound
+        (entry, 2),                      // a clip the asset lacks
+        (entry + 4, 100.0f32.to_bits()), // a time past its clip
+        (entry + 12, 8),                 // an unknown flag
+        (block_info, 0),                 // a block summary that lies
+        (record.mean.offset as usize, f32::INFINITY.to_bits()),
+        (record.scale.offset as usize, 0),
+        (sinew::asset::HEADER_LEN + 8, 1), // the tail's reserved words
+    ];
+    for (offset, value) in cases {
+        assert!(edit(offset, value).is_err(), "offset {offset} value {value:#x} loaded");
+    }
+    // Read as version 8, the same bytes have no tail and so no database (its sections are padding to that reader).
+    let mut older = sinew_tools::raw::AlignedBlob::from_bytes(bytes);
+    older.bytes_mut()[8..12].copy_from_slice(&8u32.to_le_bytes());
+    assert!(sinew::Asset::load(older.bytes()).unwrap().motion_database().is_none());
+    // The fuzz-style sweep: every byte of the section's record flipped is refused or loads a database that
+    // still validates (no panic either way).
+    for offset in at..at + 80 {
+        let mut damaged = sinew_tools::raw::AlignedBlob::from_bytes(bytes);
+        damaged.bytes_mut()[offset] ^= 0x5A;
+        if let Ok(asset) = sinew::Asset::load(damaged.bytes()) {
+            assert!(asset.motion_database().is_none_or(|db| db.frames() > 0));
+        }
+    }
+}

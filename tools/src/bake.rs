@@ -3,8 +3,8 @@
 
 use crate::raw::{AlignedBlob, Extras, RawAnnotations, RawClip, RawSkeleton, StepKeys, channel_value, flush};
 use sinew::asset::{
-    ALIGN, Annotations, ClipRecord, CurveRecord, HEADER_LEN, Header, MAGIC, Marker, PhaseRecord, Range, SectionRef,
-    StrRef, VERSION,
+    ALIGN, Annotations, ClipRecord, CurveRecord, DatabaseRecord, HEADER_LEN, HEADER_TAIL_LEN, Header, HeaderTail,
+    MAGIC, Marker, PhaseRecord, Range, SectionRef, StrRef, VERSION,
 };
 use sinew::clip::{
     Channel, ConstantTrack, Encoding, KNOT_TIMES, MIN_KEY_MAGNITUDE, QuantRange, STEP_KEYS, encode_rotation,
@@ -357,6 +357,9 @@ pub fn bake_with(
     let curves = bake_curves(clips, &extras.annotations, format)?;
     let curve_names: Vec<Vec<StrRef>> =
         curves.iter().map(|c| c.names.iter().map(|name| add_string(name)).collect()).collect();
+    let database = extras.motion_database.as_ref();
+    let group_names: Vec<StrRef> =
+        database.iter().flat_map(|db| &db.group_names).map(|name| add_string(name)).collect();
     let skin = extras.skin.clone().unwrap_or_default();
     if skin.remap.len() != skin.inverse_bind.len() {
         return Err(format!(
@@ -366,7 +369,7 @@ pub fn bake_with(
         ));
     }
 
-    let mut w = Writer { bytes: vec![0; HEADER_LEN] };
+    let mut w = Writer { bytes: vec![0; HEADER_LEN + HEADER_TAIL_LEN] };
     let parents = w.section(&skeleton.parents);
     let rest_pose = w.section(&rest_soa);
     let joint_names = w.section(&name_refs);
@@ -430,6 +433,27 @@ pub fn bake_with(
         };
         w.put(curve_records_ref.offset as usize + std::mem::size_of::<CurveRecord>() * i, &record);
     }
+    let motion_database = match database {
+        Some(db) => {
+            let at = w.section(&[DatabaseRecord::default()]);
+            let record = DatabaseRecord {
+                dims: db.dims as u32,
+                frames: db.frames as u32,
+                groups: w.section(&db.groups),
+                group_names: w.section(&group_names),
+                mean: w.section(&db.mean),
+                scale: w.section(&db.scale),
+                features: w.section(&db.features),
+                block_boxes: w.section(&db.block_boxes),
+                span_boxes: w.section(&db.span_boxes),
+                entries: w.section(&db.entries),
+                block_infos: w.section(&db.block_infos),
+            };
+            w.put(at.offset as usize, &record);
+            at
+        }
+        None => w.section::<DatabaseRecord>(&[]),
+    };
     let header = Header {
         magic: MAGIC,
         version: VERSION,
@@ -451,5 +475,6 @@ pub fn bake_with(
         curves: curve_records_ref,
     };
     w.put(0, &header);
+    w.put(HEADER_LEN, &HeaderTail { motion_database, reserved: [0; 6] });
     Ok(AlignedBlob::from_bytes(&w.bytes))
 }

@@ -102,6 +102,21 @@ pub fn inspect_json(blob: &AlignedBlob) -> Result<serde_json::Value, String> {
         "max_depth": skeleton.max_depth(),
         "skeleton": joints,
         "clips": clips,
+        "motion_database": asset.motion_database().map(|db| {
+            let groups: Vec<serde_json::Value> = db
+                .groups()
+                .iter()
+                .enumerate()
+                .map(|(g, group)| serde_json::json!({"name": asset.feature_group_name(g), "dims": group.len}))
+                .collect();
+            serde_json::json!({
+                "frames": db.frames(),
+                "dims": db.dims(),
+                "groups": groups,
+                "excluded": excluded_frames(db),
+                "bytes": db.data_bytes(),
+            })
+        }),
     }))
 }
 
@@ -281,5 +296,21 @@ pub fn summary(blob: &AlignedBlob) -> Result<String, String> {
     if let Some(skin) = asset.skin() {
         let _ = write!(out, "\n  skin: {}", count(skin.num_joints(), "joint"));
     }
+    if let Some(db) = asset.motion_database() {
+        let _ = write!(
+            out,
+            "\n  motion database: {} of {} dimensions ({} not entered), {} bytes",
+            count(db.frames(), "frame"),
+            db.dims(),
+            excluded_frames(db),
+            db.data_bytes()
+        );
+    }
     Ok(out)
+}
+
+/// Frames of `db` a search never jumps to.
+fn excluded_frames(db: &sinew::motion_database::MotionDatabase<'_>) -> usize {
+    let flags = (0..db.frames()).filter_map(|f| db.entry(f)).map(|e| e.flags);
+    flags.filter(|f| f & sinew::motion_database::FRAME_EXCLUDED != 0).count()
 }

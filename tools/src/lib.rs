@@ -2,12 +2,13 @@
 //! blob inspection, behind the `sinew-bake` binary. Nothing here ships with the runtime.
 //!
 //! Modules, bottom to top (each imports only those before it):
-//! - `raw` (what importers produce and the baker consumes), `dmath` (f64 helpers), `stats`, `glam_pose`,
-//!   `sample` (the runtime's sampling on the host);
+//! - `motion_database` (feature rows normalized and laid out for the motion search), `raw` (what importers
+//!   produce and the baker consumes), `dmath` (f64 helpers), `stats`, `glam_pose`, `sample` (the runtime's
+//!   sampling on the host);
 //! - importers: `bvh`, `gltf_import`; the procedural `rig`;
 //! - `annotate` (markers, ranges, foot plants), `clip_error` (the error a viewer sees), `rate` (the lowest key
-//!   rate within a bound), `knots` (non-uniform knots within a bound, golden poses), `loops` (a looping clip's seam and its fix), `motion_database` (feature rows normalized and
-//!   laid out for the motion search), `compress`, `chunks` (clips split by bone masks), `bake`;
+//!   rate within a bound), `knots` (non-uniform knots within a bound, golden poses), `loops` (a looping clip's seam and its fix), `compress`, `chunks` (clips split by
+//!   bone masks), `features` (a motion database's features measured on clips), `bake`;
 //! - readers of blobs and what runs on them: `blob`, `pose`, `root_motion`, `phase`, `bounds`;
 //! - `offline` (the commands of `sinew-bake`) and `fuzz` (what every fuzz target checks).
 
@@ -46,6 +47,7 @@ pub mod clip_error;
 pub mod compress;
 pub mod cuts;
 pub mod dmath;
+pub mod features;
 pub mod fuzz;
 pub mod glam_pose;
 pub mod gltf_import;

@@ -6,6 +6,7 @@ use crate::bake::{self, KeyFormat};
 use crate::raw;
 use crate::root_motion::Method;
 use clap::Args;
+use sinew::motion_database::FRAME_EXCLUDED;
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -110,6 +111,12 @@ pub struct BakeArgs {
     /// chunks; a blend graph's chunk node reassembles them exactly.
     #[arg(long)]
     pub chunks: Option<std::path::PathBuf>,
+    /// Bake a motion database over the clips (needs --root-motion): one feature row per frame by the schema in
+    /// the JSON file given, or Holden's 27 dimensions without one (feet positions and velocities, the hips'
+    /// velocity, the root's position and facing 1/3, 2/3 and 1 s ahead). Ranges named `no-entry` close frames
+    /// to jumps, `tag:N` set tag bit N (see the guide).
+    #[arg(long, num_args = 0..=1, value_name = "SCHEMA", requires = "root_motion", conflicts_with = "chunks")]
+    pub motion_database: Option<Option<std::path::PathBuf>>,
     /// Print the report as JSON instead: per clip `name`, `frames`, `rate`, `joints`, `bytes`, `ratio` (against
     /// raw `f32`, 40 bytes per joint per frame), `max_error_cm`, `p99_error_cm`, `figure_height` and `bound` (both
     /// in file units; `bound` is the error the bake was held to: --knots or --reduce-rate plus --max-error when
@@ -272,6 +279,25 @@ pub fn bake(args: &BakeArgs) -> Result<String, String> {
     };
     let (mut clips, seams) = loop_seams(&skeleton, clips, args.loop_fix, args.error_distance);
     notes += &seams;
+    let motion_database = match &args.motion_database {
+        Some(schema) => {
+            let schema = match schema {
+                Some(path) => crate::features::Schema::read(path)?,
+                None => crate::features::Schema::default_for(&skeleton)?,
+            };
+            let database = crate::features::build(&skeleton, &clips, &annotations, &schema)?;
+            let excluded = database.entries.iter().filter(|e| e.flags & FRAME_EXCLUDED != 0).count();
+            notes += &format!(
+                "\n  motion database: {} frames × {} dimensions in {} groups ({}), {excluded} frames not entered",
+                database.frames,
+                database.dims,
+                database.groups.len(),
+                database.group_names.join(", ")
+            );
+            Some(database)
+        }
+        None => None,
+    };
     // A clip on knots is measured against its uniform source.
     let mut sources = None;
     let knots = match args.knots {
@@ -284,7 +310,7 @@ pub fn bake(args: &BakeArgs) -> Result<String, String> {
         }
         None => Vec::new(),
     };
-    let extras = raw::Extras { annotations, skin, phases, knots, ..Default::default() };
+    let extras = raw::Extras { annotations, skin, phases, knots, motion_database, ..Default::default() };
     let (clips, extras) = match &args.chunks {
         Some(path) => {
             let specs = crate::chunks::read_sidecar(path)?;

@@ -362,6 +362,8 @@ pub struct Extras {
     /// None, or one per clip: for a clip fitted with non-uniform knots (`crate::knots`), its frames' times in
     /// seconds, one per frame (`None`: uniform frames at the clip's rate).
     pub knots: Vec<Option<Vec<f32>>>,
+    /// The motion database searched over the clips (`crate::features`), if any.
+    pub motion_database: Option<crate::motion_database::OwnedDatabase>,
 }
 
 impl Extras {

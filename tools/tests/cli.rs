@@ -217,3 +217,60 @@ fn bake_json_gives_each_clips_report_as_fields() {
     assert!(clip["max_error_cm"].as_f64().expect("max") <= 0.05 + 1e-6, "{compressed}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_motion_database_is_baked_by_schema_and_bad_schemas_write_nothing() {
+    let dir = scratch("motion-database");
+    let values: String = (0..40).map(|f| format!("{} 0 0 0 {} 0\n", f * 9, f * 4)).collect();
+    let clip = write(&dir, "turn.bvh", &bvh("40", "0.1", values.trim_end()));
+    let schema = write(
+        &dir,
+        "schema.json",
+        r#"{"features": [{"kind": "position", "joint": "b", "weight": 1},
+                         {"kind": "trajectory_facing", "seconds": [1.0], "weight": 1.5}]}"#,
+    );
+    let out = dir.join("turn.snw").display().to_string();
+    let bake = |out: &str, schema: Option<&str>| {
+        let mut args = vec!["bake", "--bvh", &clip, "--out", out, "--root-motion", "delta", "--hips", "a"];
+        args.push("--motion-database");
+        args.extend(schema);
+        sinew_bake(&args)
+    };
+    let baked = bake(&out, Some(&schema));
+    assert!(baked.status.success(), "{}", String::from_utf8_lossy(&baked.stderr));
+    let report = String::from_utf8_lossy(&baked.stdout);
+    assert!(report.contains("motion database: 40 frames × 5 dimensions in 2 groups"), "{report}");
+    let inspected = sinew_bake(&["inspect", "--blob", &out, "--json"]);
+    let json: serde_json::Value = serde_json::from_slice(&inspected.stdout).expect("inspect --json prints JSON");
+    let db = &json["motion_database"];
+    assert_eq!((db["frames"].as_u64(), db["dims"].as_u64()), (Some(40), Some(5)), "{json}");
+    // One second ahead is 10 frames at 10 Hz: the last 10 frames are never entered.
+    assert_eq!(db["excluded"].as_u64(), Some(10), "{json}");
+    assert_eq!(db["groups"][0]["name"], "position:b", "{json}");
+    assert_eq!(db["groups"][1]["dims"], 2, "{json}");
+
+    let refused = dir.join("refused.snw").display().to_string();
+    for (name, text, wanted) in [
+        ("joint.json", r#"{"features": [{"kind": "position", "joint": "c", "weight": 1}]}"#, "no joint named `c`"),
+        ("weight.json", r#"{"features": [{"kind": "velocity", "joint": "b", "weight": 0}]}"#, "positive weight"),
+        ("field.json", r#"{"features": [{"kind": "position", "joint": "b", "weight": 1, "w": 2}]}"#, "unknown field"),
+        ("kind.json", r#"{"features": [{"kind": "acceleration", "joint": "b", "weight": 1}]}"#, "unknown variant"),
+        ("empty.json", r#"{"features": []}"#, "no features"),
+        (
+            "horizon.json",
+            r#"{"features": [{"kind": "trajectory_position", "seconds": [4.0], "weight": 1}]}"#,
+            "not more than the trajectory's horizon",
+        ),
+        ("broken.json", r#"{"features": ["#, "broken.json: EOF"),
+    ] {
+        let file = write(&dir, name, text);
+        assert_error(&bake(&refused, Some(&file)), &[wanted]);
+        assert!(!Path::new(&refused).exists(), "{name}: nothing written");
+    }
+    // The default schema needs two feet by name; this figure has none.
+    assert_error(&bake(&refused, None), &["foot"]);
+    // Without the root motion extracted there is no character frame to measure in.
+    let plain = sinew_bake(&["bake", "--bvh", &clip, "--out", &refused, "--motion-database"]);
+    assert!(!plain.status.success() && !Path::new(&refused).exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}

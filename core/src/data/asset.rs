@@ -9,8 +9,13 @@
 //!   | for each clip: constants ConstantTrack[] | track joints u16[] | keys f32[], u16[] or u8[]
 //!     | ranges QuantRange[] or TrackRange[] | knot times f32[frames] (only with `KNOT_TIMES`)
 //!   | Annotations[C] | Marker[] | Range[] | skin joint remap u16[S] | skin inverse binds Mat3x4[S]
-//!   | PhaseRecord[C] or empty | phase values f32[]
+//!   | PhaseRecord[C] or empty | phase values f32[] | CurveRecord[C] or empty, each clip's curve sections
+//!   | (version 9) DatabaseRecord or empty | its groups, group names, mean, scale, features, boxes, entries,
+//!     block summaries
 //! ```
+//!
+//! From version 9 a 32-byte [`HeaderTail`] follows the header; it locates the motion database, which the
+//! search of `motion_matching` reads (its layout and contract are `motion_database`'s).
 //!
 //! Annotations: per clip, its markers (instants: a footstep, an event, a sync point) and ranges (intervals: a
 //! foot plant, a segment, a warp window), each with a name and a value, in the clip's local seconds. A clip's
@@ -31,18 +36,21 @@ use crate::data::clip::compressed::{CompressedKeys, TrackRange};
 use crate::data::clip::curves::{CurveKeys, Curves};
 use crate::data::clip::quantized::QuantRange;
 use crate::data::clip::{Channel, Clip, ClipParts, ConstantTrack, Encoding, KNOT_TIMES, Keys, STEP_KEYS};
+use crate::data::motion_database::{BlockInfo, FeatureGroup, FrameEntry, MotionDatabase, MotionDatabaseParts};
 use crate::data::skeleton::{JointNames, MAX_JOINTS, Skeleton, check_model_extent, rest_extents};
-use crate::error::{BlobProblem, Error, Section};
+use crate::error::{BlobProblem, DatabasePart, Error, Section};
+use crate::math::lane::F4;
 use crate::math::{SoaTransform, num_soa_joints};
 use bytemuck::{Pod, Zeroable};
 
 /// First eight bytes of every blob.
 pub const MAGIC: [u8; 8] = *b"SINEWANM";
-/// The format version this build writes. It also reads version 7, whose clips have uniform frames, version 6, whose clips step all tracks or none, version
+/// The format version this build writes. It also reads version 8, which had no header tail and no motion
+/// database, version 7, whose clips have uniform frames, version 6, whose clips step all tracks or none, version
 /// 5, which had no step keys, and versions 3 and 4 without compressed clips or curves: version 4 stored a
 /// compressed segment's track table entry by entry rather than as rows, and version 3 had no curve tracks (its
 /// `curves` field was reserved, zero).
-pub const VERSION: u32 = 8;
+pub const VERSION: u32 = 9;
 /// The first version whose clip records may carry `clip::STEP_KEYS`.
 const STEP_KEYS_VERSION: u32 = 6;
 /// The first version whose track-joint sections may list step tracks and whose curve records may carry
@@ -50,12 +58,16 @@ const STEP_KEYS_VERSION: u32 = 6;
 const STEP_TRACKS_VERSION: u32 = 7;
 /// The first version whose clip records may carry `clip::KNOT_TIMES`.
 const KNOTS_VERSION: u32 = 8;
+/// The first version with a [`HeaderTail`] (and so a motion database).
+pub const TAIL_VERSION: u32 = 9;
 /// The first version whose compressed segment tables are rows (see [`SegmentTrack::entry`](crate::data::clip::compressed::SegmentTrack::entry)).
 const ROW_TABLES: u32 = 5;
 /// The oldest format version this build reads.
 pub const OLDEST_VERSION: u32 = 3;
 /// Bytes of the header.
 pub const HEADER_LEN: usize = 128;
+/// Bytes of the header tail that follows it from version 9.
+pub const HEADER_TAIL_LEN: usize = 32;
 /// Required alignment of the blob and of each section.
 pub const ALIGN: usize = 16;
 
@@ -111,6 +123,45 @@ pub struct Header {
     pub phase_values: SectionRef,
     /// Empty, or one [`CurveRecord`] per clip (version 4; zero in version 3).
     pub curves: SectionRef,
+}
+
+/// What follows the header from version 9 (32 bytes): the motion database's record.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+#[repr(C)]
+pub struct HeaderTail {
+    /// Empty, or one [`DatabaseRecord`].
+    pub motion_database: SectionRef,
+    /// Zero.
+    pub reserved: [u32; 6],
+}
+
+/// The motion database's counts and parts (80 bytes); each part is a section after the record, in field order,
+/// with the element count the counts give (`motion_database::DatabaseLayout`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+#[repr(C)]
+pub struct DatabaseRecord {
+    /// Feature dimensions.
+    pub dims: u32,
+    /// Frames.
+    pub frames: u32,
+    /// `FeatureGroup`s.
+    pub groups: SectionRef,
+    /// One `StrRef` per group: its name in the schema.
+    pub group_names: SectionRef,
+    /// `f32` per dimension.
+    pub mean: SectionRef,
+    /// `f32` per dimension.
+    pub scale: SectionRef,
+    /// `F4`s, blocked.
+    pub features: SectionRef,
+    /// `F4`s, four blocks' boxes per lane group.
+    pub block_boxes: SectionRef,
+    /// `F4`s, four spans' boxes per lane group.
+    pub span_boxes: SectionRef,
+    /// One `FrameEntry` per frame.
+    pub entries: SectionRef,
+    /// One `BlockInfo` per block.
+    pub block_infos: SectionRef,
 }
 
 /// Where one clip's annotations sit in the marker and range tables.
@@ -239,6 +290,8 @@ pub struct ClipRecord {
 
 const _: () = assert!(core::mem::size_of::<Header>() == HEADER_LEN && core::mem::size_of::<ClipRecord>() == 64);
 const _: () = assert!(core::mem::size_of::<PhaseRecord>() == 32 && core::mem::size_of::<CurveRecord>() == 32);
+const _: () = assert!(core::mem::size_of::<HeaderTail>() == HEADER_TAIL_LEN);
+const _: () = assert!(core::mem::size_of::<DatabaseRecord>() == 80);
 const _: () = assert!(core::mem::size_of::<ConstantTrack>() == 20 && core::mem::size_of::<QuantRange>() == 24);
 
 /// A loaded blob: a validated skeleton and clips, all borrowing the bytes.
@@ -255,6 +308,8 @@ pub struct Asset<'a> {
     phases: &'a [PhaseRecord],
     phase_values: &'a [f32],
     curve_records: &'a [CurveRecord],
+    motion_database: Option<MotionDatabase<'a>>,
+    group_names: &'a [StrRef],
 }
 
 impl<'a> Asset<'a> {
@@ -297,7 +352,23 @@ impl<'a> Asset<'a> {
         if header.version < 4 && header.curves != SectionRef::default() {
             return Err(Error::Blob { section: Section::Header, problem: BlobProblem::Value { index: 0 } });
         }
-        let mut cursor = Cursor::checking(blob, HEADER_LEN as u64);
+        let tail = match header.version >= TAIL_VERSION {
+            true => {
+                let end = HEADER_LEN + HEADER_TAIL_LEN;
+                let bytes = blob.get(HEADER_LEN..end).ok_or(Error::Blob {
+                    section: Section::HeaderTail,
+                    problem: BlobProblem::OutOfBounds { end: Some(end as u64), blob_len: blob.len() },
+                })?;
+                let tail: HeaderTail = bytemuck::pod_read_unaligned(bytes);
+                if tail.reserved != [0; 6] {
+                    return Err(Error::Blob { section: Section::HeaderTail, problem: BlobProblem::Value { index: 0 } });
+                }
+                Some(tail)
+            }
+            false => None,
+        };
+        let header_end = HEADER_LEN + if tail.is_some() { HEADER_TAIL_LEN } else { 0 };
+        let mut cursor = Cursor::checking(blob, header_end as u64);
         let parents: &[i16] = cursor.section(Section::Parents, header.parents, Some(num_joints as u64))?;
         let rest_pose: &[SoaTransform] =
             cursor.section(Section::RestPose, header.rest_pose, Some(num_soa_joints(num_joints) as u64))?;
@@ -383,6 +454,11 @@ impl<'a> Asset<'a> {
             // The clip was checked above, its frame count with it; only the curves are new here.
             parts.check(record.num_frames as usize)?;
         }
+        let database = match tail {
+            Some(tail) => motion_database(&mut cursor, blob, tail.motion_database, records, strings)?,
+            None => None,
+        };
+        let (motion_database, group_names) = database.map_or((None, &[][..]), |(db, names)| (Some(db), names));
         Ok(Asset {
             skeleton,
             strings,
@@ -395,7 +471,19 @@ impl<'a> Asset<'a> {
             phases,
             phase_values,
             curve_records,
+            motion_database,
+            group_names,
         })
+    }
+
+    /// The motion database baked with the clips, if any (version 9 onward).
+    pub fn motion_database(&self) -> Option<&MotionDatabase<'a>> {
+        self.motion_database.as_ref()
+    }
+
+    /// The name of the motion database's feature group `group` in the baker's schema.
+    pub fn feature_group_name(&self, group: usize) -> Option<&'a str> {
+        str_at(self.strings, *self.group_names.get(group)?)
     }
 
     /// The skin baked with the skeleton, if any.
@@ -701,6 +789,69 @@ fn curve_parts<'a>(
         }
     };
     Ok((names, Curves { count: record.num_curves as usize, keys }, step))
+}
+
+/// The motion database a header tail locates, with its group names: every section checked in order, its
+/// values by `MotionDatabase::new`, and each frame's clip and time against the clips.
+fn motion_database<'a>(
+    cursor: &mut Cursor<'a>,
+    blob: &'a [u8],
+    at: SectionRef,
+    records: &[ClipRecord],
+    strings: &str,
+) -> Result<Option<(MotionDatabase<'a>, &'a [StrRef])>, Error> {
+    let record: &[DatabaseRecord] = cursor.section(Section::MotionDatabaseRecord, at, None)?;
+    let record = match record {
+        [] => return Ok(None),
+        [record] => record,
+        _ => {
+            let problem = BlobProblem::Size { len: at.len as u64, expected: 80 };
+            return Err(Error::Blob { section: Section::MotionDatabaseRecord, problem });
+        }
+    };
+    let (dims, frames) = (record.dims as usize, record.frames as usize);
+    if dims == 0 || dims > crate::limits::MAX_FEATURE_DIMS || frames == 0 || frames > crate::limits::MAX_DATABASE_FRAMES
+    {
+        return Err(Error::Blob { section: Section::MotionDatabaseRecord, problem: BlobProblem::Value { index: 0 } });
+    }
+    let layout = crate::data::motion_database::DatabaseLayout::new(dims, frames);
+    let part = |part| Section::MotionDatabase { part };
+    let groups: &[FeatureGroup] = cursor.section(part(DatabasePart::Groups), record.groups, None)?;
+    let count = Some(groups.len() as u64);
+    let group_names: &[StrRef] = cursor.section(part(DatabasePart::Groups), record.group_names, count)?;
+    let (dims64, frames64) = (dims as u64, frames as u64);
+    let mean = cursor.section(part(DatabasePart::Mean), record.mean, Some(dims64))?;
+    let scale = cursor.section(part(DatabasePart::Scale), record.scale, Some(dims64))?;
+    let lanes = |n: usize| Some(n as u64);
+    let features: &[F4] = cursor.section(part(DatabasePart::Features), record.features, lanes(layout.feature_lanes))?;
+    let block_boxes =
+        cursor.section(part(DatabasePart::BlockBoxes), record.block_boxes, lanes(layout.block_box_lanes))?;
+    let span_boxes = cursor.section(part(DatabasePart::SpanBoxes), record.span_boxes, lanes(layout.span_box_lanes))?;
+    let entries: &[FrameEntry] = cursor.section(part(DatabasePart::FrameEntries), record.entries, Some(frames64))?;
+    let block_infos: &[BlockInfo] =
+        cursor.section(part(DatabasePart::BlockInfos), record.block_infos, lanes(layout.blocks))?;
+    for (index, name) in group_names.iter().enumerate() {
+        str_at(strings, *name)
+            .ok_or(Error::Blob { section: part(DatabasePart::Groups), problem: BlobProblem::Value { index } })?;
+    }
+    let playable = |e: &FrameEntry| records.get(e.clip as usize).is_some_and(|r| e.time <= record_duration(blob, r));
+    if let Some(index) = entries.iter().position(|e| !playable(e)) {
+        let problem = BlobProblem::Value { index };
+        return Err(Error::Blob { section: part(DatabasePart::FrameEntries), problem });
+    }
+    let parts = MotionDatabaseParts {
+        dims,
+        frames,
+        groups,
+        mean,
+        scale,
+        features,
+        block_boxes,
+        span_boxes,
+        entries,
+        block_infos,
+    };
+    Ok(Some((MotionDatabase::new(parts)?, group_names)))
 }
 
 /// Where a record's knot times lie: after its ranges, at the next multiple of `ALIGN`, one `f32` per frame

@@ -334,6 +334,19 @@ impl<'a> MotionDatabase<'a> {
         self.parts.scale
     }
 
+    /// Bytes the parts occupy (as stored in a blob, section padding not counted).
+    pub fn data_bytes(&self) -> usize {
+        let p = &self.parts;
+        core::mem::size_of_val(p.groups)
+            + core::mem::size_of_val(p.mean)
+            + core::mem::size_of_val(p.scale)
+            + core::mem::size_of_val(p.features)
+            + core::mem::size_of_val(p.block_boxes)
+            + core::mem::size_of_val(p.span_boxes)
+            + core::mem::size_of_val(p.entries)
+            + core::mem::size_of_val(p.block_infos)
+    }
+
     /// The parts, as validated.
     pub fn parts(&self) -> &MotionDatabaseParts<'a> {
         &self.parts

@@ -1,0 +1,72 @@
+//! Motion matching's search per query: sinew's SIMD brute force and its pruned search (boxes over 64 and 16
+//! frames, early exit) against the naive row-major scalar loop with early exit (`naive::motion_search`), over
+//! databases of 10 k to 500 k frames tiled from the shared Bandai walk and run, at 27 and 59 dimensions, with
+//! steered queries (`sinew_bench_host::matching`). All three find the same frame (checked before timing).
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use sinew::motion_matching::{MotionSearchJob, SearchMethod};
+use sinew_bench_host::matching::{Shape, Source, normalized, row_major, steered_queries};
+use sinew_bench_host::naive;
+use sinew_tools::motion_database::OwnedDatabase;
+use std::hint::black_box;
+
+const QUERIES: usize = 64;
+
+fn motion_search(c: &mut Criterion) {
+    let sizes: Vec<usize> = match std::env::var("SINEW_MATCHING_FRAMES") {
+        Ok(list) => list.split(',').filter_map(|s| s.trim().parse().ok()).collect(),
+        Err(_) => vec![10_000, 50_000, 100_000, 500_000],
+    };
+    for shape in [Shape::Holden27, Shape::O3de59] {
+        let source = match Source::bandai(shape) {
+            Ok(Some(source)) => source,
+            Ok(None) => return,
+            Err(e) => panic!("motion matching source: {e}"),
+        };
+        let dims = source.dims();
+        let mut group = c.benchmark_group(format!("motion_search_{dims}"));
+        group.sample_size(10);
+        for &frames in &sizes {
+            let (rows, entries) = source.tiled(frames, 7);
+            let db = OwnedDatabase::build(&rows, &source.groups, &entries).expect("database");
+            let view = db.view().expect("view");
+            let queries = steered_queries(&rows, &source.groups, QUERIES);
+            let (naive_rows, open) = row_major(&db).expect("rows");
+            let naive_queries: Vec<Vec<f32>> = queries.iter().map(|q| normalized(&db, q)).collect();
+            for (query, naive_query) in queries.iter().zip(&naive_queries) {
+                let pruned = MotionSearchJob::new(&view, query).run().expect("search");
+                let (frame, cost) = naive::motion_search(&naive_rows, dims, naive_query, &open).expect("naive");
+                // The same frame, or (where a fused multiply-add rounds differently) one as near.
+                let near = (pruned.cost - cost).abs() <= 1e-5 * (1.0 + cost);
+                assert!(pruned.frame == frame || near, "{frames} frames: naive {frame} ({cost}), sinew {pruned:?}");
+            }
+            group.throughput(Throughput::Elements((QUERIES * frames) as u64));
+            group.bench_function(BenchmarkId::new("naive", frames), |b| {
+                b.iter(|| {
+                    let mut sum = 0;
+                    for query in &naive_queries {
+                        sum += naive::motion_search(&naive_rows, dims, black_box(query), &open).map_or(0, |m| m.0);
+                    }
+                    black_box(sum)
+                })
+            });
+            for (name, method) in [("brute_force", SearchMethod::BruteForce), ("pruned", SearchMethod::Pruned)] {
+                group.bench_function(BenchmarkId::new(name, frames), |b| {
+                    b.iter(|| {
+                        let mut sum = 0;
+                        for query in &queries {
+                            let mut job = MotionSearchJob::new(&view, black_box(query));
+                            job.method = method;
+                            sum += job.run().map_or(0, |m| m.frame);
+                        }
+                        black_box(sum)
+                    })
+                });
+            }
+        }
+        group.finish();
+    }
+}
+
+criterion_group!(benches, motion_search);
+criterion_main!(benches);
