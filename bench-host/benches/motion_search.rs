@@ -30,7 +30,7 @@ fn motion_search(c: &mut Criterion) {
             let (rows, entries) = source.tiled(frames, 7);
             let db = OwnedDatabase::build(&rows, &source.groups, &entries).expect("database");
             let view = db.view().expect("view");
-            let queries = steered_queries(&rows, &source.groups, QUERIES);
+            let queries = steered_queries(&rows, &source.schema, QUERIES);
             let (naive_rows, open) = row_major(&db).expect("rows");
             let naive_queries: Vec<Vec<f32>> = queries.iter().map(|q| normalized(&db, q)).collect();
             for (query, naive_query) in queries.iter().zip(&naive_queries) {

@@ -5,13 +5,16 @@
 //! the same feet and hips (15) and eleven trajectory samples (four behind over 0.7 s, the present, six ahead over
 //! 1.2 s), each a ground position and a facing (44).
 //!
-//! **Tiling.** A database of `frames` frames repeats the clips' rows; every copy after the first adds to each
-//! value a uniform perturbation of up to a tenth of its dimension's standard deviation, so copies are near but
-//! not equal (a library of many takes of similar motion), and the boxes see realistic overlap.
+//! **Tiling.** A database of `frames` frames repeats the clips' rows as a library of variants would hold them:
+//! every copy after the first plays at its own speed (0.8–1.25×: velocities and trajectory positions scaled) on
+//! its own curve (a turn rate of ±90°/s: each trajectory sample turned by the rate times its time), plus a
+//! uniform perturbation of up to a twentieth of each dimension's standard deviation. Copies of one take are then
+//! as different as takes of a walk at other speeds and curvatures are, not 380 near-duplicates (which no box
+//! could tell apart, and no real library is).
 //!
-//! **Queries.** A character playing frame `f` asks for its own pose part and its trajectory turned by a steering
-//! angle that sweeps ±60° over time: the pose is real, the trajectory a plausible request that no frame matches
-//! exactly, so pruning works as hard as in a game.
+//! **Queries.** A character playing frame `f` asks for its own pose part and its trajectory bent by a turn rate
+//! sweeping ±120°/s and a speed sweeping 0.8–1.2×, as a stick steering a walk would: the pose is real, the
+//! trajectory a request that no frame matches exactly.
 
 use sinew::motion_database::FrameEntry;
 use sinew_tools::features::{Feature, Schema};
@@ -32,6 +35,7 @@ pub struct Source {
     pub rows: Vec<f32>,
     pub entries: Vec<FrameEntry>,
     pub groups: Vec<GroupSpec>,
+    pub schema: Schema,
 }
 
 impl Source {
@@ -55,7 +59,7 @@ impl Source {
         }
         let annotations = vec![RawAnnotations::default(); clips.len()];
         let (rows, entries) = sinew_tools::features::rows(&skeleton, &clips, &annotations, &schema)?;
-        Ok(Some(Source { rows, entries, groups: schema.groups() }))
+        Ok(Some(Source { rows, entries, groups: schema.groups(), schema }))
     }
 
     /// Feature dimensions.
@@ -67,25 +71,65 @@ impl Source {
     pub fn tiled(&self, frames: usize, seed: u64) -> (Vec<f32>, Vec<FrameEntry>) {
         let dims = self.dims();
         let deviation = deviations(&self.rows, dims);
-        let mut state = seed | 1;
-        let mut uniform = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
-        };
+        let mut uniform = uniform_from(seed);
         let source_frames = self.entries.len();
         let mut rows = Vec::with_capacity(frames * dims);
         let mut entries = Vec::with_capacity(frames);
+        let (mut speed, mut turn) = (1.0, 0.0);
         for frame in 0..frames {
             let (copy, f) = (frame / source_frames, frame % source_frames);
-            let row = &self.rows[f * dims..][..dims];
-            for (x, sd) in row.iter().zip(&deviation) {
-                rows.push(if copy == 0 { *x } else { x + 0.1 * sd * uniform() });
+            if f == 0 && copy > 0 {
+                speed = 1.025 + 0.225 * uniform();
+                turn = 90f32.to_radians() * uniform();
+            }
+            let start = rows.len();
+            rows.extend_from_slice(&self.rows[f * dims..][..dims]);
+            if copy > 0 {
+                let row = &mut rows[start..];
+                bend(&self.schema, row, speed, turn);
+                for (x, sd) in row.iter_mut().zip(&deviation) {
+                    *x += 0.05 * sd * uniform();
+                }
             }
             entries.push(self.entries[f]);
         }
         (rows, entries)
+    }
+}
+
+/// A uniform value in [-1, 1) from a fixed xorshift sequence.
+fn uniform_from(seed: u64) -> impl FnMut() -> f32 {
+    let mut state = seed | 1;
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
+    }
+}
+
+/// One row as if played `speed` times as fast on a path turning at `turn` radians a second: velocities and
+/// trajectory positions scaled, each trajectory sample turned by `turn` times its time.
+fn bend(schema: &Schema, row: &mut [f32], speed: f32, turn: f32) {
+    let mut at = 0;
+    for feature in &schema.features {
+        match feature {
+            Feature::Position { .. } => at += 3,
+            Feature::Velocity { .. } => {
+                row[at..at + 3].iter_mut().for_each(|v| *v *= speed);
+                at += 3;
+            }
+            Feature::TrajectoryPosition { seconds, .. } | Feature::TrajectoryFacing { seconds, .. } => {
+                let scale = if matches!(feature, Feature::TrajectoryPosition { .. }) { speed } else { 1.0 };
+                for (pair, s) in row[at..at + 2 * seconds.len()].chunks_exact_mut(2).zip(seconds) {
+                    let (sin, cos) = (turn * *s as f32).sin_cos();
+                    let (x, z) = (pair[0], pair[1]);
+                    pair[0] = scale * (cos * x + sin * z);
+                    pair[1] = scale * (-sin * x + cos * z);
+                }
+                at += 2 * seconds.len();
+            }
+        }
     }
 }
 
@@ -101,28 +145,18 @@ fn deviations(rows: &[f32], dims: usize) -> Vec<f32> {
         .collect()
 }
 
-/// `count` queries (module docs): the pose part of frames spread over the database, the trajectory part turned
-/// by a steering angle sweeping ±60°.
-pub fn steered_queries(rows: &[f32], groups: &[GroupSpec], count: usize) -> Vec<Vec<f32>> {
-    let dims: usize = groups.iter().map(|g| g.dims).sum();
+/// `count` queries (module docs): the pose part of frames spread over `rows`, the trajectory bent by a turn rate
+/// sweeping ±120°/s and a speed sweeping 0.8–1.2×.
+pub fn steered_queries(rows: &[f32], schema: &Schema, count: usize) -> Vec<Vec<f32>> {
+    let dims: usize = schema.groups().iter().map(|g| g.dims).sum();
     let frames = rows.len() / dims;
     (0..count)
         .map(|k| {
             let frame = (k * 7919) % frames;
             let mut query = rows[frame * dims..][..dims].to_vec();
-            let angle = (k as f32 * 0.37).sin() * 60f32.to_radians();
-            let (sin, cos) = angle.sin_cos();
-            let mut start = 0;
-            for group in groups {
-                if group.name.starts_with("trajectory") {
-                    for pair in query[start..start + group.dims].chunks_exact_mut(2) {
-                        let (x, z) = (pair[0], pair[1]);
-                        pair[0] = cos * x + sin * z;
-                        pair[1] = -sin * x + cos * z;
-                    }
-                }
-                start += group.dims;
-            }
+            let turn = (k as f32 * 0.37).sin() * 120f32.to_radians();
+            let speed = 1.0 + 0.2 * (k as f32 * 0.23).sin();
+            bend(schema, &mut query, speed, turn);
             query
         })
         .collect()

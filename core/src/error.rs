@@ -561,6 +561,8 @@ pub enum DatabasePart {
     Mean,
     /// The per-dimension scales.
     Scale,
+    /// The per-dimension mean squares of the normalized features.
+    Spread,
     /// The normalized features (index: the frame, or the block for padding lanes).
     Features,
     /// The boxes over each block (index: the block).

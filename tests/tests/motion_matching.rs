@@ -280,6 +280,8 @@ fn every_damaged_part_is_refused() {
     refused(&|db| db.scale[3] = 0.0, DatabasePart::Scale);
     refused(&|db| db.scale[3] = -1.0, DatabasePart::Scale);
     refused(&|db| db.scale.pop().map(drop).unwrap_or(()), DatabasePart::Scale);
+    refused(&|db| db.spread[2] *= 1.001, DatabasePart::Spread);
+    refused(&|db| db.spread.push(1.0), DatabasePart::Spread);
     refused(&|db| db.features[5] = F4::splat(f32::NAN), DatabasePart::Features);
     refused(&|db| db.features[7] = F4::splat(2e9), DatabasePart::Features);
     // The last block's padding lanes must be the sentinel (frames 210..224 of block 13).
@@ -390,7 +392,7 @@ fn a_damaged_database_section_is_refused() {
     let tail: sinew::asset::HeaderTail =
         bytemuck::pod_read_unaligned(&bytes[sinew::asset::HEADER_LEN..][..sinew::asset::HEADER_TAIL_LEN]);
     let at = tail.motion_database.offset as usize;
-    let record: sinew::asset::DatabaseRecord = bytemuck::pod_read_unaligned(&bytes[at..at + 80]);
+    let record: sinew::asset::DatabaseRecord = bytemuck::pod_read_unaligned(&bytes[at..at + 88]);
     let edit = |offset: usize, value: u32| {
         let mut damaged = sinew_tools::raw::AlignedBlob::from_bytes(bytes);
         damaged.bytes_mut()[offset..offset + 4].copy_from_slice(&value.to_le_bytes());
@@ -410,6 +412,7 @@ fn a_damaged_database_section_is_refused() {
         (block_info, 0),                 // a block summary that lies
         (record.mean.offset as usize, f32::INFINITY.to_bits()),
         (record.scale.offset as usize, 0),
+        (record.spread.offset as usize, 2.0f32.to_bits()),
         (sinew::asset::HEADER_LEN + 8, 1), // the tail's reserved words
     ];
     for (offset, value) in cases {
@@ -421,7 +424,7 @@ fn a_damaged_database_section_is_refused() {
     assert!(sinew::Asset::load(older.bytes()).unwrap().motion_database().is_none());
     // The fuzz-style sweep: every byte of the section's record flipped is refused or loads a database that
     // still validates (no panic either way).
-    for offset in at..at + 80 {
+    for offset in at..at + 88 {
         let mut damaged = sinew_tools::raw::AlignedBlob::from_bytes(bytes);
         damaged.bytes_mut()[offset] ^= 0x5A;
         if let Ok(asset) = sinew::Asset::load(damaged.bytes()) {

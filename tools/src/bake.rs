@@ -443,6 +443,7 @@ pub fn bake_with(
                 group_names: w.section(&group_names),
                 mean: w.section(&db.mean),
                 scale: w.section(&db.scale),
+                spread: w.section(&db.spread),
                 features: w.section(&db.features),
                 block_boxes: w.section(&db.block_boxes),
                 span_boxes: w.section(&db.span_boxes),

@@ -149,7 +149,9 @@ pub fn rows(
         };
         let bad_times = seconds.is_some_and(|s| s.is_empty() || !s.iter().all(|x| x.abs() <= 60.0));
         if !(weight.is_finite() && weight > 0.0) || bad_times {
-            return Err(format!("motion database schema: feature {i} needs a positive weight and times in [-60, 60] s"));
+            return Err(format!(
+                "motion database schema: feature {i} needs a positive weight and times in [-60, 60] s"
+            ));
         }
     }
     if schema.features.is_empty() {

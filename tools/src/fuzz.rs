@@ -101,6 +101,9 @@ pub fn exercise(asset: &Asset<'_>) -> Result<(), String> {
         }
     }
     exercise_phases(asset)?;
+    if let Some(database) = asset.motion_database() {
+        exercise_search(database)?;
+    }
     if let Some(skin) = asset.skin() {
         let mut palette = vec![sinew::math::Mat3x4::IDENTITY; skin.num_joints()];
         LocalToModelJob { skeleton, walk: None, local: skeleton.rest_pose(), root: None, model: &mut model }
@@ -175,6 +178,55 @@ pub fn bake_and_exercise(skeleton: &RawSkeleton, clips: &[RawClip]) {
             exercise(&asset).unwrap_or_else(|e| panic!("{format:?} bake: {e}"));
         }
     }
+}
+
+/// Searches a loaded motion database from its first and last frames' features, pruned and by brute force, with
+/// and without a playing frame and a filter: both must give the same answer (or the same error).
+fn exercise_search(database: &sinew::motion_database::MotionDatabase<'_>) -> Result<(), String> {
+    use sinew::motion_matching::{MotionSearchJob, SearchMethod, TagFilter};
+    let mut query = vec![0.0; database.dims()];
+    for frame in [0, database.frames() - 1] {
+        database.raw_features(frame, &mut query).map_err(|e| format!("database frame {frame}: {e}"))?;
+        for (current, filter) in [(None, TagFilter::ALL), (Some(frame), TagFilter { require: 1, exclude: 2 })] {
+            let mut job = MotionSearchJob::new(database, &query);
+            (job.current, job.filter, job.exclude_window) = (current, filter, 3);
+            let pruned = job.run();
+            job.method = SearchMethod::BruteForce;
+            let brute = job.run();
+            let same = match (&pruned, &brute) {
+                (Ok(a), Ok(b)) => a.frame == b.frame && a.cost.to_bits() == b.cost.to_bits(),
+                (a, b) => a == b,
+            };
+            if !same {
+                return Err(format!("database frame {frame}: pruned {pruned:?}, brute force {brute:?}"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A motion database over `clips` (five smooth dimensions in two groups, tags alternating every 8 frames, the
+/// last 4 frames of each clip excluded), so mutations reach its sections and the search.
+pub fn database_extras(clips: &[RawClip]) -> Result<crate::raw::Extras, String> {
+    use crate::motion_database::{GroupSpec, OwnedDatabase};
+    use sinew::motion_database::{FRAME_EXCLUDED, FrameEntry};
+    let (mut rows, mut entries) = (Vec::new(), Vec::new());
+    for (index, clip) in clips.iter().enumerate() {
+        let frames = clip.frames.len();
+        for f in 0..frames {
+            let t = f as f32 / clip.sample_rate;
+            rows.extend((0..5).map(|d| (t * (1.0 + d as f32) + index as f32).sin() * (d + 1) as f32));
+            let flags = if f + 4 >= frames { FRAME_EXCLUDED } else { 0 };
+            entries.push(FrameEntry { clip: index as u32, time: t, tags: (f / 8 % 2) as u32, flags });
+        }
+    }
+    let groups = [("pose", 3, 1.0), ("trajectory", 2, 1.5)].map(|(name, dims, weight)| GroupSpec {
+        name: name.into(),
+        dims,
+        weight,
+    });
+    let database = OwnedDatabase::build(&rows, &groups, &entries).map_err(|e| e.to_string())?;
+    Ok(crate::raw::Extras { motion_database: Some(database), ..Default::default() })
 }
 
 /// Footsteps, two curves and a phase table for each clip (1.5 strides, steps alternating every half stride on
@@ -257,8 +309,8 @@ const EDGE_VALUES: [u32; 14] = [
     0x3F80_0000, // 1.0
 ];
 
-/// Runs `count` mutations of valid blobs (a procedural rig's clips, in every key format, and one of them on
-/// knots) from `seed`:
+/// Runs `count` mutations of valid blobs (a procedural rig's clips, in every key format, one of them on knots,
+/// and both with a motion database) from `seed`:
 /// first every truncation of each, then bit flips, edge values written at aligned offsets, random byte runs
 /// and section-length nudges, each loaded and, when it loads, exercised. Stops at the first find.
 pub fn mutate_blobs(seed: u64, count: u64) -> Result<MutationReport, String> {
@@ -275,6 +327,9 @@ pub fn mutate_blobs(seed: u64, count: u64) -> Result<MutationReport, String> {
     for &format in FORMATS.iter() {
         originals.push(crate::bake::bake_with(&rig.raw_skeleton(), &clips[1..], format, &knots)?);
     }
+    // And the clips with a motion database, so mutations reach its sections and the search.
+    let database = database_extras(&clips)?;
+    originals.push(crate::bake::bake_with(&rig.raw_skeleton(), &clips, FORMATS[0], &database)?);
     let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     let mut report = MutationReport::default();
     let check = |bytes: &AlignedBlob, what: &dyn Fn() -> String, report: &mut MutationReport| {

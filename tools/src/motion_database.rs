@@ -34,6 +34,8 @@ pub struct OwnedDatabase {
     pub mean: Vec<f32>,
     /// Per dimension, the weight over the group's deviation.
     pub scale: Vec<f32>,
+    /// Per dimension, the mean square of the normalized features.
+    pub spread: Vec<f32>,
     /// The normalized features, blocked.
     pub features: Vec<F4>,
     /// The blocks' boxes.
@@ -127,6 +129,8 @@ impl OwnedDatabase {
         let mut span_boxes = vec![F4::ZERO; layout.span_box_lanes];
         motion_database::fill_boxes(dims, frames, &features, &mut block_boxes, &mut span_boxes)
             .map_err(BuildError::Runtime)?;
+        let mut spread = vec![0.0; dims];
+        motion_database::fill_spread(dims, frames, &features, &mut spread).map_err(BuildError::Runtime)?;
         let block_infos = (0..layout.blocks).map(|b| motion_database::block_info(entries, b)).collect();
         let database = OwnedDatabase {
             dims,
@@ -135,6 +139,7 @@ impl OwnedDatabase {
             group_names: groups.iter().map(|g| g.name.clone()).collect(),
             mean,
             scale,
+            spread,
             features,
             block_boxes,
             span_boxes,
@@ -153,6 +158,7 @@ impl OwnedDatabase {
             groups: &self.groups,
             mean: &self.mean,
             scale: &self.scale,
+            spread: &self.spread,
             features: &self.features,
             block_boxes: &self.block_boxes,
             span_boxes: &self.span_boxes,

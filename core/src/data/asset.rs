@@ -135,7 +135,7 @@ pub struct HeaderTail {
     pub reserved: [u32; 6],
 }
 
-/// The motion database's counts and parts (80 bytes); each part is a section after the record, in field order,
+/// The motion database's counts and parts (88 bytes); each part is a section after the record, in field order,
 /// with the element count the counts give (`motion_database::DatabaseLayout`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
 #[repr(C)]
@@ -152,6 +152,8 @@ pub struct DatabaseRecord {
     pub mean: SectionRef,
     /// `f32` per dimension.
     pub scale: SectionRef,
+    /// `f32` per dimension.
+    pub spread: SectionRef,
     /// `F4`s, blocked.
     pub features: SectionRef,
     /// `F4`s, four blocks' boxes per lane group.
@@ -291,7 +293,7 @@ pub struct ClipRecord {
 const _: () = assert!(core::mem::size_of::<Header>() == HEADER_LEN && core::mem::size_of::<ClipRecord>() == 64);
 const _: () = assert!(core::mem::size_of::<PhaseRecord>() == 32 && core::mem::size_of::<CurveRecord>() == 32);
 const _: () = assert!(core::mem::size_of::<HeaderTail>() == HEADER_TAIL_LEN);
-const _: () = assert!(core::mem::size_of::<DatabaseRecord>() == 80);
+const _: () = assert!(core::mem::size_of::<DatabaseRecord>() == 88);
 const _: () = assert!(core::mem::size_of::<ConstantTrack>() == 20 && core::mem::size_of::<QuantRange>() == 24);
 
 /// A loaded blob: a validated skeleton and clips, all borrowing the bytes.
@@ -805,7 +807,7 @@ fn motion_database<'a>(
         [] => return Ok(None),
         [record] => record,
         _ => {
-            let problem = BlobProblem::Size { len: at.len as u64, expected: 80 };
+            let problem = BlobProblem::Size { len: at.len as u64, expected: 88 };
             return Err(Error::Blob { section: Section::MotionDatabaseRecord, problem });
         }
     };
@@ -822,6 +824,7 @@ fn motion_database<'a>(
     let (dims64, frames64) = (dims as u64, frames as u64);
     let mean = cursor.section(part(DatabasePart::Mean), record.mean, Some(dims64))?;
     let scale = cursor.section(part(DatabasePart::Scale), record.scale, Some(dims64))?;
+    let spread = cursor.section(part(DatabasePart::Spread), record.spread, Some(dims64))?;
     let lanes = |n: usize| Some(n as u64);
     let features: &[F4] = cursor.section(part(DatabasePart::Features), record.features, lanes(layout.feature_lanes))?;
     let block_boxes =
@@ -845,6 +848,7 @@ fn motion_database<'a>(
         groups,
         mean,
         scale,
+        spread,
         features,
         block_boxes,
         span_boxes,

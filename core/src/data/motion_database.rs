@@ -87,6 +87,8 @@ pub struct MotionDatabaseParts<'a> {
     pub mean: &'a [f32],
     /// Per dimension, the factor after subtracting (finite, `> 0`).
     pub scale: &'a [f32],
+    /// Per dimension, the mean square of the normalized features, as [`fill_spread`] computes it.
+    pub spread: &'a [f32],
     /// The normalized features, blocked (module docs): finite and within `MAX_FEATURE_MAGNITUDE`, padding `+∞`.
     pub features: &'a [F4],
     /// The blocks' boxes, four per lane group (module docs).
@@ -198,6 +200,30 @@ fn span_box(block_boxes: &[F4], dims: usize, span: usize, dim: usize) -> (f32, f
     (lo, hi)
 }
 
+/// Fills `spread` (one per dimension) with the mean square of each dimension's normalized features (a baker's
+/// step; the loader compares against the same function).
+///
+/// Errors: `MotionDatabase` (`Length`) when a slice does not fit `dims` and `frames`.
+pub fn fill_spread(dims: usize, frames: usize, features: &[F4], spread: &mut [f32]) -> Result<(), Error> {
+    check_len(DatabasePart::Features, DatabaseLayout::new(dims, frames).feature_lanes, features.len())?;
+    check_len(DatabasePart::Spread, dims, spread.len())?;
+    for (dim, out) in spread.iter_mut().enumerate() {
+        *out = spread_of(features, dims, frames, dim);
+    }
+    Ok(())
+}
+
+/// Dimension `dim`'s mean square over the real frames, accumulated in `f64` frame by frame.
+fn spread_of(features: &[F4], dims: usize, frames: usize, dim: usize) -> f32 {
+    let mut sum = 0.0f64;
+    for frame in 0..frames {
+        let (block, l) = (frame / BLOCK_FRAMES, frame % BLOCK_FRAMES);
+        let x = f64::from(lane(&features[(block * dims + dim) * 4..][..4], l));
+        sum += x * x;
+    }
+    (sum / frames as f64) as f32
+}
+
 /// The summary of block `block` of `entries` (see [`BlockInfo`]).
 pub fn block_info(entries: &[FrameEntry], block: usize) -> BlockInfo {
     let first = block * BLOCK_FRAMES;
@@ -301,7 +327,19 @@ impl<'a> MotionDatabase<'a> {
         if let Some(b) = (0..layout.blocks).find(|&b| parts.block_infos[b] != block_info(parts.entries, b)) {
             return Err(bad(DatabasePart::BlockInfos, b));
         }
+        check_len(DatabasePart::Spread, dims, parts.spread.len())?;
+        for (dim, stored) in parts.spread.iter().enumerate() {
+            if stored.to_bits() != spread_of(features, dims, frames, dim).to_bits() {
+                return Err(bad(DatabasePart::Spread, dim));
+            }
+        }
         Ok(MotionDatabase { parts })
+    }
+
+    /// Per dimension, the mean square of the normalized features (the variance: their mean is 0). The search
+    /// reads the dimensions a query is likely farthest in first.
+    pub fn spread(&self) -> &'a [f32] {
+        self.parts.spread
     }
 
     /// Feature dimensions.
@@ -340,6 +378,7 @@ impl<'a> MotionDatabase<'a> {
         core::mem::size_of_val(p.groups)
             + core::mem::size_of_val(p.mean)
             + core::mem::size_of_val(p.scale)
+            + core::mem::size_of_val(p.spread)
             + core::mem::size_of_val(p.features)
             + core::mem::size_of_val(p.block_boxes)
             + core::mem::size_of_val(p.span_boxes)

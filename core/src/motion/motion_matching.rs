@@ -3,8 +3,8 @@
 //! [`MotionSearchJob`] normalizes the query, sets the first bound to the playing frame's cost less the
 //! continuing bias (so a jump must be worth it), then either scans every open block ([`SearchMethod::BruteForce`])
 //! or descends the database's boxes ([`SearchMethod::Pruned`]: a span of 64 frames, then a block of 16, is read
-//! only when its box lies nearer the query than the best cost so far, and a block's scan stops once every lane's
-//! partial cost has reached it). Both give the same frame and cost, bit for bit: a box's distance is computed by
+//! only when its box lies nearer the query than the best cost so far). Either way a block's scan stops once every
+//! lane's partial cost has passed the best. Both give the same frame and cost, bit for bit: a box's distance is computed by
 //! the same lane operations in the same order as a frame's cost, and every step of those is monotone, so it never
 //! exceeds the cost of a frame inside (`motion_database` module docs). Ties go to the lowest frame.
 //!
@@ -43,10 +43,11 @@ impl TagFilter {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[repr(C)]
 pub enum SearchMethod {
-    /// Every open block, every dimension.
+    /// Every open block in order, each given up once every lane's partial cost passes the best so far (checked
+    /// every eight dimensions): what the naive loop does, in lanes.
     BruteForce,
-    /// Boxes over 64 and 16 frames first, blocks only where a box lies nearer than the best cost, with an early
-    /// exit every eight dimensions.
+    /// Boxes over 64 and 16 frames first (the nearest span before the others), blocks only where a box lies
+    /// nearer than the best cost, with the same early exit.
     #[default]
     Pruned,
 }
@@ -90,9 +91,12 @@ pub struct MotionSearchJob<'a> {
     pub method: SearchMethod,
 }
 
-/// The query normalized and splatted, one `F4` per dimension.
+/// The query normalized and splatted, one `F4` per dimension, and the order the kernels read dimensions in:
+/// the largest expected contribution first (the database's spread plus the query's square), so a block's early
+/// exit comes sooner. Every kernel reads this one order, so the box bounds stay exact.
 struct Query {
     lanes: [F4; MAX_FEATURE_DIMS],
+    order: [u8; MAX_FEATURE_DIMS],
     dims: usize,
 }
 
@@ -177,7 +181,15 @@ impl<'a> MotionSearchJob<'a> {
             }
             *lane = F4::splat(x);
         }
-        Ok(Query { lanes, dims: db.dims() })
+        let dims = db.dims();
+        let mut order = [0u8; MAX_FEATURE_DIMS];
+        let mut expected = [0.0f32; MAX_FEATURE_DIMS];
+        for (d, (slot, e)) in order.iter_mut().zip(&mut expected).enumerate().take(dims) {
+            let q = lanes[d].lane::<0>();
+            (*slot, *e) = (d as u8, db.spread()[d] + q * q);
+        }
+        order[..dims].sort_unstable_by(|a, b| expected[*b as usize].total_cmp(&expected[*a as usize]));
+        Ok(Query { lanes, order, dims })
     }
 
     /// Frame `frame`'s cost, by the block kernel (so bit for bit what a scan of its block gives).
@@ -199,6 +211,9 @@ impl<'a> MotionSearchJob<'a> {
         let filter = self.filter;
         if info.open == 0 || info.tags_any & filter.require != filter.require || info.tags_all & filter.exclude != 0 {
             return 0;
+        }
+        if filter == TagFilter::ALL && self.current.is_none() {
+            return info.open;
         }
         let first = block * BLOCK_FRAMES;
         let mut open = info.open;
@@ -234,23 +249,18 @@ fn square(x: f32) -> f32 {
 /// above `exit`, since each step only adds).
 #[inline(always)]
 fn block_costs(features: &[F4], query: &Query, start: [F4; 4], exit: Option<f32>) -> [F4; 4] {
-    let [mut a0, mut a1, mut a2, mut a3] = start;
-    for (chunk, q) in features.chunks_exact(4 * EXIT_EVERY).zip(query.lanes[..query.dims].chunks(EXIT_EVERY)) {
-        for (f, &q) in chunk.chunks_exact(4).zip(q) {
-            [a0, a1, a2, a3] = add_squares(f, q, [a0, a1, a2, a3]);
+    let mut costs = start;
+    for chunk in query.order[..query.dims].chunks(EXIT_EVERY) {
+        for &d in chunk {
+            costs = add_squares(&features[d as usize * 4..][..4], query.lanes[d as usize], costs);
         }
         if let Some(exit) = exit
-            && a0.min(a1).min(a2.min(a3)).cmp_gt(F4::splat(exit)).all_set()
+            && costs[0].min(costs[1]).min(costs[2].min(costs[3])).cmp_gt(F4::splat(exit)).all_set()
         {
-            return [a0, a1, a2, a3];
+            break;
         }
     }
-    // The dimensions past the last whole group of eight.
-    let tail = query.dims / EXIT_EVERY * EXIT_EVERY;
-    for (f, &q) in features[tail * 4..].chunks_exact(4).zip(&query.lanes[tail..query.dims]) {
-        [a0, a1, a2, a3] = add_squares(f, q, [a0, a1, a2, a3]);
-    }
-    [a0, a1, a2, a3]
+    costs
 }
 
 /// One dimension of a block: each lane's squared difference from the query added to its cost.
@@ -267,7 +277,8 @@ fn add_squares(features: &[F4], q: F4, costs: [F4; 4]) -> [F4; 4] {
 #[inline(always)]
 fn box_distances(boxes: &[F4], query: &Query) -> F4 {
     let mut acc = F4::ZERO;
-    for (pair, &q) in boxes.chunks_exact(2).zip(&query.lanes[..query.dims]) {
+    for &d in &query.order[..query.dims] {
+        let (pair, q) = (&boxes[d as usize * 2..][..2], query.lanes[d as usize]);
         let d = q.max(pair[0]).min(pair[1]) - q;
         acc = d.mul_add(d, acc);
     }
@@ -293,7 +304,7 @@ impl Search<'_, '_> {
 
     fn brute_force(&mut self) {
         for block in 0..self.job.database.blocks() {
-            self.scan(block, false);
+            self.scan(block);
         }
     }
 
@@ -330,15 +341,15 @@ impl Search<'_, '_> {
         for (k, distance) in box_distances(boxes, self.query).to_array().into_iter().enumerate() {
             let block = span * SPAN_BLOCKS + k;
             if block < db.blocks() && !self.beaten(distance, block * BLOCK_FRAMES) {
-                self.scan(block, true);
+                self.scan(block);
             }
         }
     }
 
-    /// Scans block `block` (stopping early, when `early_exit`, once no lane can win) and keeps its cheapest
-    /// open frame if it beats the best.
+    /// Scans block `block`, stopping early once no lane can win, and keeps its cheapest open frame if it beats
+    /// the best.
     #[inline(always)]
-    fn scan(&mut self, block: usize, early_exit: bool) {
+    fn scan(&mut self, block: usize) {
         let open = self.job.open_lanes(block);
         if open == 0 {
             return;
@@ -346,10 +357,13 @@ impl Search<'_, '_> {
         self.blocks_read += 1;
         let closed = F4::splat(f32::INFINITY);
         let start: [F4; 4] = core::array::from_fn(|j| F4::select(F4::lane_mask(open >> (4 * j)), F4::ZERO, closed));
-        let exit = early_exit.then_some(self.best);
-        let costs = block_costs(self.job.block_features(block), self.query, start, exit);
-        let least = costs[0].min(costs[1]).min(costs[2].min(costs[3])).to_array();
-        let least = least.into_iter().fold(f32::INFINITY, f32::min);
+        let costs = block_costs(self.job.block_features(block), self.query, start, Some(self.best));
+        // Most blocks hold nothing better: one comparison says so.
+        let least = costs[0].min(costs[1]).min(costs[2].min(costs[3]));
+        if least.cmp_gt(F4::splat(self.best)).all_set() {
+            return;
+        }
+        let least = least.to_array().into_iter().fold(f32::INFINITY, f32::min);
         let lanes = costs.map(F4::to_array);
         let lane = lanes.as_flattened().iter().position(|&c| c == least).unwrap_or(0);
         let frame = block * BLOCK_FRAMES + lane;
