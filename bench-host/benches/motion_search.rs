@@ -2,6 +2,7 @@
 //! frames, early exit) against the naive row-major scalar loop with early exit (`naive::motion_search`), over
 //! databases of 10 k to 500 k frames tiled from the shared Bandai walk and run, at 27 and 59 dimensions, with
 //! steered queries (`sinew_bench_host::matching`). All three find the same frame (checked before timing).
+//! `stream` reads every stored feature once per query and does nothing else: the memory floor of a search.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use sinew::motion_matching::{MotionSearchJob, SearchMethod};
@@ -48,6 +49,20 @@ fn motion_search(c: &mut Criterion) {
                         sum += naive::motion_search(&naive_rows, dims, black_box(query), &open).map_or(0, |m| m.0);
                     }
                     black_box(sum)
+                })
+            });
+            // The memory floor: one read of every stored feature per query (four lane sums, nothing else).
+            group.bench_function(BenchmarkId::new("stream", frames), |b| {
+                b.iter(|| {
+                    let mut sums = [sinew::math::lane::F4::ZERO; 4];
+                    for _ in 0..QUERIES {
+                        for lanes in black_box(&db.features).chunks_exact(4) {
+                            for (sum, lane) in sums.iter_mut().zip(lanes) {
+                                *sum = *sum + *lane;
+                            }
+                        }
+                    }
+                    black_box(sums)
                 })
             });
             for (name, method) in [("brute_force", SearchMethod::BruteForce), ("pruned", SearchMethod::Pruned)] {

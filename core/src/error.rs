@@ -81,6 +81,8 @@ pub enum Buffer {
     GraphParameters,
     /// A motion search's query, one value per feature dimension.
     FeatureQuery,
+    /// A frame's features read back from a motion database, one value per dimension.
+    FeatureRow,
 }
 
 /// What was wrong. Indices are joint indices (skeleton order) unless the variant says otherwise.
@@ -461,6 +463,9 @@ pub enum Error {
     },
     /// A motion search's continuing bias is NaN, infinite or negative.
     InvalidSearch,
+    /// A trajectory spring's state, desired motion, half-life or time is not finite, a half-life not > 0 or a
+    /// time negative.
+    InvalidTrajectory,
     /// A motion search found no frame it may take: the filter, the flags and the exclusion window leave none,
     /// and no current frame may continue.
     NoCandidate,
@@ -918,6 +923,9 @@ impl fmt::Display for Error {
                 write!(f, "motion search query dimension {dim} is not finite, or too large once normalized")
             }
             Error::InvalidSearch => write!(f, "motion search: the continuing bias is NaN, infinite or negative"),
+            Error::InvalidTrajectory => {
+                write!(f, "trajectory spring: a value not finite, a half-life not > 0 or a negative time")
+            }
             Error::NoCandidate => {
                 write!(f, "motion search: the filter, flags and exclusion window leave no frame to take")
             }

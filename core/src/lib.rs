@@ -122,7 +122,7 @@ struct LocomotionExamples;
 // room it lives in.
 pub use data::{asset, clip, curve, motion_database, skeleton, skin};
 pub use math::backend;
-pub use motion::{control, motion_correction, motion_matching, phase, root_motion, speed_ranges};
+pub use motion::{control, motion_correction, motion_matching, phase, root_motion, speed_ranges, trajectory};
 pub use stages::{
     aim_blend, attachment, blend_graph, blending, bounds, foot_planting, ik, inertialization, local_to_model, sampling,
     skinning, vertex_skinning,

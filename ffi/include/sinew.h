@@ -20,8 +20,9 @@
 // the shown pose; 1004 the stage jobs over caller memory and `SINEW_ERROR_BUFFER`; 1005 discrete target speeds
 // and speed ranges, and IK by interpolation; 1006 cubic sampling (`SINEW_SAMPLING_CUBIC`,
 // `sinew_sampling_context_init_for`); 1007 blend graphs (`sinew_blend_graph_*`); 1008 their chunk node
-// (`SINEW_BLEND_NODE_CHUNKS`); 1009 a clip's knot times (`sinew_asset_clip_knots`).
-#define SINEW_ABI_VERSION 1009
+// (`SINEW_BLEND_NODE_CHUNKS`); 1009 a clip's knot times (`sinew_asset_clip_knots`); 1010 motion matching's search
+// (`sinew_motion_search`, `sinew_motion_database_describe`, `sinew_motion_database_features`).
+#define SINEW_ABI_VERSION 1010
 
 // Required alignment of a blob passed to `sinew_asset_load`.
 #define SINEW_BLOB_ALIGN 16
@@ -191,6 +192,15 @@
 // `SINEW_NORMALS_RIGID` when every palette matrix is a rotation with uniform scale (within 1e-4), else the
 // inverse transpose: reads the whole palette first.
 #define SINEW_NORMALS_FOR_PALETTE 2
+
+// Most feature groups a match reports costs for (`limits::MAX_FEATURE_GROUPS`).
+#define SINEW_MAX_FEATURE_GROUPS 16
+
+// `sinew_motion_search_request::method`: boxes first, then the blocks they may hold a better frame in.
+#define SINEW_SEARCH_PRUNED 0
+
+// `sinew_motion_search_request::method`: every block (the same answer, bit for bit; for checking).
+#define SINEW_SEARCH_BRUTE_FORCE 1
 
 // A blend graph's state: opaque, at the start of the memory the caller gave `sinew_blend_graph_init` (aligned
 // to `SINEW_STATE_ALIGN`), movable between calls.
@@ -883,6 +893,61 @@ typedef struct sinew_warp_point {
   // Translation, rotation and facing windows, each ending by `marker_time`.
   struct sinew_warp_window windows[3];
 } sinew_warp_point;
+
+// The asset's motion database, described.
+//
+// Layout: 16 bytes, 4-byte aligned.
+typedef struct sinew_motion_database_info {
+  // Feature dimensions: a query's length.
+  uint32_t dims;
+  // Frames.
+  uint32_t frames;
+  // Feature groups (costs reported per group).
+  uint32_t groups;
+  // Bytes its parts take in the blob.
+  uint32_t bytes;
+} sinew_motion_database_info;
+
+// One search.
+//
+// Layout: 32 bytes on 64-bit targets, pointer-aligned.
+typedef struct sinew_motion_search_request {
+  // `dims` raw values: the pose part from the character, the trajectory from the game.
+  const float *query;
+  // Tag bits a frame must have.
+  uint32_t require_tags;
+  // Tag bits a frame must not have.
+  uint32_t exclude_tags;
+  // The database frame playing now, or −1 for none: its cost less the bias is the bound to beat, and the
+  // frames of its clip within `exclude_window` of it are not taken.
+  int32_t current;
+  // Frames either side of `current` not jumped to.
+  uint32_t exclude_window;
+  // How much cheaper than the playing frame a jump must be (finite, `>= 0`).
+  float continuing_bias;
+  // `SINEW_SEARCH_PRUNED` or `SINEW_SEARCH_BRUTE_FORCE`.
+  uint32_t method;
+} sinew_motion_search_request;
+
+// A search's answer.
+//
+// Layout: 88 bytes, 4-byte aligned.
+typedef struct sinew_motion_match {
+  // The database frame.
+  uint32_t frame;
+  // Its clip in the asset.
+  uint32_t clip;
+  // Its time in that clip, seconds.
+  float time;
+  // Its cost.
+  float cost;
+  // 1 when nothing beat the playing frame (then `frame` is it), else 0.
+  uint32_t continuing;
+  // Blocks of 16 frames the search read.
+  uint32_t blocks_read;
+  // The cost per feature group (`sinew_motion_database_info::groups` of them; the rest 0).
+  float group_costs[SINEW_MAX_FEATURE_GROUPS];
+} sinew_motion_match;
 
 // Success.
 #define SINEW_OK 0
@@ -2138,6 +2203,43 @@ sinew_status sinew_warp_point_apply(const struct sinew_warp_point *warp,
                                     const struct sinew_root_motion *unwarped,
                                     float time,
                                     struct sinew_root_motion *out);
+
+// Describes the asset's motion database.
+//
+// Errors: `SINEW_ERROR_INVALID_ARGUMENT` for an asset baked without one.
+//
+// # Safety
+// `asset` points to a loaded `sinew_asset`; `out` is writable.
+sinew_status sinew_motion_database_describe(const struct sinew_asset *asset,
+                                            struct sinew_motion_database_info *out);
+
+// Frame `frame`'s features as the schema measured them (the database's values denormalized), `dims` floats
+// into `out`: where a query's pose part can start.
+//
+// Errors: `SINEW_ERROR_INVALID_ARGUMENT` for an asset without a database; `SINEW_ERROR_INDEX_OUT_OF_RANGE`
+// past the last frame; `SINEW_ERROR_BUFFER` for `len` other than `dims` or a misplaced `out`.
+//
+// # Safety
+// `asset` points to a loaded `sinew_asset`; `out` points to `len` writable floats.
+sinew_status sinew_motion_database_features(const struct sinew_asset *asset,
+                                            uint32_t frame,
+                                            float *out,
+                                            size_t len);
+
+// The database frame nearest `request`'s query (see `sinew::motion_matching`): exact, the same answer for
+// both methods.
+//
+// Errors: `SINEW_ERROR_INVALID_ARGUMENT` for an asset without a database, a query value that is NaN,
+// infinite or too large once normalized, a bad bias or method, a current frame below −1, or a filter that
+// leaves no frame with nothing playing; `SINEW_ERROR_INDEX_OUT_OF_RANGE` for a current frame past the last; `SINEW_ERROR_NULL_POINTER`
+// for a NULL request, query or `out`.
+//
+// # Safety
+// `asset` points to a loaded `sinew_asset`; `request` is readable and its `query` points to `dims` readable
+// floats; `out` is writable.
+sinew_status sinew_motion_search(const struct sinew_asset *asset,
+                                 const struct sinew_motion_search_request *request,
+                                 struct sinew_motion_match *out);
 
 // A static, NUL-terminated description of `status` (never NULL; an unknown value has a message too).
 const char *sinew_status_message(sinew_status status);

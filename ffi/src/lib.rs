@@ -25,7 +25,7 @@
 
 // The C namespace is flat, so every room is re-exported whole at the root and the header is generated from all of
 // them. The rooms, bottom to top: `status`, `asset`, `jobs` (the stages over caller buffers), `character` and
-// `motion`, then what acts on a character: `events`, `edit`, `bounds`, `foot_planting`.
+// `motion` (and `motion_matching`), then what acts on a character: `events`, `edit`, `bounds`, `foot_planting`.
 mod asset;
 mod bounds;
 mod character;
@@ -34,6 +34,7 @@ mod events;
 mod foot_planting;
 mod jobs;
 mod motion;
+mod motion_matching;
 mod status;
 #[cfg(target_arch = "wasm32")]
 mod web;
@@ -57,6 +58,7 @@ pub use jobs::state::SINEW_STATE_ALIGN;
 pub use jobs::vertex_skinning::*;
 pub use jobs::*;
 pub use motion::*;
+pub use motion_matching::*;
 pub use status::*;
 #[cfg(target_arch = "wasm32")]
 pub use web::*;
@@ -83,8 +85,9 @@ extern "C" fn rust_eh_personality() {}
 /// the shown pose; 1004 the stage jobs over caller memory and `SINEW_ERROR_BUFFER`; 1005 discrete target speeds
 /// and speed ranges, and IK by interpolation; 1006 cubic sampling (`SINEW_SAMPLING_CUBIC`,
 /// `sinew_sampling_context_init_for`); 1007 blend graphs (`sinew_blend_graph_*`); 1008 their chunk node
-/// (`SINEW_BLEND_NODE_CHUNKS`); 1009 a clip's knot times (`sinew_asset_clip_knots`).
-pub const SINEW_ABI_VERSION: u32 = 1009;
+/// (`SINEW_BLEND_NODE_CHUNKS`); 1009 a clip's knot times (`sinew_asset_clip_knots`); 1010 motion matching's search
+/// (`sinew_motion_search`, `sinew_motion_database_describe`, `sinew_motion_database_features`).
+pub const SINEW_ABI_VERSION: u32 = 1010;
 
 /// Returns the library's `SINEW_ABI_VERSION`; a program checks that its major part (`/ 1000`) equals the
 /// header's and its minor part is at least the header's.

@@ -90,6 +90,7 @@ pub(crate) fn status_of(error: Error) -> sinew_status {
         | Error::CompressedSegment { .. }
         | Error::CurveMagnitude { .. }
         | Error::InvalidKnots { .. }
+        | Error::MotionDatabase { .. }
         | Error::InverseBindExtent { .. } => SINEW_ERROR_BLOB_CORRUPT,
         Error::BlockAlignment { .. } => SINEW_ERROR_MEMORY_ALIGNMENT,
         Error::BlockSize { .. } => SINEW_ERROR_MEMORY_TOO_SMALL,
@@ -116,6 +117,10 @@ pub(crate) fn status_of(error: Error) -> sinew_status {
         | Error::InvalidCurve
         | Error::InvalidGraph { .. }
         | Error::InvalidGraphParameter { .. }
+        | Error::InvalidFeatureQuery { .. }
+        | Error::InvalidSearch
+        | Error::InvalidTrajectory
+        | Error::NoCandidate
         | Error::NonFinite { .. } => SINEW_ERROR_INVALID_ARGUMENT,
         Error::NoInertializer => SINEW_ERROR_NO_INERTIALIZER,
         Error::StateMismatch | Error::ForeignAsset { .. } | Error::BufferLength { .. } | Error::ForeignWalk => {

@@ -418,6 +418,16 @@ fn a_damaged_database_section_is_refused() {
     for (offset, value) in cases {
         assert!(edit(offset, value).is_err(), "offset {offset} value {value:#x} loaded");
     }
+    // For C, a damaged database is a corrupt blob; an intact one loads.
+    let c_load = |blob: &sinew_tools::raw::AlignedBlob| {
+        let mut asset = std::mem::MaybeUninit::<sinew_ffi::sinew_asset>::uninit();
+        // SAFETY: valid pointers for the blob's length and one asset.
+        unsafe { sinew_ffi::sinew_asset_load(blob.bytes().as_ptr(), blob.bytes().len(), asset.as_mut_ptr()) }
+    };
+    assert_eq!(c_load(&blob), sinew_ffi::SINEW_OK);
+    let mut nan = sinew_tools::raw::AlignedBlob::from_bytes(bytes);
+    nan.bytes_mut()[feature..feature + 4].copy_from_slice(&f32::NAN.to_bits().to_le_bytes());
+    assert_eq!(c_load(&nan), sinew_ffi::SINEW_ERROR_BLOB_CORRUPT);
     // Read as version 8, the same bytes have no tail and so no database (its sections are padding to that reader).
     let mut older = sinew_tools::raw::AlignedBlob::from_bytes(bytes);
     older.bytes_mut()[8..12].copy_from_slice(&8u32.to_le_bytes());
@@ -431,4 +441,107 @@ fn a_damaged_database_section_is_refused() {
             assert!(asset.motion_database().is_none_or(|db| db.frames() > 0));
         }
     }
+}
+
+#[test]
+fn the_c_search_gives_the_rust_search_and_refuses_bad_requests() {
+    use sinew_ffi::*;
+    let Some(blob) = bandai_database_blob("the_c_search") else { return };
+    let asset = sinew::Asset::load(blob.bytes()).unwrap();
+    let db = asset.motion_database().unwrap();
+    let mut handle = std::mem::MaybeUninit::<sinew_asset>::uninit();
+    // SAFETY: valid pointers for the blob's length and one asset.
+    let loaded = unsafe { sinew_asset_load(blob.bytes().as_ptr(), blob.bytes().len(), handle.as_mut_ptr()) };
+    assert_eq!(loaded, SINEW_OK);
+    let handle = handle.as_ptr();
+    let mut info = std::mem::MaybeUninit::<sinew_motion_database_info>::uninit();
+    // SAFETY: a loaded asset and a writable info.
+    assert_eq!(unsafe { sinew_motion_database_describe(handle, info.as_mut_ptr()) }, SINEW_OK);
+    // SAFETY: written on success.
+    let info = unsafe { info.assume_init() };
+    assert_eq!((info.dims, info.frames, info.groups), (27, db.frames() as u32, 7));
+    let mut rng = Rng::new(21);
+    let mut query = vec![0.0f32; 27];
+    let mut rust_query = vec![0.0f32; 27];
+    for case in 0..40 {
+        let frame = rng.below(db.frames()) as u32;
+        // SAFETY: a loaded asset and 27 writable floats.
+        let read = unsafe { sinew_motion_database_features(handle, frame, query.as_mut_ptr(), query.len()) };
+        assert_eq!(read, SINEW_OK);
+        db.raw_features(frame as usize, &mut rust_query).unwrap();
+        assert_eq!(query, rust_query);
+        query.iter_mut().for_each(|x| *x += rng.range(-3.0, 3.0));
+        let current = if case % 2 == 0 { -1 } else { frame as i32 };
+        let request = sinew_motion_search_request {
+            query: query.as_ptr(),
+            require_tags: 0,
+            exclude_tags: 0,
+            current,
+            exclude_window: 10,
+            continuing_bias: 0.1,
+            method: if case % 3 == 0 { SINEW_SEARCH_BRUTE_FORCE } else { SINEW_SEARCH_PRUNED },
+        };
+        let mut found = std::mem::MaybeUninit::<sinew_motion_match>::uninit();
+        // SAFETY: a loaded asset, a readable request over 27 floats, a writable match.
+        assert_eq!(unsafe { sinew_motion_search(handle, &request, found.as_mut_ptr()) }, SINEW_OK);
+        // SAFETY: written on success.
+        let found = unsafe { found.assume_init() };
+        let mut job = MotionSearchJob::new(db, &query);
+        (job.current, job.exclude_window, job.continuing_bias) = (usize::try_from(current).ok(), 10, 0.1);
+        let rust = job.run().unwrap();
+        assert_eq!((found.frame as usize, found.clip, found.time), (rust.frame, rust.clip, rust.time));
+        assert_eq!((found.cost.to_bits(), found.continuing == 1), (rust.cost.to_bits(), rust.continuing));
+        assert_eq!(found.group_costs, rust.group_costs);
+    }
+    // Bad requests: each refused with its status, nothing written.
+    let good = sinew_motion_search_request {
+        query: query.as_ptr(),
+        require_tags: 0,
+        exclude_tags: 0,
+        current: -1,
+        exclude_window: 0,
+        continuing_bias: 0.0,
+        method: SINEW_SEARCH_PRUNED,
+    };
+    let mut nan = query.clone();
+    nan[5] = f32::NAN;
+    let cases = [
+        (sinew_motion_search_request { method: 7, ..good }, SINEW_ERROR_INVALID_ARGUMENT),
+        (sinew_motion_search_request { current: -2, ..good }, SINEW_ERROR_INVALID_ARGUMENT),
+        (sinew_motion_search_request { current: 100_000, ..good }, SINEW_ERROR_INDEX_OUT_OF_RANGE),
+        (sinew_motion_search_request { continuing_bias: f32::NAN, ..good }, SINEW_ERROR_INVALID_ARGUMENT),
+        (sinew_motion_search_request { query: nan.as_ptr(), ..good }, SINEW_ERROR_INVALID_ARGUMENT),
+        (sinew_motion_search_request { query: std::ptr::null(), ..good }, SINEW_ERROR_NULL_POINTER),
+        (sinew_motion_search_request { require_tags: 1 << 9, ..good }, SINEW_ERROR_INVALID_ARGUMENT),
+    ];
+    for (request, status) in cases {
+        let mut found = std::mem::MaybeUninit::<sinew_motion_match>::zeroed();
+        // SAFETY: a loaded asset, a readable request (its query 27 floats or NULL), a writable match.
+        assert_eq!(unsafe { sinew_motion_search(handle, &request, found.as_mut_ptr()) }, status);
+        // SAFETY: zeroed, and untouched on an error.
+        assert_eq!(unsafe { found.assume_init() }.frame, 0);
+    }
+    let mut short = [0.0f32; 26];
+    // SAFETY: a loaded asset and 26 writable floats.
+    let read = unsafe { sinew_motion_database_features(handle, 0, short.as_mut_ptr(), short.len()) };
+    assert_eq!(read, SINEW_ERROR_BUFFER);
+    // SAFETY: as above, 27 floats.
+    let past = unsafe { sinew_motion_database_features(handle, info.frames, query.as_mut_ptr(), 27) };
+    assert_eq!(past, SINEW_ERROR_INDEX_OUT_OF_RANGE);
+    // An asset without a database says so.
+    let plain = blob_without_database();
+    let mut other = std::mem::MaybeUninit::<sinew_asset>::uninit();
+    // SAFETY: valid pointers.
+    assert_eq!(unsafe { sinew_asset_load(plain.bytes().as_ptr(), plain.bytes().len(), other.as_mut_ptr()) }, SINEW_OK);
+    let mut none = std::mem::MaybeUninit::<sinew_motion_database_info>::uninit();
+    // SAFETY: a loaded asset.
+    let status = unsafe { sinew_motion_database_describe(other.as_ptr(), none.as_mut_ptr()) };
+    assert_eq!(status, SINEW_ERROR_INVALID_ARGUMENT);
+}
+
+/// A small blob without a motion database (the procedural humanoid, one clip).
+fn blob_without_database() -> sinew_tools::raw::AlignedBlob {
+    let rig = sinew_tools::rig::Rig::humanoid(22);
+    let clips = [rig.clip(10, 30.0)];
+    sinew_tools::bake::bake(&rig.raw_skeleton(), &clips, sinew_tools::bake::KeyFormat::F32).expect("bake")
 }

@@ -18,7 +18,7 @@
 //! the stored features, so a box's distance is a lower bound on the cost of every frame inside it in `f32`
 //! arithmetic too (the search relies on this to be exact).
 
-use crate::error::{DatabasePart, DatabaseProblem, Error};
+use crate::error::{Buffer, DatabasePart, DatabaseProblem, Error, Index};
 use crate::limits::{MAX_DATABASE_FRAMES, MAX_FEATURE_DIMS, MAX_FEATURE_GROUPS, MAX_FEATURE_MAGNITUDE};
 use crate::math::lane::F4;
 
@@ -408,14 +408,13 @@ impl<'a> MotionDatabase<'a> {
     /// Frame `frame`'s features as the schema measured them, before normalization (`x / scale + mean`, within
     /// a few ulp of the baked value), into `out` (`dims` long); the pose part of a query can start from it.
     ///
-    /// Errors: `IndexOutOfRange` (`DatabaseFrame`) past the last frame, `MotionDatabase` (`Length`, `Dims`) for
-    /// an `out` of another length.
+    /// Errors: `IndexOutOfRange` (`DatabaseFrame`) past the last frame, `BufferLength` (`FeatureRow`) for an
+    /// `out` of another length.
     pub fn raw_features(&self, frame: usize, out: &mut [f32]) -> Result<(), Error> {
-        use crate::error::Index;
         if frame >= self.parts.frames {
             return Err(Error::IndexOutOfRange { what: Index::DatabaseFrame, index: frame, len: self.parts.frames });
         }
-        check_len(DatabasePart::Dims, self.parts.dims, out.len())?;
+        crate::error::check_len(Buffer::FeatureRow, self.parts.dims, out.len())?;
         for (dim, x) in out.iter_mut().enumerate() {
             let value = self.feature(frame, dim).unwrap_or(0.0);
             *x = value / self.parts.scale[dim] + self.parts.mean[dim];

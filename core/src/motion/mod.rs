@@ -8,3 +8,4 @@ pub mod motion_matching;
 pub mod phase;
 pub mod root_motion;
 pub mod speed_ranges;
+pub mod trajectory;
