@@ -17,7 +17,7 @@
 //! trajectory a request that no frame matches exactly.
 
 use sinew::motion_database::FrameEntry;
-use sinew_tools::features::{Feature, Schema};
+use sinew_tools::features::{Feature, Schema, TRAJECTORY_SECONDS};
 use sinew_tools::motion_database::{GroupSpec, OwnedDatabase};
 use sinew_tools::raw::RawAnnotations;
 
@@ -176,4 +176,461 @@ pub fn row_major(db: &OwnedDatabase) -> Result<(Vec<f32>, Vec<bool>), String> {
 /// `query` normalized as the search normalizes it.
 pub fn normalized(db: &OwnedDatabase, query: &[f32]) -> Vec<f32> {
     query.iter().zip(db.mean.iter().zip(&db.scale)).map(|(x, (m, s))| (x - m) * s).collect()
+}
+
+/// A scripted gamepad: what the stick asks for over time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Path {
+    /// The slow speed, the direction turning a full circle every 8 s, facing where it goes.
+    Circle,
+    /// The fast speed, the direction 45° left then right of +Z, switching every 1.5 s.
+    Zigzag,
+    /// The fast speed along +Z for 2 s, then standing for 1.5 s, again and again.
+    StopStart,
+    /// The slow speed to the left then the right, switching every 2 s, always facing +Z.
+    Strafe,
+}
+
+impl Path {
+    /// The stick at `t` seconds for the `slow` and `fast` speeds (units per second).
+    fn desired(self, t: f32, slow: f32, fast: f32) -> sinew::trajectory::Desired {
+        use sinew::trajectory::Desired;
+        let heading = |yaw: f32, speed: f32| Desired { velocity: [speed * yaw.sin(), speed * yaw.cos()], yaw };
+        match self {
+            Path::Circle => heading(std::f32::consts::TAU * t / 8.0, slow),
+            Path::Zigzag => heading(if ((t / 1.5) as u32).is_multiple_of(2) { 0.785 } else { -0.785 }, fast),
+            Path::StopStart => match t % 3.5 < 2.0 {
+                true => heading(0.0, fast),
+                false => Desired { velocity: [0.0, 0.0], yaw: 0.0 },
+            },
+            Path::Strafe => {
+                let side = if ((t / 2.0) as u32).is_multiple_of(2) { 1.0 } else { -1.0 };
+                Desired { velocity: [side * slow, 0.0], yaw: 0.0 }
+            }
+        }
+    }
+}
+
+/// How `run_matching` drives the character.
+#[derive(Clone, Copy, Debug)]
+pub struct MatchingOptions {
+    /// Seconds of the script.
+    pub seconds: f32,
+    /// Seconds between searches (Holden and the issue: 0.1).
+    pub search_every: f32,
+    /// The inertialized transition into a match, seconds.
+    pub transition: f32,
+    /// How much cheaper than the playing frame a jump must be.
+    pub continuing_bias: f32,
+    /// Seconds either side of the playing frame (in its clip) not jumped to.
+    pub exclude_seconds: f32,
+}
+
+impl Default for MatchingOptions {
+    fn default() -> MatchingOptions {
+        MatchingOptions {
+            seconds: 20.0,
+            search_every: 0.1,
+            transition: 0.2,
+            continuing_bias: 0.01,
+            exclude_seconds: 0.33,
+        }
+    }
+}
+
+/// One displayed frame of a run.
+#[derive(Clone, Debug)]
+pub struct MatchedFrame {
+    pub t: f32,
+    /// Where the stick's path (the spring, never corrected toward the character) is, file units.
+    pub desired: [f32; 2],
+    /// Where the character's root is, file units.
+    pub root: [f32; 2],
+    pub clip: usize,
+    pub time: f32,
+    /// The last search's cost.
+    pub cost: f32,
+}
+
+/// What a run measured (see the guide for each definition).
+#[derive(Clone, Debug, Default)]
+pub struct MatchingSummary {
+    pub frames: usize,
+    pub searches: usize,
+    pub matches_per_s: f64,
+    pub cost_mean: f64,
+    pub cost_p95: f64,
+    pub group_cost_mean: Vec<(String, f64)>,
+    pub path_error_cm_median: f64,
+    pub path_error_cm_p95: f64,
+    pub slide_cm_per_s_mean: f64,
+    pub search_ns_median: f64,
+    pub exact: bool,
+}
+
+/// A run: its summary, its frames, and per second the matches taken and the mean cost.
+#[derive(Clone, Debug)]
+pub struct MatchingRun {
+    pub summary: MatchingSummary,
+    pub frames: Vec<MatchedFrame>,
+    pub per_second: Vec<(usize, f64)>,
+}
+
+/// The game's frame step.
+const DT: f32 = 1.0 / 60.0;
+
+fn percentile(values: &mut [f64], p: f64) -> f64 {
+    if values.is_empty() {
+        return 0.0;
+    }
+    values.sort_by(f64::total_cmp);
+    values[((values.len() - 1) as f64 * p).round() as usize]
+}
+
+/// Drives a character by `path` over a database built from `files` (one skeleton; root motion extracted, plants
+/// detected, Holden's schema), searching every `search_every` seconds and entering each match through an
+/// inertialized transition. Every search is checked against the brute force.
+pub fn run_matching(files: &[std::path::PathBuf], path: Path, options: MatchingOptions) -> Result<MatchingRun, String> {
+    use sinew::character::{Blend, Character, CharacterDesc, LayerDesc, LayerKind, Play, Rig, Scratch};
+    use sinew::control::Wrap;
+    use sinew::motion_matching::{MotionSearchJob, SearchMethod};
+    use sinew::root_motion::RootMotion;
+    use sinew::trajectory::{SpringState, TrajectorySpring};
+    use sinew_tools::annotate;
+    let err = |e: sinew::Error| e.to_string();
+    if !(options.seconds.is_finite() && options.seconds > 0.0 && options.seconds <= 3600.0) {
+        return Err(format!("--seconds {}: give a duration in (0, 3600]", options.seconds));
+    }
+    let (skeleton, clips) = sinew_tools::bvh::load_raw_files(files)?;
+    let feet = annotate::foot_joints(&skeleton, &[])?;
+    let mut annotations = vec![RawAnnotations::default(); clips.len()];
+    for (clip, a) in clips.iter().zip(annotations.iter_mut()) {
+        annotate::detect_plants(&skeleton, clip, &feet, annotate::PlantRule::default(), a)?;
+    }
+    let (skeleton, clips) = sinew_tools::root_motion::extract(&skeleton, &clips, &Default::default())?;
+    let schema = Schema::default_for(&skeleton)?;
+    let database = sinew_tools::features::build(&skeleton, &clips, &annotations, &schema)?;
+    let extras = sinew_tools::raw::Extras { annotations, motion_database: Some(database), ..Default::default() };
+    let blob = sinew_tools::bake::bake_with(&skeleton, &clips, sinew_tools::bake::KeyFormat::F32, &extras)?;
+    let asset = sinew::Asset::load(blob.bytes()).map_err(err)?;
+    let db = asset.motion_database().ok_or("the blob lost its database")?;
+    let per_cm = annotate::figure_scale(&skeleton).units_per_cm();
+    let joint = |name: &str| skeleton.names.iter().position(|n| n == name).ok_or(format!("no joint `{name}`"));
+
+    // Each clip's first database frame, and the speeds the clips move at (a quarter and nine tenths up).
+    let first_frame: Vec<usize> = (0..clips.len()).map(|c| db.entries_position(c as u32).unwrap_or(0)).collect();
+    let mut raw = vec![0.0; db.dims()];
+    let horizon = *TRAJECTORY_SECONDS.last().unwrap_or(&1.0) as f32;
+    let trajectory_at =
+        schema.groups().iter().take_while(|g| g.name != "trajectory_position").map(|g| g.dims).sum::<usize>();
+    let mut speeds: Vec<f64> = (0..db.frames())
+        .filter_map(|f| {
+            db.raw_features(f, &mut raw).ok()?;
+            let [x, z] = [raw[trajectory_at + 4], raw[trajectory_at + 5]];
+            Some(f64::from((x * x + z * z).sqrt() / horizon))
+        })
+        .collect();
+    let (slow, fast) = (percentile(&mut speeds, 0.25) as f32, percentile(&mut speeds, 0.9) as f32);
+
+    let layers = [LayerDesc { kind: LayerKind::Base, controls: 1 }];
+    let desc = CharacterDesc {
+        num_joints: skeleton.names.len(),
+        num_skin_joints: 0,
+        layers: &layers,
+        num_masks: 0,
+        num_curves: 0,
+        inertialization: Some(Default::default()),
+        scratch: Scratch::InBlock,
+        sampling: Default::default(),
+        interpolation: sinew::Interpolation::Linear,
+    };
+    let mut block = vec![
+        sinew::character::Chunk::ZERO;
+        sinew::character::Chunk::count(Character::required_bytes(&desc).map_err(err)?)
+    ];
+    let mut character = Character::new(sinew::character::Chunk::bytes_mut(&mut block), &desc).map_err(err)?;
+    let rig = Rig::new(&asset, None).map_err(err)?;
+    let play = |clip: usize, time: f32| Play { time, wrap: Wrap::Clamp, ..Play::looping(clip) };
+    character.play(&asset, sinew::character::SlotId::base(0), play(0, 0.0)).map_err(err)?;
+    character.update_unskinned(DT, &rig, None).map_err(err)?;
+
+    let spring = TrajectorySpring::default();
+    let (mut world, mut ideal) = (RootMotion::IDENTITY, SpringState::default());
+    let mut anchored = SpringState::default();
+    let ground = |v: sinew::math::Vec3| [v.x, v.z];
+    let to_world = |world: RootMotion, p: sinew::math::Vec3| world.translation + RootMotion::turn(world.yaw, p);
+    let plant_names: Vec<(usize, String)> =
+        feet.iter().map(|&f| (f + 1, format!("plant:{}", skeleton.names[f + 1]))).collect();
+    let tracked: Vec<usize> = schema
+        .features
+        .iter()
+        .filter_map(|f| match f {
+            Feature::Position { joint: j, .. } | Feature::Velocity { joint: j, .. } => Some(j.clone()),
+            _ => None,
+        })
+        .chain(plant_names.iter().map(|(j, _)| skeleton.names[*j].clone()))
+        .map(|name| joint(&name))
+        .collect::<Result<_, _>>()?;
+    let positions = |character: &Character<'_>, world: RootMotion| -> Vec<sinew::math::Vec3> {
+        tracked.iter().map(|&j| to_world(world, character.model()[j].translation())).collect()
+    };
+    let mut previous = positions(&character, world);
+    let frames_total = (options.seconds / DT).round() as usize;
+    let every = ((options.search_every / DT).round() as usize).max(1);
+    let window = (options.exclude_seconds * clips[0].sample_rate).round() as usize;
+    let (mut frames, mut costs, mut search_ns, mut path_errors, mut slides) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut group_sums = vec![0.0f64; db.groups().len()];
+    let mut predictions: std::collections::VecDeque<(usize, [f32; 2])> = Default::default();
+    let (mut exact, mut matches, mut last_cost) = (true, Vec::new(), 0.0f32);
+    let mut query = vec![0.0f32; db.dims()];
+    for f in 0..frames_total {
+        let t = f as f32 * DT;
+        let desired = path.desired(t, slow, fast);
+        let control = character.control(sinew::character::SlotId::base(0)).map_err(err)?.ok_or("nothing plays")?;
+        let (clip, time) = (control.clip() as usize, control.time());
+        let rate = clips[clip].sample_rate;
+        let playing = first_frame[clip] + ((time * rate).round() as usize).min(clips[clip].frames.len() - 1);
+        let playing_open = db.entry(playing).is_some_and(|e| e.flags & sinew::motion_database::FRAME_EXCLUDED == 0);
+        // The anchored spring starts at the character each frame: its prediction is where the stick asks the
+        // character to be from here.
+        anchored.position = ground(world.translation);
+        if f % every == 0 || !playing_open {
+            let now = positions(&character, world);
+            let moved = Moved { world, now: &now, previous: &previous };
+            build_query(&schema, &moved, (&spring, &anchored, desired), &mut query).map_err(|e| e.to_string())?;
+            let mut job = MotionSearchJob::new(db, &query);
+            job.current = playing_open.then_some(playing);
+            job.exclude_window = window;
+            job.continuing_bias = options.continuing_bias;
+            let started = std::time::Instant::now();
+            let found = job.run().map_err(err)?;
+            search_ns.push(started.elapsed().as_nanos() as f64);
+            job.method = SearchMethod::BruteForce;
+            let brute = job.run().map_err(err)?;
+            exact &= brute.frame == found.frame && brute.cost.to_bits() == found.cost.to_bits();
+            costs.push(f64::from(found.cost));
+            for (sum, c) in group_sums.iter_mut().zip(found.group_costs) {
+                *sum += f64::from(c);
+            }
+            last_cost = found.cost;
+            if !found.continuing {
+                matches.push(t);
+                let transition = sinew::inertialization::Transition { duration: options.transition, profile: None };
+                let (clip, time) = (found.clip as usize, found.time);
+                character.transition(&asset, 0, play(clip, time), Blend::Inertialize(transition)).map_err(err)?;
+            }
+            let mut ahead = [SpringState::default()];
+            spring.predict(&anchored, desired, &[1.0], &mut ahead).map_err(err)?;
+            predictions.push_back((f + 60, ahead[0].position));
+        }
+        previous = positions(&character, world);
+        character.update_unskinned(DT, &rig, None).map_err(err)?;
+        world = world.then(character.root_motion());
+        anchored = spring.step(&anchored, desired, DT).map_err(err)?;
+        ideal = spring.step(&ideal, desired, DT).map_err(err)?;
+        let now = positions(&character, world);
+        // Sliding: a foot's ground speed while the clip playing has it planted.
+        let control = character.control(sinew::character::SlotId::base(0)).map_err(err)?.ok_or("nothing plays")?;
+        for (i, (_, name)) in plant_names.iter().enumerate() {
+            let k = now.len() - plant_names.len() + i;
+            let planted = asset
+                .ranges(control.clip() as usize)
+                .iter()
+                .any(|r| asset.name(r.name) == Some(name.as_str()) && (r.start..=r.end).contains(&control.time()));
+            if planted {
+                let d = now[k] - previous[k];
+                slides.push(f64::from((d.x * d.x + d.z * d.z).sqrt() / DT) / per_cm);
+            }
+        }
+        while predictions.front().is_some_and(|(due, _)| *due <= f + 1) {
+            let (_, p) = predictions.pop_front().unwrap_or_default();
+            let (dx, dz) = (p[0] - world.translation.x, p[1] - world.translation.z);
+            path_errors.push(f64::from((dx * dx + dz * dz).sqrt()) / per_cm);
+        }
+        frames.push(MatchedFrame {
+            t: t + DT,
+            desired: ideal.position,
+            root: ground(world.translation),
+            clip: control.clip() as usize,
+            time: control.time(),
+            cost: last_cost,
+        });
+    }
+    let seconds = frames_total as f64 * f64::from(DT);
+    let per_second = (0..seconds.ceil() as usize)
+        .map(|s| {
+            let taken = matches.iter().filter(|&&t| t as usize == s).count();
+            let in_second: Vec<f64> =
+                frames.iter().filter(|fr| fr.t as usize == s).map(|fr| f64::from(fr.cost)).collect();
+            (taken, in_second.iter().sum::<f64>() / in_second.len().max(1) as f64)
+        })
+        .collect();
+    let searches = costs.len();
+    let summary = MatchingSummary {
+        frames: frames.len(),
+        searches,
+        matches_per_s: matches.len() as f64 / seconds,
+        cost_mean: costs.iter().sum::<f64>() / searches.max(1) as f64,
+        cost_p95: percentile(&mut costs, 0.95),
+        group_cost_mean: db
+            .groups()
+            .iter()
+            .enumerate()
+            .map(|(g, _)| {
+                (asset.feature_group_name(g).unwrap_or("").to_string(), group_sums[g] / searches.max(1) as f64)
+            })
+            .collect(),
+        path_error_cm_median: percentile(&mut path_errors, 0.5),
+        path_error_cm_p95: percentile(&mut path_errors, 0.95),
+        slide_cm_per_s_mean: slides.iter().sum::<f64>() / slides.len().max(1) as f64,
+        search_ns_median: percentile(&mut search_ns, 0.5),
+        exact,
+    };
+    Ok(MatchingRun { summary, frames, per_second })
+}
+
+/// The character between two frames: its world placement now, and its tracked joints' world positions now and a
+/// frame ago (the schema's position and velocity joints in order).
+struct Moved<'m> {
+    world: sinew::root_motion::RootMotion,
+    now: &'m [sinew::math::Vec3],
+    previous: &'m [sinew::math::Vec3],
+}
+
+/// `d` on the ground, turned from the world into the character's frame.
+fn to_character(world: sinew::root_motion::RootMotion, d: [f32; 2]) -> [f32; 2] {
+    let local = sinew::root_motion::RootMotion::turn(-world.yaw, sinew::math::Vec3::new(d[0], 0.0, d[1]));
+    [local.x, local.z]
+}
+
+/// The query in the schema's order: the pose part from the character (positions relative to its root,
+/// velocities over the last frame, both in its frame), the trajectory part from the spring predicted from where
+/// the character stands.
+fn build_query(
+    schema: &Schema,
+    moved: &Moved<'_>,
+    (spring, anchored, desired): (
+        &sinew::trajectory::TrajectorySpring,
+        &sinew::trajectory::SpringState,
+        sinew::trajectory::Desired,
+    ),
+    query: &mut [f32],
+) -> Result<(), String> {
+    let world = moved.world;
+    let (mut at, mut k) = (0, 0);
+    for feature in &schema.features {
+        match feature {
+            Feature::Position { .. } => {
+                let d = moved.now[k] - world.translation;
+                let p = to_character(world, [d.x, d.z]);
+                query[at..at + 3].copy_from_slice(&[p[0], d.y, p[1]]);
+                (at, k) = (at + 3, k + 1);
+            }
+            Feature::Velocity { .. } => {
+                let d = moved.now[k] - moved.previous[k];
+                let h = to_character(world, [d.x / DT, d.z / DT]);
+                query[at..at + 3].copy_from_slice(&[h[0], d.y / DT, h[1]]);
+                (at, k) = (at + 3, k + 1);
+            }
+            Feature::TrajectoryPosition { seconds, .. } | Feature::TrajectoryFacing { seconds, .. } => {
+                let times: Vec<f32> = seconds.iter().map(|&s| s as f32).collect();
+                if times.iter().any(|&s| s < 0.0) {
+                    return Err("the scripted paths predict ahead only: the schema samples the past".into());
+                }
+                let mut ahead = vec![sinew::trajectory::SpringState::default(); times.len()];
+                spring.predict(anchored, desired, &times, &mut ahead).map_err(|e| e.to_string())?;
+                for (pair, s) in query[at..at + 2 * times.len()].chunks_exact_mut(2).zip(&ahead) {
+                    let d = match feature {
+                        Feature::TrajectoryPosition { .. } => {
+                            [s.position[0] - world.translation.x, s.position[1] - world.translation.z]
+                        }
+                        _ => s.facing(),
+                    };
+                    pair.copy_from_slice(&to_character(world, d));
+                }
+                at += 2 * times.len();
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The run as the `matching` command's JSON contract: `{"summary": {…}, "frames": [{"t", "desired", "root",
+/// "clip", "time", "cost"}]}`.
+pub fn matching_json(run: &MatchingRun) -> serde_json::Value {
+    let s = &run.summary;
+    serde_json::json!({
+        "summary": {
+            "frames": s.frames,
+            "matches_per_s": s.matches_per_s,
+            "cost_mean": s.cost_mean,
+            "cost_p95": s.cost_p95,
+            "path_error_cm_median": s.path_error_cm_median,
+            "path_error_cm_p95": s.path_error_cm_p95,
+            "slide_cm_per_s_mean": s.slide_cm_per_s_mean,
+            "search_ns_median": s.search_ns_median,
+            "exact": s.exact,
+        },
+        "frames": run.frames.iter().map(|f| serde_json::json!({
+            "t": f.t, "desired": f.desired, "root": f.root, "clip": f.clip, "time": f.time, "cost": f.cost,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// The run as text: per second the matches taken and the mean cost, then the summary and the cost per group.
+pub fn matching_text(run: &MatchingRun) -> String {
+    let s = &run.summary;
+    let mut out = String::from("second  matches  cost (mean)\n");
+    for (second, (taken, cost)) in run.per_second.iter().enumerate() {
+        out += &format!("{second:>6}  {taken:>7}  {cost:>11.3}\n");
+    }
+    out += &format!(
+        "{} frames, {} searches (every one {} the brute force); {:.1} matches a second; cost mean {:.3}, p95 {:.3}\n",
+        s.frames,
+        s.searches,
+        if s.exact { "the same as" } else { "NOT the same as" },
+        s.matches_per_s,
+        s.cost_mean,
+        s.cost_p95
+    );
+    let groups: Vec<String> = s.group_cost_mean.iter().map(|(n, c)| format!("{n} {c:.3}")).collect();
+    out += &format!("cost per group (mean): {}\n", groups.join(", "));
+    out += &format!(
+        "path error 1 s ahead: median {:.1} cm, p95 {:.1} cm; planted feet slide {:.2} cm/s; search {:.0} ns (median)",
+        s.path_error_cm_median, s.path_error_cm_p95, s.slide_cm_per_s_mean, s.search_ns_median
+    );
+    out
+}
+
+/// The desired and achieved paths seen from above, as SVG at `file`.
+pub fn path_svg(run: &MatchingRun, file: &std::path::Path) -> Result<(), String> {
+    use plotters::prelude::*;
+    let err = |e: &dyn std::fmt::Display| format!("{}: {e}", file.display());
+    let points = run.frames.iter().flat_map(|f| [f.desired, f.root]);
+    let (lo, hi) = points.fold(([f32::MAX; 2], [f32::MIN; 2]), |(lo, hi), p| {
+        ([lo[0].min(p[0]), lo[1].min(p[1])], [hi[0].max(p[0]), hi[1].max(p[1])])
+    });
+    let pad = 0.05 * (hi[0] - lo[0]).max(hi[1] - lo[1]).max(1.0);
+    let root = SVGBackend::new(file, (800, 800)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption("Motion matching: the stick's path and the character's", ("sans-serif", 20))
+        .margin(15)
+        .x_label_area_size(35)
+        .y_label_area_size(50)
+        .build_cartesian_2d((lo[0] - pad)..(hi[0] + pad), (lo[1] - pad)..(hi[1] + pad))
+        .map_err(|e| err(&e))?;
+    chart.configure_mesh().x_desc("x (file units)").y_desc("z (file units)").draw().map_err(|e| err(&e))?;
+    for (name, color, pick) in [("desired", BLUE, 0), ("root", RED, 1)] {
+        let series =
+            run.frames.iter().map(|f| if pick == 0 { (f.desired[0], f.desired[1]) } else { (f.root[0], f.root[1]) });
+        chart
+            .draw_series(LineSeries::new(series, color.stroke_width(2)))
+            .map_err(|e| err(&e))?
+            .label(name)
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+    }
+    chart.configure_series_labels().border_style(BLACK).draw().map_err(|e| err(&e))?;
+    root.present().map_err(|e| err(&e))
 }

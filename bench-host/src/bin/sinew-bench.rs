@@ -49,6 +49,45 @@ enum Command {
     /// Where clip B is entered when leaving clip A at `--at`: the time of B with A's stride phase, or with the
     /// nearest pair of foot phases.
     Match(MatchArgs),
+    /// Drive a character by a scripted gamepad over a motion database built from BVH files of one skeleton:
+    /// per second the matches taken and the cost, then the cost per group, the root's distance from the
+    /// desired path 1 s ahead, the planted feet's sliding and the search time.
+    Matching(MatchingArgs),
+}
+
+#[derive(Args)]
+#[command(allow_negative_numbers = true)]
+struct MatchingArgs {
+    /// BVH files of one skeleton (the database: root motion extracted, plants detected, Holden's features).
+    #[arg(long, num_args = 1.., required = true)]
+    bvh: Vec<std::path::PathBuf>,
+    /// The scripted gamepad path.
+    #[arg(long, value_enum)]
+    path: sinew_bench_host::matching::Path,
+    /// Seconds of the script.
+    #[arg(long, default_value_t = 20.0)]
+    seconds: f32,
+    /// How much cheaper than the playing frame a jump must be (cost units).
+    #[arg(long, default_value_t = 0.01)]
+    bias: f32,
+    /// Print JSON: `{"summary": {"frames", "matches_per_s", "cost_mean", "cost_p95", "path_error_cm_median",
+    /// "path_error_cm_p95", "slide_cm_per_s_mean", "search_ns_median", "exact"}, "frames": [{"t", "desired":
+    /// [x, z], "root": [x, z], "clip", "time", "cost"}]}`.
+    #[arg(long)]
+    json: bool,
+    /// Also draw the desired and achieved paths seen from above as SVG.
+    #[arg(long)]
+    svg: Option<std::path::PathBuf>,
+}
+
+fn matching(args: &MatchingArgs) -> Result<String, String> {
+    use sinew_bench_host::matching::{MatchingOptions, matching_json, matching_text, path_svg, run_matching};
+    let options = MatchingOptions { seconds: args.seconds, continuing_bias: args.bias, ..MatchingOptions::default() };
+    let run = run_matching(&args.bvh, args.path, options)?;
+    if let Some(file) = &args.svg {
+        path_svg(&run, file)?;
+    }
+    Ok(if args.json { matching_json(&run).to_string() } else { matching_text(&run) })
 }
 
 #[derive(Args)]
@@ -622,6 +661,7 @@ fn main() -> ExitCode {
         Command::Warp(args) => report(warp(&args)),
         Command::Phase(args) => report(phase(&args)),
         Command::Match(args) => report(matched(&args)),
+        Command::Matching(args) => report(matching(&args)),
         Command::Profile(mut args) => {
             if args.joints.is_empty() && args.bvh.is_empty() && args.gltf.is_empty() && args.blob.is_empty() {
                 args.joints = ProfileArgs::default().joints;

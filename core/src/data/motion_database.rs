@@ -396,6 +396,11 @@ impl<'a> MotionDatabase<'a> {
         self.parts.entries.get(frame)
     }
 
+    /// The first frame of clip `clip`, or `None` when no frame plays it.
+    pub fn entries_position(&self, clip: u32) -> Option<usize> {
+        self.parts.entries.iter().position(|e| e.clip == clip)
+    }
+
     /// Frame `frame`'s normalized feature `dim`, or `None` past either.
     pub fn feature(&self, frame: usize, dim: usize) -> Option<f32> {
         if frame >= self.parts.frames || dim >= self.parts.dims {

@@ -48,8 +48,9 @@ impl RootMotion {
         RootMotion { translation: t.translation, yaw: wrap_angle(yaw) }
     }
 
-    /// `v` turned by `yaw` about +Y.
-    fn turn(yaw: f32, v: Vec3) -> Vec3 {
+    /// `v` turned by `yaw` about +Y (+Z toward +X for a positive yaw): a step's translation into the space
+    /// of the root before it, or a world direction into a character's frame with `-yaw`.
+    pub fn turn(yaw: f32, v: Vec3) -> Vec3 {
         let (sin, cos) = (libm::sinf(yaw), libm::cosf(yaw));
         Vec3::new(v.x * cos + v.z * sin, v.y, v.z * cos - v.x * sin)
     }
