@@ -1,17 +1,75 @@
 //! Motion matching's search per query: sinew's SIMD brute force and its pruned search (boxes over 64 and 16
 //! frames, early exit) against the naive row-major scalar loop with early exit (`naive::motion_search`), over
-//! databases of 10 k to 500 k frames tiled from the shared Bandai walk and run, at 27 and 59 dimensions, with
-//! steered queries (`sinew_bench_host::matching`). All three find the same frame (checked before timing).
-//! `stream` reads every stored feature once per query and does nothing else: the memory floor of a search.
+//! databases of 10 k to 500 k frames tiled from the shared Bandai walk and run, at 27 and 59 dimensions. Two
+//! query sets: steered (`sinew_bench_host::matching::steered_queries`, both schemas) and, at 27 dimensions, the
+//! queries of the four scripted gamepad runs of `sinew-bench matching` (`_gamepad`). All three searches find
+//! the same frame (checked before timing). `stream` reads every stored feature once per query and does nothing
+//! else: the memory floor of a search.
 
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use sinew::motion_database::MotionDatabase;
 use sinew::motion_matching::{MotionSearchJob, SearchMethod};
-use sinew_bench_host::matching::{Shape, Source, normalized, row_major, steered_queries};
+use sinew_bench_host::matching::{
+    MatchingOptions, Path, Shape, Source, normalized, row_major, run_matching, steered_queries,
+};
 use sinew_bench_host::naive;
 use sinew_tools::motion_database::OwnedDatabase;
 use std::hint::black_box;
 
 const QUERIES: usize = 64;
+
+/// `QUERIES` queries spread evenly over the searches of the four scripted runs (Holden's schema).
+fn gamepad_queries() -> Vec<Vec<f32>> {
+    let Some(dir) = sinew_tools::shared_data_dir() else { return Vec::new() };
+    let bandai = dir.join("bvh/bandai");
+    let files = [bandai.join("dataset-1_walk_normal_001.bvh"), bandai.join("dataset-2_run_normal_001.bvh")];
+    let mut all = Vec::new();
+    for path in [Path::Circle, Path::Zigzag, Path::StopStart, Path::Strafe] {
+        all.extend(run_matching(&files, path, MatchingOptions::default()).expect("scripted run").queries);
+    }
+    (0..QUERIES).map(|k| all[k * all.len() / QUERIES].clone()).collect()
+}
+
+/// The three searches over `queries`, their ids ending in `suffix`.
+fn searches(
+    group: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    (db, view): (&OwnedDatabase, &MotionDatabase<'_>),
+    queries: &[Vec<f32>],
+    suffix: &str,
+) {
+    let (frames, dims) = (db.frames, db.dims);
+    let (naive_rows, open) = row_major(db).expect("rows");
+    let naive_queries: Vec<Vec<f32>> = queries.iter().map(|q| normalized(db, q)).collect();
+    for (query, naive_query) in queries.iter().zip(&naive_queries) {
+        let pruned = MotionSearchJob::new(view, query).run().expect("search");
+        let (frame, cost) = naive::motion_search(&naive_rows, dims, naive_query, &open).expect("naive");
+        // The same frame, or (where a fused multiply-add rounds differently) one as near.
+        let near = (pruned.cost - cost).abs() <= 1e-5 * (1.0 + cost);
+        assert!(pruned.frame == frame || near, "{frames} frames: naive {frame} ({cost}), sinew {pruned:?}");
+    }
+    group.bench_function(BenchmarkId::new(format!("naive{suffix}"), frames), |b| {
+        b.iter(|| {
+            let mut sum = 0;
+            for query in &naive_queries {
+                sum += naive::motion_search(&naive_rows, dims, black_box(query), &open).map_or(0, |m| m.0);
+            }
+            black_box(sum)
+        })
+    });
+    for (name, method) in [("brute_force", SearchMethod::BruteForce), ("pruned", SearchMethod::Pruned)] {
+        group.bench_function(BenchmarkId::new(format!("{name}{suffix}"), frames), |b| {
+            b.iter(|| {
+                let mut sum = 0;
+                for query in queries {
+                    let mut job = MotionSearchJob::new(view, black_box(query));
+                    job.method = method;
+                    sum += job.run().map_or(0, |m| m.frame);
+                }
+                black_box(sum)
+            })
+        });
+    }
+}
 
 fn motion_search(c: &mut Criterion) {
     let sizes: Vec<usize> = match std::env::var("SINEW_MATCHING_FRAMES") {
@@ -24,33 +82,18 @@ fn motion_search(c: &mut Criterion) {
             Ok(None) => return,
             Err(e) => panic!("motion matching source: {e}"),
         };
-        let dims = source.dims();
-        let mut group = c.benchmark_group(format!("motion_search_{dims}"));
+        let gamepad = if shape == Shape::Holden27 { gamepad_queries() } else { Vec::new() };
+        let mut group = c.benchmark_group(format!("motion_search_{}", source.dims()));
         group.sample_size(10);
         for &frames in &sizes {
             let (rows, entries) = source.tiled(frames, 7);
             let db = OwnedDatabase::build(&rows, &source.groups, &entries).expect("database");
             let view = db.view().expect("view");
-            let queries = steered_queries(&rows, &source.schema, QUERIES);
-            let (naive_rows, open) = row_major(&db).expect("rows");
-            let naive_queries: Vec<Vec<f32>> = queries.iter().map(|q| normalized(&db, q)).collect();
-            for (query, naive_query) in queries.iter().zip(&naive_queries) {
-                let pruned = MotionSearchJob::new(&view, query).run().expect("search");
-                let (frame, cost) = naive::motion_search(&naive_rows, dims, naive_query, &open).expect("naive");
-                // The same frame, or (where a fused multiply-add rounds differently) one as near.
-                let near = (pruned.cost - cost).abs() <= 1e-5 * (1.0 + cost);
-                assert!(pruned.frame == frame || near, "{frames} frames: naive {frame} ({cost}), sinew {pruned:?}");
-            }
             group.throughput(Throughput::Elements((QUERIES * frames) as u64));
-            group.bench_function(BenchmarkId::new("naive", frames), |b| {
-                b.iter(|| {
-                    let mut sum = 0;
-                    for query in &naive_queries {
-                        sum += naive::motion_search(&naive_rows, dims, black_box(query), &open).map_or(0, |m| m.0);
-                    }
-                    black_box(sum)
-                })
-            });
+            searches(&mut group, (&db, &view), &steered_queries(&rows, &source.schema, QUERIES), "");
+            if !gamepad.is_empty() {
+                searches(&mut group, (&db, &view), &gamepad, "_gamepad");
+            }
             // The memory floor: one read of every stored feature per query (four lane sums, nothing else).
             group.bench_function(BenchmarkId::new("stream", frames), |b| {
                 b.iter(|| {
@@ -65,19 +108,6 @@ fn motion_search(c: &mut Criterion) {
                     black_box(sums)
                 })
             });
-            for (name, method) in [("brute_force", SearchMethod::BruteForce), ("pruned", SearchMethod::Pruned)] {
-                group.bench_function(BenchmarkId::new(name, frames), |b| {
-                    b.iter(|| {
-                        let mut sum = 0;
-                        for query in &queries {
-                            let mut job = MotionSearchJob::new(&view, black_box(query));
-                            job.method = method;
-                            sum += job.run().map_or(0, |m| m.frame);
-                        }
-                        black_box(sum)
-                    })
-                });
-            }
         }
         group.finish();
     }

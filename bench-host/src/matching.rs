@@ -268,12 +268,14 @@ pub struct MatchingSummary {
     pub exact: bool,
 }
 
-/// A run: its summary, its frames, and per second the matches taken and the mean cost.
+/// A run: its summary, its frames, per second the matches taken and the mean cost, and every query it searched
+/// with (raw, in the schema's order: what the benches replay as gamepad queries).
 #[derive(Clone, Debug)]
 pub struct MatchingRun {
     pub summary: MatchingSummary,
     pub frames: Vec<MatchedFrame>,
     pub per_second: Vec<(usize, f64)>,
+    pub queries: Vec<Vec<f32>>,
 }
 
 /// The game's frame step.
@@ -384,6 +386,7 @@ pub fn run_matching(files: &[std::path::PathBuf], path: Path, options: MatchingO
     let mut predictions: std::collections::VecDeque<(usize, [f32; 2])> = Default::default();
     let (mut exact, mut matches, mut last_cost) = (true, Vec::new(), 0.0f32);
     let mut query = vec![0.0f32; db.dims()];
+    let mut queries = Vec::new();
     for f in 0..frames_total {
         let t = f as f32 * DT;
         let desired = path.desired(t, slow, fast);
@@ -399,6 +402,7 @@ pub fn run_matching(files: &[std::path::PathBuf], path: Path, options: MatchingO
             let now = positions(&character, world);
             let moved = Moved { world, now: &now, previous: &previous };
             build_query(&schema, &moved, (&spring, &anchored, desired), &mut query).map_err(|e| e.to_string())?;
+            queries.push(query.clone());
             let mut job = MotionSearchJob::new(db, &query);
             job.current = playing_open.then_some(playing);
             job.exclude_window = window;
@@ -487,7 +491,7 @@ pub fn run_matching(files: &[std::path::PathBuf], path: Path, options: MatchingO
         search_ns_median: percentile(&mut search_ns, 0.5),
         exact,
     };
-    Ok(MatchingRun { summary, frames, per_second })
+    Ok(MatchingRun { summary, frames, per_second, queries })
 }
 
 /// The character between two frames: its world placement now, and its tracked joints' world positions now and a

@@ -184,6 +184,28 @@ class Asset {
     return knots;
   }
 
+  // The motion database baked with the clips (`sinew-bake bake --motion-database`): dimensions, frames, groups
+  // and bytes; SINEW_ERROR_INVALID_ARGUMENT for an asset baked without one.
+  Result<sinew_motion_database_info> motion_database() const noexcept {
+    sinew_motion_database_info info{};
+    Status status = sinew_motion_database_describe(&raw_, &info);
+    if (!status) return status;
+    return info;
+  }
+
+  // Frame `frame`'s features as the schema measured them, `len` (the dimension count) floats into `out`.
+  Status motion_features(std::uint32_t frame, float *out, std::size_t len) const noexcept {
+    return sinew_motion_database_features(&raw_, frame, out, len);
+  }
+
+  // The database frame nearest the request's query, exactly (see sinew_motion_search).
+  Result<sinew_motion_match> motion_search(const sinew_motion_search_request &request) const noexcept {
+    sinew_motion_match match{};
+    Status status = sinew_motion_search(&raw_, &request, &match);
+    if (!status) return status;
+    return match;
+  }
+
   Result<std::uint32_t> num_markers(std::uint32_t clip) const noexcept {
     std::uint32_t count = 0;
     return found(sinew_asset_num_markers(&raw_, clip, &count), count);

@@ -82,6 +82,14 @@ int main(int argc, char **argv) {
   // The example's clips have uniform frames: no knots, and none for a clip it lacks.
   EXPECT(asset.clip_knots(0).ok() && asset.clip_knots(0)->count == 0);
   EXPECT(asset.clip_knots(1000).status().code() == SINEW_ERROR_INDEX_OUT_OF_RANGE);
+  // The example has no motion database: each motion-matching call says so, and writes nothing.
+  EXPECT(asset.motion_database().status().code() == SINEW_ERROR_INVALID_ARGUMENT);
+  float features[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  EXPECT(asset.motion_features(0, features, 4).code() == SINEW_ERROR_INVALID_ARGUMENT && features[0] == 0.0f);
+  sinew_motion_search_request request{};
+  request.query = features;
+  request.current = -1;
+  EXPECT(asset.motion_search(request).status().code() == SINEW_ERROR_INVALID_ARGUMENT);
 
   const sinew_layer_desc layers[1] = {{SINEW_LAYER_BASE, 2}};
   sinew_character_desc desc{};
