@@ -253,6 +253,10 @@ fn bad_queries_and_settings_are_refused() {
     job.current = Some(3);
     let kept = job.run().unwrap();
     assert!(kept.continuing && kept.frame == 3);
+    // A window wider than the database closes the playing clip to jumps, without overflowing.
+    let mut job = MotionSearchJob::new(&view, &query);
+    (job.current, job.exclude_window) = (Some(50), usize::MAX);
+    assert!(job.run().unwrap().continuing);
 }
 
 #[test]

@@ -226,7 +226,7 @@ impl<'a> MotionSearchJob<'a> {
             }
         }
         if let Some(current) = self.current {
-            let (lo, hi) = (current.saturating_sub(self.exclude_window), current + self.exclude_window);
+            let (lo, hi) = (current.saturating_sub(self.exclude_window), current.saturating_add(self.exclude_window));
             let clip = parts.entries[current].clip;
             if lo < first + BLOCK_FRAMES && hi >= first {
                 for l in lo.max(first) - first..=(hi - first).min(BLOCK_FRAMES - 1) {
