@@ -20,6 +20,7 @@ use sinew::motion_database::FrameEntry;
 use sinew_tools::features::{Feature, Schema, TRAJECTORY_SECONDS};
 use sinew_tools::motion_database::{GroupSpec, OwnedDatabase};
 use sinew_tools::raw::RawAnnotations;
+use sinew_tools::stats::percentile;
 
 /// The two schema shapes the benches measure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -280,14 +281,6 @@ pub struct MatchingRun {
 
 /// The game's frame step.
 const DT: f32 = 1.0 / 60.0;
-
-fn percentile(values: &mut [f64], p: f64) -> f64 {
-    if values.is_empty() {
-        return 0.0;
-    }
-    values.sort_by(f64::total_cmp);
-    values[((values.len() - 1) as f64 * p).round() as usize]
-}
 
 /// Drives a character by `path` over a database built from `files` (one skeleton; root motion extracted, plants
 /// detected, Holden's schema), searching every `search_every` seconds and entering each match through an
