@@ -157,6 +157,15 @@ pub fn rows(
     if schema.features.is_empty() {
         return Err("motion database schema: no features".into());
     }
+    // Each feature's joint, found once (0, unread, for trajectory features).
+    let joints: Vec<usize> = schema
+        .features
+        .iter()
+        .map(|f| match f {
+            Feature::Position { joint: name, .. } | Feature::Velocity { joint: name, .. } => joint(name),
+            _ => Ok(0),
+        })
+        .collect::<Result<_, _>>()?;
     let (mut rows, mut entries) = (Vec::new(), Vec::new());
     for (index, clip) in clips.iter().enumerate() {
         let rate = f64::from(clip.sample_rate);
@@ -182,14 +191,14 @@ pub fn rows(
         let ahead = |f: usize, s: f64| (f as i64 + (s * rate).round() as i64).clamp(0, frames as i64 - 1) as usize;
         let ranges = annotations.get(index).map_or(&[][..], |a| &a.ranges[..]);
         for f in 0..frames {
-            for feature in &schema.features {
+            for (feature, &j) in schema.features.iter().zip(&joints) {
                 match feature {
-                    Feature::Position { joint: name, .. } => {
-                        let v = to_character(f, position(f, joint(name)?) - root(f).0);
+                    Feature::Position { .. } => {
+                        let v = to_character(f, position(f, j) - root(f).0);
                         rows.extend([v.x, v.y, v.z].map(|x| x as f32));
                     }
-                    Feature::Velocity { joint: name, .. } => {
-                        let v = to_character(f, velocity(f, joint(name)?));
+                    Feature::Velocity { .. } => {
+                        let v = to_character(f, velocity(f, j));
                         rows.extend([v.x, v.y, v.z].map(|x| x as f32));
                     }
                     Feature::TrajectoryPosition { seconds, .. } => {
