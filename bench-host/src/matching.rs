@@ -286,8 +286,12 @@ const DT: f32 = 1.0 / 60.0;
 /// detected, Holden's schema), searching every `search_every` seconds and entering each match through an
 /// inertialized transition. Every search is checked against the brute force.
 pub fn run_matching(files: &[std::path::PathBuf], path: Path, options: MatchingOptions) -> Result<MatchingRun, String> {
-    use sinew::character::{Blend, Character, CharacterDesc, LayerDesc, LayerKind, Play, Rig, Scratch};
+    use sinew::character::{
+        Character, CharacterDesc, DesiredTrajectory, LayerDesc, LayerKind, MatcherSettings, MotionMatcher, Play, Rig,
+        Scratch, SlotId,
+    };
     use sinew::control::Wrap;
+    use sinew::motion_database::FRAME_EXCLUDED;
     use sinew::motion_matching::{MotionSearchJob, SearchMethod};
     use sinew::root_motion::RootMotion;
     use sinew::trajectory::{SpringState, TrajectorySpring};
@@ -310,10 +314,8 @@ pub fn run_matching(files: &[std::path::PathBuf], path: Path, options: MatchingO
     let asset = sinew::Asset::load(blob.bytes()).map_err(err)?;
     let db = asset.motion_database().ok_or("the blob lost its database")?;
     let per_cm = annotate::figure_scale(&skeleton).units_per_cm();
-    let joint = |name: &str| skeleton.names.iter().position(|n| n == name).ok_or(format!("no joint `{name}`"));
 
-    // Each clip's first database frame, and the speeds the clips move at (a quarter and nine tenths up).
-    let first_frame: Vec<usize> = (0..clips.len()).map(|c| db.entries_position(c as u32).unwrap_or(0)).collect();
+    // The speeds the clips move at (a quarter and nine tenths up).
     let mut raw = vec![0.0; db.dims()];
     let horizon = *TRAJECTORY_SECONDS.last().unwrap_or(&1.0) as f32;
     let trajectory_at =
@@ -345,10 +347,16 @@ pub fn run_matching(files: &[std::path::PathBuf], path: Path, options: MatchingO
     ];
     let mut character = Character::new(sinew::character::Chunk::bytes_mut(&mut block), &desc).map_err(err)?;
     let rig = Rig::new(&asset, None).map_err(err)?;
-    let play = |clip: usize, time: f32| Play { time, wrap: Wrap::Clamp, ..Play::looping(clip) };
-    character.play(&asset, sinew::character::SlotId::base(0), play(0, 0.0)).map_err(err)?;
-    character.update_unskinned(DT, &rig, None).map_err(err)?;
+    character.play(&asset, SlotId::base(0), Play { wrap: Wrap::Clamp, ..Play::looping(0) }).map_err(err)?;
 
+    let settings = MatcherSettings {
+        interval: options.search_every,
+        transition: options.transition,
+        continuing_bias: options.continuing_bias,
+        exclude_window: (options.exclude_seconds * clips[0].sample_rate).round() as usize,
+        ..Default::default()
+    };
+    let mut matcher = MotionMatcher::new(&asset, settings).map_err(err)?;
     let spring = TrajectorySpring::default();
     let (mut world, mut ideal) = (RootMotion::IDENTITY, SpringState::default());
     let mut anchored = SpringState::default();
@@ -356,55 +364,46 @@ pub fn run_matching(files: &[std::path::PathBuf], path: Path, options: MatchingO
     let to_world = |world: RootMotion, p: sinew::math::Vec3| world.translation + RootMotion::turn(world.yaw, p);
     let plant_names: Vec<(usize, String)> =
         feet.iter().map(|&f| (f + 1, format!("plant:{}", skeleton.names[f + 1]))).collect();
-    let tracked: Vec<usize> = schema
-        .features
-        .iter()
-        .filter_map(|f| match f {
-            Feature::Position { joint: j, .. } | Feature::Velocity { joint: j, .. } => Some(j.clone()),
-            _ => None,
-        })
-        .chain(plant_names.iter().map(|(j, _)| skeleton.names[*j].clone()))
-        .map(|name| joint(&name))
-        .collect::<Result<_, _>>()?;
+    let planted: Vec<usize> = plant_names.iter().map(|(j, _)| *j).collect();
     let positions = |character: &Character<'_>, world: RootMotion| -> Vec<sinew::math::Vec3> {
-        tracked.iter().map(|&j| to_world(world, character.model()[j].translation())).collect()
+        planted.iter().map(|&j| to_world(world, character.model()[j].translation())).collect()
     };
+    let times = trajectory_times(&schema)?;
     let mut previous = positions(&character, world);
     let frames_total = (options.seconds / DT).round() as usize;
-    let every = ((options.search_every / DT).round() as usize).max(1);
-    let window = (options.exclude_seconds * clips[0].sample_rate).round() as usize;
     let (mut frames, mut costs, mut search_ns, mut path_errors, mut slides) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut group_sums = vec![0.0f64; db.groups().len()];
     let mut predictions: std::collections::VecDeque<(usize, [f32; 2])> = Default::default();
     let (mut exact, mut matches, mut last_cost) = (true, Vec::new(), 0.0f32);
-    let mut query = vec![0.0f32; db.dims()];
     let mut queries = Vec::new();
+    let mut ahead = vec![SpringState::default(); times.len()];
     for f in 0..frames_total {
         let t = f as f32 * DT;
         let desired = path.desired(t, slow, fast);
-        let control = character.control(sinew::character::SlotId::base(0)).map_err(err)?.ok_or("nothing plays")?;
-        let (clip, time) = (control.clip() as usize, control.time());
-        let rate = clips[clip].sample_rate;
-        let playing = first_frame[clip] + ((time * rate).round() as usize).min(clips[clip].frames.len() - 1);
-        let playing_open = db.entry(playing).is_some_and(|e| e.flags & sinew::motion_database::FRAME_EXCLUDED == 0);
+        character.update_unskinned(DT, &rig, None).map_err(err)?;
+        world = world.then(character.root_motion());
+        anchored = spring.step(&anchored, desired, DT).map_err(err)?;
+        ideal = spring.step(&ideal, desired, DT).map_err(err)?;
         // The anchored spring starts at the character each frame: its prediction is where the stick asks the
         // character to be from here.
         anchored.position = ground(world.translation);
-        if f % every == 0 || !playing_open {
-            let now = positions(&character, world);
-            let moved = Moved { world, now: &now, previous: &previous };
-            build_query(&schema, &moved, (&spring, &anchored, desired), &mut query).map_err(|e| e.to_string())?;
-            queries.push(query.clone());
-            let mut job = MotionSearchJob::new(db, &query);
-            job.current = playing_open.then_some(playing);
-            job.exclude_window = window;
-            job.continuing_bias = options.continuing_bias;
-            let started = std::time::Instant::now();
-            let found = job.run().map_err(err)?;
+        spring.predict(&anchored, desired, &times, &mut ahead).map_err(err)?;
+        let (trajectory, facings): (Vec<[f32; 2]>, Vec<[f32; 2]>) = ahead.iter().map(|s| s.relative_to(world)).unzip();
+        let trajectory = DesiredTrajectory { positions: &trajectory, facings: &facings };
+        let control = character.control(SlotId::base(0)).map_err(err)?.ok_or("nothing plays")?;
+        let playing = db.frame_at(control.clip(), control.time());
+        let playing_open = playing.and_then(|p| db.entry(p)).is_some_and(|e| e.flags & FRAME_EXCLUDED == 0);
+        let started = std::time::Instant::now();
+        let found = character.match_motion(&asset, &mut matcher, &trajectory).map_err(err)?;
+        if let Some(found) = found {
             search_ns.push(started.elapsed().as_nanos() as f64);
-            job.method = SearchMethod::BruteForce;
-            let brute = job.run().map_err(err)?;
+            queries.push(matcher.last_query().to_vec());
+            let mut brute = MotionSearchJob::new(db, matcher.last_query());
+            brute.current = playing.filter(|_| playing_open);
+            (brute.exclude_window, brute.continuing_bias) = (settings.exclude_window, settings.continuing_bias);
+            brute.method = SearchMethod::BruteForce;
+            let brute = brute.run().map_err(err)?;
             exact &= brute.frame == found.frame && brute.cost.to_bits() == found.cost.to_bits();
             costs.push(f64::from(found.cost));
             for (sum, c) in group_sums.iter_mut().zip(found.group_costs) {
@@ -413,24 +412,15 @@ pub fn run_matching(files: &[std::path::PathBuf], path: Path, options: MatchingO
             last_cost = found.cost;
             if !found.continuing {
                 matches.push(t);
-                let transition = sinew::inertialization::Transition { duration: options.transition, profile: None };
-                let (clip, time) = (found.clip as usize, found.time);
-                character.transition(&asset, 0, play(clip, time), Blend::Inertialize(transition)).map_err(err)?;
             }
-            let mut ahead = [SpringState::default()];
-            spring.predict(&anchored, desired, &[1.0], &mut ahead).map_err(err)?;
-            predictions.push_back((f + 60, ahead[0].position));
+            let mut one_second = [SpringState::default()];
+            spring.predict(&anchored, desired, &[1.0], &mut one_second).map_err(err)?;
+            predictions.push_back((f + 60, one_second[0].position));
         }
-        previous = positions(&character, world);
-        character.update_unskinned(DT, &rig, None).map_err(err)?;
-        world = world.then(character.root_motion());
-        anchored = spring.step(&anchored, desired, DT).map_err(err)?;
-        ideal = spring.step(&ideal, desired, DT).map_err(err)?;
         let now = positions(&character, world);
         // Sliding: a foot's ground speed while the clip playing has it planted.
-        let control = character.control(sinew::character::SlotId::base(0)).map_err(err)?.ok_or("nothing plays")?;
-        for (i, (_, name)) in plant_names.iter().enumerate() {
-            let k = now.len() - plant_names.len() + i;
+        let control = character.control(SlotId::base(0)).map_err(err)?.ok_or("nothing plays")?;
+        for (k, (_, name)) in plant_names.iter().enumerate() {
             let planted = asset
                 .ranges(control.clip() as usize)
                 .iter()
@@ -440,7 +430,8 @@ pub fn run_matching(files: &[std::path::PathBuf], path: Path, options: MatchingO
                 slides.push(f64::from((d.x * d.x + d.z * d.z).sqrt() / DT) / per_cm);
             }
         }
-        while predictions.front().is_some_and(|(due, _)| *due <= f + 1) {
+        previous = now;
+        while predictions.front().is_some_and(|(due, _)| *due <= f) {
             let (_, p) = predictions.pop_front().unwrap_or_default();
             let (dx, dz) = (p[0] - world.translation.x, p[1] - world.translation.z);
             path_errors.push(f64::from((dx * dx + dz * dz).sqrt()) / per_cm);
@@ -487,70 +478,17 @@ pub fn run_matching(files: &[std::path::PathBuf], path: Path, options: MatchingO
     Ok(MatchingRun { summary, frames, per_second, queries })
 }
 
-/// The character between two frames: its world placement now, and its tracked joints' world positions now and a
-/// frame ago (the schema's position and velocity joints in order).
-struct Moved<'m> {
-    world: sinew::root_motion::RootMotion,
-    now: &'m [sinew::math::Vec3],
-    previous: &'m [sinew::math::Vec3],
-}
-
-/// `d` on the ground, turned from the world into the character's frame.
-fn to_character(world: sinew::root_motion::RootMotion, d: [f32; 2]) -> [f32; 2] {
-    let local = sinew::root_motion::RootMotion::turn(-world.yaw, sinew::math::Vec3::new(d[0], 0.0, d[1]));
-    [local.x, local.z]
-}
-
-/// The query in the schema's order: the pose part from the character (positions relative to its root,
-/// velocities over the last frame, both in its frame), the trajectory part from the spring predicted from where
-/// the character stands.
-fn build_query(
-    schema: &Schema,
-    moved: &Moved<'_>,
-    (spring, anchored, desired): (
-        &sinew::trajectory::TrajectorySpring,
-        &sinew::trajectory::SpringState,
-        sinew::trajectory::Desired,
-    ),
-    query: &mut [f32],
-) -> Result<(), String> {
-    let world = moved.world;
-    let (mut at, mut k) = (0, 0);
-    for feature in &schema.features {
-        match feature {
-            Feature::Position { .. } => {
-                let d = moved.now[k] - world.translation;
-                let p = to_character(world, [d.x, d.z]);
-                query[at..at + 3].copy_from_slice(&[p[0], d.y, p[1]]);
-                (at, k) = (at + 3, k + 1);
-            }
-            Feature::Velocity { .. } => {
-                let d = moved.now[k] - moved.previous[k];
-                let h = to_character(world, [d.x / DT, d.z / DT]);
-                query[at..at + 3].copy_from_slice(&[h[0], d.y / DT, h[1]]);
-                (at, k) = (at + 3, k + 1);
-            }
-            Feature::TrajectoryPosition { seconds, .. } | Feature::TrajectoryFacing { seconds, .. } => {
-                let times: Vec<f32> = seconds.iter().map(|&s| s as f32).collect();
-                if times.iter().any(|&s| s < 0.0) {
-                    return Err("the scripted paths predict ahead only: the schema samples the past".into());
-                }
-                let mut ahead = vec![sinew::trajectory::SpringState::default(); times.len()];
-                spring.predict(anchored, desired, &times, &mut ahead).map_err(|e| e.to_string())?;
-                for (pair, s) in query[at..at + 2 * times.len()].chunks_exact_mut(2).zip(&ahead) {
-                    let d = match feature {
-                        Feature::TrajectoryPosition { .. } => {
-                            [s.position[0] - world.translation.x, s.position[1] - world.translation.z]
-                        }
-                        _ => s.facing(),
-                    };
-                    pair.copy_from_slice(&to_character(world, d));
-                }
-                at += 2 * times.len();
-            }
-        }
+/// The trajectory sample times the schema asks for, in order (positions' then facings' groups share them).
+fn trajectory_times(schema: &Schema) -> Result<Vec<f32>, String> {
+    let mut times = schema.features.iter().filter_map(|f| match f {
+        Feature::TrajectoryPosition { seconds, .. } | Feature::TrajectoryFacing { seconds, .. } => Some(seconds),
+        _ => None,
+    });
+    let first = times.next().ok_or("the schema has no trajectory")?;
+    if times.any(|t| t != first) || first.iter().any(|&s| s < 0.0) {
+        return Err("the scripted paths predict one set of times ahead: the schema samples others".into());
     }
-    Ok(())
+    Ok(first.iter().map(|&s| s as f32).collect())
 }
 
 /// The run as the `matching` command's JSON contract: `{"summary": {…}, "frames": [{"t", "desired", "root",

@@ -83,6 +83,10 @@ pub enum Buffer {
     FeatureQuery,
     /// A frame's features read back from a motion database, one value per dimension.
     FeatureRow,
+    /// A motion matcher's trajectory positions, as many as its database's position samples.
+    TrajectoryPositions,
+    /// A motion matcher's trajectory facings, as many as its database's facing samples.
+    TrajectoryFacings,
 }
 
 /// What was wrong. Indices are joint indices (skeleton order) unless the variant says otherwise.
@@ -461,8 +465,18 @@ pub enum Error {
         /// The first bad dimension.
         dim: usize,
     },
-    /// A motion search's continuing bias is NaN, infinite or negative.
+    /// A motion search's continuing bias is NaN, infinite or negative, or a motion matcher's interval or
+    /// transition is not finite and > 0.
     InvalidSearch,
+    /// Motion matching over an asset that holds no motion database.
+    NoMotionDatabase,
+    /// A motion matcher cannot fill feature group `group` from a character: its name is not `position:J` or
+    /// `velocity:J` for a joint `J` of the skeleton, `trajectory_position` or `trajectory_facing`, or its
+    /// length does not fit that kind.
+    UnreadableFeatureGroup {
+        /// The group.
+        group: usize,
+    },
     /// A trajectory spring's state, desired motion, half-life or time is not finite, a half-life not > 0 or a
     /// time negative.
     InvalidTrajectory,
@@ -922,7 +936,16 @@ impl fmt::Display for Error {
             Error::InvalidFeatureQuery { dim } => {
                 write!(f, "motion search query dimension {dim} is not finite, or too large once normalized")
             }
-            Error::InvalidSearch => write!(f, "motion search: the continuing bias is NaN, infinite or negative"),
+            Error::InvalidSearch => write!(
+                f,
+                "motion search: the continuing bias is NaN, infinite or negative, or the interval or transition not > 0"
+            ),
+            Error::NoMotionDatabase => write!(f, "motion matching: the asset holds no motion database"),
+            Error::UnreadableFeatureGroup { group } => write!(
+                f,
+                "motion matching: feature group {group} is not position:JOINT, velocity:JOINT or a trajectory the \
+                 character can fill"
+            ),
             Error::InvalidTrajectory => {
                 write!(f, "trajectory spring: a value not finite, a half-life not > 0 or a negative time")
             }

@@ -121,6 +121,8 @@ pub(crate) fn status_of(error: Error) -> sinew_status {
         | Error::InvalidSearch
         | Error::InvalidTrajectory
         | Error::NoCandidate
+        | Error::NoMotionDatabase
+        | Error::UnreadableFeatureGroup { .. }
         | Error::NonFinite { .. } => SINEW_ERROR_INVALID_ARGUMENT,
         Error::NoInertializer => SINEW_ERROR_NO_INERTIALIZER,
         Error::StateMismatch | Error::ForeignAsset { .. } | Error::BufferLength { .. } | Error::ForeignWalk => {

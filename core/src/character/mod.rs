@@ -27,6 +27,11 @@
 //! [`Character::transition_synced`] starts the new control where its stride or foot phases match the old one's,
 //! so a walk-to-run switch lands on the right foot.
 //!
+//! **Motion matching.** A [`MotionMatcher`] (caller memory) makes the base layer motion-matched:
+//! [`Character::match_motion`], after each update, reads the query's pose part from the character, searches the
+//! asset's motion database on a timer and enters a better frame through the inertialized transition
+//! (see [`MotionMatcher`]).
+//!
 //! **Cost.** Controls and layers at zero weight are not sampled (their clocks still advance). Sampling uses one
 //! decode context shared by every control (a pose-sized cache per control would cost 80 bytes per joint each);
 //! the block also holds the per-frame scratch poses, so a character needs nothing else.
@@ -52,6 +57,7 @@ use bytemuck::Zeroable;
 
 pub use block::{BLOCK_ALIGN, Chunk};
 pub use desc::{Blend, CharacterDesc, LayerDesc, LayerKind, Play, PoseEdit, Sampling, Scratch, SlotId, SyncMode};
+pub use matching::{DesiredTrajectory, MatcherSettings, MotionMatcher};
 pub use rig::Rig;
 
 use block::{
@@ -64,6 +70,7 @@ pub use crate::limits::{MAX_CHARACTER_LAYERS, MAX_CONTROLS, MAX_CURVES, MAX_LAYE
 mod block;
 mod desc;
 mod frame;
+mod matching;
 mod rig;
 
 /// A character over its block (see the module docs).

@@ -401,6 +401,21 @@ impl<'a> MotionDatabase<'a> {
         self.parts.entries.iter().position(|e| e.clip == clip)
     }
 
+    /// The frame of clip `clip` nearest `time` (seconds), found by bisection over the entries in the order the
+    /// baker writes them (clip after clip, time rising); `None` when the clip has no frame there or the entries
+    /// are in another order around it. O(log frames).
+    pub fn frame_at(&self, clip: u32, time: f32) -> Option<usize> {
+        let entries = self.parts.entries;
+        let after = entries.partition_point(|e| e.clip < clip || (e.clip == clip && e.time < time));
+        let distance = |f: usize| entries.get(f).filter(|e| e.clip == clip).map(|e| (e.time - time).abs());
+        match (after.checked_sub(1).and_then(|f| Some((f, distance(f)?))), distance(after)) {
+            (Some((before, near)), Some(far)) if near <= far => Some(before),
+            (_, Some(_)) => Some(after),
+            (Some((before, _)), None) => Some(before),
+            (None, None) => None,
+        }
+    }
+
     /// Frame `frame`'s normalized feature `dim`, or `None` past either.
     pub fn feature(&self, frame: usize, dim: usize) -> Option<f32> {
         if frame >= self.parts.frames || dim >= self.parts.dims {

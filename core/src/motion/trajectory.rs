@@ -12,7 +12,8 @@
 //! `f32` closed forms; within 1e-5 relative of an f64 integration of the springs (the tests).
 
 use crate::error::Error;
-use crate::math::wrap_angle;
+use crate::math::{Vec3, wrap_angle};
+use crate::motion::root_motion::RootMotion;
 
 /// The simulated character's ground motion at one instant.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -33,6 +34,18 @@ impl SpringState {
     /// The unit facing direction `[sin yaw, cos yaw]`.
     pub fn facing(&self) -> [f32; 2] {
         [libm::sinf(self.yaw), libm::cosf(self.yaw)]
+    }
+
+    /// The position and facing as a character placed at `world` sees them: on the ground relative to its root,
+    /// turned into its frame (what a motion-matching query's trajectory holds).
+    pub fn relative_to(&self, world: RootMotion) -> ([f32; 2], [f32; 2]) {
+        let ground = |x: f32, z: f32| {
+            let local = RootMotion::turn(-world.yaw, Vec3::new(x, 0.0, z));
+            [local.x, local.z]
+        };
+        let [sin, cos] = self.facing();
+        let position = ground(self.position[0] - world.translation.x, self.position[1] - world.translation.z);
+        (position, ground(sin, cos))
     }
 
     fn finite(&self) -> bool {
