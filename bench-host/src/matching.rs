@@ -269,14 +269,22 @@ pub struct MatchingSummary {
     pub exact: bool,
 }
 
-/// A run: its summary, its frames, per second the matches taken and the mean cost, and every query it searched
-/// with (raw, in the schema's order: what the benches replay as gamepad queries).
+/// A run: its summary, its frames, per second the matches taken and the mean cost, and every search it made
+/// (what the benches replay as gamepad queries).
 #[derive(Clone, Debug)]
 pub struct MatchingRun {
     pub summary: MatchingSummary,
     pub frames: Vec<MatchedFrame>,
     pub per_second: Vec<(usize, f64)>,
-    pub queries: Vec<Vec<f32>>,
+    pub queries: Vec<RecordedQuery>,
+}
+
+/// One search of a run: the query (raw, in the schema's order) and the database frame playing then, when it could
+/// continue (its cost less the bias was the search's first bound).
+#[derive(Clone, Debug)]
+pub struct RecordedQuery {
+    pub query: Vec<f32>,
+    pub current: Option<usize>,
 }
 
 /// The game's frame step.
@@ -398,9 +406,10 @@ pub fn run_matching(files: &[std::path::PathBuf], path: Path, options: MatchingO
         let found = character.match_motion(&asset, &mut matcher, &trajectory).map_err(err)?;
         if let Some(found) = found {
             search_ns.push(started.elapsed().as_nanos() as f64);
-            queries.push(matcher.last_query().to_vec());
+            let current = playing.filter(|_| playing_open);
+            queries.push(RecordedQuery { query: matcher.last_query().to_vec(), current });
             let mut brute = MotionSearchJob::new(db, matcher.last_query());
-            brute.current = playing.filter(|_| playing_open);
+            brute.current = current;
             (brute.exclude_window, brute.continuing_bias) = (settings.exclude_window, settings.continuing_bias);
             brute.method = SearchMethod::BruteForce;
             let brute = brute.run().map_err(err)?;

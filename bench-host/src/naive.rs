@@ -536,11 +536,21 @@ pub fn aim_blend(
 
 /// Motion matching as a user first writes it (Holden's demo without its boxes): one normalized row per frame,
 /// row-major, each row's squared distance to the query summed dimension by dimension, given up as soon as it
-/// reaches the best so far. `open[f]` says whether frame `f` may be taken. Returns the frame and its cost.
-pub fn motion_search(rows: &[f32], dims: usize, query: &[f32], open: &[bool]) -> Option<(usize, f32)> {
-    let mut best: Option<(usize, f32)> = None;
+/// reaches the best so far. `open[f]` says whether frame `f` may be taken; `current`, when given, is the playing
+/// frame, whose cost less `bias` is the first bound. Returns the frame and its cost (for the playing frame, its
+/// cost less the bias).
+pub fn motion_search(
+    rows: &[f32],
+    dims: usize,
+    query: &[f32],
+    open: &[bool],
+    (current, bias): (Option<usize>, f32),
+) -> Option<(usize, f32)> {
+    let cost_of = |row: &[f32]| row.iter().zip(query).map(|(x, q)| (x - q) * (x - q)).sum::<f32>();
+    // The playing frame's cost less the bias is the bound a jump must beat (Holden's `database_search`).
+    let mut best: Option<(usize, f32)> = current.map(|c| (c, cost_of(&rows[c * dims..][..dims]) - bias));
     for (frame, row) in rows.chunks_exact(dims).enumerate() {
-        if !open[frame] {
+        if !open[frame] || Some(frame) == current {
             continue;
         }
         let bound = best.map_or(f32::INFINITY, |(_, cost)| cost);

@@ -273,14 +273,21 @@ fn add_squares(features: &[F4], q: F4, costs: [F4; 4]) -> [F4; 4] {
 }
 
 /// Four boxes' distances to the query: the lane operations of [`block_costs`] on each dimension's nearest
-/// point of the box, so no distance exceeds the cost of a frame inside its box.
+/// point of the box, so no distance exceeds the cost of a frame inside its box. Like a block's scan it stops
+/// after any eighth dimension where every lane is above `exit`, returning the partial sums: each still above
+/// `exit`, so a caller comparing against `exit` decides as it would on the whole distance.
 #[inline(always)]
-fn box_distances(boxes: &[F4], query: &Query) -> F4 {
+fn box_distances(boxes: &[F4], query: &Query, exit: f32) -> F4 {
     let mut acc = F4::ZERO;
-    for &d in &query.order[..query.dims] {
-        let (pair, q) = (&boxes[d as usize * 2..][..2], query.lanes[d as usize]);
-        let d = q.max(pair[0]).min(pair[1]) - q;
-        acc = d.mul_add(d, acc);
+    for chunk in query.order[..query.dims].chunks(EXIT_EVERY) {
+        for &d in chunk {
+            let (pair, q) = (&boxes[d as usize * 2..][..2], query.lanes[d as usize]);
+            let d = q.max(pair[0]).min(pair[1]) - q;
+            acc = d.mul_add(d, acc);
+        }
+        if acc.cmp_gt(F4::splat(exit)).all_set() {
+            break;
+        }
     }
     acc
 }
@@ -316,7 +323,7 @@ impl Search<'_, '_> {
         let span_boxes = db.parts().span_boxes.chunks_exact(dims * 2);
         let mut nearest = (f32::INFINITY, spans);
         for (quad, boxes) in span_boxes.clone().enumerate() {
-            for (k, distance) in box_distances(boxes, self.query).to_array().into_iter().enumerate() {
+            for (k, distance) in box_distances(boxes, self.query, nearest.0).to_array().into_iter().enumerate() {
                 if distance < nearest.0 {
                     nearest = (distance, quad * 4 + k);
                 }
@@ -326,7 +333,7 @@ impl Search<'_, '_> {
             self.scan_span(nearest.1);
         }
         for (quad, boxes) in span_boxes.enumerate() {
-            for (k, distance) in box_distances(boxes, self.query).to_array().into_iter().enumerate() {
+            for (k, distance) in box_distances(boxes, self.query, self.best).to_array().into_iter().enumerate() {
                 let span = quad * 4 + k;
                 if span < spans && span != nearest.1 && !self.beaten(distance, span * SPAN_BLOCKS * BLOCK_FRAMES) {
                     self.scan_span(span);
@@ -338,7 +345,7 @@ impl Search<'_, '_> {
     fn scan_span(&mut self, span: usize) {
         let (db, dims) = (self.job.database, self.job.database.dims());
         let boxes = &db.parts().block_boxes[span * dims * 2..][..dims * 2];
-        for (k, distance) in box_distances(boxes, self.query).to_array().into_iter().enumerate() {
+        for (k, distance) in box_distances(boxes, self.query, self.best).to_array().into_iter().enumerate() {
             let block = span * SPAN_BLOCKS + k;
             if block < db.blocks() && !self.beaten(distance, block * BLOCK_FRAMES) {
                 self.scan(block);
