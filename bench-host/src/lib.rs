@@ -7,6 +7,7 @@ pub mod bench_support;
 pub mod crowd;
 pub mod locomotion;
 pub mod machine;
+pub mod matched_crowd;
 pub mod matching;
 pub mod naive;
 pub mod plot;

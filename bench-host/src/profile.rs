@@ -68,6 +68,8 @@ pub struct RigReport {
     pub scaling: Vec<ThreadScaling>,
     /// The crowd through the character runtime, against the same kernels wired by hand.
     pub runtime: crate::crowd::RuntimeReport,
+    /// The motion-matched crowd, or why the workload has none (no hips or no left and right feet).
+    pub matched: Result<crate::matched_crowd::MatchedReport, String>,
 }
 
 struct Character<'a> {
@@ -531,8 +533,10 @@ pub fn profile_workload(
     };
 
     let runtime = crate::crowd::measure(w, characters, frames)?;
+    let matched = crate::matched_crowd::measure(w, characters, frames);
     Ok(RigReport {
         runtime,
+        matched,
         rig: w.name.clone(),
         joints: n,
         max_depth: skeleton.max_depth(),
@@ -697,6 +701,24 @@ pub fn table(reports: &[RigReport], peaks: &Peaks) -> String {
             rt.post_process_us,
             100.0 * rt.post_process_us / rt.character_us
         );
+        match &r.matched {
+            Ok(m) => {
+                let _ = writeln!(
+                    out,
+                    "motion-matched crowd (Character::match_motion every 0.1 s, staggered, over {} frames × {} dims): updates {:.3} µs/char, matching {:.3} µs/char ({:.1} searches a frame, {:.1} jumps per character-second), search_share {:.1}%",
+                    m.database_frames,
+                    m.dims,
+                    m.update_us,
+                    m.matching_us,
+                    m.searches_per_frame,
+                    m.jumps_per_character_s,
+                    100.0 * m.search_share
+                );
+            }
+            Err(why) => {
+                let _ = writeln!(out, "motion-matched crowd: none ({why})");
+            }
+        }
         let stage_us = |name: &str| r.stages.iter().find(|s| s.stage == name).map_or(0.0, |s| s.us_per_character);
         let (inertialize, replaced) =
             (stage_us("inertialization"), stage_us("source_sampling") + stage_us("blend_2_layers"));
@@ -766,6 +788,19 @@ pub fn json(reports: &[RigReport], peaks: &Peaks) -> serde_json::Value {
                 "bytes_per_joint": r.runtime.bytes_per_joint,
                 "scratch_bytes": r.runtime.scratch_bytes,
                 "scratch_bytes_per_joint": r.runtime.scratch_bytes_per_joint,
+            },
+            "motion_matching": match &r.matched {
+                Ok(m) => serde_json::json!({
+                    "characters": m.characters,
+                    "database_frames": m.database_frames,
+                    "dims": m.dims,
+                    "update_us_per_character": m.update_us,
+                    "matching_us_per_character": m.matching_us,
+                    "search_share": m.search_share,
+                    "searches_per_frame": m.searches_per_frame,
+                    "jumps_per_character_s": m.jumps_per_character_s,
+                }),
+                Err(why) => serde_json::json!({ "none": why }),
             },
             "threads": r.scaling.iter().map(|s| serde_json::json!({
                 "threads": s.threads,

@@ -81,3 +81,29 @@ fn bad_runs_are_refused() {
     let options = MatchingOptions { seconds: 1.0, continuing_bias: f32::NAN, ..MatchingOptions::default() };
     assert!(run_matching(&files, Path::Circle, options).is_err());
 }
+
+#[test]
+fn the_motion_matched_crowd_searches_a_sixth_of_its_characters_a_frame() {
+    use sinew_bench_host::matched_crowd::{TAKE_SECONDS, TAKES, measure};
+    use sinew_bench_host::workload::Workload;
+    let (characters, frames) = (12, 30);
+    let report = measure(&Workload::humanoid(67), characters, frames).unwrap();
+    assert_eq!((report.characters, report.dims), (characters, 27));
+    assert_eq!(report.database_frames, TAKES * (TAKE_SECONDS * 30.0) as usize);
+    // Every character searches every sixth frame once its staggered start has passed; timing rounding may move
+    // one search a frame.
+    let expected = characters as f64 / 6.0;
+    assert!((report.searches_per_frame - expected).abs() <= 0.5, "{report:?}");
+    assert!(report.update_us > 0.0 && report.matching_us > 0.0, "{report:?}");
+    assert!(report.search_share > 0.0 && report.search_share < 1.0, "{report:?}");
+    let (searches, jumps) =
+        (report.searches_per_frame * frames as f64, report.jumps_per_character_s * (characters * frames) as f64 / 60.0);
+    assert!(jumps <= searches + 1e-6, "at most one jump a search: {report:?}");
+    // A skeleton without feet has nothing to match on: the reason, not a panic.
+    let mut footless = Workload::humanoid(67);
+    for name in footless.skeleton.names.iter_mut().filter(|n| n.contains("Foot")) {
+        *name = name.replace("Foot", "Paw");
+    }
+    let why = measure(&footless, 2, 2).unwrap_err();
+    assert!(why.contains("foot"), "{why}");
+}

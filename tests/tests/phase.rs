@@ -431,3 +431,27 @@ fn match_flags_off_keep_the_authored_time() {
     let table = PhaseTable::of(&asset, 0).expect("table");
     assert_eq!(character.synced_time(&asset, 0, wrap, SyncMode::Phase), Ok(Some(table.time_at(table.phase_at(0.4)))));
 }
+
+#[test]
+fn the_feet_are_told_apart_by_the_naming_conventions_engines_use() {
+    use sinew_tools::phase::left_right_feet;
+    let skeleton = |left: &str, right: &str| RawSkeleton {
+        names: vec!["Hips".into(), left.into(), right.into(), "FootRest".into()],
+        parents: vec![-1, 0, 0, 0],
+        rest: vec![Transform::IDENTITY; 4],
+    };
+    let pairs = [
+        ("LeftFoot", "RightFoot"),
+        ("foot_l", "foot_r"),
+        ("Foot.L", "Foot.R"),
+        ("l_foot", "r_foot"),
+        ("Bip01 L Foot", "Bip01 R Foot"),
+        ("LFoot", "RFoot"),
+    ];
+    for (left, right) in pairs {
+        // Listed right first, so a rule that takes the first foot it sees would fail.
+        assert_eq!(left_right_feet(&skeleton(right, left), &[]), Ok([2, 1]), "{left} / {right}");
+    }
+    // A foot named for neither side ("FootRest" above is one) is not taken; two unsided feet are refused.
+    assert!(left_right_feet(&skeleton("Foot", "FootB"), &[]).is_err());
+}

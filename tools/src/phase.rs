@@ -63,9 +63,18 @@ pub fn left_right_feet(skeleton: &RawSkeleton, names: &[String]) -> Result<[usiz
         };
     }
     let feet = annotate::foot_joints(skeleton, &[])?;
+    // "LeftFoot", "foot_l", "Foot.L", "l_foot", "Bip01 L Foot", "LFoot".
     let side = |j: &usize, long: &str, short: char| {
-        let n = skeleton.names[*j].to_lowercase();
-        n.contains(long) || n.ends_with(&format!("_{short}")) || n.ends_with(&format!(".{short}"))
+        let name = &skeleton.names[*j];
+        let n = name.to_lowercase();
+        let capital = short.to_ascii_uppercase();
+        let prefixed = name.starts_with(capital) && name[1..].starts_with(|c: char| c.is_ascii_uppercase());
+        n.contains(long)
+            || n.ends_with(&format!("_{short}"))
+            || n.ends_with(&format!(".{short}"))
+            || n.starts_with(&format!("{short}_"))
+            || n.contains(&format!(" {short} "))
+            || prefixed
     };
     let left: Vec<usize> = feet.iter().copied().filter(|j| side(j, "left", 'l')).collect();
     let right: Vec<usize> = feet.iter().copied().filter(|j| side(j, "right", 'r')).collect();
