@@ -107,6 +107,56 @@ pub fn foot_joints(skeleton: &RawSkeleton, names: &[String]) -> Result<Vec<usize
         .collect()
 }
 
+/// A joint's side by its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    Left,
+    Right,
+}
+
+/// The side `name` is on and its other side's name, by the conventions engines use: `Left`/`Right` (any case),
+/// `_L`/`_R` and `.L`/`.R` at the end, `L_`/`R_` at the start, ` L `/` R ` inside (`Bip01 L Foot`), and `L`/`R`
+/// before a capital at the start (`LFoot`).
+pub fn side(name: &str) -> Option<(Side, String)> {
+    for (a, b) in [("Left", "Right"), ("left", "right"), ("LEFT", "RIGHT")] {
+        for (from, to, side) in [(a, b, Side::Left), (b, a, Side::Right)] {
+            if name.contains(from) {
+                return Some((side, name.replacen(from, to, 1)));
+            }
+        }
+    }
+    let chars: Vec<char> = name.chars().collect();
+    let n = chars.len();
+    let sided = |c: char| matches!(c, 'L' | 'R' | 'l' | 'r');
+    let at = if n >= 2 && sided(chars[n - 1]) && matches!(chars[n - 2], '_' | '.') {
+        n - 1
+    } else if n >= 2 && sided(chars[0]) && chars[1] == '_' {
+        0
+    } else if let Some(k) =
+        (1..n.saturating_sub(1)).find(|&k| chars[k - 1] == ' ' && sided(chars[k]) && chars[k + 1] == ' ')
+    {
+        k
+    } else if n >= 2 && matches!(chars[0], 'L' | 'R') && chars[1].is_ascii_uppercase() {
+        0
+    } else {
+        return None;
+    };
+    let (side, swapped) = match chars[at] {
+        'L' => (Side::Left, 'R'),
+        'l' => (Side::Left, 'r'),
+        'R' => (Side::Right, 'L'),
+        _ => (Side::Right, 'l'),
+    };
+    let mut other = chars;
+    other[at] = swapped;
+    Some((side, other.into_iter().collect()))
+}
+
+/// The name of `name`'s other side ([`side`]), if it has a side.
+pub fn other_side(name: &str) -> Option<String> {
+    side(name).map(|(_, other)| other)
+}
+
 /// Model-space joint positions of one pose.
 pub fn pose_positions(skeleton: &RawSkeleton, pose: &[sinew::math::Transform]) -> Vec<glam::Vec3> {
     let mut model = vec![glam::Mat4::IDENTITY; skeleton.parents.len()];

@@ -5,6 +5,7 @@ use crate::raw::{AlignedBlob, RawClip, RawSkeleton, StepKeys};
 use crate::sample::sample_clamped;
 use sinew::clip::{Channel, Keys};
 use sinew::math::{SoaTransform, Transform, unpack_soa};
+use sinew::motion_database::{FRAME_EXCLUDED, FRAME_MIRRORED};
 use sinew::{Arena, Asset, SamplingContext};
 use std::path::Path;
 
@@ -113,7 +114,8 @@ pub fn inspect_json(blob: &AlignedBlob) -> Result<serde_json::Value, String> {
                 "frames": db.frames(),
                 "dims": db.dims(),
                 "groups": groups,
-                "excluded": excluded_frames(db),
+                "excluded": frames_flagged(db, FRAME_EXCLUDED),
+                "mirrored": frames_flagged(db, FRAME_MIRRORED),
                 "bytes": db.data_bytes(),
             })
         }),
@@ -299,18 +301,18 @@ pub fn summary(blob: &AlignedBlob) -> Result<String, String> {
     if let Some(db) = asset.motion_database() {
         let _ = write!(
             out,
-            "\n  motion database: {} of {} dimensions ({} not entered), {} bytes",
+            "\n  motion database: {} of {} dimensions ({} not entered, {} mirrored), {} bytes",
             count(db.frames(), "frame"),
             db.dims(),
-            excluded_frames(db),
+            frames_flagged(db, FRAME_EXCLUDED),
+            frames_flagged(db, FRAME_MIRRORED),
             db.data_bytes()
         );
     }
     Ok(out)
 }
 
-/// Frames of `db` a search never jumps to.
-fn excluded_frames(db: &sinew::motion_database::MotionDatabase<'_>) -> usize {
-    let flags = (0..db.frames()).filter_map(|f| db.entry(f)).map(|e| e.flags);
-    flags.filter(|f| f & sinew::motion_database::FRAME_EXCLUDED != 0).count()
+/// Frames of `db` with `flag` set (`FRAME_EXCLUDED`: a search never jumps to them).
+fn frames_flagged(db: &sinew::motion_database::MotionDatabase<'_>, flag: u32) -> usize {
+    (0..db.frames()).filter_map(|f| db.entry(f)).filter(|e| e.flags & flag != 0).count()
 }

@@ -53,6 +53,7 @@ pub mod glam_pose;
 pub mod gltf_import;
 pub mod knots;
 pub mod loops;
+pub mod mirror;
 pub mod motion_database;
 pub mod offline;
 pub mod phase;

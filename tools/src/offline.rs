@@ -117,6 +117,14 @@ pub struct BakeArgs {
     /// to jumps, `tag:N` set tag bit N (see the guide).
     #[arg(long, num_args = 0..=1, value_name = "SCHEMA", requires = "root_motion", conflicts_with = "chunks")]
     pub motion_database: Option<Option<std::path::PathBuf>>,
+    /// Also bake each clip's mirror image as a clip of its own (`<name>.mirror`): left and right swapped, the
+    /// world reflected across x = 0, annotations naming a joint moved to its partner; a motion database flags
+    /// its frames mirrored. Partners are found by name (Left/Right, _L/_R, .L/.R, L_/R_, LFoot/RFoot).
+    #[arg(long)]
+    pub mirror: bool,
+    /// --mirror: a left and right joint to pair, `LEFT,RIGHT` (repeat the flag), beside those found by name.
+    #[arg(long, requires = "mirror")]
+    pub mirror_pair: Vec<String>,
     /// Print the report as JSON instead: per clip `name`, `frames`, `rate`, `joints`, `bytes`, `ratio` (against
     /// raw `f32`, 40 bytes per joint per frame), `max_error_cm`, `p99_error_cm`, `figure_height` and `bound` (both
     /// in file units; `bound` is the error the bake was held to: --knots or --reduce-rate plus --max-error when
@@ -227,7 +235,7 @@ pub fn bake(args: &BakeArgs) -> Result<String, String> {
         }
         None => crate::bvh::load_raw_files(&args.bvh)?,
     };
-    let clips = match args.reduce_rate {
+    let mut clips = match args.reduce_rate {
         Some(bound_cm) => {
             let (clips, report) = reduce_rates(&skeleton, clips, bound_cm, args)?;
             notes += &report;
@@ -245,6 +253,23 @@ pub fn bake(args: &BakeArgs) -> Result<String, String> {
             return Err(format!("clip {}: the sidecar's curve {:?} has a morph weight's name", clip.name, curve.name));
         }
         annotation.curves.extend(curves);
+    }
+    let source_clips = clips.len();
+    if args.mirror {
+        let given = args
+            .mirror_pair
+            .iter()
+            .map(|pair| match pair.split_once(',') {
+                Some((left, right)) => Ok((left.to_string(), right.to_string())),
+                None => Err(format!("--mirror-pair {pair}: give LEFT,RIGHT")),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let partner = crate::mirror::partners(&skeleton, &given)?;
+        let mirrored = crate::mirror::mirror_clips(&skeleton, &clips, &partner)?;
+        let mirrored_annotations: Vec<_> =
+            annotations.iter().map(|a| crate::mirror::mirror_annotations(&skeleton, a, &partner)).collect();
+        clips.extend(mirrored);
+        annotations.extend(mirrored_annotations);
     }
     let plant_rule = annotate::PlantRule { height: args.plant_height, speed: args.plant_speed };
     if args.detect_plants {
@@ -285,7 +310,12 @@ pub fn bake(args: &BakeArgs) -> Result<String, String> {
                 Some(path) => crate::features::Schema::read(path)?,
                 None => crate::features::Schema::default_for(&skeleton)?,
             };
-            let database = crate::features::build(&skeleton, &clips, &annotations, &schema)?;
+            let (rows, mut entries) = crate::features::rows(&skeleton, &clips, &annotations, &schema)?;
+            for entry in entries.iter_mut().filter(|e| e.clip as usize >= source_clips) {
+                entry.flags |= sinew::motion_database::FRAME_MIRRORED;
+            }
+            let database = crate::motion_database::OwnedDatabase::build(&rows, &schema.groups(), &entries)
+                .map_err(|e| e.to_string())?;
             let excluded = database.entries.iter().filter(|e| e.flags & FRAME_EXCLUDED != 0).count();
             notes += &format!(
                 "\n  motion database: {} frames × {} dimensions in {} groups ({}), {excluded} frames not entered",

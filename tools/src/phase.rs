@@ -63,21 +63,10 @@ pub fn left_right_feet(skeleton: &RawSkeleton, names: &[String]) -> Result<[usiz
         };
     }
     let feet = annotate::foot_joints(skeleton, &[])?;
-    // "LeftFoot", "foot_l", "Foot.L", "l_foot", "Bip01 L Foot", "LFoot".
-    let side = |j: &usize, long: &str, short: char| {
-        let name = &skeleton.names[*j];
-        let n = name.to_lowercase();
-        let capital = short.to_ascii_uppercase();
-        let prefixed = name.starts_with(capital) && name[1..].starts_with(|c: char| c.is_ascii_uppercase());
-        n.contains(long)
-            || n.ends_with(&format!("_{short}"))
-            || n.ends_with(&format!(".{short}"))
-            || n.starts_with(&format!("{short}_"))
-            || n.contains(&format!(" {short} "))
-            || prefixed
+    let on = |side: annotate::Side| -> Vec<usize> {
+        feet.iter().copied().filter(|&j| annotate::side(&skeleton.names[j]).is_some_and(|(s, _)| s == side)).collect()
     };
-    let left: Vec<usize> = feet.iter().copied().filter(|j| side(j, "left", 'l')).collect();
-    let right: Vec<usize> = feet.iter().copied().filter(|j| side(j, "right", 'r')).collect();
+    let (left, right) = (on(annotate::Side::Left), on(annotate::Side::Right));
     match (&left[..], &right[..]) {
         ([l], [r]) => Ok([*l, *r]),
         _ => Err(format!(

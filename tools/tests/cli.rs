@@ -274,3 +274,55 @@ fn a_motion_database_is_baked_by_schema_and_bad_schemas_write_nothing() {
     assert!(!plain.status.success() && !Path::new(&refused).exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn mirror_bakes_each_clip_again_reflected_and_bad_pairs_write_nothing() {
+    let dir = scratch("mirror");
+    let hierarchy = "HIERARCHY\nROOT Hips\n{\n OFFSET 0 90 0\n CHANNELS 6 Xposition Yposition Zposition Zrotation \
+                     Xrotation Yrotation\n JOINT LeftLeg\n {\n  OFFSET 10 -40 0\n  CHANNELS 3 Zrotation Xrotation \
+                     Yrotation\n  End Site\n  {\n   OFFSET 0 -45 0\n  }\n }\n JOINT RightLeg\n {\n  OFFSET -10 -40 0\n  \
+                     CHANNELS 3 Zrotation Xrotation Yrotation\n  End Site\n  {\n   OFFSET 0 -45 0\n  }\n }\n}\n";
+    let values: String = (0..40).map(|f| format!("{} 90 {} 0 0 {} {} 0 0 0 0 0\n", f, f * 4, f, f % 7)).collect();
+    let text = format!("{hierarchy}MOTION\nFrames: 40\nFrame Time: 0.1\n{}\n", values.trim_end());
+    let clip = write(&dir, "walk.bvh", &text);
+    let schema = write(
+        &dir,
+        "schema.json",
+        r#"{"features": [{"kind": "position", "joint": "LeftLeg", "weight": 1},
+                         {"kind": "trajectory_position", "seconds": [1.0], "weight": 1}]}"#,
+    );
+    let out = dir.join("walk.snw").display().to_string();
+    let base = ["bake", "--bvh", &clip, "--root-motion", "delta", "--hips", "Hips", "--motion-database", &schema];
+    let mut args = base.to_vec();
+    args.extend(["--out", &out, "--mirror"]);
+    let baked = sinew_bake(&args);
+    assert!(baked.status.success(), "{}", String::from_utf8_lossy(&baked.stderr));
+    let inspected = sinew_bake(&["inspect", "--blob", &out, "--json"]);
+    let json: serde_json::Value = serde_json::from_slice(&inspected.stdout).expect("inspect --json prints JSON");
+    let clips = json["clips"].as_array().expect("clips");
+    assert_eq!(clips.len(), 2, "{json}");
+    assert_eq!(clips[1]["name"], "walk.mirror", "{json}");
+    assert_eq!(json["motion_database"]["frames"], 80, "{json}");
+    assert_eq!(json["motion_database"]["mirrored"], 40, "{json}");
+
+    let refused = dir.join("refused.snw").display().to_string();
+    for (extra, wanted) in [
+        (vec!["--mirror-pair", "LeftLeg"], "give LEFT,RIGHT"),
+        (vec!["--mirror-pair", "LeftLeg,Nose"], "no joint named `Nose`"),
+        (vec!["--mirror-pair", "LeftLeg,Hips"], "pairs with"),
+    ] {
+        let mut args = base.to_vec();
+        args.extend(["--out", &refused, "--mirror"]);
+        args.extend(extra);
+        assert_error(&sinew_bake(&args), &[wanted]);
+        assert!(!Path::new(&refused).exists(), "{wanted}: nothing written");
+    }
+    // A figure without sides has nothing to swap.
+    let plain = write(&dir, "plain.bvh", &bvh("2", "0.1", "0 0 0 0 0 0\n0 0 0 0 0 0"));
+    assert_error(&sinew_bake(&["bake", "--bvh", &plain, "--out", &refused, "--mirror"]), &["--mirror-pair"]);
+    assert!(!Path::new(&refused).exists());
+    // --mirror-pair needs --mirror.
+    let lone = sinew_bake(&["bake", "--bvh", &plain, "--out", &refused, "--mirror-pair", "a,b"]);
+    assert!(!lone.status.success() && !Path::new(&refused).exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
