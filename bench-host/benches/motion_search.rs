@@ -4,7 +4,8 @@
 //! query sets: steered (`sinew_bench_host::matching::steered_queries`, both schemas) and, at 27 dimensions, the
 //! searches of the four scripted gamepad runs of `sinew-bench matching` (`_gamepad`: each query with the frame
 //! playing then, whose cost less the bias is every search's first bound, the naive loop's too). All three find
-//! the same frame (checked before timing). `stream` reads every stored feature once per query and does nothing
+//! the same frame (checked before timing). `motion_search_as_is` searches the Bandai walk and run (263 frames)
+//! and CMU 01_01 (2 752 frames at 120 Hz) untiled. `stream` reads every stored feature once per query and does nothing
 //! else: the memory floor of a search.
 
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
@@ -90,6 +91,25 @@ fn motion_search(c: &mut Criterion) {
         Ok(list) => list.split(',').filter_map(|s| s.trim().parse().ok()).collect(),
         Err(_) => vec![10_000, 50_000, 100_000, 500_000],
     };
+    // The shared clips as they are, untiled: what a first database from them searches.
+    let mut group = c.benchmark_group("motion_search_as_is");
+    group.sample_size(10);
+    for (name, source) in [("bandai", Source::bandai(Shape::Holden27)), ("cmu", Source::cmu(Shape::Holden27))] {
+        let source = match source {
+            Ok(Some(source)) => source,
+            Ok(None) => return,
+            Err(e) => panic!("motion matching source {name}: {e}"),
+        };
+        let db = OwnedDatabase::build(&source.rows, &source.groups, &source.entries).expect("database");
+        let view = db.view().expect("view");
+        group.throughput(Throughput::Elements((QUERIES * db.frames) as u64));
+        let steered: Vec<RecordedQuery> = steered_queries(&source.rows, &source.schema, QUERIES)
+            .into_iter()
+            .map(|query| RecordedQuery { query, current: None })
+            .collect();
+        searches(&mut group, (&db, &view), &steered, &format!("_{name}"));
+    }
+    group.finish();
     for shape in [Shape::Holden27, Shape::O3de59] {
         let source = match Source::bandai(shape) {
             Ok(Some(source)) => source,

@@ -42,12 +42,22 @@ pub struct Source {
 impl Source {
     /// The Bandai walk and run by `shape`'s schema, or `None` (with a message) without the shared data.
     pub fn bandai(shape: Shape) -> Result<Option<Source>, String> {
+        let names = ["bvh/bandai/dataset-1_walk_normal_001.bvh", "bvh/bandai/dataset-2_run_normal_001.bvh"];
+        Source::shared(&names, shape)
+    }
+
+    /// CMU 01_01 (2 752 frames at 120 Hz) by `shape`'s schema, or `None` (with a message) without the shared data.
+    pub fn cmu(shape: Shape) -> Result<Option<Source>, String> {
+        Source::shared(&["bvh/cmu/01_01.bvh"], shape)
+    }
+
+    /// The shared data's files `names` (one skeleton), root motion extracted, by `shape`'s schema.
+    fn shared(names: &[&str], shape: Shape) -> Result<Option<Source>, String> {
         let Some(dir) = sinew_tools::shared_data_dir() else {
             eprintln!("motion matching: SKIPPED — shared data not found (../shared/data or $SINEW_DATA)");
             return Ok(None);
         };
-        let bandai = dir.join("bvh/bandai");
-        let files = [bandai.join("dataset-1_walk_normal_001.bvh"), bandai.join("dataset-2_run_normal_001.bvh")];
+        let files: Vec<std::path::PathBuf> = names.iter().map(|name| dir.join(name)).collect();
         let (skeleton, clips) = sinew_tools::bvh::load_raw_files(&files)?;
         let options = sinew_tools::root_motion::Extraction::default();
         let (skeleton, clips) = sinew_tools::root_motion::extract(&skeleton, &clips, &options)?;
