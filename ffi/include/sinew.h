@@ -21,8 +21,9 @@
 // and speed ranges, and IK by interpolation; 1006 cubic sampling (`SINEW_SAMPLING_CUBIC`,
 // `sinew_sampling_context_init_for`); 1007 blend graphs (`sinew_blend_graph_*`); 1008 their chunk node
 // (`SINEW_BLEND_NODE_CHUNKS`); 1009 a clip's knot times (`sinew_asset_clip_knots`); 1010 motion matching's search
-// (`sinew_motion_search`, `sinew_motion_database_describe`, `sinew_motion_database_features`).
-#define SINEW_ABI_VERSION 1010
+// (`sinew_motion_search`, `sinew_motion_database_describe`, `sinew_motion_database_features`); 1011 the
+// motion-matched base layer (`sinew_motion_matcher_*`, `sinew_character_match_motion`).
+#define SINEW_ABI_VERSION 1011
 
 // Required alignment of a blob passed to `sinew_asset_load`.
 #define SINEW_BLOB_ALIGN 16
@@ -201,6 +202,9 @@
 
 // `sinew_motion_search_request::method`: every block (the same answer, bit for bit; for checking).
 #define SINEW_SEARCH_BRUTE_FORCE 1
+
+// `sizeof(sinew_motion_matcher)`.
+#define SINEW_MOTION_MATCHER_SIZE 1036
 
 // A blend graph's state: opaque, at the start of the memory the caller gave `sinew_blend_graph_init` (aligned
 // to `SINEW_STATE_ALIGN`), movable between calls.
@@ -948,6 +952,36 @@ typedef struct sinew_motion_match {
   // The cost per feature group (`sinew_motion_database_info::groups` of them; the rest 0).
   float group_costs[SINEW_MAX_FEATURE_GROUPS];
 } sinew_motion_match;
+
+// How a motion matcher searches and enters its matches.
+//
+// Layout: 28 bytes, 4-byte aligned.
+typedef struct sinew_motion_matcher_settings {
+  // Seconds between searches (finite, > 0).
+  float interval;
+  // Seconds of the inertialized transition into a match (finite, > 0).
+  float transition;
+  // How much cheaper than the playing frame a jump must be (finite, `>= 0`).
+  float continuing_bias;
+  // Frames either side of the playing frame, in its clip, not jumped to.
+  uint32_t exclude_window;
+  // Tag bits a frame must have.
+  uint32_t require_tags;
+  // Tag bits a frame must not have.
+  uint32_t exclude_tags;
+  // `SINEW_SEARCH_PRUNED` or `SINEW_SEARCH_BRUTE_FORCE`.
+  uint32_t method;
+} sinew_motion_matcher_settings;
+
+// A character's motion matcher (`sinew::character::MotionMatcher`): plain caller memory, one per character,
+// that a byte copy moves. Every call checks its bytes, so a damaged one is refused
+// (`SINEW_ERROR_STATE_MISMATCH`), never trusted.
+//
+// Layout: 1 036 bytes, 4-byte aligned.
+typedef struct SINEW_ALIGNED(4) sinew_motion_matcher {
+  // Opaque.
+  uint8_t bytes[SINEW_MOTION_MATCHER_SIZE];
+} sinew_motion_matcher;
 
 // Success.
 #define SINEW_OK 0
@@ -2240,6 +2274,64 @@ sinew_status sinew_motion_database_features(const struct sinew_asset *asset,
 sinew_status sinew_motion_search(const struct sinew_asset *asset,
                                  const struct sinew_motion_search_request *request,
                                  struct sinew_motion_match *out);
+
+// Writes the default settings (every 0.1 s, a 0.2 s transition, a bias of 0.01, 10 frames either side, no
+// tags, pruned) to `out`.
+//
+// # Safety
+// `out` is NULL or writable.
+sinew_status sinew_motion_matcher_default_settings(struct sinew_motion_matcher_settings *out);
+
+// Lays out a matcher for `asset`'s motion database in `*matcher`; it searches on its first call. Nothing is
+// written on an error.
+//
+// Errors: `SINEW_ERROR_INVALID_ARGUMENT` for an asset without a database, a feature group the character cannot
+// fill, or bad settings; `SINEW_ERROR_BUFFER` for a misaligned `matcher`.
+//
+// # Safety
+// `matcher` points to a writable `sinew_motion_matcher`; `asset` to a loaded `sinew_asset`; `settings` is
+// readable.
+sinew_status sinew_motion_matcher_init(struct sinew_motion_matcher *matcher,
+                                       const struct sinew_asset *asset,
+                                       const struct sinew_motion_matcher_settings *settings);
+
+// Makes the next `sinew_character_match_motion` search whatever the timer says.
+//
+// # Safety
+// `matcher` points to a writable `sinew_motion_matcher`.
+sinew_status sinew_motion_matcher_request(struct sinew_motion_matcher *matcher);
+
+// How many trajectory positions and facings (2 floats each) `sinew_character_match_motion` takes.
+//
+// # Safety
+// `matcher` points to a `sinew_motion_matcher`; `positions` and `facings` are writable.
+sinew_status sinew_motion_matcher_trajectory_samples(struct sinew_motion_matcher *matcher,
+                                                     uint32_t *positions,
+                                                     uint32_t *facings);
+
+// One frame of motion matching after the character's update (`sinew::character::Character::match_motion`):
+// the pose part of the query read from the character, a search when the timer is due (or on request, or when
+// the playing frame may not continue), and a better frame entered through the inertialized transition.
+// `positions` and `facings` are the game's desired trajectory in the character's frame, `[x, z]` pairs at the
+// schema's sample times. `*searched` is 1 when a search ran (then `*out` holds its answer), else 0.
+//
+// Errors: `SINEW_ERROR_INVALID_ARGUMENT` for an asset without a database, a NaN or infinite trajectory value,
+// a pose beyond the database's range, or no frame to take; `SINEW_ERROR_STATE_MISMATCH` for a damaged matcher
+// or another asset's; `SINEW_ERROR_NO_INERTIALIZER`; `SINEW_ERROR_BUFFER` for sample counts other than
+// `sinew_motion_matcher_trajectory_samples`. Nothing changes on an error.
+//
+// # Safety
+// `character` points to an initialized character of `asset`; `matcher` to a writable matcher; `positions` and
+// `facings` to `2 × num_positions` and `2 × num_facings` readable floats; `out` and `searched` are writable.
+sinew_status sinew_character_match_motion(struct sinew_character *character,
+                                          const struct sinew_asset *asset,
+                                          struct sinew_motion_matcher *matcher,
+                                          const float *positions,
+                                          uint32_t num_positions,
+                                          const float *facings,
+                                          uint32_t num_facings,
+                                          struct sinew_motion_match *out,
+                                          uint32_t *searched);
 
 // A static, NUL-terminated description of `status` (never NULL; an unknown value has a message too).
 const char *sinew_status_message(sinew_status status);

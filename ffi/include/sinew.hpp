@@ -450,6 +450,43 @@ class BlendGraph {
 
 // A character in memory from the caller's Allocator, freed when the Character is destroyed. Move-only. The
 // memory is the character: relocate() copies it to new memory, as a pool compaction would.
+// A character's motion matcher: a plain value kept beside its character (copy it with the character); every
+// call checks its bytes.
+class MotionMatcher {
+ public:
+  static sinew_motion_matcher_settings default_settings() noexcept {
+    sinew_motion_matcher_settings settings{};
+    sinew_motion_matcher_default_settings(&settings);
+    return settings;
+  }
+  static Result<MotionMatcher> create(const Asset &asset, const sinew_motion_matcher_settings &settings) noexcept {
+    MotionMatcher matcher;
+    Status status = sinew_motion_matcher_init(&matcher.raw_, asset.get(), &settings);
+    if (!status) return status;
+    return matcher;
+  }
+
+  sinew_motion_matcher *get() noexcept { return &raw_; }
+  // Searches on the next match whatever the timer says.
+  Status request() noexcept { return sinew_motion_matcher_request(&raw_); }
+  // The trajectory positions and facings a match takes ([x, z] pairs each).
+  Result<std::pair<std::uint32_t, std::uint32_t>> trajectory_samples() noexcept {
+    std::uint32_t positions = 0, facings = 0;
+    Status status = sinew_motion_matcher_trajectory_samples(&raw_, &positions, &facings);
+    if (!status) return status;
+    return std::make_pair(positions, facings);
+  }
+
+ private:
+  sinew_motion_matcher raw_{};
+};
+
+// What one motion-matching frame did: whether it searched, and the search's answer when it did.
+struct MotionMatchStep {
+  bool searched = false;
+  sinew_motion_match match{};
+};
+
 class Character {
  public:
   static Result<Character> create(const Asset &asset, const sinew_character_desc &desc,
@@ -495,6 +532,21 @@ class Character {
     return start;
   }
   Status update(const Asset &asset, float dt) noexcept { return sinew_character_update(get(), asset.get(), dt); }
+  // After update: motion matching's frame (see sinew_character_match_motion). `positions` and `facings` hold
+  // [x, z] pairs in the character's frame.
+  Result<MotionMatchStep> match_motion(const Asset &asset, MotionMatcher &matcher, Span<const float> positions,
+                                       Span<const float> facings) noexcept {
+    if (positions.size() % 2 != 0 || facings.size() % 2 != 0) return Status(SINEW_ERROR_BUFFER);
+    MotionMatchStep step;
+    std::uint32_t searched = 0;
+    Status status = sinew_character_match_motion(get(), asset.get(), matcher.get(), positions.data(),
+                                                 static_cast<std::uint32_t>(positions.size() / 2), facings.data(),
+                                                 static_cast<std::uint32_t>(facings.size() / 2), &step.match,
+                                                 &searched);
+    if (!status) return status;
+    step.searched = searched != 0;
+    return step;
+  }
   Status update_motion(const Asset &asset, float dt) noexcept {
     return sinew_character_update_motion(get(), asset.get(), dt);
   }

@@ -86,8 +86,9 @@ extern "C" fn rust_eh_personality() {}
 /// and speed ranges, and IK by interpolation; 1006 cubic sampling (`SINEW_SAMPLING_CUBIC`,
 /// `sinew_sampling_context_init_for`); 1007 blend graphs (`sinew_blend_graph_*`); 1008 their chunk node
 /// (`SINEW_BLEND_NODE_CHUNKS`); 1009 a clip's knot times (`sinew_asset_clip_knots`); 1010 motion matching's search
-/// (`sinew_motion_search`, `sinew_motion_database_describe`, `sinew_motion_database_features`).
-pub const SINEW_ABI_VERSION: u32 = 1010;
+/// (`sinew_motion_search`, `sinew_motion_database_describe`, `sinew_motion_database_features`); 1011 the
+/// motion-matched base layer (`sinew_motion_matcher_*`, `sinew_character_match_motion`).
+pub const SINEW_ABI_VERSION: u32 = 1011;
 
 /// Returns the library's `SINEW_ABI_VERSION`; a program checks that its major part (`/ 1000`) equals the
 /// header's and its minor part is at least the header's.

@@ -150,7 +150,7 @@ fn the_query_is_the_pose_an_f64_measurement_of_the_clip_gives() {
     let settings = MatcherSettings { continuing_bias: 1e9, ..Default::default() };
     with_walking_character(settings, |walking| {
         let Walking { asset, rig, character, matcher, skeleton, clips } = walking;
-        assert_eq!(matcher.trajectory_samples(), (3, 3));
+        assert_eq!(matcher.trajectory_samples(), Ok((3, 3)));
         let (positions, facings) = ([[0.0, 1.0]; 3], [[0.0, 1.0]; 3]);
         let desired = DesiredTrajectory { positions: &positions, facings: &facings };
         let groups: Vec<String> = (0..7).map(|g| asset.feature_group_name(g).unwrap().to_string()).collect::<Vec<_>>();
@@ -309,7 +309,7 @@ fn bad_trajectories_settings_and_assets_are_refused_and_change_nothing() {
         let desired = DesiredTrajectory { positions, facings };
         assert_eq!(character.match_motion(&asset, &mut matcher, &desired), Err(want));
         assert_eq!(character.control(SlotId::base(0)).unwrap(), control);
-        assert_eq!(format!("{matcher:?}"), format!("{before:?}"));
+        assert_eq!(matcher, before);
     };
     let length = |buffer, expected, actual| Error::BufferLength { buffer, expected, actual };
     refused(&mut character, &positions[..2], &facings, length(Buffer::TrajectoryPositions, 3, 2));
@@ -329,7 +329,7 @@ fn bad_trajectories_settings_and_assets_are_refused_and_change_nothing() {
     else {
         panic!("a query beyond the database's range")
     };
-    assert_eq!(format!("{matcher:?}"), format!("{before:?}"));
+    assert_eq!(matcher, before);
 
     // Settings.
     for bad in [
@@ -342,7 +342,7 @@ fn bad_trajectories_settings_and_assets_are_refused_and_change_nothing() {
     ] {
         assert_eq!(MotionMatcher::new(&asset, bad).unwrap_err(), Error::InvalidSearch);
         assert_eq!(matcher.set_settings(bad), Err(Error::InvalidSearch));
-        assert_eq!(matcher.settings(), &MatcherSettings::default());
+        assert_eq!(matcher.settings(), Ok(MatcherSettings::default()));
     }
 
     // A character without an inertializer cannot enter a match.
@@ -369,8 +369,8 @@ fn bad_trajectories_settings_and_assets_are_refused_and_change_nothing() {
     let other = sinew::Asset::load(other.bytes()).unwrap();
     assert_eq!(character.match_motion(&other, &mut matcher, &desired), Err(Error::StateMismatch));
     let short = MotionMatcher::new(&other, MatcherSettings::default()).unwrap();
-    assert_eq!(short.trajectory_samples(), (2, 0));
-    assert_eq!(format!("{matcher:?}"), format!("{before:?}"));
+    assert_eq!(short.trajectory_samples(), Ok((2, 0)));
+    assert_eq!(matcher, before);
 }
 
 #[test]
@@ -422,4 +422,162 @@ fn a_spring_state_seen_from_the_character_matches_f64() {
             assert!((f64::from(facing[a]) - want_facing[a]).abs() < 1e-5);
         }
     }
+}
+
+#[test]
+fn a_matcher_is_plain_bytes_copied_as_they_are_and_refused_when_damaged() {
+    with_walking_character(MatcherSettings::default(), |walking| {
+        let Walking { asset, rig, character, matcher, .. } = walking;
+        character.play(asset, SlotId::base(0), clamped(1, 0.5)).unwrap();
+        let (positions, facings) = stored_trajectory(asset, 50);
+        let desired = DesiredTrajectory { positions: &positions, facings: &facings };
+        for _ in 0..4 {
+            character.update_unskinned(1.0 / 60.0, rig, None).unwrap();
+            character.match_motion(asset, matcher, &desired).unwrap();
+        }
+        // A byte copy is the same matcher.
+        let bytes: Vec<u32> = bytemuck::cast_slice(std::slice::from_ref(&*matcher)).to_vec();
+        assert_eq!(bytes.len(), 259);
+        let copy: MotionMatcher = bytemuck::pod_read_unaligned(bytemuck::cast_slice(&bytes));
+        assert_eq!(copy, *matcher);
+        assert_eq!(copy.last_match(), matcher.last_match());
+        // Every word damaged in turn: a clear answer, and a refused matcher left as it was.
+        // The magic, the group count and the dimensions must be the matcher's own; the flags and the method
+        // must be ones a matcher sets.
+        let must_refuse = |word: usize, value: u32| match word {
+            0..=2 => true,
+            3 => value & !7 != 0,
+            12 => value > 1,
+            _ => false,
+        };
+        for word in 0..259 {
+            for value in [u32::MAX, 0x7fc0_0000, 0, 7] {
+                let mut damaged = bytes.clone();
+                if damaged[word] == value {
+                    continue;
+                }
+                damaged[word] = value;
+                let mut damaged: MotionMatcher = bytemuck::pod_read_unaligned(bytemuck::cast_slice(&damaged));
+                let before = damaged;
+                match character.match_motion(asset, &mut damaged, &desired) {
+                    Ok(_) => assert!(!must_refuse(word, value), "word {word} = {value:#x} was accepted"),
+                    Err(e) => {
+                        let same = bytemuck::bytes_of(&damaged) == bytemuck::bytes_of(&before);
+                        assert!(same, "word {word}: a refused matcher changed");
+                        if must_refuse(word, value) {
+                            assert_eq!(e, Error::StateMismatch, "word {word} = {value:#x}");
+                        }
+                    }
+                }
+            }
+        }
+    });
+}
+
+#[test]
+fn the_c_matcher_is_the_rust_matcher_and_refuses_bad_calls() {
+    use sinew_ffi::*;
+    let (blob, skeleton, _) = walking();
+    let asset = sinew::Asset::load(blob.bytes()).unwrap();
+    let rig = Rig::new(&asset, None).unwrap();
+    let mut handle = std::mem::MaybeUninit::<sinew_asset>::uninit();
+    // SAFETY: valid pointers for the blob's length and one asset.
+    assert_eq!(unsafe { sinew_asset_load(blob.bytes().as_ptr(), blob.bytes().len(), handle.as_mut_ptr()) }, SINEW_OK);
+    let handle = handle.as_ptr();
+    let layers = [sinew_layer_desc { kind: SINEW_LAYER_BASE, controls: 1 }];
+    let c_desc = sinew_character_desc {
+        layers: layers.as_ptr(),
+        num_layers: 1,
+        num_masks: 0,
+        num_curves: 0,
+        inertialization: SINEW_INERTIALIZATION_DEFAULT,
+        skinned: 0,
+        sampling: SINEW_SAMPLING_SHARED,
+    };
+    let (mut c_memory, mut bytes) = (Vec::new(), 0);
+    let mut c_character = std::ptr::null_mut();
+    let mut settings = std::mem::MaybeUninit::<sinew_motion_matcher_settings>::uninit();
+    let mut c_matcher = std::mem::MaybeUninit::<sinew_motion_matcher>::uninit();
+    // SAFETY: valid pointers for each call; the memory outlives the character.
+    unsafe {
+        assert_eq!(sinew_character_required_bytes(handle, &c_desc, &mut bytes), SINEW_OK);
+        c_memory.resize(Chunk::count(bytes), Chunk::ZERO);
+        let init = sinew_character_init(c_memory.as_mut_ptr().cast(), bytes, handle, &c_desc, &mut c_character);
+        assert_eq!(init, SINEW_OK);
+        assert_eq!(sinew_character_play(c_character, handle, 0, 1, 0.5, 1.0, 1.0), SINEW_OK);
+        assert_eq!(sinew_motion_matcher_default_settings(settings.as_mut_ptr()), SINEW_OK);
+        assert_eq!(sinew_motion_matcher_init(c_matcher.as_mut_ptr(), handle, settings.as_ptr()), SINEW_OK);
+    }
+    // SAFETY: written by the calls above.
+    let mut c_matcher = unsafe { c_matcher.assume_init() };
+    let desc = desc(skeleton.names.len(), true);
+    let mut block = block_for(&desc);
+    let mut character = Character::new(Chunk::bytes_mut(&mut block), &desc).unwrap();
+    character.play(&asset, SlotId::base(0), Play { time: 0.5, ..Play::looping(1) }).unwrap();
+    let mut matcher = MotionMatcher::new(&asset, MatcherSettings::default()).unwrap();
+    let (mut c_searches, mut jumps) = (0, 0);
+    for step in 0..90 {
+        let (positions, facings) = stored_trajectory(&asset, [40, 160, 290][step / 30]);
+        let desired = DesiredTrajectory { positions: &positions, facings: &facings };
+        character.update_unskinned(1.0 / 60.0, &rig, None).unwrap();
+        let rust = character.match_motion(&asset, &mut matcher, &desired).unwrap();
+        let (mut found, mut searched) = (std::mem::MaybeUninit::<sinew_motion_match>::uninit(), 0u32);
+        let (p, f) = (positions.as_flattened(), facings.as_flattened());
+        // SAFETY: valid pointers: the character, the asset, the matcher, 3 pairs each, the outputs.
+        unsafe {
+            assert_eq!(sinew_character_update(c_character, handle, 1.0 / 60.0), SINEW_OK);
+            let status = sinew_character_match_motion(
+                c_character,
+                handle,
+                &mut c_matcher,
+                p.as_ptr(),
+                3,
+                f.as_ptr(),
+                3,
+                found.as_mut_ptr(),
+                &mut searched,
+            );
+            assert_eq!(status, SINEW_OK, "step {step}");
+        }
+        assert_eq!(searched == 1, rust.is_some(), "step {step}");
+        if let Some(rust) = rust {
+            // SAFETY: written when a search ran.
+            let found = unsafe { found.assume_init() };
+            assert_eq!((found.frame as usize, found.cost.to_bits()), (rust.frame, rust.cost.to_bits()), "step {step}");
+            c_searches += 1;
+            jumps += usize::from(!rust.continuing);
+        }
+        assert_eq!(c_matcher.bytes, bytemuck::bytes_of(&matcher), "step {step}: the C matcher is the Rust one");
+    }
+    assert!(c_searches >= 9 && jumps >= 1, "{c_searches} searches, {jumps} jumps");
+
+    // Bad calls: each a status, the matcher's bytes as they were.
+    let before = c_matcher.bytes;
+    let (positions, facings) = stored_trajectory(&asset, 40);
+    let (p, f) = (positions.as_flattened(), facings.as_flattened());
+    let nan = [f32::NAN; 6];
+    let call = |matcher: *mut sinew_motion_matcher, p: *const f32, np: u32, f: *const f32, nf: u32| {
+        let (mut found, mut searched) = (std::mem::MaybeUninit::<sinew_motion_match>::uninit(), 0u32);
+        // SAFETY: the pointers are valid for the counts given, or NULL, or point at a damaged matcher on purpose.
+        unsafe {
+            sinew_character_match_motion(c_character, handle, matcher, p, np, f, nf, found.as_mut_ptr(), &mut searched)
+        }
+    };
+    assert_eq!(call(&mut c_matcher, p.as_ptr(), 2, f.as_ptr(), 3), SINEW_ERROR_BUFFER);
+    assert_eq!(call(&mut c_matcher, p.as_ptr(), 3, f.as_ptr(), 4), SINEW_ERROR_BUFFER);
+    assert_eq!(call(&mut c_matcher, nan.as_ptr(), 3, f.as_ptr(), 3), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_eq!(call(&mut c_matcher, std::ptr::null(), 3, f.as_ptr(), 3), SINEW_ERROR_NULL_POINTER);
+    assert_eq!(call(std::ptr::null_mut(), p.as_ptr(), 3, f.as_ptr(), 3), SINEW_ERROR_NULL_POINTER);
+    assert_eq!(c_matcher.bytes, before);
+    let mut damaged = c_matcher;
+    damaged.bytes[0] ^= 0xff;
+    assert_eq!(call(&mut damaged, p.as_ptr(), 3, f.as_ptr(), 3), SINEW_ERROR_STATE_MISMATCH);
+    // A matcher one byte off its alignment.
+    let mut unaligned = vec![0u32; 262];
+    let misplaced = unaligned.as_mut_ptr().cast::<u8>().wrapping_add(1).cast::<sinew_motion_matcher>();
+    assert_eq!(call(misplaced, p.as_ptr(), 3, f.as_ptr(), 3), SINEW_ERROR_BUFFER);
+    let bad = sinew_motion_matcher_settings { method: 9, ..unsafe { settings.assume_init() } };
+    // SAFETY: valid pointers.
+    assert_eq!(unsafe { sinew_motion_matcher_init(&mut damaged, handle, &bad) }, SINEW_ERROR_INVALID_ARGUMENT);
+    drop(c_memory);
 }

@@ -4,12 +4,13 @@ use super::{Blend, Character, Play};
 use crate::data::asset::Asset;
 use crate::data::motion_database::{FRAME_EXCLUDED, MotionDatabase};
 use crate::error::{Buffer, Error, check_len};
-use crate::limits::{MAX_FEATURE_DIMS, MAX_FEATURE_GROUPS};
+use crate::limits::{MAX_FEATURE_DIMS, MAX_FEATURE_GROUPS, MAX_JOINTS};
 use crate::math::{Mat4, Vec3};
 use crate::motion::control::Wrap;
 use crate::motion::motion_matching::{MotionMatch, MotionSearchJob, SearchMethod, TagFilter};
 use crate::motion::root_motion::RootMotion;
 use crate::stages::inertialization::Transition;
+use bytemuck::{Pod, Zeroable};
 
 use super::frame::base_leader;
 
@@ -63,6 +64,26 @@ enum Read {
     TrajectoryFacing,
 }
 
+/// A matcher's state as it works on it: [`MotionMatcher`] checked and unpacked.
+#[derive(Clone, Copy, Debug)]
+struct State {
+    settings: MatcherSettings,
+    reads: [Read; MAX_FEATURE_GROUPS],
+    groups: usize,
+    group_lens: [u32; MAX_FEATURE_GROUPS],
+    dims: usize,
+    position_samples: usize,
+    facing_samples: usize,
+    /// Each group's joint position after the update `seen` (groups without a joint: unused).
+    previous: [Vec3; MAX_FEATURE_GROUPS],
+    /// The character's update count at the last call.
+    seen: Option<u32>,
+    since_search: f32,
+    requested: bool,
+    query: [f32; MAX_FEATURE_DIMS],
+    last: Option<MotionMatch>,
+}
+
 /// Motion matching as the character's base layer: every `interval` seconds (or when asked, or when the playing
 /// frame may no longer continue) the character's pose and the game's desired trajectory make a query, the
 /// asset's motion database is searched ([`MotionSearchJob`]), and a better frame than the one playing is entered
@@ -83,29 +104,56 @@ enum Read {
 /// clamped, and the other base controls stop; the inertializer removes the pose's offset and the root motion's
 /// velocity carries across.
 ///
-/// Layout: a [`MotionMatcher`] is plain caller memory (about 1 KiB, no pointers), one per character; it holds
-/// the groups it resolved once, the tracked joints' last positions, the timer and the last query. Units:
-/// seconds, the asset's length unit. Errors: see [`Character::match_motion`]; on an `Err` neither the
-/// character nor the matcher changes.
-///
-#[derive(Clone, Copy, Debug)]
+/// Layout: plain caller memory (`repr(C)`, `Pod`, 1 036 bytes, 4-byte aligned, no pointers), one per
+/// character: the groups it resolved once, the tracked joints' last positions, the timer, the settings, the last
+/// query and match. A byte copy is the same matcher; every call checks the bytes first (`StateMismatch` for any
+/// that no matcher holds), so a damaged one is refused, never trusted. Units: seconds, the asset's length unit.
+/// Errors: see [`Character::match_motion`]; on an `Err` neither the character nor the matcher changes.
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+#[repr(C)]
 pub struct MotionMatcher {
-    settings: MatcherSettings,
-    reads: [Read; MAX_FEATURE_GROUPS],
-    groups: usize,
-    group_lens: [u32; MAX_FEATURE_GROUPS],
-    dims: usize,
-    position_samples: usize,
-    facing_samples: usize,
-    /// Each group's joint position after the update `seen` (groups without a joint: unused).
-    previous: [Vec3; MAX_FEATURE_GROUPS],
-    /// The character's update count at the last call.
-    seen: Option<u32>,
+    magic: u32,
+    groups: u32,
+    dims: u32,
+    /// `SEEN`, `REQUESTED`, `HAS_LAST`.
+    flags: u32,
+    /// The character's update count at the last call (with `SEEN`).
+    seen: u32,
     since_search: f32,
-    requested: bool,
+    interval: f32,
+    transition: f32,
+    continuing_bias: f32,
+    exclude_window: u32,
+    require_tags: u32,
+    exclude_tags: u32,
+    /// `SearchMethod as u32`.
+    method: u32,
+    last_frame: u32,
+    last_clip: u32,
+    last_time: f32,
+    last_cost: f32,
+    last_continuing: u32,
+    last_blocks_read: u32,
+    /// Per group, `READ_*`.
+    kinds: [u32; MAX_FEATURE_GROUPS],
+    joints: [u32; MAX_FEATURE_GROUPS],
+    group_lens: [u32; MAX_FEATURE_GROUPS],
+    previous: [[f32; 3]; MAX_FEATURE_GROUPS],
+    last_group_costs: [f32; MAX_FEATURE_GROUPS],
     query: [f32; MAX_FEATURE_DIMS],
-    last: Option<MotionMatch>,
 }
+
+const _: () = assert!(size_of::<MotionMatcher>() == 1036 && align_of::<MotionMatcher>() == 4);
+
+/// "MMAT": a matcher's first word.
+const MATCHER_MAGIC: u32 = u32::from_le_bytes(*b"MMAT");
+const SEEN: u32 = 1;
+const REQUESTED: u32 = 2;
+const HAS_LAST: u32 = 4;
+const READ_POSITION: u32 = 0;
+const READ_VELOCITY: u32 = 1;
+const READ_TRAJECTORY_POSITION: u32 = 2;
+const READ_TRAJECTORY_FACING: u32 = 3;
 
 impl MotionMatcher {
     /// A matcher for `asset`'s database that searches on its first call.
@@ -113,6 +161,135 @@ impl MotionMatcher {
     /// Errors: `NoMotionDatabase`; `UnreadableFeatureGroup` for a group it cannot fill; `InvalidSearch` for
     /// bad settings.
     pub fn new(asset: &Asset<'_>, settings: MatcherSettings) -> Result<MotionMatcher, Error> {
+        Ok(State::new(asset, settings)?.packed())
+    }
+
+    /// The settings.
+    ///
+    /// Errors: `StateMismatch` for bytes no matcher holds.
+    pub fn settings(&self) -> Result<MatcherSettings, Error> {
+        Ok(self.unpacked()?.settings)
+    }
+
+    /// Changes the settings from the next call.
+    ///
+    /// Errors: `InvalidSearch`; `StateMismatch`; nothing changes.
+    pub fn set_settings(&mut self, settings: MatcherSettings) -> Result<(), Error> {
+        check_settings(&settings)?;
+        let mut state = self.unpacked()?;
+        state.settings = settings;
+        *self = state.packed();
+        Ok(())
+    }
+
+    /// Searches on the next call whatever the timer says (the stick changed, a gameplay event).
+    pub fn request(&mut self) {
+        self.flags |= REQUESTED;
+    }
+
+    /// How many trajectory positions and facings a [`DesiredTrajectory`] holds for this database.
+    ///
+    /// Errors: `StateMismatch`.
+    pub fn trajectory_samples(&self) -> Result<(usize, usize), Error> {
+        let state = self.unpacked()?;
+        Ok((state.position_samples, state.facing_samples))
+    }
+
+    /// The query the last call read, searched or not: raw, in the database's dimension order (empty before the
+    /// first call or for bytes no matcher holds).
+    pub fn last_query(&self) -> &[f32] {
+        match self.flags & SEEN != 0 {
+            true => self.query.get(..self.dims as usize).unwrap_or(&[]),
+            false => &[],
+        }
+    }
+
+    /// The last search's answer.
+    ///
+    /// Errors: `StateMismatch`.
+    pub fn last_match(&self) -> Result<Option<MotionMatch>, Error> {
+        Ok(self.unpacked()?.last)
+    }
+
+    /// The state, checked: `StateMismatch` for a field no matcher holds.
+    fn unpacked(&self) -> Result<State, Error> {
+        let mismatch = Error::StateMismatch;
+        let groups = self.groups as usize;
+        let dims = self.dims as usize;
+        if self.magic != MATCHER_MAGIC || !(1..=MAX_FEATURE_GROUPS).contains(&groups) || dims > MAX_FEATURE_DIMS {
+            return Err(mismatch);
+        }
+        let method = match self.method {
+            m if m == SearchMethod::BruteForce as u32 => SearchMethod::BruteForce,
+            m if m == SearchMethod::Pruned as u32 => SearchMethod::Pruned,
+            _ => return Err(mismatch),
+        };
+        let settings = MatcherSettings {
+            interval: self.interval,
+            transition: self.transition,
+            continuing_bias: self.continuing_bias,
+            exclude_window: self.exclude_window as usize,
+            filter: TagFilter { require: self.require_tags, exclude: self.exclude_tags },
+            method,
+        };
+        check_settings(&settings).map_err(|_| mismatch)?;
+        let flags_ok = self.flags & !(SEEN | REQUESTED | HAS_LAST) == 0 && self.last_continuing <= 1;
+        if !(flags_ok && self.since_search.is_finite() && self.since_search >= 0.0) {
+            return Err(mismatch);
+        }
+        let mut reads = [Read::TrajectoryPosition; MAX_FEATURE_GROUPS];
+        let (mut position_samples, mut facing_samples, mut total) = (0, 0, 0);
+        for (g, read) in reads.iter_mut().enumerate().take(groups) {
+            let (len, joint) = (self.group_lens[g] as usize, self.joints[g] as usize);
+            let jointed = len == 3 && joint < MAX_JOINTS;
+            let paired = len > 0 && len.is_multiple_of(2);
+            *read = match self.kinds[g] {
+                READ_POSITION if jointed => Read::Position(joint),
+                READ_VELOCITY if jointed => Read::Velocity(joint),
+                READ_TRAJECTORY_POSITION if paired => Read::TrajectoryPosition,
+                READ_TRAJECTORY_FACING if paired => Read::TrajectoryFacing,
+                _ => return Err(mismatch),
+            };
+            match *read {
+                Read::TrajectoryPosition => position_samples += len / 2,
+                Read::TrajectoryFacing => facing_samples += len / 2,
+                _ => {}
+            }
+            total += len;
+        }
+        if total != dims {
+            return Err(mismatch);
+        }
+        let last = (self.flags & HAS_LAST != 0).then_some(MotionMatch {
+            frame: self.last_frame as usize,
+            clip: self.last_clip,
+            time: self.last_time,
+            cost: self.last_cost,
+            continuing: self.last_continuing == 1,
+            group_costs: self.last_group_costs,
+            blocks_read: self.last_blocks_read as usize,
+        });
+        Ok(State {
+            settings,
+            reads,
+            group_lens: self.group_lens,
+            groups,
+            dims,
+            position_samples,
+            facing_samples,
+            previous: self.previous.map(|[x, y, z]| Vec3::new(x, y, z)),
+            seen: (self.flags & SEEN != 0).then_some(self.seen),
+            since_search: self.since_search,
+            requested: self.flags & REQUESTED != 0,
+            query: self.query,
+            last,
+        })
+    }
+}
+
+impl State {
+    /// See [`MotionMatcher::new`].
+    fn new(asset: &Asset<'_>, settings: MatcherSettings) -> Result<State, Error> {
         check_settings(&settings)?;
         let db = asset.motion_database().ok_or(Error::NoMotionDatabase)?;
         let skeleton = asset.skeleton();
@@ -137,7 +314,7 @@ impl MotionMatcher {
                 _ => {}
             }
         }
-        Ok(MotionMatcher {
+        Ok(State {
             settings,
             reads,
             group_lens,
@@ -154,39 +331,58 @@ impl MotionMatcher {
         })
     }
 
-    /// The settings.
-    pub fn settings(&self) -> &MatcherSettings {
-        &self.settings
-    }
-
-    /// Changes the settings from the next call.
-    ///
-    /// Errors: `InvalidSearch`; nothing changes.
-    pub fn set_settings(&mut self, settings: MatcherSettings) -> Result<(), Error> {
-        check_settings(&settings)?;
-        self.settings = settings;
-        Ok(())
-    }
-
-    /// Searches on the next call whatever the timer says (the stick changed, a gameplay event).
-    pub fn request(&mut self) {
-        self.requested = true;
-    }
-
-    /// How many trajectory positions and facings a [`DesiredTrajectory`] holds for this database.
-    pub fn trajectory_samples(&self) -> (usize, usize) {
-        (self.position_samples, self.facing_samples)
-    }
-
-    /// The query the last call read, searched or not: raw, in the database's dimension order (empty before the
-    /// first call).
-    pub fn last_query(&self) -> &[f32] {
-        if self.seen.is_some() { &self.query[..self.dims] } else { &[] }
-    }
-
-    /// The last search's answer.
-    pub fn last_match(&self) -> Option<&MotionMatch> {
-        self.last.as_ref()
+    /// The state in its plain form.
+    fn packed(&self) -> MotionMatcher {
+        let mut kinds = [0; MAX_FEATURE_GROUPS];
+        let mut joints = [0; MAX_FEATURE_GROUPS];
+        for (g, read) in self.reads[..self.groups].iter().enumerate() {
+            (kinds[g], joints[g]) = match *read {
+                Read::Position(j) => (READ_POSITION, j as u32),
+                Read::Velocity(j) => (READ_VELOCITY, j as u32),
+                Read::TrajectoryPosition => (READ_TRAJECTORY_POSITION, 0),
+                Read::TrajectoryFacing => (READ_TRAJECTORY_FACING, 0),
+            };
+        }
+        let flag = |on: bool, bit: u32| if on { bit } else { 0 };
+        let last = self.last.unwrap_or(MotionMatch {
+            frame: 0,
+            clip: 0,
+            time: 0.0,
+            cost: 0.0,
+            continuing: false,
+            group_costs: [0.0; MAX_FEATURE_GROUPS],
+            blocks_read: 0,
+        });
+        let settings = &self.settings;
+        MotionMatcher {
+            magic: MATCHER_MAGIC,
+            groups: self.groups as u32,
+            dims: self.dims as u32,
+            flags: flag(self.seen.is_some(), SEEN)
+                | flag(self.requested, REQUESTED)
+                | flag(self.last.is_some(), HAS_LAST),
+            seen: self.seen.unwrap_or(0),
+            since_search: self.since_search,
+            interval: settings.interval,
+            transition: settings.transition,
+            continuing_bias: settings.continuing_bias,
+            exclude_window: u32::try_from(settings.exclude_window).unwrap_or(u32::MAX),
+            require_tags: settings.filter.require,
+            exclude_tags: settings.filter.exclude,
+            method: settings.method as u32,
+            last_frame: last.frame as u32,
+            last_clip: last.clip,
+            last_time: last.time,
+            last_cost: last.cost,
+            last_continuing: u32::from(last.continuing),
+            last_blocks_read: u32::try_from(last.blocks_read).unwrap_or(u32::MAX),
+            kinds,
+            joints,
+            group_lens: self.group_lens,
+            previous: self.previous.map(|v| [v.x, v.y, v.z]),
+            last_group_costs: last.group_costs,
+            query: self.query,
+        }
     }
 
     /// The database frame at the leading base control's `clip` and `time`, when it may continue.
@@ -275,16 +471,17 @@ impl Character<'_> {
         desired: &DesiredTrajectory<'_>,
     ) -> Result<Option<MotionMatch>, Error> {
         let db = asset.motion_database().ok_or(Error::NoMotionDatabase)?;
-        let same_groups = db.groups().len() == matcher.groups
-            && db.groups().iter().zip(&matcher.group_lens).all(|(g, &len)| g.len == len);
-        if db.dims() != matcher.dims || !same_groups {
+        let mut state = matcher.unpacked()?;
+        let same_groups = db.groups().len() == state.groups
+            && db.groups().iter().zip(&state.group_lens).all(|(g, &len)| g.len == len);
+        if db.dims() != state.dims || !same_groups {
             return Err(Error::StateMismatch);
         }
         if self.counts.inertialization.is_none() {
             return Err(Error::NoInertializer);
         }
-        check_len(Buffer::TrajectoryPositions, matcher.position_samples, desired.positions.len())?;
-        check_len(Buffer::TrajectoryFacings, matcher.facing_samples, desired.facings.len())?;
+        check_len(Buffer::TrajectoryPositions, state.position_samples, desired.positions.len())?;
+        check_len(Buffer::TrajectoryFacings, state.facing_samples, desired.facings.len())?;
         if !desired.positions.iter().chain(desired.facings).flatten().all(|x| x.is_finite()) {
             return Err(Error::InvalidTrajectory);
         }
@@ -293,24 +490,24 @@ impl Character<'_> {
             let leader = base_leader(parts.controls, &parts.layers[0]).map(|i| parts.controls[i].control);
             (parts.header.updates, parts.header.last_dt, leader.map(|c| (c.clip(), c.time())))
         };
-        let fresh = matcher.seen != Some(updates);
-        let consecutive = matcher.seen.is_some_and(|seen| updates == seen.wrapping_add(1));
-        let (mut query, mut now) = (matcher.query, matcher.previous);
+        let fresh = state.seen != Some(updates);
+        let consecutive = state.seen.is_some_and(|seen| updates == seen.wrapping_add(1));
+        let (mut query, mut now) = (state.query, state.previous);
         let pose = PoseRead { model: self.model(), motion: self.root_motion(), dt, fresh, consecutive };
-        matcher.read(&pose, desired, &mut query, &mut now)?;
-        let since = if fresh { matcher.since_search + dt } else { matcher.since_search };
-        let current = playing.and_then(|(clip, time)| MotionMatcher::playing(db, clip, time));
-        let due = matcher.requested || current.is_none() || since >= matcher.settings.interval;
+        state.read(&pose, desired, &mut query, &mut now)?;
+        let since = if fresh { state.since_search + dt } else { state.since_search };
+        let current = playing.and_then(|(clip, time)| State::playing(db, clip, time));
+        let due = state.requested || current.is_none() || since >= state.settings.interval;
         let mut found = None;
         if due {
-            let settings = matcher.settings;
+            let settings = state.settings;
             let job = MotionSearchJob {
                 current,
                 exclude_window: settings.exclude_window,
                 continuing_bias: settings.continuing_bias,
                 filter: settings.filter,
                 method: settings.method,
-                ..MotionSearchJob::new(db, &query[..matcher.dims])
+                ..MotionSearchJob::new(db, &query[..state.dims])
             };
             let best = job.run()?;
             if !best.continuing {
@@ -320,14 +517,15 @@ impl Character<'_> {
             }
             found = Some(best);
         }
-        matcher.query = query;
-        matcher.previous = now;
-        matcher.seen = Some(updates);
+        state.query = query;
+        state.previous = now;
+        state.seen = Some(updates);
         if let Some(best) = found {
-            (matcher.since_search, matcher.requested, matcher.last) = (0.0, false, Some(best));
+            (state.since_search, state.requested, state.last) = (0.0, false, Some(best));
         } else {
-            matcher.since_search = since;
+            state.since_search = since;
         }
+        *matcher = state.packed();
         Ok(found)
     }
 }

@@ -90,6 +90,12 @@ int main(int argc, char **argv) {
   request.query = features;
   request.current = -1;
   EXPECT(asset.motion_search(request).status().code() == SINEW_ERROR_INVALID_ARGUMENT);
+  sinew_motion_matcher_settings matcher_settings = sinew::MotionMatcher::default_settings();
+  EXPECT(matcher_settings.interval > 0.0f && matcher_settings.method == SINEW_SEARCH_PRUNED);
+  EXPECT(sinew::MotionMatcher::create(asset, matcher_settings).status().code() == SINEW_ERROR_INVALID_ARGUMENT);
+  // A matcher never laid out is refused, not trusted.
+  sinew::MotionMatcher blank;
+  EXPECT(blank.trajectory_samples().status().code() == SINEW_ERROR_STATE_MISMATCH);
 
   const sinew_layer_desc layers[1] = {{SINEW_LAYER_BASE, 2}};
   sinew_character_desc desc{};
