@@ -81,7 +81,8 @@ impl Source {
     /// `frames` rows: the source repeated, each copy after the first perturbed (module docs), and their entries.
     pub fn tiled(&self, frames: usize, seed: u64) -> (Vec<f32>, Vec<FrameEntry>) {
         let dims = self.dims();
-        let deviation = deviations(&self.rows, dims);
+        let deviation: Vec<f32> =
+            sinew_tools::motion_database::mean_and_deviation(&self.rows, dims).1.iter().map(|&d| d as f32).collect();
         let mut uniform = uniform_from(seed);
         let source_frames = self.entries.len();
         let mut rows = Vec::with_capacity(frames * dims);
@@ -142,18 +143,6 @@ fn bend(schema: &Schema, row: &mut [f32], speed: f32, turn: f32) {
             }
         }
     }
-}
-
-/// Per dimension, the standard deviation of `rows`.
-fn deviations(rows: &[f32], dims: usize) -> Vec<f32> {
-    let frames = (rows.len() / dims) as f64;
-    (0..dims)
-        .map(|d| {
-            let column = rows.iter().skip(d).step_by(dims).map(|&x| f64::from(x));
-            let mean = column.clone().sum::<f64>() / frames;
-            (column.map(|x| (x - mean).powi(2)).sum::<f64>() / frames).sqrt() as f32
-        })
-        .collect()
 }
 
 /// `count` queries (module docs): the pose part of frames spread over `rows`, the trajectory bent by a turn rate

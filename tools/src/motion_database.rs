@@ -176,7 +176,7 @@ impl OwnedDatabase {
 }
 
 /// Per dimension, the mean (as `f32`) and the standard deviation (population), both accumulated in `f64`.
-fn mean_and_deviation(rows: &[f32], dims: usize) -> (Vec<f32>, Vec<f64>) {
+pub fn mean_and_deviation(rows: &[f32], dims: usize) -> (Vec<f32>, Vec<f64>) {
     let frames = (rows.len() / dims) as f64;
     let mut sum = vec![0.0f64; dims];
     for row in rows.chunks_exact(dims) {
