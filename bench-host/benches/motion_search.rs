@@ -1,18 +1,21 @@
 //! Motion matching's search per query: sinew's SIMD brute force and its pruned search (boxes over 64 and 16
-//! frames, early exit) against the naive row-major scalar loop with early exit (`naive::motion_search`), over
-//! databases of 10 k to 500 k frames tiled from the shared Bandai walk and run, at 27 and 59 dimensions. Two
-//! query sets: steered (`sinew_bench_host::matching::steered_queries`, both schemas) and, at 27 dimensions, the
-//! searches of the four scripted gamepad runs of `sinew-bench matching` (`_gamepad`: each query with the frame
-//! playing then, whose cost less the bias is every search's first bound, the naive loop's too). All three find
-//! the same frame (checked before timing). `motion_search_as_is` searches the Bandai walk and run (263 frames)
-//! and CMU 01_01 (2 752 frames at 120 Hz) untiled. `stream` reads every stored feature once per query and does nothing
-//! else: the memory floor of a search.
+//! frames, early exit) against the naive row-major scalar loop with early exit (`naive::motion_search`). All
+//! three find the same frame (checked before timing).
+//!
+//! - `motion_search_27`, `motion_search_59`: databases of 10 k to 500 k frames tiled from the shared Bandai walk
+//!   and run (feature rows, each copy at its own speed and curvature), at 27 and 59 dimensions, with steered
+//!   queries (`sinew_bench_host::matching::steered_queries`). `stream` reads every stored feature once per query
+//!   and does nothing else: the memory floor of a search.
+//! - `motion_search_gamepad`: the searches of the four scripted gamepad runs of `sinew-bench matching` driven
+//!   over a real library of 100 k frames (the Bandai walk and run baked as turning takes, `Library::bent`), each
+//!   with the frame playing then, whose cost less the bias is every search's first bound, the naive loop's too.
+//! - `motion_search_as_is`: the Bandai walk and run (263 frames) and CMU 01_01 (2 752 frames at 120 Hz) untiled.
 
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use sinew::motion_database::MotionDatabase;
 use sinew::motion_matching::{MotionSearchJob, SearchMethod};
 use sinew_bench_host::matching::{
-    MatchingOptions, Path, RecordedQuery, Shape, Source, normalized, row_major, run_matching, steered_queries,
+    Library, MatchingOptions, Path, RecordedQuery, Shape, Source, normalized, row_major, run_library, steered_queries,
 };
 use sinew_bench_host::naive;
 use sinew_tools::motion_database::OwnedDatabase;
@@ -20,18 +23,23 @@ use std::hint::black_box;
 
 const QUERIES: usize = 64;
 
-/// `QUERIES` searches spread evenly over the searches of the four scripted runs (Holden's schema), each with the
-/// frame playing then: the tiled database's first copy is the runs' database unchanged, so its frames keep their
-/// indices, and the playing frame's cost less the bias is the first bound, as in the game.
-fn gamepad_queries() -> Vec<RecordedQuery> {
-    let Some(dir) = sinew_tools::shared_data_dir() else { return Vec::new() };
+/// Frames of the gamepad runs' library.
+const GAMEPAD_FRAMES: usize = 100_000;
+
+/// A library of `GAMEPAD_FRAMES` frames bent from the Bandai walk and run (`Library::bent`: turning takes, as a
+/// capture session holds), and `QUERIES` searches spread evenly over the four scripted runs driven on it, each
+/// with the frame playing then (its cost less the bias is the first bound, as in the game).
+fn gamepad_searches() -> Option<(OwnedDatabase, Vec<RecordedQuery>)> {
+    let dir = sinew_tools::shared_data_dir()?;
     let bandai = dir.join("bvh/bandai");
     let files = [bandai.join("dataset-1_walk_normal_001.bvh"), bandai.join("dataset-2_run_normal_001.bvh")];
+    let library = Library::load(&files).expect("library").bent(GAMEPAD_FRAMES, 7);
     let mut all = Vec::new();
     for path in [Path::Circle, Path::Zigzag, Path::StopStart, Path::Strafe] {
-        all.extend(run_matching(&files, path, MatchingOptions::default()).expect("scripted run").queries);
+        all.extend(run_library(&library, path, MatchingOptions::default()).expect("scripted run").queries);
     }
-    (0..QUERIES).map(|k| all[k * all.len() / QUERIES].clone()).collect()
+    let queries = (0..QUERIES).map(|k| all[k * all.len() / QUERIES].clone()).collect();
+    Some((library.database().expect("database"), queries))
 }
 
 /// The three searches over `queries`, their ids ending in `suffix`.
@@ -110,13 +118,21 @@ fn motion_search(c: &mut Criterion) {
         searches(&mut group, (&db, &view), &steered, &format!("_{name}"));
     }
     group.finish();
+    // The scripted gamepad runs' own searches over their own library.
+    if let Some((db, queries)) = gamepad_searches() {
+        let mut group = c.benchmark_group("motion_search_gamepad");
+        group.sample_size(10);
+        let view = db.view().expect("view");
+        group.throughput(Throughput::Elements((QUERIES * db.frames) as u64));
+        searches(&mut group, (&db, &view), &queries, "");
+        group.finish();
+    }
     for shape in [Shape::Holden27, Shape::O3de59] {
         let source = match Source::bandai(shape) {
             Ok(Some(source)) => source,
             Ok(None) => return,
             Err(e) => panic!("motion matching source: {e}"),
         };
-        let gamepad = if shape == Shape::Holden27 { gamepad_queries() } else { Vec::new() };
         let mut group = c.benchmark_group(format!("motion_search_{}", source.dims()));
         group.sample_size(10);
         for &frames in &sizes {
@@ -129,9 +145,6 @@ fn motion_search(c: &mut Criterion) {
                 .map(|query| RecordedQuery { query, current: None })
                 .collect();
             searches(&mut group, (&db, &view), &steered, "");
-            if !gamepad.is_empty() {
-                searches(&mut group, (&db, &view), &gamepad, "_gamepad");
-            }
             // The memory floor: one read of every stored feature per query (four lane sums, nothing else).
             group.bench_function(BenchmarkId::new("stream", frames), |b| {
                 b.iter(|| {

@@ -19,7 +19,7 @@
 use sinew::motion_database::FrameEntry;
 use sinew_tools::features::{Feature, Schema, TRAJECTORY_SECONDS};
 use sinew_tools::motion_database::{GroupSpec, OwnedDatabase};
-use sinew_tools::raw::RawAnnotations;
+use sinew_tools::raw::{RawAnnotations, RawClip, RawSkeleton};
 use sinew_tools::stats::percentile;
 
 /// The two schema shapes the benches measure.
@@ -289,10 +289,81 @@ pub struct RecordedQuery {
 /// The game's frame step.
 const DT: f32 = 1.0 / 60.0;
 
-/// Drives a character by `path` over a database built from `files` (one skeleton; root motion extracted, plants
-/// detected, Holden's schema), searching every `search_every` seconds and entering each match through an
-/// inertialized transition. Every search is checked against the brute force.
+/// A locomotion library: a skeleton with its root motion extracted, its clips, their foot plants, and the feet
+/// (joint indices before the extraction).
+#[derive(Clone, Debug)]
+pub struct Library {
+    pub skeleton: RawSkeleton,
+    pub clips: Vec<RawClip>,
+    pub annotations: Vec<RawAnnotations>,
+    pub feet: Vec<usize>,
+}
+
+impl Library {
+    /// `files` (one skeleton): plants detected, root motion extracted.
+    pub fn load(files: &[std::path::PathBuf]) -> Result<Library, String> {
+        use sinew_tools::annotate;
+        let (skeleton, clips) = sinew_tools::bvh::load_raw_files(files)?;
+        let feet = annotate::foot_joints(&skeleton, &[])?;
+        let mut annotations = vec![RawAnnotations::default(); clips.len()];
+        for (clip, a) in clips.iter().zip(annotations.iter_mut()) {
+            annotate::detect_plants(&skeleton, clip, &feet, annotate::PlantRule::default(), a)?;
+        }
+        let (skeleton, clips) = sinew_tools::root_motion::extract(&skeleton, &clips, &Default::default())?;
+        Ok(Library { skeleton, clips, annotations, feet })
+    }
+
+    /// At least `frames` frames of takes: the clips in turn, each walked along its own arc, its root motion's
+    /// steps turned by a rate drawn from ±90°/s (the first pass as it is), as a capture session's turning walks
+    /// and runs are. The poses and plants are the source's.
+    pub fn bent(&self, frames: usize, seed: u64) -> Library {
+        let mut uniform = uniform_from(seed);
+        let (mut clips, mut annotations, mut total) = (Vec::new(), Vec::new(), 0);
+        for k in 0.. {
+            if total >= frames || self.clips.is_empty() {
+                break;
+            }
+            let source = &self.clips[k % self.clips.len()];
+            let rate = if k < self.clips.len() { 0.0 } else { 90f32.to_radians() * uniform() };
+            let mut take = source.clone();
+            take.name = format!("{}-{k}", source.name);
+            for f in 1..take.frames.len() {
+                let yaw = rate * f as f32 / source.sample_rate;
+                let step = source.frames[f][0].translation - source.frames[f - 1][0].translation;
+                let turned = sinew::root_motion::RootMotion::turn(yaw, step);
+                let before = take.frames[f - 1][0].translation;
+                let root = &mut take.frames[f][0];
+                root.translation = sinew::math::Vec3::new(before.x + turned.x, root.translation.y, before.z + turned.z);
+                let half = yaw / 2.0;
+                root.rotation = sinew::math::Quat::new(0.0, half.sin(), 0.0, half.cos()) * root.rotation;
+            }
+            total += take.frames.len();
+            clips.push(take);
+            annotations.push(self.annotations[k % self.clips.len()].clone());
+        }
+        Library { clips, annotations, ..self.clone() }
+    }
+
+    /// Holden's schema over the library.
+    pub fn schema(&self) -> Result<Schema, String> {
+        Schema::default_for(&self.skeleton)
+    }
+
+    /// The motion database of Holden's schema over the library.
+    pub fn database(&self) -> Result<OwnedDatabase, String> {
+        sinew_tools::features::build(&self.skeleton, &self.clips, &self.annotations, &self.schema()?)
+    }
+}
+
+/// [`run_library`] over the library `files` make ([`Library::load`]).
 pub fn run_matching(files: &[std::path::PathBuf], path: Path, options: MatchingOptions) -> Result<MatchingRun, String> {
+    run_library(&Library::load(files)?, path, options)
+}
+
+/// Drives a character by `path` over `library`'s database (Holden's schema), searching every `search_every`
+/// seconds and entering each match through an inertialized transition. Every search is checked against the
+/// brute force.
+pub fn run_library(library: &Library, path: Path, options: MatchingOptions) -> Result<MatchingRun, String> {
     use sinew::character::{
         Character, CharacterDesc, DesiredTrajectory, LayerDesc, LayerKind, MatcherSettings, MotionMatcher, Play, Rig,
         Scratch, SlotId,
@@ -307,20 +378,18 @@ pub fn run_matching(files: &[std::path::PathBuf], path: Path, options: MatchingO
     if !(options.seconds.is_finite() && options.seconds > 0.0 && options.seconds <= 3600.0) {
         return Err(format!("--seconds {}: give a duration in (0, 3600]", options.seconds));
     }
-    let (skeleton, clips) = sinew_tools::bvh::load_raw_files(files)?;
-    let feet = annotate::foot_joints(&skeleton, &[])?;
-    let mut annotations = vec![RawAnnotations::default(); clips.len()];
-    for (clip, a) in clips.iter().zip(annotations.iter_mut()) {
-        annotate::detect_plants(&skeleton, clip, &feet, annotate::PlantRule::default(), a)?;
-    }
-    let (skeleton, clips) = sinew_tools::root_motion::extract(&skeleton, &clips, &Default::default())?;
-    let schema = Schema::default_for(&skeleton)?;
-    let database = sinew_tools::features::build(&skeleton, &clips, &annotations, &schema)?;
-    let extras = sinew_tools::raw::Extras { annotations, motion_database: Some(database), ..Default::default() };
-    let blob = sinew_tools::bake::bake_with(&skeleton, &clips, sinew_tools::bake::KeyFormat::F32, &extras)?;
+    let Library { skeleton, clips, annotations, feet } = library;
+    let schema = library.schema()?;
+    let database = library.database()?;
+    let extras = sinew_tools::raw::Extras {
+        annotations: annotations.clone(),
+        motion_database: Some(database),
+        ..Default::default()
+    };
+    let blob = sinew_tools::bake::bake_with(skeleton, clips, sinew_tools::bake::KeyFormat::F32, &extras)?;
     let asset = sinew::Asset::load(blob.bytes()).map_err(err)?;
     let db = asset.motion_database().ok_or("the blob lost its database")?;
-    let per_cm = annotate::figure_scale(&skeleton).units_per_cm();
+    let per_cm = annotate::figure_scale(skeleton).units_per_cm();
 
     // The speeds the clips move at (a quarter and nine tenths up).
     let mut raw = vec![0.0; db.dims()];
