@@ -32,6 +32,8 @@ pub struct Config {
     pub frames: usize,
     /// Threads for the multi-threaded crowd frame (1 = that measurement is skipped).
     pub threads: usize,
+    /// Leave out the motion-matched crowd (`--no-motion-matching`).
+    pub skip_motion_matching: bool,
 }
 
 /// One stage's cost.
@@ -233,14 +235,9 @@ const CACHE_LINE: usize = 64;
 #[repr(C, align(64))]
 struct CacheLine([u8; CACHE_LINE]);
 
-/// Runs the crowd on one workload.
-pub fn profile_workload(
-    w: &Workload,
-    characters: usize,
-    frames: usize,
-    threads: usize,
-    peaks: &Peaks,
-) -> Result<RigReport, String> {
+/// Runs the crowd on one workload, with `config`'s characters, frames, threads and crowds.
+pub fn profile_workload(w: &Workload, config: &Config, peaks: &Peaks) -> Result<RigReport, String> {
+    let (characters, frames, threads) = (config.characters, config.frames, config.threads);
     let blob = sinew_tools::bake::bake(&w.skeleton, std::slice::from_ref(&w.clip), w.keys)?;
     let asset = Asset::load(blob.bytes()).map_err(|e| e.to_string())?;
     let skeleton = asset.skeleton();
@@ -533,7 +530,10 @@ pub fn profile_workload(
     };
 
     let runtime = crate::crowd::measure(w, characters, frames)?;
-    let matched = crate::matched_crowd::measure(w, characters, frames);
+    let matched = match config.skip_motion_matching {
+        false => crate::matched_crowd::measure(w, characters, frames),
+        true => Err("skipped (--no-motion-matching)".into()),
+    };
     Ok(RigReport {
         runtime,
         matched,
@@ -592,8 +592,7 @@ pub fn run(config: &Config) -> Result<(Vec<RigReport>, Peaks), String> {
     }
     let workloads: Vec<Workload> = workloads.into_iter().map(|w| w.with_keys(config.keys)).collect();
     let peaks = Peaks::measure();
-    let reports =
-        workloads.iter().map(|w| profile_workload(w, config.characters, config.frames, config.threads, &peaks));
+    let reports = workloads.iter().map(|w| profile_workload(w, config, &peaks));
     Ok((reports.collect::<Result<_, _>>()?, peaks))
 }
 

@@ -29,6 +29,8 @@ pub(crate) const BUILDS: [Build; 2] = [
 
 /// Callgrind's crowd: small, every stage still runs every frame.
 const COUNT_ARGS: [&str; 4] = ["--characters", "8", "--frames", "3"];
+/// No budget covers the motion-matched crowd, and its library's bake is most of a short run under callgrind.
+const NO_MATCHING: &str = "--no-motion-matching";
 /// Frames a profile runs per stage beyond `--frames` (its warm-up).
 const WARM_UP_FRAMES: f64 = 2.0;
 
@@ -158,7 +160,7 @@ fn measure(binary: &Path, args: &[String], runs: usize) -> Result<Measured, Stri
     let mut measured = Measured::default();
     for _ in 0..runs {
         let mut c = crate::pinned(binary);
-        c.arg("profile").args(args).arg("--json");
+        c.arg("profile").args(args).args([NO_MATCHING, "--json"]);
         let report = json_of(c)?;
         let rig = &report["rigs"][0];
         let mut add = |stage: &str, us: f64| {
@@ -199,7 +201,7 @@ fn instructions(binary: &Path, args: &[String]) -> Result<BTreeMap<String, f64>,
     let out_file = std::env::temp_dir().join(format!("sinew-callgrind-{}.out", std::process::id()));
     let mut c = Command::new("valgrind");
     c.args(["--tool=callgrind", "--quiet"]).arg(format!("--callgrind-out-file={}", out_file.display()));
-    c.arg(binary).arg("profile").args(args).args(COUNT_ARGS).arg("--json");
+    c.arg(binary).arg("profile").args(args).args(COUNT_ARGS).args([NO_MATCHING, "--json"]);
     let status = c.output().map_err(|e| format!("valgrind not found ({e}); install it: apt-get install valgrind"))?;
     if !status.status.success() {
         return Err(format!("callgrind run failed: {}", String::from_utf8_lossy(&status.stderr)));

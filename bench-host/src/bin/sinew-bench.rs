@@ -626,6 +626,9 @@ struct ProfileArgs {
     /// Also run the crowd's plain frame on 1, 2, 4, … up to this many threads and print the scaling.
     #[arg(long, default_value_t = 1)]
     threads: usize,
+    /// Skip the motion-matched crowd (its library's bake is most of a short run under callgrind).
+    #[arg(long)]
+    no_motion_matching: bool,
     /// Print JSON instead of the table.
     #[arg(long)]
     json: bool,
@@ -642,6 +645,7 @@ impl Default for ProfileArgs {
             characters: 256,
             frames: 101,
             threads: 1,
+            no_motion_matching: false,
             json: false,
         }
     }
@@ -689,6 +693,7 @@ fn main() -> ExitCode {
                 characters: args.characters,
                 frames: args.frames,
                 threads: args.threads,
+                skip_motion_matching: args.no_motion_matching,
             };
             report(profile::run(&config).map(|(reports, peaks)| {
                 if args.json {
