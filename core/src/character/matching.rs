@@ -1,6 +1,8 @@
 //! The motion-matched base layer: [`MotionMatcher`] and [`Character::match_motion`].
 
-use super::{Blend, Character, Play};
+use super::Character;
+use super::desc::{Blend, Play};
+use super::frame::base_leader;
 use crate::data::asset::Asset;
 use crate::data::motion_database::{FRAME_EXCLUDED, MotionDatabase};
 use crate::error::{Buffer, Error, check_len};
@@ -11,8 +13,6 @@ use crate::motion::motion_matching::{MotionMatch, MotionSearchJob, SearchMethod,
 use crate::motion::root_motion::RootMotion;
 use crate::stages::inertialization::Transition;
 use bytemuck::{Pod, Zeroable};
-
-use super::frame::base_leader;
 
 /// How a motion-matched base searches and enters its matches.
 #[derive(Clone, Copy, Debug, PartialEq)]
