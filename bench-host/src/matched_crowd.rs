@@ -2,7 +2,7 @@
 //! [`MotionMatcher`] over a database baked from the workload's clip, and a stick per character.
 //!
 //! **The library.** The workload's clip looped into [`TAKES`] takes of [`TAKE_SECONDS`], each walked along its
-//! own path: a speed and a turn rate that swings from side to side, as a capture session's walks and turns do
+//! own path: a speed and a turn rate that swings from side to side, as a motion-capture shoot's walks and turns do
 //! (on top of whatever the clip itself moves). Root motion is extracted and Holden's 27-dimension database
 //! baked from them. **The crowd.** Each character follows its own stick (heading and speed changing every few
 //! seconds), predicted by the trajectory spring, and searches every 0.1 s; the first searches are staggered

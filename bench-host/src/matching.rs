@@ -314,7 +314,7 @@ impl Library {
     }
 
     /// At least `frames` frames of takes: the clips in turn, each walked along its own arc, its root motion's
-    /// steps turned by a rate drawn from ±90°/s (the first pass as it is), as a capture session's turning walks
+    /// steps turned by a rate drawn from ±90°/s (the first pass as it is), as a motion-capture shoot's turning walks
     /// and runs are. The poses and plants are the source's.
     pub fn bent(&self, frames: usize, seed: u64) -> Library {
         let mut uniform = uniform_from(seed);
