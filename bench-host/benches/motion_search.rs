@@ -27,7 +27,7 @@ const QUERIES: usize = 64;
 const GAMEPAD_FRAMES: usize = 100_000;
 
 /// A library of `GAMEPAD_FRAMES` frames bent from the Bandai walk and run (`Library::bent`: turning takes, as a
-/// capture session holds), and `QUERIES` searches spread evenly over the four scripted runs driven on it, each
+/// motion-capture shoot holds), and `QUERIES` searches spread evenly over the four scripted runs driven on it, each
 /// with the frame playing then (its cost less the bias is the first bound, as in the game).
 fn gamepad_searches() -> Option<(OwnedDatabase, Vec<RecordedQuery>)> {
     let dir = sinew_tools::shared_data_dir()?;
