@@ -398,7 +398,7 @@ impl<'a> SamplingContext<'a> {
     }
 }
 
-/// [`first_group`] for the offline tools and tests (the `tools` feature): the first lane group of `clip` at
+/// `first_group` for the offline tools and tests (the `tools` feature): the first lane group of `clip` at
 /// `time` without a context, equal to [`SamplingJob`]'s output there bit for bit.
 #[cfg(feature = "tools")]
 pub fn sample_first_group(clip: &Clip<'_>, rest: &SoaTransform, time: f32, playback: Playback) -> SoaTransform {
