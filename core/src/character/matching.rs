@@ -72,8 +72,6 @@ struct State {
     groups: usize,
     group_lens: [u32; MAX_FEATURE_GROUPS],
     dims: usize,
-    position_samples: usize,
-    facing_samples: usize,
     /// Each group's joint position after the update `seen` (groups without a joint: unused).
     previous: [Vec3; MAX_FEATURE_GROUPS],
     /// The character's update count at the last call.
@@ -192,7 +190,7 @@ impl MotionMatcher {
     /// Errors: `StateMismatch`.
     pub fn trajectory_samples(&self) -> Result<(usize, usize), Error> {
         let state = self.unpacked()?;
-        Ok((state.position_samples, state.facing_samples))
+        Ok(state.trajectory_samples())
     }
 
     /// The query the last call read, searched or not: raw, in the database's dimension order (empty before the
@@ -238,7 +236,7 @@ impl MotionMatcher {
             return Err(mismatch);
         }
         let mut reads = [Read::TrajectoryPosition; MAX_FEATURE_GROUPS];
-        let (mut position_samples, mut facing_samples, mut total) = (0, 0, 0);
+        let mut total = 0;
         for (g, read) in reads.iter_mut().enumerate().take(groups) {
             let (len, joint) = (self.group_lens[g] as usize, self.joints[g] as usize);
             let jointed = len == 3 && joint < MAX_JOINTS;
@@ -250,11 +248,6 @@ impl MotionMatcher {
                 READ_TRAJECTORY_FACING if paired => Read::TrajectoryFacing,
                 _ => return Err(mismatch),
             };
-            match *read {
-                Read::TrajectoryPosition => position_samples += len / 2,
-                Read::TrajectoryFacing => facing_samples += len / 2,
-                _ => {}
-            }
             total += len;
         }
         if total != dims {
@@ -275,8 +268,6 @@ impl MotionMatcher {
             group_lens: self.group_lens,
             groups,
             dims,
-            position_samples,
-            facing_samples,
             previous: self.previous.map(|[x, y, z]| Vec3::new(x, y, z)),
             seen: (self.flags & SEEN != 0).then_some(self.seen),
             since_search: self.since_search,
@@ -295,7 +286,6 @@ impl State {
         let skeleton = asset.skeleton();
         let mut reads = [Read::TrajectoryPosition; MAX_FEATURE_GROUPS];
         let mut group_lens = [0; MAX_FEATURE_GROUPS];
-        let (mut position_samples, mut facing_samples) = (0, 0);
         for (g, group) in db.groups().iter().enumerate() {
             let name = asset.feature_group_name(g).unwrap_or("");
             let joint = |prefix: &str| name.strip_prefix(prefix).and_then(|joint| skeleton.find(joint));
@@ -308,11 +298,6 @@ impl State {
                 (_, _, "trajectory_facing") if len.is_multiple_of(2) => Read::TrajectoryFacing,
                 _ => return Err(Error::UnreadableFeatureGroup { group: g }),
             };
-            match reads[g] {
-                Read::TrajectoryPosition => position_samples += len / 2,
-                Read::TrajectoryFacing => facing_samples += len / 2,
-                _ => {}
-            }
         }
         Ok(State {
             settings,
@@ -320,8 +305,6 @@ impl State {
             group_lens,
             groups: db.groups().len(),
             dims: db.dims(),
-            position_samples,
-            facing_samples,
             previous: [Vec3::ZERO; MAX_FEATURE_GROUPS],
             seen: None,
             since_search: 0.0,
@@ -329,6 +312,15 @@ impl State {
             query: [0.0; MAX_FEATURE_DIMS],
             last: None,
         })
+    }
+
+    /// Trajectory positions and facings the groups take.
+    fn trajectory_samples(&self) -> (usize, usize) {
+        let samples = |kind: Read| {
+            let groups = self.reads[..self.groups].iter().zip(&self.group_lens);
+            groups.filter(|(read, _)| **read == kind).map(|(_, &len)| len as usize / 2).sum()
+        };
+        (samples(Read::TrajectoryPosition), samples(Read::TrajectoryFacing))
     }
 
     /// The state in its plain form.
@@ -480,8 +472,9 @@ impl Character<'_> {
         if self.counts.inertialization.is_none() {
             return Err(Error::NoInertializer);
         }
-        check_len(Buffer::TrajectoryPositions, state.position_samples, desired.positions.len())?;
-        check_len(Buffer::TrajectoryFacings, state.facing_samples, desired.facings.len())?;
+        let (positions, facings) = state.trajectory_samples();
+        check_len(Buffer::TrajectoryPositions, positions, desired.positions.len())?;
+        check_len(Buffer::TrajectoryFacings, facings, desired.facings.len())?;
         if !desired.positions.iter().chain(desired.facings).flatten().all(|x| x.is_finite()) {
             return Err(Error::InvalidTrajectory);
         }

@@ -396,11 +396,6 @@ impl<'a> MotionDatabase<'a> {
         self.parts.entries.get(frame)
     }
 
-    /// The first frame of clip `clip`, or `None` when no frame plays it.
-    pub fn entries_position(&self, clip: u32) -> Option<usize> {
-        self.parts.entries.iter().position(|e| e.clip == clip)
-    }
-
     /// The frame of clip `clip` nearest `time` (seconds), found by bisection over the entries in the order the
     /// baker writes them (clip after clip, time rising); `None` when the clip has no frame there or the entries
     /// are in another order around it. O(log frames).
