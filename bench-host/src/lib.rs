@@ -4,6 +4,7 @@
 //! to ship the runtime.
 
 pub mod bench_support;
+pub mod codec;
 pub mod crowd;
 pub mod locomotion;
 pub mod machine;

@@ -15,16 +15,23 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
-/// A build of the profiler or the benches: its name in `budgets.toml` and `targets.toml`, target dir, RUSTFLAGS.
+/// A build of the profiler or the benches: its name in `budgets.toml` and `targets.toml`, target dir, RUSTFLAGS,
+/// and the C++ compiler's flag for the same instruction set (for the peers built from C++).
 pub(crate) struct Build {
     pub(crate) name: &'static str,
     pub(crate) target_dir: &'static str,
     pub(crate) rustflags: &'static str,
+    pub(crate) cxx_flag: Option<&'static str>,
 }
 
 pub(crate) const BUILDS: [Build; 2] = [
-    Build { name: "sse2", target_dir: "target", rustflags: "" },
-    Build { name: "x86-64-v3", target_dir: "target/x86-64-v3", rustflags: "-C target-cpu=x86-64-v3" },
+    Build { name: "sse2", target_dir: "target", rustflags: "", cxx_flag: None },
+    Build {
+        name: "x86-64-v3",
+        target_dir: "target/x86-64-v3",
+        rustflags: "-C target-cpu=x86-64-v3",
+        cxx_flag: Some("-march=x86-64-v3"),
+    },
 ];
 
 /// Callgrind's crowd: small, every stage still runs every frame.
@@ -145,7 +152,7 @@ fn workload_args(workload: &toml::Value, root: &Path) -> Result<Option<Vec<Strin
     Ok(Some(out))
 }
 
-fn build_profiler(build: &Build) -> Result<std::path::PathBuf, String> {
+pub(crate) fn build_profiler(build: &Build) -> Result<std::path::PathBuf, String> {
     let mut c = crate::cargo_with(&["build", "--release", "-p", "sinew-bench-host", "--bin", "sinew-bench"]);
     c.args(["--target-dir", build.target_dir]);
     if !build.rustflags.is_empty() {

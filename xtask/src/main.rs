@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::Instant;
 
+mod acl;
 mod budgets;
 mod peer;
 mod targets;
@@ -86,13 +87,7 @@ fn main() -> ExitCode {
         "bench-report" => bench_report(),
         "budgets" => budgets::budgets(args.iter().any(|a| a == "--record")),
         "targets" => targets::targets(),
-        "peer" => match args.iter().position(|a| a == "--rounds") {
-            None => peer::peer(3),
-            Some(i) => match args.get(i + 1).and_then(|r| r.parse().ok()).filter(|r| *r > 0) {
-                Some(rounds) => peer::peer(rounds),
-                None => Err("--rounds takes a positive count".into()),
-            },
-        },
+        "peer" => peer::peer(&args),
         "wasm-perf" => match args.iter().position(|a| a == "--rounds") {
             None => wasm::wasm_perf(3),
             Some(i) => match args.get(i + 1).and_then(|r| r.parse().ok()).filter(|r| *r > 0) {
@@ -138,7 +133,7 @@ fn usage() {
         "targets"
     );
     eprintln!(
-        "  {:<14} sinew against ozz-animation-rs (../shared/peer/ozz-rs), per stage, both x86 builds [--rounds N]",
+        "  {:<14} sinew against ozz-animation-rs per stage and ACL per clip (../shared/peer), both x86 builds [--rounds N] [--only ozz|acl]",
         "peer"
     );
     eprintln!(

@@ -1,5 +1,5 @@
 //! `cargo xtask peer`: sinew against ozz-animation-rs (the peer harness in `../shared/peer/ozz-rs`), stage by
-//! stage, as ratios from one sitting.
+//! stage, as ratios from one sitting; then against ACL (`crate::acl`), clip by clip.
 //!
 //! The harness is not part of the project: it needs nightly (`std::simd`) and its own patched copy of the
 //! crate, so it is set up under `target/peer` as its harness README says (fetch, patch, add `[patch]`), with
@@ -108,7 +108,25 @@ fn rows() -> Vec<Row> {
     rows
 }
 
-pub fn peer(rounds: usize) -> Result<(), String> {
+/// `cargo xtask peer [--rounds N] [--only ozz|acl]`: both peers' tables, or one.
+pub fn peer(args: &[String]) -> Result<(), String> {
+    let value = |flag: &str| args.iter().position(|a| a == flag).map(|i| args.get(i + 1));
+    let rounds = match value("--rounds") {
+        None => 3,
+        Some(count) => {
+            count.and_then(|r| r.parse().ok()).filter(|r| *r > 0).ok_or("--rounds takes a positive count")?
+        }
+    };
+    match value("--only") {
+        None => ozz(rounds).and_then(|()| crate::acl::compare(rounds)),
+        Some(Some(only)) if only == "ozz" => ozz(rounds),
+        Some(Some(only)) if only == "acl" => crate::acl::compare(rounds),
+        Some(_) => Err("--only takes `ozz` or `acl`".into()),
+    }
+}
+
+/// The ozz-animation-rs table.
+fn ozz(rounds: usize) -> Result<(), String> {
     let root = crate::root();
     let source = root.join("../shared/peer/ozz-rs");
     if !source.join("main.rs").is_file() {
