@@ -215,7 +215,7 @@ fn sampling_caches(c: &mut Criterion) {
             clip
         };
         let clips = [rig_clip(61, 0), rig_clip(61, 17)];
-        let compressed = KeyFormat::Compressed(Precision::default_on_figure(&workload.skeleton));
+        let compressed = KeyFormat::Compressed(Precision::default_on_figure(&workload.skeleton, &clips));
         let base = [LayerDesc { kind: LayerKind::Base, controls: 2 }];
         group.throughput(Throughput::Elements(n as u64));
         for (label, format) in [("quantized", KeyFormat::Quantized), ("compressed", compressed)] {

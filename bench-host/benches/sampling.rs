@@ -28,7 +28,8 @@ fn sampling(c: &mut Criterion) {
         let seeks: Vec<f32> = (0..1024u32).map(|i| bench_support::seek_time(i, duration)).collect();
         group.throughput(Throughput::Elements(n as u64));
         // Compressed as `sinew-bake bake --compress` does by default: 0.05 cm at 3 cm on a 1.7 m figure.
-        let compressed = KeyFormat::Compressed(Precision::default_on_figure(&rig.raw_skeleton()));
+        let compressed =
+            KeyFormat::Compressed(Precision::default_on_figure(&rig.raw_skeleton(), std::slice::from_ref(&raw)));
         for format in [KeyFormat::F32, KeyFormat::Quantized, compressed] {
             let label = match format {
                 KeyFormat::F32 => "f32",
@@ -205,7 +206,7 @@ fn sampling_knots(c: &mut Criterion) {
     let (skeleton, clips) = sinew_tools::bvh::load_raw_files(&[dir.join("bvh/cmu/01_01.bvh")]).expect("import");
     let raw = &clips[0];
     let n = skeleton.parents.len();
-    let per_cm = sinew_tools::annotate::figure_scale(&skeleton).units_per_cm();
+    let per_cm = sinew_tools::annotate::figure_scale(&skeleton, &clips).units_per_cm();
     let fit = sinew_tools::knots::fit_knots(
         &skeleton,
         raw,
@@ -217,7 +218,7 @@ fn sampling_knots(c: &mut Criterion) {
     .expect("fit");
     let mut group = c.benchmark_group("sampling_knots");
     group.throughput(Throughput::Elements(n as u64));
-    let compressed = KeyFormat::Compressed(Precision::default_on_figure(&skeleton));
+    let compressed = KeyFormat::Compressed(Precision::default_on_figure(&skeleton, &clips));
     for (format, label) in [(KeyFormat::F32, "f32"), (compressed, "compressed")] {
         let uniform = bake::bake(&skeleton, std::slice::from_ref(raw), format).expect("bake");
         let extras = Extras { knots: vec![Some(fit.knots.clone())], ..Default::default() };

@@ -21,7 +21,10 @@ fn main() -> Result<(), String> {
         let rig = Rig::humanoid(joints);
         let skeleton = rig.raw_skeleton();
         let raw = rig.clip(61, 30.0);
-        let formats = [KeyFormat::Quantized, KeyFormat::Compressed(Precision::default_on_figure(&skeleton))];
+        let formats = [
+            KeyFormat::Quantized,
+            KeyFormat::Compressed(Precision::default_on_figure(&skeleton, std::slice::from_ref(&raw))),
+        ];
         let blobs = formats
             .map(|format| bake::bake(&skeleton, std::slice::from_ref(&raw), format))
             .into_iter()

@@ -30,7 +30,7 @@ fn main() -> std::process::ExitCode {
     };
     let format = match std::env::args().nth(1).as_deref() {
         Some("quantized") => KeyFormat::Quantized,
-        None | Some("compressed") => KeyFormat::Compressed(Precision::default_on_figure(&skeleton)),
+        None | Some("compressed") => KeyFormat::Compressed(Precision::default_on_figure(&skeleton, &clips)),
         Some(other) => {
             eprintln!("error: {other}: give `quantized` or `compressed`");
             return std::process::ExitCode::FAILURE;

@@ -75,7 +75,7 @@ fn load(source: &str, every: usize) -> Result<(RawSkeleton, RawClip), String> {
 /// Errors: an unreadable source, a bake that fails, a file that cannot be written.
 pub fn measure(request: &CodecRequest) -> Result<serde_json::Value, String> {
     let (skeleton, clip) = load(&request.source, request.every)?;
-    let precision = Precision::default_on_figure(&skeleton);
+    let precision = Precision::default_on_figure(&skeleton, std::slice::from_ref(&clip));
     if let Some(path) = &request.acl_clip {
         write(path, acl_raw_clip(&skeleton, &clip, precision.distance).as_bytes())?;
     }
@@ -93,8 +93,8 @@ pub fn measure(request: &CodecRequest) -> Result<serde_json::Value, String> {
         "joints": joints,
         "frames": clip.frames.len(),
         "rate": clip.sample_rate,
-        "figure_height": sinew_tools::annotate::figure_height(&skeleton),
-        "units_per_cm": sinew_tools::annotate::figure_scale(&skeleton).units_per_cm(),
+        "figure_height": sinew_tools::annotate::figure_height(&skeleton, std::slice::from_ref(&clip)),
+        "units_per_cm": sinew_tools::annotate::figure_scale(&skeleton, std::slice::from_ref(&clip)).units_per_cm(),
         "bound": precision.max_error,
         "distance": precision.distance,
         "bytes": baked.data_bytes(),

@@ -89,7 +89,7 @@ pub fn locomotion_quality(
     let dt = dt.unwrap_or(1.0 / phased.clips[0].sample_rate);
     transition::check_simulation(dt, duration, count)?;
     let tables: Vec<Option<PhaseTable>> = (0..asset.num_clips()).map(|c| PhaseTable::of(&asset, c)).collect();
-    let figure = annotate::figure_height(&phased.skeleton) as f64;
+    let figure = annotate::figure_height(&phased.skeleton, &phased.clips) as f64;
     let mut rng = Xorshift::new(seed);
     // Room before the switch for the heading's quarter second and the metrics' frames, and after it for the
     // transition and four frames.

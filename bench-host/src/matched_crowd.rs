@@ -100,7 +100,8 @@ fn stick(c: usize, t: f32, speed: f32) -> Desired {
 pub fn measure(w: &Workload, characters: usize, frames: usize) -> Result<MatchedReport, String> {
     let err = |e: sinew::Error| e.to_string();
     // A walking pace of 1.4 m/s on the figure.
-    let speed = 140.0 * sinew_tools::annotate::figure_scale(&w.skeleton).units_per_cm() as f32;
+    let speed =
+        140.0 * sinew_tools::annotate::figure_scale(&w.skeleton, std::slice::from_ref(&w.clip)).units_per_cm() as f32;
     let library = takes(&w.clip, speed);
     let (skeleton, clips) = sinew_tools::root_motion::extract(&w.skeleton, &library, &Default::default())?;
     let schema = Schema::default_for(&skeleton)?;

@@ -389,7 +389,7 @@ pub fn run_library(library: &Library, path: Path, options: MatchingOptions) -> R
     let blob = sinew_tools::bake::bake_with(skeleton, clips, sinew_tools::bake::KeyFormat::F32, &extras)?;
     let asset = sinew::Asset::load(blob.bytes()).map_err(err)?;
     let db = asset.motion_database().ok_or("the blob lost its database")?;
-    let per_cm = annotate::figure_scale(skeleton).units_per_cm();
+    let per_cm = annotate::figure_scale(skeleton, clips).units_per_cm();
 
     // The speeds the clips move at (a quarter and nine tenths up).
     let mut raw = vec![0.0; db.dims()];

@@ -37,7 +37,10 @@ impl Workload {
             Keys::F32 => (KeyFormat::F32, None),
             Keys::Quantized => (KeyFormat::Quantized, Some("quantized")),
             Keys::Compressed => (
-                KeyFormat::Compressed(sinew_tools::compress::Precision::default_on_figure(&self.skeleton)),
+                KeyFormat::Compressed(sinew_tools::compress::Precision::default_on_figure(
+                    &self.skeleton,
+                    std::slice::from_ref(&self.clip),
+                )),
                 Some("compressed"),
             ),
         };

@@ -34,8 +34,8 @@ fn a_scripted_run_is_exact_and_follows_the_stick() {
         assert!(frame["desired"][1].is_f64() && frame["root"][0].is_f64() && frame["clip"].is_u64(), "{frame}");
         if path == Path::StopStart {
             // Along a straight stick the character ends nearer where it is asked to be than standing still would.
-            let (skeleton, _) = sinew_tools::bvh::load_raw_files(&files).unwrap();
-            let per_cm = sinew_tools::annotate::figure_scale(&skeleton).units_per_cm();
+            let (skeleton, clips) = sinew_tools::bvh::load_raw_files(&files).unwrap();
+            let per_cm = sinew_tools::annotate::figure_scale(&skeleton, &clips).units_per_cm();
             let mut still: Vec<f64> = run
                 .frames
                 .windows(61)

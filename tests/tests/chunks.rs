@@ -39,8 +39,8 @@ fn bandai() -> Option<(RawSkeleton, Vec<RawClip>, Vec<ChunkSpec>)> {
     Some((skeleton, clips, specs))
 }
 
-fn formats(skeleton: &RawSkeleton) -> [KeyFormat; 3] {
-    [KeyFormat::F32, KeyFormat::Quantized, KeyFormat::Compressed(Precision::default_on_figure(skeleton))]
+fn formats(skeleton: &RawSkeleton, clips: &[RawClip]) -> [KeyFormat; 3] {
+    [KeyFormat::F32, KeyFormat::Quantized, KeyFormat::Compressed(Precision::default_on_figure(skeleton, clips))]
 }
 
 /// The unsplit clips and the split ones, baked in `format`.
@@ -105,7 +105,7 @@ fn times(duration: f32, seed: u64) -> Vec<f32> {
 #[test]
 fn chunks_reassemble_the_clip_bit_for_bit() {
     let Some((skeleton, clips, specs)) = bandai() else { return };
-    for format in formats(&skeleton) {
+    for format in formats(&skeleton, &clips) {
         let [whole, parts] = bake_both(&skeleton, &clips, &specs, format);
         let (whole, parts) = (Asset::load(whole.bytes()).expect("load"), Asset::load(parts.bytes()).expect("load"));
         let full = clip_named(&whole, WALK);
@@ -126,7 +126,7 @@ fn chunks_reassemble_the_clip_bit_for_bit() {
 fn chunks_of_different_clips_share_a_skeleton() {
     let Some((skeleton, clips, specs)) = bandai() else { return };
     let upper = sinew_tools::chunks::mask(&skeleton, &specs[1]).expect("mask");
-    for format in formats(&skeleton) {
+    for format in formats(&skeleton, &clips) {
         let [whole, parts] = bake_both(&skeleton, &clips, &specs, format);
         let (whole, parts) = (Asset::load(whole.bytes()).expect("load"), Asset::load(parts.bytes()).expect("load"));
         // The kick was split into its upper body only: its clip is gone, and the walk's lower body is stored once.
@@ -147,7 +147,7 @@ fn chunks_of_different_clips_share_a_skeleton() {
 fn a_split_costs_its_headers_only() {
     let Some((skeleton, clips, specs)) = bandai() else { return };
     let walk_only = &specs[..2];
-    for format in formats(&skeleton) {
+    for format in formats(&skeleton, &clips) {
         let [whole, parts] = bake_both(&skeleton, &clips[..1], walk_only, format);
         let (whole, parts) = (Asset::load(whole.bytes()).expect("load"), Asset::load(parts.bytes()).expect("load"));
         let full = clip_named(&whole, WALK).data_bytes();

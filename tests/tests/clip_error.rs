@@ -70,7 +70,7 @@ fn shared_clips_error_at_virtual_points() {
     let Some(dir) = sinew_tests::shared_data("shared_clips_error_at_virtual_points") else { return };
     for file in ["bvh/bandai/dataset-1_walk_normal_001.bvh", "bvh/cmu/01_01.bvh"] {
         let (skeleton, clips) = sinew_tools::bvh::load_raw_files(&[dir.join(file)]).expect("import");
-        let per_cm = sinew_tools::annotate::figure_scale(&skeleton).units_per_cm();
+        let per_cm = sinew_tools::annotate::figure_scale(&skeleton, &clips).units_per_cm();
         for (format, bound_cm) in [(KeyFormat::F32, 1e-3), (KeyFormat::Quantized, 0.05)] {
             let blob = bake::bake(&skeleton, &clips, format).expect("bake");
             let asset = Asset::load(blob.bytes()).expect("load");

@@ -19,8 +19,8 @@ use sinew_tools::raw::{RawClip, RawSkeleton};
 use sinew_tools::rig::Rig;
 
 /// 0.05 cm at virtual points 3 cm from each joint, on the figure scaled to 1.7 m.
-fn precision(skeleton: &RawSkeleton) -> Precision {
-    Precision::on_figure(skeleton, 0.05, 3.0)
+fn precision(skeleton: &RawSkeleton, clips: &[RawClip]) -> Precision {
+    Precision::on_figure(skeleton, clips, 0.05, 3.0)
 }
 
 #[test]
@@ -28,7 +28,7 @@ fn every_shared_clip_stays_within_the_bound_at_its_rate_and_at_30_hz() {
     let Some(dir) = sinew_tests::shared_data("every_shared_clip_stays_within_the_bound") else { return };
     let (mut raw_total, mut stored_total) = (0usize, 0usize);
     for (file, skeleton, clips) in sinew_tests::shared_clips(&dir) {
-        let precision = precision(&skeleton);
+        let precision = precision(&skeleton, &clips);
         for resample in [None, Some(30.0f32)] {
             let clips: Vec<RawClip> = match resample {
                 None => clips.clone(),
@@ -42,7 +42,7 @@ fn every_shared_clip_stays_within_the_bound_at_its_rate_and_at_30_hz() {
                 let raw_bytes = 40 * skeleton.parents.len() * raw.frames.len();
                 raw_total += raw_bytes;
                 stored_total += stored;
-                let per_cm = figure_scale(&skeleton).units_per_cm();
+                let per_cm = figure_scale(&skeleton, &clips).units_per_cm();
                 eprintln!(
                     "{file} `{}` at {:.0} Hz ({}): max {:.4} cm, p99 {:.4} cm, {:.1}:1",
                     raw.name,
@@ -69,8 +69,12 @@ fn every_shared_clip_stays_within_the_bound_at_its_rate_and_at_30_hz() {
 fn humanoid_blob(frames: usize) -> (RawSkeleton, RawClip, raw::AlignedBlob) {
     let rig = Rig::humanoid(67);
     let (skeleton, raw) = (rig.raw_skeleton(), rig.clip(frames, 30.0));
-    let blob =
-        bake::bake(&skeleton, std::slice::from_ref(&raw), KeyFormat::Compressed(precision(&skeleton))).expect("bake");
+    let blob = bake::bake(
+        &skeleton,
+        std::slice::from_ref(&raw),
+        KeyFormat::Compressed(precision(&skeleton, std::slice::from_ref(&raw))),
+    )
+    .expect("bake");
     (skeleton, raw, blob)
 }
 
@@ -78,7 +82,7 @@ fn humanoid_blob(frames: usize) -> (RawSkeleton, RawClip, raw::AlignedBlob) {
 fn the_humanoid_stays_within_the_bound() {
     let (skeleton, raw, blob) = humanoid_blob(61);
     let asset = Asset::load(blob.bytes()).expect("load");
-    let precision = precision(&skeleton);
+    let precision = precision(&skeleton, std::slice::from_ref(&raw));
     let error = clip_error(&skeleton, &raw, &asset, 0, precision.distance).expect("measured");
     assert!(error.max <= precision.max_error, "{} > {}", error.max, precision.max_error);
     assert!(error.max > precision.max_error / 100.0, "the bound is used, not wasted: {}", error.max);
@@ -92,7 +96,8 @@ fn seeking_and_playing_agree_bit_for_bit() {
     let Some(dir) = sinew_tests::shared_data("seeking_and_playing_agree_bit_for_bit") else { return };
     let (_, skeleton, clips) =
         sinew_tests::shared_clips(&dir).into_iter().find(|(file, ..)| file.contains("01_01")).expect("CMU 01_01");
-    let blob = bake::bake(&skeleton, &clips[..1], KeyFormat::Compressed(precision(&skeleton))).expect("bake");
+    let blob =
+        bake::bake(&skeleton, &clips[..1], KeyFormat::Compressed(precision(&skeleton, &clips[..1]))).expect("bake");
     let asset = Asset::load(blob.bytes()).expect("load");
     let clip = asset.clip(0).expect("clip");
     let rotations = clip.animated_joints(Channel::Rotation);

@@ -20,7 +20,7 @@ use sinew_tools::raw::{Extras, RawAnnotations, RawClip, RawCurve, RawCurveKey, R
 /// Curves read off the motion, each with its precision: the last joint's model-space height, the ground speed of
 /// the joints' mean position, a switch that is 1 while that height is in its lowest tenth, and a constant.
 fn motion_curves(skeleton: &RawSkeleton, clip: &RawClip) -> Vec<(String, f32, Vec<f32>)> {
-    let height = figure_height(skeleton);
+    let height = figure_height(skeleton, std::slice::from_ref(clip));
     let model: Vec<Vec<oracle::M4>> =
         clip.frames.iter().map(|f| oracle::local_to_model(&skeleton.parents, f, &oracle::IDENTITY)).collect();
     let leaf: Vec<f64> = model.iter().map(|m| m[m.len() - 1][13]).collect();
@@ -92,7 +92,7 @@ fn every_shared_clip_samples_its_curves_within_their_precision_at_its_rate_and_a
             let curves: Vec<_> = clips.iter().map(|c| motion_curves(&skeleton, c)).collect();
             let annotations = clips.iter().zip(&curves).map(|(c, v)| annotations_with(v, c.sample_rate)).collect();
             let extras = Extras { annotations, ..Default::default() };
-            let compressed = KeyFormat::Compressed(Precision::on_figure(&skeleton, 0.05, 3.0));
+            let compressed = KeyFormat::Compressed(Precision::on_figure(&skeleton, &clips, 0.05, 3.0));
             for format in [KeyFormat::F32, compressed] {
                 let blob = bake::bake_with(&skeleton, &clips, format, &extras).expect("bake");
                 let asset = Asset::load(blob.bytes()).expect("load");

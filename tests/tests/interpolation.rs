@@ -64,8 +64,8 @@ fn cubic_sampling_follows_the_source_between_keys_of_clips_baked_at_lower_rates(
         let reduced = source.resampled(rate).expect("resample");
         let blob = bake::bake(&skeleton, std::slice::from_ref(&reduced), KeyFormat::F32).expect("bake");
         let asset = Asset::load(blob.bytes()).expect("load");
-        let per_cm = sinew_tools::annotate::figure_scale(&skeleton).units_per_cm();
-        let distance = Precision::default_on_figure(&skeleton).distance;
+        let per_cm = sinew_tools::annotate::figure_scale(&skeleton, &clips).units_per_cm();
+        let distance = Precision::default_on_figure(&skeleton, &clips).distance;
         let [linear, cubic] =
             MODES.map(|mode| source_error(&skeleton, source, &asset, 0, distance, mode).expect("error"));
         let cm = |e: f64| e / per_cm;

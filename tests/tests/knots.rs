@@ -191,8 +191,11 @@ fn seeking_a_clip_on_knots_equals_playing_it_bit_for_bit_in_every_key_format() {
     let (n, frames) = if cfg!(miri) { (5, 4) } else { (11, 40) };
     let (skeleton, clip) = random_clip(&mut rng, n, frames);
     let knots = random_knots(&mut rng, frames);
-    let formats =
-        [KeyFormat::F32, KeyFormat::Quantized, KeyFormat::Compressed(Precision::default_on_figure(&skeleton))];
+    let formats = [
+        KeyFormat::F32,
+        KeyFormat::Quantized,
+        KeyFormat::Compressed(Precision::default_on_figure(&skeleton, std::slice::from_ref(&clip))),
+    ];
     for format in formats {
         let blob = bake_on(&skeleton, &clip, &knots, format);
         let asset = Asset::load(blob.bytes()).expect("load");
@@ -224,7 +227,7 @@ fn a_fit_keeps_its_bound_and_shows_golden_poses_exactly() {
     let path = dir.join("bvh/cmu/01_01.bvh");
     let (skeleton, clips) = sinew_tools::bvh::load_raw_files(&[path]).expect("import");
     let clip = &clips[0];
-    let per_cm = sinew_tools::annotate::figure_scale(&skeleton).units_per_cm();
+    let per_cm = sinew_tools::annotate::figure_scale(&skeleton, &clips).units_per_cm();
     let (bound, distance) = (0.5 * per_cm, 3.0 * per_cm);
     let rate = f64::from(clip.sample_rate);
     // Two golden times on source frames and one between frames.

@@ -753,7 +753,7 @@ fn step_keys_hold_each_frame_until_the_next_in_every_encoding() {
     // Under Miri the compressor's search alone takes minutes; the step is the sampler's, which every other
     // build checks on compressed keys too.
     if !cfg!(miri) {
-        let precision = Precision::default_on_figure(&skeleton);
+        let precision = Precision::default_on_figure(&skeleton, std::slice::from_ref(&clip));
         blobs.push(("compressed", bake_one(&skeleton, &clip, KeyFormat::Compressed(precision))));
     }
     for (label, blob) in &blobs {
@@ -820,7 +820,7 @@ fn step_tracks_hold_while_the_others_interpolate(interpolation: Interpolation) {
     let mut blobs = vec![("f32", bake_one(&skeleton, &clip, KeyFormat::F32))];
     blobs.push(("quantized", bake_one(&skeleton, &clip, KeyFormat::Quantized)));
     if !cfg!(miri) {
-        let precision = Precision::default_on_figure(&skeleton);
+        let precision = Precision::default_on_figure(&skeleton, std::slice::from_ref(&clip));
         blobs.push(("compressed", bake_one(&skeleton, &clip, KeyFormat::Compressed(precision))));
     }
     let duration = (frames - 1) as f64 / clip.sample_rate as f64;

@@ -169,11 +169,30 @@ pub fn model_positions(skeleton: &RawSkeleton, clip: &RawClip) -> Vec<Vec<glam::
     clip.frames.iter().map(|f| pose_positions(skeleton, f)).collect()
 }
 
-/// The rest pose's height along +Y (at least the smallest positive `f32`): the unit the detectors' thresholds
-/// scale with.
-pub fn figure_height(skeleton: &RawSkeleton) -> f32 {
+/// The figure's standing height along +Y (at least the smallest positive `f32`): the unit the detectors'
+/// thresholds and every centimetre option scale with. It is the taller of two readings. The first is the rest
+/// pose's height. The second is the median frame's height in the clip of `clips` whose median is tallest, where
+/// a frame's height is the vertical extent of its joints. Either reading alone can come out short. A rest pose
+/// need not stand (Bandai's lies along +X, 100.4 units tall against 137 for its walk's median frame), and a clip
+/// may crouch. The median keeps a clip's jumps and raised arms out.
+pub fn figure_height(skeleton: &RawSkeleton, clips: &[RawClip]) -> f32 {
+    standing_height(skeleton, clips).max(f32::MIN_POSITIVE)
+}
+
+/// [`figure_height`] before its floor: 0 for a flat figure.
+fn standing_height(skeleton: &RawSkeleton, clips: &[RawClip]) -> f32 {
     let (low, high) = rest_bounds(skeleton);
-    (high.y - low.y).max(f32::MIN_POSITIVE)
+    let height = |pose: &[sinew::math::Transform]| {
+        let ys = pose_positions(skeleton, pose).into_iter().map(|p| p.y as f64);
+        let (low, high) = ys.fold((f64::MAX, f64::MIN), |(l, h), y| (l.min(y), h.max(y)));
+        (high - low).max(0.0)
+    };
+    let median = |clip: &RawClip| {
+        let mut heights: Vec<f64> =
+            clip.frames.iter().filter(|f| f.len() == skeleton.parents.len()).map(|f| height(f)).collect();
+        crate::stats::percentile(&mut heights, 0.5) as f32
+    };
+    clips.iter().map(median).fold(high.y - low.y, f32::max)
 }
 
 /// The rest pose's joint bounding box in model space (lowest, highest corner).
@@ -210,13 +229,16 @@ impl FigureScale {
     }
 }
 
-/// `skeleton`'s [`FigureScale`]: centimetres when the rest pose's height along +Y is above a millionth of its
-/// largest side, else file units.
-pub fn figure_scale(skeleton: &RawSkeleton) -> FigureScale {
+/// The [`FigureScale`] of `skeleton` playing `clips`: centimetres on the figure's standing height
+/// ([`figure_height`]) when the rest pose has a height along +Y above a millionth of its largest side, else file
+/// units. The rest pose decides because a flat one is no figure: an animated box that hops is not a body to
+/// scale to 1.7 m.
+pub fn figure_scale(skeleton: &RawSkeleton, clips: &[RawClip]) -> FigureScale {
     let (lo, hi) = rest_bounds(skeleton);
-    let side = (hi - lo).max_element() as f64;
-    let height = (hi.y - lo.y) as f64;
-    if height > 0.0 && height > 1e-6 * side {
+    let side = ((hi - lo).max_element() as f64).max(0.0);
+    let rest_height = (hi.y - lo.y) as f64;
+    if rest_height > 0.0 && rest_height > 1e-6 * side {
+        let height = standing_height(skeleton, clips) as f64;
         FigureScale::Centimetres { units_per_cm: height / crate::dmath::FIGURE_CM }
     } else {
         FigureScale::FileUnits { size: if side > 0.0 { side } else { 1.0 } }
@@ -294,7 +316,7 @@ pub fn detect_plants(
     if !(rule.height.is_finite() && rule.height >= 0.0 && rule.speed.is_finite() && rule.speed >= 0.0) {
         return Err("plant thresholds must be finite and >= 0".into());
     }
-    let figure = figure_height(skeleton);
+    let figure = figure_height(skeleton, std::slice::from_ref(clip));
     let positions = model_positions(skeleton, clip);
     let frames = positions.len();
     let rate = clip.sample_rate;

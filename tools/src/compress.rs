@@ -41,16 +41,22 @@ pub struct Precision {
 pub const DEFAULT_MAX_ERROR_CM: f64 = 0.05;
 
 impl Precision {
-    /// `sinew-bake --compress`'s defaults on `skeleton`'s figure: [`DEFAULT_MAX_ERROR_CM`] at virtual points
-    /// [`crate::dmath::DEFAULT_DISTANCE_CM`] from each joint.
-    pub fn default_on_figure(skeleton: &RawSkeleton) -> Precision {
-        Precision::on_figure(skeleton, DEFAULT_MAX_ERROR_CM, crate::dmath::DEFAULT_DISTANCE_CM)
+    /// `sinew-bake --compress`'s defaults on the figure of `skeleton` playing `clips`: [`DEFAULT_MAX_ERROR_CM`]
+    /// at virtual points [`crate::dmath::DEFAULT_DISTANCE_CM`] from each joint.
+    pub fn default_on_figure(skeleton: &RawSkeleton, clips: &[RawClip]) -> Precision {
+        Precision::on_figure(skeleton, clips, DEFAULT_MAX_ERROR_CM, crate::dmath::DEFAULT_DISTANCE_CM)
     }
 
-    /// `max_error_cm` at virtual points `distance_cm` from each joint, centimetres on `skeleton`'s figure scaled
-    /// to 1.7 m (as `clip_error` reports; see [`crate::annotate::FigureScale`] for a figure without a height).
-    pub fn on_figure(skeleton: &RawSkeleton, max_error_cm: f64, distance_cm: f64) -> Precision {
-        let per_cm = crate::annotate::figure_scale(skeleton).units_per_cm();
+    /// `max_error_cm` at virtual points `distance_cm` from each joint, centimetres on the figure of `skeleton`
+    /// playing `clips`, scaled to 1.7 m (as `clip_error` reports; see [`crate::annotate::figure_height`] for
+    /// the height and [`crate::annotate::FigureScale`] for a figure without one).
+    pub fn on_figure(skeleton: &RawSkeleton, clips: &[RawClip], max_error_cm: f64, distance_cm: f64) -> Precision {
+        Precision::at_scale(crate::annotate::figure_scale(skeleton, clips), max_error_cm, distance_cm)
+    }
+
+    /// `max_error_cm` at virtual points `distance_cm` from each joint, on a figure of scale `scale`.
+    pub fn at_scale(scale: crate::annotate::FigureScale, max_error_cm: f64, distance_cm: f64) -> Precision {
+        let per_cm = scale.units_per_cm();
         Precision { max_error: max_error_cm * per_cm, distance: distance_cm * per_cm }
     }
 }

@@ -89,7 +89,8 @@ const HALF_TURNS: [DQuat; 4] = [
     DQuat::from_xyzw(0.0, 0.0, 1.0, 0.0),
 ];
 
-fn rest_frames(skeleton: &RawSkeleton, partner: &[usize]) -> Result<RestFrames, String> {
+/// The rest pose's mirror frames; `clips` give the figure's height, the unit of its symmetry tolerance.
+fn rest_frames(skeleton: &RawSkeleton, clips: &[RawClip], partner: &[usize]) -> Result<RestFrames, String> {
     let rest: Vec<Trs> = skeleton.rest.iter().map(Trs::of).collect();
     let n = rest.len();
     let mut rotations: Vec<DQuat> = Vec::with_capacity(n);
@@ -125,7 +126,7 @@ fn rest_frames(skeleton: &RawSkeleton, partner: &[usize]) -> Result<RestFrames, 
         .map(|axis| (axis, fit(axis)))
         .min_by(|a, b| total(&a.1).total_cmp(&total(&b.1)))
         .ok_or("mirror: no axis")?;
-    let per_cm = crate::annotate::figure_scale(skeleton).units_per_cm();
+    let per_cm = crate::annotate::figure_scale(skeleton, clips).units_per_cm();
     if let Some(j) = (0..n).filter(|&j| fits[j].1 > per_cm).max_by(|&a, &b| fits[a].1.total_cmp(&fits[b].1)) {
         return Err(format!(
             "mirror: the skeleton is not symmetric: the children of `{}` lie {:.1} cm (on the figure scaled to \
@@ -151,7 +152,7 @@ fn plane_turn(axis: usize) -> DQuat {
 
 /// `clips` mirrored by `partner` (module docs), each named with [`MIRROR_SUFFIX`].
 pub fn mirror_clips(skeleton: &RawSkeleton, clips: &[RawClip], partner: &[usize]) -> Result<Vec<RawClip>, String> {
-    let frames = rest_frames(skeleton, partner)?;
+    let frames = rest_frames(skeleton, clips, partner)?;
     let (axis, c) = (frames.axis, &frames.correction);
     let turn = plane_turn(axis);
     let mirror_pose = |pose: &[sinew::math::Transform]| -> Vec<sinew::math::Transform> {

@@ -235,9 +235,11 @@ pub fn bake(args: &BakeArgs) -> Result<String, String> {
         }
         None => crate::bvh::load_raw_files(&args.bvh)?,
     };
+    // Every centimetre option and report of the bake scales with the figure as imported.
+    let scale = crate::annotate::figure_scale(&skeleton, &clips);
     let mut clips = match args.reduce_rate {
         Some(bound_cm) => {
-            let (clips, report) = reduce_rates(&skeleton, clips, bound_cm, args)?;
+            let (clips, report) = reduce_rates(&skeleton, clips, bound_cm, scale.units_per_cm(), args)?;
             notes += &report;
             clips
         }
@@ -302,7 +304,7 @@ pub fn bake(args: &BakeArgs) -> Result<String, String> {
         }
         None => (skeleton, clips),
     };
-    let (mut clips, seams) = loop_seams(&skeleton, clips, args.loop_fix, args.error_distance);
+    let (mut clips, seams) = loop_seams(&skeleton, clips, args.loop_fix, scale, args.error_distance);
     notes += &seams;
     let motion_database = match &args.motion_database {
         Some(schema) => {
@@ -332,7 +334,7 @@ pub fn bake(args: &BakeArgs) -> Result<String, String> {
     let mut sources = None;
     let knots = match args.knots {
         Some(bound_cm) => {
-            let (fitted, report) = fit_knots(&skeleton, &clips, &annotations, bound_cm, args)?;
+            let (fitted, report) = fit_knots(&skeleton, &clips, &annotations, bound_cm, scale.units_per_cm(), args)?;
             notes += &report;
             let (fitted, knots) = fitted.into_iter().map(|fit| (fit.clip, Some(fit.knots))).unzip();
             sources = Some(std::mem::replace(&mut clips, fitted));
@@ -354,7 +356,7 @@ pub fn bake(args: &BakeArgs) -> Result<String, String> {
         if !(args.max_error.is_finite() && args.max_error > 0.0) {
             return Err(format!("--max-error {}: give a positive number of centimetres", args.max_error));
         }
-        KeyFormat::Compressed(crate::compress::Precision::on_figure(&skeleton, args.max_error, args.error_distance))
+        KeyFormat::Compressed(crate::compress::Precision::at_scale(scale, args.max_error, args.error_distance))
     } else {
         key_format(args.quantize)
     };
@@ -362,7 +364,6 @@ pub fn bake(args: &BakeArgs) -> Result<String, String> {
     std::fs::write(&args.out, blob.bytes()).map_err(|e| format!("{}: {e}", args.out.display()))?;
     let measured =
         Measured { masks: &extras.masks, sources: sources.as_deref(), interpolation: args.interpolation.into() };
-    let scale = crate::annotate::figure_scale(&skeleton);
     let per_cm = scale.units_per_cm();
     let reports = measure_clips(&skeleton, &clips, measured, &blob, args.error_distance * per_cm)?;
     if args.json {
@@ -380,17 +381,17 @@ pub fn bake(args: &BakeArgs) -> Result<String, String> {
 }
 
 /// Each clip at the lowest rate within `bound_cm` of its source (see `BakeArgs::reduce_rate`), and a line per
-/// clip giving the rate chosen and its error.
+/// clip giving the rate chosen and its error; `per_cm` file units to a centimetre.
 fn reduce_rates(
     skeleton: &raw::RawSkeleton,
     clips: Vec<raw::RawClip>,
     bound_cm: f64,
+    per_cm: f64,
     args: &BakeArgs,
 ) -> Result<(Vec<raw::RawClip>, String), String> {
     if !(bound_cm.is_finite() && bound_cm > 0.0) {
         return Err(format!("--reduce-rate {bound_cm}: give a positive number of centimetres"));
     }
-    let per_cm = crate::annotate::figure_scale(skeleton).units_per_cm();
     let interpolation = sinew::Interpolation::from(args.interpolation);
     let mut notes = String::new();
     let mut reduced = Vec::with_capacity(clips.len());
@@ -412,18 +413,18 @@ fn reduce_rates(
 }
 
 /// Each clip on knots within `bound_cm` of its source (see `BakeArgs::knots`), golden at its annotations'
-/// times, and a line per clip giving the knots and the error.
+/// times, and a line per clip giving the knots and the error; `per_cm` file units to a centimetre.
 fn fit_knots(
     skeleton: &raw::RawSkeleton,
     clips: &[raw::RawClip],
     annotations: &[raw::RawAnnotations],
     bound_cm: f64,
+    per_cm: f64,
     args: &BakeArgs,
 ) -> Result<(Vec<crate::knots::Fitted>, String), String> {
     if !(bound_cm.is_finite() && bound_cm > 0.0) {
         return Err(format!("--knots {bound_cm}: give a positive number of centimetres"));
     }
-    let per_cm = crate::annotate::figure_scale(skeleton).units_per_cm();
     let interpolation = sinew::Interpolation::from(args.interpolation);
     let (mut fitted, mut notes) = (Vec::new(), String::new());
     for (clip, annotation) in clips.iter().zip(annotations) {
@@ -460,11 +461,11 @@ fn loop_seams(
     skeleton: &raw::RawSkeleton,
     clips: Vec<raw::RawClip>,
     fix: bool,
+    scale: crate::annotate::FigureScale,
     distance_cm: f64,
 ) -> (Vec<raw::RawClip>, String) {
-    use crate::annotate::{FigureScale, figure_scale};
+    use crate::annotate::FigureScale;
     use crate::loops::{fix_loop, loop_gap};
-    let scale = figure_scale(skeleton);
     let per_cm = scale.units_per_cm();
     let unit = match scale {
         FigureScale::Centimetres { .. } => "cm",
@@ -586,7 +587,13 @@ fn measure_clips(
 fn error_report(reports: &[ClipReport], scale: crate::annotate::FigureScale, distance_cm: f64) -> String {
     use crate::annotate::FigureScale;
     let per_cm = scale.units_per_cm();
-    let mut out = String::new();
+    let mut out = match scale {
+        FigureScale::Centimetres { units_per_cm } => format!(
+            "\n  figure: {:.4} file units tall standing (the taller of the rest pose and a clip's median frame), taken as 1.7 m",
+            units_per_cm * crate::dmath::FIGURE_CM
+        ),
+        FigureScale::FileUnits { .. } => String::new(),
+    };
     for r in reports {
         let measured = match scale {
             FigureScale::Centimetres { .. } => format!(

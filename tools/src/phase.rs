@@ -79,7 +79,8 @@ pub fn left_right_feet(skeleton: &RawSkeleton, names: &[String]) -> Result<[usiz
 /// The stride signal of every frame (see the module docs), unsmoothed.
 pub fn stride_signal(skeleton: &RawSkeleton, clip: &RawClip, feet: [usize; 2], rule: PhaseRule) -> Vec<f32> {
     let positions = annotate::model_positions(skeleton, clip);
-    let directions = travel_directions(skeleton, &positions, clip.sample_rate, feet, rule);
+    let figure = annotate::figure_height(skeleton, std::slice::from_ref(clip));
+    let directions = travel_directions(skeleton, &positions, clip.sample_rate, feet, rule, figure);
     positions
         .iter()
         .zip(&directions)
@@ -91,18 +92,20 @@ fn to_sinew(v: Vec3) -> sinew::math::Vec3 {
     sinew::math::Vec3 { x: v.x, y: v.y, z: v.z }
 }
 
-/// The horizontal direction of travel per frame (unit, or zero when nothing gives one).
+/// The horizontal direction of travel per frame (unit, or zero when nothing gives one), on a figure `figure`
+/// file units tall.
 fn travel_directions(
     skeleton: &RawSkeleton,
     positions: &[Vec<Vec3>],
     rate: f32,
     feet: [usize; 2],
     rule: PhaseRule,
+    figure: f32,
 ) -> Vec<Vec3> {
     let pelvis = annotate::common_ancestor(&skeleton.parents, feet[0], feet[1]);
     let frames = positions.len();
     let reach = ((0.25 * rate).round() as usize).max(1);
-    let fast = rule.min_speed * annotate::figure_height(skeleton);
+    let fast = rule.min_speed * figure;
     let flat = |v: Vec3| Vec3::new(v.x, 0.0, v.z);
     let velocity: Vec<Vec3> = (0..frames)
         .map(|f| {
@@ -225,7 +228,8 @@ pub fn stride_phase(
     let raw = stride_signal(skeleton, clip, feet, rule);
     let s = smoothed(&raw, (rule.smoothing * 0.5 * clip.sample_rate).round() as usize);
     let (lo, hi) = s.iter().fold((f32::MAX, f32::MIN), |(l, h), &v| (l.min(v), h.max(v)));
-    let swing = (rule.hysteresis * (hi - lo)).max(MIN_SWING * annotate::figure_height(skeleton));
+    let swing =
+        (rule.hysteresis * (hi - lo)).max(MIN_SWING * annotate::figure_height(skeleton, std::slice::from_ref(clip)));
     let ext = extremes(&s, swing);
     if ext.len() < 2 || swing.is_nan() || swing <= 0.0 {
         return Err(NoPhase::TooShort { strides: 0.5 * ext.len().saturating_sub(1) as f32 });

@@ -27,6 +27,9 @@ fn sinew_bake_bakes_and_inspects_and_refuses_bad_input_like_the_profiler() {
 
     // The bake reports each clip's virtual-point error; a bad distance is refused before anything is written.
     assert!(String::from_utf8_lossy(&baked.stdout).contains("error max"), "{}", String::from_utf8_lossy(&baked.stdout));
+    // And the height it takes as 1.7 m.
+    let figure = String::from_utf8_lossy(&baked.stdout).lines().find(|l| l.contains("figure: ")).map(str::to_string);
+    assert!(figure.is_some_and(|l| l.contains("file units tall standing") && l.contains("1.7 m")), "{baked:?}");
     let refused = dir.join("refused.snw").display().to_string();
     for distance in ["-1", "NaN", "1e9"] {
         let output = sinew_bake(&["bake", "--bvh", &two, "--out", &refused, "--error-distance", distance]);
