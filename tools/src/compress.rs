@@ -37,7 +37,7 @@ pub struct Precision {
 }
 
 /// `sinew-bake --compress`'s error bound when `--max-error` is not given: centimetres on the figure scaled to
-/// 1.7 m, the bound of the 20 : 1 goal and of ACL's CMU figures.
+/// 1.7 m: the bound of ACL's published CMU figures and of the side-by-side comparison (`cargo xtask peer`).
 pub const DEFAULT_MAX_ERROR_CM: f64 = 0.05;
 
 impl Precision {
