@@ -27,6 +27,9 @@ use std::time::Instant;
 /// Frames and rate of a procedural rig's clip: the sampling benches' and `sampling_seeks`' clip.
 const RIG_FRAMES: usize = 61;
 const RIG_RATE: f32 = 30.0;
+/// The most timed rounds and decodes per round a request may ask for (the times are held in memory).
+pub const MAX_ROUNDS: usize = 1000;
+pub const MAX_SAMPLES: u32 = 10_000_000;
 
 /// A timed sequence: the `i`-th time in a clip of `duration` seconds.
 type Times = fn(u32, f32) -> f32;
@@ -72,8 +75,15 @@ fn load(source: &str, every: usize) -> Result<(RawSkeleton, RawClip), String> {
 /// the figure scaled to 1.7 m), `bytes`, `ratio`, and with rounds
 /// `seek_ns_median` and `play60_ns_median`.
 ///
-/// Errors: an unreadable source, a bake that fails, a file that cannot be written.
+/// Errors: rounds or samples past [`MAX_ROUNDS`] and [`MAX_SAMPLES`] (or no samples to time), an unreadable
+/// source, a bake that fails, a file that cannot be written.
 pub fn measure(request: &CodecRequest) -> Result<serde_json::Value, String> {
+    if request.rounds > MAX_ROUNDS {
+        return Err(format!("--bench {}: at most {MAX_ROUNDS} rounds", request.rounds));
+    }
+    if request.rounds > 0 && !(1..=MAX_SAMPLES).contains(&request.samples) {
+        return Err(format!("--samples {}: give 1 to {MAX_SAMPLES} decodes a round", request.samples));
+    }
     let (skeleton, clip) = load(&request.source, request.every)?;
     let precision = Precision::default_on_figure(&skeleton, std::slice::from_ref(&clip));
     if let Some(path) = &request.acl_clip {

@@ -99,8 +99,17 @@ fn codec_reports_the_bake_and_writes_the_runtime_poses() {
     }
     let _ = (std::fs::remove_file(clip_path), std::fs::remove_file(poses_path));
 
-    for (source, every) in [("humanoid-0", 1), ("humanoid-12", 0), ("humanoid-12", 61), ("no-such-file.bvh", 1)] {
-        let request = CodecRequest { source: source.into(), every, acl_clip: None, poses: None, rounds: 0, samples: 1 };
-        assert!(measure(&request).is_err(), "{source} every {every}");
+    let refused = [
+        ("humanoid-0", 1, 0, 1),
+        ("humanoid-12", 0, 0, 1),
+        ("humanoid-12", 61, 0, 1),
+        ("no-such-file.bvh", 1, 0, 1),
+        ("humanoid-12", 1, 1, 0),
+        ("humanoid-12", 1, 1, u32::MAX),
+        ("humanoid-12", 1, usize::MAX, 1),
+    ];
+    for (source, every, rounds, samples) in refused {
+        let request = CodecRequest { source: source.into(), every, acl_clip: None, poses: None, rounds, samples };
+        assert!(measure(&request).is_err(), "{source} every {every}, {rounds} rounds of {samples}");
     }
 }
