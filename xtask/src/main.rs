@@ -88,25 +88,13 @@ fn main() -> ExitCode {
         "budgets" => budgets::budgets(args.iter().any(|a| a == "--record")),
         "targets" => targets::targets(),
         "peer" => peer::peer(&args),
-        "wasm-perf" => match args.iter().position(|a| a == "--rounds") {
-            None => wasm::wasm_perf(3),
-            Some(i) => match args.get(i + 1).and_then(|r| r.parse().ok()).filter(|r| *r > 0) {
-                Some(rounds) => wasm::wasm_perf(rounds),
-                None => Err("--rounds takes a positive count".into()),
-            },
-        },
+        "wasm-perf" => positive_count(&args, "--rounds").and_then(|rounds| wasm::wasm_perf(rounds.unwrap_or(3))),
         "web" => web::web(),
         "help" | "--help" | "-h" => {
             usage();
             Ok(())
         }
-        "fuzz" => match args.iter().position(|a| a == "--seconds") {
-            None => fuzz(),
-            Some(i) => match args.get(i + 1).and_then(|s| s.parse().ok()).filter(|s| *s > 0) {
-                Some(seconds) => fuzz_for(seconds),
-                None => Err("--seconds takes a positive count".into()),
-            },
-        },
+        "fuzz" => positive_count(&args, "--seconds").and_then(|seconds| seconds.map_or_else(fuzz, fuzz_for)),
         name => match STEPS.iter().find(|(n, _, _, _)| *n == name) {
             Some((_, _, step, _)) => step(),
             None => Err(format!("unknown command `{name}` (see `cargo xtask help`)")),
@@ -186,6 +174,20 @@ fn ci(args: &[String]) -> Result<(), String> {
 
 fn budgets_step() -> Result<(), String> {
     budgets::budgets(false)
+}
+
+/// The positive count after `flag` in `args`, `None` when the flag is absent.
+fn positive_count<T: std::str::FromStr + PartialOrd + Default>(
+    args: &[String],
+    flag: &str,
+) -> Result<Option<T>, String> {
+    match args.iter().position(|a| a == flag) {
+        None => Ok(None),
+        Some(i) => match args.get(i + 1).and_then(|v| v.parse().ok()).filter(|v| *v > T::default()) {
+            Some(count) => Ok(Some(count)),
+            None => Err(format!("{flag} takes a positive count")),
+        },
+    }
 }
 
 fn root() -> PathBuf {
@@ -595,6 +597,21 @@ fn collect_estimates(dir: &Path, rows: &mut Vec<(String, f64, Option<f64>)>) {
             rows.push((name, median, elements));
         } else if path.is_dir() && path.file_name().is_some_and(|n| n != "report" && n != "base") {
             collect_estimates(&path, rows);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::positive_count;
+
+    #[test]
+    fn counts_after_a_flag_are_positive_or_refused() {
+        let args = |text: &str| text.split(' ').map(str::to_string).collect::<Vec<_>>();
+        assert_eq!(positive_count::<usize>(&args("peer --rounds 5"), "--rounds"), Ok(Some(5)));
+        assert_eq!(positive_count::<usize>(&args("peer --only acl"), "--rounds"), Ok(None));
+        for bad in ["peer --rounds 0", "peer --rounds -1", "peer --rounds x", "peer --rounds"] {
+            assert!(positive_count::<u32>(&args(bad), "--rounds").is_err(), "{bad}");
         }
     }
 }

@@ -110,17 +110,11 @@ fn rows() -> Vec<Row> {
 
 /// `cargo xtask peer [--rounds N] [--only ozz|acl]`: both peers' tables, or one.
 pub fn peer(args: &[String]) -> Result<(), String> {
-    let value = |flag: &str| args.iter().position(|a| a == flag).map(|i| args.get(i + 1));
-    let rounds = match value("--rounds") {
-        None => 3,
-        Some(count) => {
-            count.and_then(|r| r.parse().ok()).filter(|r| *r > 0).ok_or("--rounds takes a positive count")?
-        }
-    };
-    match value("--only") {
+    let rounds = crate::positive_count(args, "--rounds")?.unwrap_or(3);
+    match args.iter().position(|a| a == "--only").map(|i| args.get(i + 1).map(String::as_str)) {
         None => ozz(rounds).and_then(|()| crate::acl::compare(rounds)),
-        Some(Some(only)) if only == "ozz" => ozz(rounds),
-        Some(Some(only)) if only == "acl" => crate::acl::compare(rounds),
+        Some(Some("ozz")) => ozz(rounds),
+        Some(Some("acl")) => crate::acl::compare(rounds),
         Some(_) => Err("--only takes `ozz` or `acl`".into()),
     }
 }
