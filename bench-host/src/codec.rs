@@ -14,8 +14,10 @@ use sinew::arena::Arena;
 use sinew::asset::Asset;
 use sinew::math::{SoaTransform, Transform, unpack_soa};
 use sinew::sampling::{Playback, SamplingContext, SamplingJob};
+use sinew_tools::annotate::figure_scale;
 use sinew_tools::bake::{self, KeyFormat};
-use sinew_tools::compress::Precision;
+use sinew_tools::compress::{DEFAULT_MAX_ERROR_CM, Precision};
+use sinew_tools::dmath::{DEFAULT_DISTANCE_CM, FIGURE_CM};
 use sinew_tools::offline::RAW_BYTES_PER_JOINT_FRAME;
 use sinew_tools::raw::{RawClip, RawSkeleton};
 use sinew_tools::rig::Rig;
@@ -34,18 +36,25 @@ pub const MAX_SAMPLES: u32 = 10_000_000;
 /// A timed sequence: the `i`-th time in a clip of `duration` seconds.
 type Times = fn(u32, f32) -> f32;
 
-/// What to measure and what to write.
+/// What to measure and what to write: `sinew-bench codec`'s arguments.
+#[derive(Clone, Debug, clap::Args)]
 pub struct CodecRequest {
-    /// A BVH file, or `humanoid-N` for the procedural humanoid of N joints.
+    /// A BVH file, or `humanoid-N` for the procedural humanoid of N joints (61 frames at 30 Hz).
     pub source: String,
-    /// Keep every `every`-th frame (at `1/every` of the rate).
+    /// Keep every N-th frame, at 1/N of the rate.
+    #[arg(long, default_value_t = 1)]
     pub every: usize,
-    /// Where to write the source as ACL's raw clip.
+    /// Write the source, as baked, as ACL's raw clip (`.acl.sjson`).
+    #[arg(long, value_name = "FILE")]
     pub acl_clip: Option<PathBuf>,
-    /// Where to write the decoded poses for the driver's `--check-poses`.
+    /// Write the decoded poses at every frame and midpoint for the driver's `--check-poses`.
+    #[arg(long, value_name = "FILE")]
     pub poses: Option<PathBuf>,
-    /// Timed rounds (0: no timing) of `samples` decodes per sequence.
+    /// Timed rounds of full-pose decodes (far seeks, then 60 Hz playback); 0 times nothing.
+    #[arg(long = "bench", value_name = "ROUNDS", default_value_t = 0)]
     pub rounds: usize,
+    /// Decodes per round.
+    #[arg(long, default_value_t = 20_000)]
     pub samples: u32,
 }
 
@@ -85,7 +94,8 @@ pub fn measure(request: &CodecRequest) -> Result<serde_json::Value, String> {
         return Err(format!("--samples {}: give 1 to {MAX_SAMPLES} decodes a round", request.samples));
     }
     let (skeleton, clip) = load(&request.source, request.every)?;
-    let precision = Precision::default_on_figure(&skeleton, std::slice::from_ref(&clip));
+    let scale = figure_scale(&skeleton, std::slice::from_ref(&clip));
+    let precision = Precision::at_scale(scale, DEFAULT_MAX_ERROR_CM, DEFAULT_DISTANCE_CM);
     if let Some(path) = &request.acl_clip {
         write(path, acl_raw_clip(&skeleton, &clip, precision.distance).as_bytes())?;
     }
@@ -103,8 +113,8 @@ pub fn measure(request: &CodecRequest) -> Result<serde_json::Value, String> {
         "joints": joints,
         "frames": clip.frames.len(),
         "rate": clip.sample_rate,
-        "figure_height": sinew_tools::annotate::figure_height(&skeleton, std::slice::from_ref(&clip)),
-        "units_per_cm": sinew_tools::annotate::figure_scale(&skeleton, std::slice::from_ref(&clip)).units_per_cm(),
+        "figure_height": scale.units_per_cm() * FIGURE_CM,
+        "units_per_cm": scale.units_per_cm(),
         "bound": precision.max_error,
         "distance": precision.distance,
         "bytes": baked.data_bytes(),
@@ -209,9 +219,8 @@ impl Sampler {
 /// each bone's virtual vertex distance.
 pub fn acl_raw_clip(skeleton: &RawSkeleton, clip: &RawClip, distance: f64) -> String {
     let mut out = String::new();
-    let vector = |v: [f32; 3]| format!("[ {}, {}, {} ]", v[0], v[1], v[2]);
     let quat = |q: sinew::math::Quat| format!("[ {}, {}, {}, {} ]", q.x, q.y, q.z, q.w);
-    let xyz = |v: sinew::math::Vec3| vector([v.x, v.y, v.z]);
+    let xyz = |v: sinew::math::Vec3| format!("[ {}, {}, {} ]", v.x, v.y, v.z);
     let _ = write!(
         out,
         "version = 5\n\nclip =\n{{\n\tname = \"{}\"\n\tnum_samples = {}\n\tsample_rate = {}\n\tis_binary_exact = false\n}}\n\nbones =\n[\n",

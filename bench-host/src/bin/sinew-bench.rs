@@ -57,41 +57,7 @@ enum Command {
     /// measures ACL: print JSON with `joints`, `frames`, `rate`, `figure_height`, `bound`, `distance` (file
     /// units), `units_per_cm`, `bytes`, `ratio` (against raw f32), and with `--bench` `seek_ns_median` and
     /// `play60_ns_median`.
-    Codec(CodecArgs),
-}
-
-fn codec(args: &CodecArgs) -> Result<String, String> {
-    use sinew_bench_host::codec::{CodecRequest, measure};
-    let request = CodecRequest {
-        source: args.source.clone(),
-        every: args.every,
-        acl_clip: args.acl_clip.clone(),
-        poses: args.poses.clone(),
-        rounds: args.bench,
-        samples: args.samples,
-    };
-    Ok(measure(&request)?.to_string())
-}
-
-#[derive(Args)]
-struct CodecArgs {
-    /// A BVH file, or `humanoid-N` for the procedural humanoid of N joints (61 frames at 30 Hz).
-    source: String,
-    /// Keep every N-th frame, at 1/N of the rate.
-    #[arg(long, default_value_t = 1)]
-    every: usize,
-    /// Write the source, as baked, as ACL's raw clip (`.acl.sjson`).
-    #[arg(long, value_name = "FILE")]
-    acl_clip: Option<std::path::PathBuf>,
-    /// Write the decoded poses at every frame and midpoint for the driver's `--check-poses`.
-    #[arg(long, value_name = "FILE")]
-    poses: Option<std::path::PathBuf>,
-    /// Timed rounds of full-pose decodes (far seeks, then 60 Hz playback); 0 times nothing.
-    #[arg(long, value_name = "ROUNDS", default_value_t = 0)]
-    bench: usize,
-    /// Decodes per round.
-    #[arg(long, default_value_t = 20_000)]
-    samples: u32,
+    Codec(sinew_bench_host::codec::CodecRequest),
 }
 
 #[derive(Args)]
@@ -705,7 +671,7 @@ fn main() -> ExitCode {
         Command::Phase(args) => report(phase(&args)),
         Command::Match(args) => report(matched(&args)),
         Command::Matching(args) => report(matching(&args)),
-        Command::Codec(args) => report(codec(&args)),
+        Command::Codec(request) => report(sinew_bench_host::codec::measure(&request).map(|json| json.to_string())),
         Command::Profile(mut args) => {
             if args.joints.is_empty() && args.bvh.is_empty() && args.gltf.is_empty() && args.blob.is_empty() {
                 args.joints = ProfileArgs::default().joints;
