@@ -3,7 +3,7 @@
 
 use sinew::math::{Quat, Transform, Vec3};
 use sinew_tests::oracle;
-use sinew_tools::annotate::{FigureScale, figure_height, figure_scale};
+use sinew_tools::annotate::{FigureScale, clip_figure_height, figure_height, figure_scale, model_positions};
 use sinew_tools::raw::{RawClip, RawSkeleton, StepKeys};
 
 /// The vertical extent of the joints of `pose`, composed in f64.
@@ -108,4 +108,7 @@ fn bandai_walks_at_the_height_of_its_median_frame() {
     assert!(want > 1.3 * rest, "{want} against a rest pose {rest} tall");
     let got = figure_height(&skeleton, &clips) as f64;
     assert!((got - want).abs() <= 1e-4 * want, "{got} against {want}");
+    // The detectors' reading from positions at hand is the same height.
+    let positions = model_positions(&skeleton, &clips[0]);
+    assert_eq!(clip_figure_height(&skeleton, &positions), figure_height(&skeleton, &clips));
 }

@@ -179,20 +179,39 @@ pub fn figure_height(skeleton: &RawSkeleton, clips: &[RawClip]) -> f32 {
     standing_height(skeleton, clips).max(f32::MIN_POSITIVE)
 }
 
+/// [`figure_height`] of one clip whose model-space joint positions ([`model_positions`]) are at hand, as the
+/// detectors have them: the taller of the rest pose and the clip's median frame.
+pub fn clip_figure_height(skeleton: &RawSkeleton, positions: &[Vec<glam::Vec3>]) -> f32 {
+    let median = median_height(positions.iter().map(|pose| pose_height(pose)));
+    median.max(rest_height(skeleton)).max(f32::MIN_POSITIVE)
+}
+
 /// [`figure_height`] before its floor: 0 for a flat figure.
 fn standing_height(skeleton: &RawSkeleton, clips: &[RawClip]) -> f32 {
-    let (low, high) = rest_bounds(skeleton);
-    let height = |pose: &[sinew::math::Transform]| {
-        let ys = pose_positions(skeleton, pose).into_iter().map(|p| p.y as f64);
-        let (low, high) = ys.fold((f64::MAX, f64::MIN), |(l, h), y| (l.min(y), h.max(y)));
-        (high - low).max(0.0)
-    };
     let median = |clip: &RawClip| {
-        let mut heights: Vec<f64> =
-            clip.frames.iter().filter(|f| f.len() == skeleton.parents.len()).map(|f| height(f)).collect();
-        crate::stats::percentile(&mut heights, 0.5) as f32
+        let poses = clip.frames.iter().filter(|f| f.len() == skeleton.parents.len());
+        median_height(poses.map(|f| pose_height(&pose_positions(skeleton, f))))
     };
-    clips.iter().map(median).fold(high.y - low.y, f32::max)
+    clips.iter().map(median).fold(rest_height(skeleton), f32::max)
+}
+
+/// The vertical extent of one pose's joint positions.
+fn pose_height(positions: &[glam::Vec3]) -> f64 {
+    let ys = positions.iter().map(|p| p.y as f64);
+    let (low, high) = ys.fold((f64::MAX, f64::MIN), |(l, h), y| (l.min(y), h.max(y)));
+    (high - low).max(0.0)
+}
+
+/// The median of `heights` (0 for none).
+fn median_height(heights: impl Iterator<Item = f64>) -> f32 {
+    let mut heights: Vec<f64> = heights.collect();
+    crate::stats::percentile(&mut heights, 0.5) as f32
+}
+
+/// The rest pose's height along +Y.
+fn rest_height(skeleton: &RawSkeleton) -> f32 {
+    let (low, high) = rest_bounds(skeleton);
+    high.y - low.y
 }
 
 /// The rest pose's joint bounding box in model space (lowest, highest corner).
@@ -316,8 +335,8 @@ pub fn detect_plants(
     if !(rule.height.is_finite() && rule.height >= 0.0 && rule.speed.is_finite() && rule.speed >= 0.0) {
         return Err("plant thresholds must be finite and >= 0".into());
     }
-    let figure = figure_height(skeleton, std::slice::from_ref(clip));
     let positions = model_positions(skeleton, clip);
+    let figure = clip_figure_height(skeleton, &positions);
     let frames = positions.len();
     let rate = clip.sample_rate;
     let pelvis = feet.iter().fold(feet.first().copied().unwrap_or(0), |a, &b| common_ancestor(&skeleton.parents, a, b));

@@ -76,11 +76,17 @@ pub fn left_right_feet(skeleton: &RawSkeleton, names: &[String]) -> Result<[usiz
     }
 }
 
-/// The stride signal of every frame (see the module docs), unsmoothed.
-pub fn stride_signal(skeleton: &RawSkeleton, clip: &RawClip, feet: [usize; 2], rule: PhaseRule) -> Vec<f32> {
-    let positions = annotate::model_positions(skeleton, clip);
-    let figure = annotate::figure_height(skeleton, std::slice::from_ref(clip));
-    let directions = travel_directions(skeleton, &positions, clip.sample_rate, feet, rule, figure);
+/// The stride signal of every frame (see the module docs), unsmoothed, from the clip's model-space joint
+/// `positions` at `rate` frames a second on a figure `figure` file units tall.
+fn stride_signal(
+    skeleton: &RawSkeleton,
+    positions: &[Vec<Vec3>],
+    rate: f32,
+    feet: [usize; 2],
+    rule: PhaseRule,
+    figure: f32,
+) -> Vec<f32> {
+    let directions = travel_directions(skeleton, positions, rate, feet, rule, figure);
     positions
         .iter()
         .zip(&directions)
@@ -225,11 +231,12 @@ pub fn stride_phase(
     if clip.frames.len() < 2 || !(rule.smoothing >= 0.0 && rule.hysteresis > 0.0 && rule.per_stride > 0) {
         return Err(NoPhase::TooShort { strides: 0.0 });
     }
-    let raw = stride_signal(skeleton, clip, feet, rule);
+    let positions = annotate::model_positions(skeleton, clip);
+    let figure = annotate::clip_figure_height(skeleton, &positions);
+    let raw = stride_signal(skeleton, &positions, clip.sample_rate, feet, rule, figure);
     let s = smoothed(&raw, (rule.smoothing * 0.5 * clip.sample_rate).round() as usize);
     let (lo, hi) = s.iter().fold((f32::MAX, f32::MIN), |(l, h), &v| (l.min(v), h.max(v)));
-    let swing =
-        (rule.hysteresis * (hi - lo)).max(MIN_SWING * annotate::figure_height(skeleton, std::slice::from_ref(clip)));
+    let swing = (rule.hysteresis * (hi - lo)).max(MIN_SWING * figure);
     let ext = extremes(&s, swing);
     if ext.len() < 2 || swing.is_nan() || swing <= 0.0 {
         return Err(NoPhase::TooShort { strides: 0.5 * ext.len().saturating_sub(1) as f32 });
