@@ -673,6 +673,45 @@ fn relative_mode_keeps_the_source_velocity_at_the_switch() {
     }
 }
 
+/// A target that is non-finite in any one lane group while a transition is in flight (both halves of a pair,
+/// and the last group of an odd count, whose pair is padded) is reported by its group, leaves the last output
+/// in place, and the next good frame continues the transition from it.
+#[test]
+fn a_non_finite_target_mid_transition_names_its_group() {
+    for shape in [Shape::Clamped, Shape::Continuous] {
+        let settings = Settings { shape, ..Settings::default() };
+        // Ten joints: three lane groups, so the second pair is the last group and its padding.
+        let xs: Vec<f32> = (0..10).map(|j| j as f32).collect();
+        let (walk, run) = (along_x(&xs), along_x(&xs.iter().map(|x| x + 2.0).collect::<Vec<_>>()));
+        for group in 0..3 {
+            let mut f = Fixture::new(10, 0);
+            let arena = Arena::new(&mut f.memory);
+            let mut i = Inertializer::new(&arena, f.n, f.c, settings).unwrap();
+            step(&mut i, 0.1, &walk, Some(&walk));
+            step(&mut i, 0.1, &walk, Some(&walk));
+            i.request(&Transition { duration: 1.0, profile: None }).unwrap();
+            step(&mut i, 0.1, &run, Some(&run));
+            assert!(i.is_transitioning());
+            let last = i.output().pose.to_vec();
+            let mut bad = run.clone();
+            bad[group].rotation.z = F4::new(0.0, 0.0, f32::INFINITY, 0.0);
+            let target = Target { pose: &bad, curves: &[], previous: Some((&run, &[])) };
+            assert_eq!(
+                sinew_tests::inertialize(&mut i, 0.1, &target),
+                Err(Error::NonFinite { buffer: Buffer::SoaPose, index: group }),
+                "{shape:?}, group {group}"
+            );
+            assert_eq!(i.output().pose, &last[..], "{shape:?}, group {group}: the last output stays");
+            let next = x_of(&step(&mut i, 0.1, &run, Some(&run)), 10);
+            let before = x_of(&last, 10);
+            assert!(
+                next.iter().zip(&before).zip(&xs).all(|((n, b), x)| *n > *b && *n < x + 2.0),
+                "{shape:?}, group {group}: {next:?} continues from {before:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn errors_leave_the_inertializer_usable() {
     let mut f = Fixture::new(5, 2);

@@ -839,6 +839,9 @@ fn evaluate<const CONTINUOUS: bool>(
     let pairs = curves.iter().zip(active).zip(target.chunks(2).zip(output.chunks_mut(2)));
     if F8_IS_ONE_REGISTER {
         let t = F8::from_halves(t, t);
+        // Summed as eight lanes before the halves are stored: the padding half is the identity plus empty
+        // curves, always finite, so it never raises a false error.
+        let mut sum8 = F8::splat(0.0);
         for ((c, &mask), (tgt, out)) in pairs {
             // An odd count's last pair computes its padding half from the identity and never stores it.
             let (lo, hi) = (&tgt[0], tgt.get(1).unwrap_or(&SoaTransform::IDENTITY));
@@ -849,16 +852,17 @@ fn evaluate<const CONTINUOUS: bool>(
                 t,
                 core::array::from_fn(|k| F8::from_halves(lo_c[k], hi_c[k])),
             );
+            sum8 = sum8 + components_sum(&values);
             let halves = values.map(F8::halves);
             let (a, b): (SoaTransform, SoaTransform) =
                 (bytemuck::cast(halves.map(|h| h.0)), bytemuck::cast(halves.map(|h| h.1)));
             out[0] = a;
-            sum = sum + lane_sum(&a);
             if let Some(second) = out.get_mut(1) {
                 *second = b;
-                sum = sum + lane_sum(&b);
             }
         }
+        let (lo, hi) = sum8.halves();
+        sum = lo + hi;
     } else {
         for ((c, &mask), (tgt, out)) in pairs {
             for (h, (tgt, out)) in tgt.iter().zip(out).enumerate() {
@@ -913,8 +917,13 @@ fn copy_pose(target: &[SoaTransform], output: &mut [SoaTransform]) -> F4 {
 /// Sum of a transform's ten lanes vectors: NaN when any is NaN or infinite (or the sum overflows).
 #[inline(always)]
 fn lane_sum(t: &SoaTransform) -> F4 {
-    let (a, r, s) = (t.translation, t.rotation, t.scale);
-    ((a.x + a.y) + (a.z + r.x)) + ((r.y + r.z) + (r.w + s.x)) + (s.y + s.z)
+    components_sum(t.components())
+}
+
+/// [`lane_sum`] of one or two lane groups' components (in [`SoaTransform::components`] order).
+#[inline(always)]
+fn components_sum<L: Lanes>(c: &[L; 10]) -> L {
+    ((c[0] + c[1]) + (c[2] + c[3])) + ((c[4] + c[5]) + (c[6] + c[7])) + (c[8] + c[9])
 }
 
 #[cold]
