@@ -96,14 +96,17 @@ impl Peaks {
         Ok(())
     }
 
-    /// The stage's lower bound in ns per joint for a rig of `joints`, when the model has the stage. The bytes
-    /// one character's stage touches pick the cache level.
-    pub fn lower_bound_ns_per_joint(&self, stage: &str, joints: usize) -> Option<f64> {
+    /// The stage's lower bound in ns per joint for a rig of `joints`, when the model has the stage, and what
+    /// sets it: `"compute"` (the multiply-adds), or the cache level whose copy rate the working set takes, `"L1"`
+    /// or `"L2"` (the bytes one character's stage touches pick it). The same kernel reads a larger multiple of an
+    /// L1 bound than of an L2 one, so a ratio means little without it.
+    pub fn lower_bound(&self, stage: &str, joints: usize) -> Option<(f64, &'static str)> {
         let model = STAGE_MODELS.iter().find(|m| m.stage == stage)?;
         let working_set = model.bytes * joints as f64;
         let in_l1 = working_set <= (self.l1_bytes / 2) as f64;
-        let bandwidth = if in_l1 { self.l1_bytes_per_ns } else { self.l2_bytes_per_ns };
-        Some((model.flops / self.flops_per_ns).max(model.bytes / bandwidth))
+        let (bandwidth, level) = if in_l1 { (self.l1_bytes_per_ns, "L1") } else { (self.l2_bytes_per_ns, "L2") };
+        let (compute, memory) = (model.flops / self.flops_per_ns, model.bytes / bandwidth);
+        Some(if compute > memory { (compute, "compute") } else { (memory, level) })
     }
 }
 

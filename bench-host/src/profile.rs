@@ -48,6 +48,9 @@ pub struct StageCost {
     pub lower_bound_ns_per_joint: Option<f64>,
     /// The model's bound was above the measurement, so it is not a bound on this machine and is not reported.
     pub bound_withheld: bool,
+    /// What sets the bound ([`crate::machine::Peaks::lower_bound`]): `"compute"`, `"L1"` or `"L2"`, or
+    /// `"stages"` for a sum of stages' bounds; `None` without a bound.
+    pub bound_by: Option<&'static str>,
 }
 
 /// One workload's results.
@@ -153,21 +156,27 @@ fn cost(stage: &'static str, seconds: f64, characters: usize, joints: usize, byt
         bytes_per_character: bytes,
         lower_bound_ns_per_joint: None,
         bound_withheld: false,
+        bound_by: None,
     }
 }
 
 /// Fills each stage's lower bound from the machine model; `frame_total` is the sum of its three stages'.
 fn with_lower_bounds(mut stages: Vec<StageCost>, peaks: &Peaks, joints: usize) -> Vec<StageCost> {
-    let bound = |stage: &str| peaks.lower_bound_ns_per_joint(stage, joints);
+    let bound = |stage: &str| peaks.lower_bound(stage, joints);
     for s in &mut stages {
         let modelled = match s.stage {
-            "frame_total" => ["sampling", "local_to_model", "skinning_matrices_3x4"].iter().map(|s| bound(s)).sum(),
+            "frame_total" => ["sampling", "local_to_model", "skinning_matrices_3x4"]
+                .iter()
+                .map(|s| bound(s).map(|(ns, _)| ns))
+                .sum::<Option<f64>>()
+                .map(|ns| (ns, "stages")),
             stage => bound(stage),
         };
         // A stage faster than its bound proves the calibration or the model wrong on this machine: say so
         // rather than print a bound that is not one.
-        s.bound_withheld = modelled.is_some_and(|b| s.ns_per_joint < b);
-        s.lower_bound_ns_per_joint = modelled.filter(|_| !s.bound_withheld);
+        s.bound_withheld = modelled.is_some_and(|(b, _)| s.ns_per_joint < b);
+        let shown = modelled.filter(|_| !s.bound_withheld);
+        (s.lower_bound_ns_per_joint, s.bound_by) = (shown.map(|(ns, _)| ns), shown.map(|(_, by)| by));
     }
     stages
 }
@@ -630,20 +639,28 @@ pub fn table(reports: &[RigReport], peaks: &Peaks) -> String {
         let frame_total = r.stages.iter().find(|s| s.stage == "frame_total").map_or(0.0, |s| s.us_per_character);
         let _ = writeln!(
             out,
-            "{:<26} {:>8} {:>9} {:>7} {:>10} {:>8} {:>11} {:>12} {:>8}",
-            "stage", "µs/char", "ns/joint", "share", "bound ns/j", "×bound", "bytes/char", "naive µs/ch", "speedup"
+            "{:<26} {:>8} {:>9} {:>7} {:>10} {:>12} {:>11} {:>12} {:>8}",
+            "stage",
+            "µs/char",
+            "ns/joint",
+            "share",
+            "bound ns/j",
+            "×bound (by)",
+            "bytes/char",
+            "naive µs/ch",
+            "speedup"
         );
         for (s, b) in r.stages.iter().zip(&r.baseline) {
             let bound = s.lower_bound_ns_per_joint;
             let _ = writeln!(
                 out,
-                "{:<26} {:>8.3} {:>9.2} {:>6.0}% {:>10} {:>8} {:>11} {:>12.3} {:>7.2}x",
+                "{:<26} {:>8.3} {:>9.2} {:>6.0}% {:>10} {:>12} {:>11} {:>12.3} {:>7.2}x",
                 s.stage,
                 s.us_per_character,
                 s.ns_per_joint,
                 100.0 * s.us_per_character / frame_total,
                 if s.bound_withheld { "withheld".into() } else { bound.map_or("-".into(), |b| format!("{b:.2}")) },
-                bound.map_or("-".into(), |b| format!("{:.1}", s.ns_per_joint / b)),
+                bound.map_or("-".into(), |b| format!("{:.1} {}", s.ns_per_joint / b, s.bound_by.unwrap_or(""))),
                 s.bytes_per_character,
                 b.us_per_character,
                 b.us_per_character / s.us_per_character
@@ -751,6 +768,7 @@ pub fn json(reports: &[RigReport], peaks: &Peaks) -> serde_json::Value {
             "bytes_per_character": s.bytes_per_character,
             "lower_bound_ns_per_joint": s.lower_bound_ns_per_joint,
             "bound_withheld": s.bound_withheld,
+            "bound_by": s.bound_by,
         })
     };
     serde_json::json!({

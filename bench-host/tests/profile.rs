@@ -39,6 +39,14 @@ fn profile_reports_every_stage() {
                 Some(b) => assert!(b > 0.0 && b <= s.ns_per_joint, "{}: bound {b} above {}", s.stage, s.ns_per_joint),
                 None => assert!(s.bound_withheld, "{} has no lower bound", s.stage),
             }
+            // What sets the bound is named exactly when there is one; a sum of stages says so.
+            let expected: &[&str] = if s.stage == "frame_total" { &["stages"] } else { &["compute", "L1", "L2"] };
+            match s.bound_by {
+                Some(by) => {
+                    assert!(expected.contains(&by) && s.lower_bound_ns_per_joint.is_some(), "{}: {by}", s.stage)
+                }
+                None => assert!(s.lower_bound_ns_per_joint.is_none(), "{}: a bound set by nothing", s.stage),
+            }
             assert!(s.us_per_character > 0.0 && s.ns_per_joint > 0.0);
             assert!(s.bytes_per_character >= r.joints * 64, "model matrices alone are 64 B per joint");
         }
@@ -49,6 +57,7 @@ fn profile_reports_every_stage() {
     let j = json(&reports, &peaks);
     let first = &j["rigs"][0]["stages"][0];
     assert!(first["lower_bound_ns_per_joint"].as_f64().is_some() || first["bound_withheld"] == true);
+    assert_eq!(first["bound_by"].as_str(), reports[0].stages[0].bound_by);
     assert_eq!(j["rigs"][0]["threads"][1]["threads"], 2);
     assert_eq!(j["rigs"][1]["joints"], 67);
     assert_eq!(j["rigs"][0]["stages"][1]["stage"], "local_to_model");
@@ -91,6 +100,28 @@ fn machine_calibration_is_plausible() {
     assert!(broken.check_plausible().is_err());
     let absurd = sinew_bench_host::machine::Peaks { flops_per_ns: 1e6, ..peaks };
     assert!(absurd.check_plausible().is_err());
+}
+
+/// The bound names what sets it: the copy rate of L1 while half of L1 holds the stage's working set, of L2
+/// beyond, and the multiply-adds when they take longer; each bound is the larger of the two times.
+#[test]
+fn lower_bounds_name_what_sets_them() {
+    use sinew_bench_host::machine::{Peaks, STAGE_MODELS};
+    let peaks = Peaks {
+        flops_per_ns: 1000.0,
+        l1_bytes_per_ns: 200.0,
+        l2_bytes_per_ns: 50.0,
+        l1_bytes: 48 << 10,
+        llc_bytes: 32 << 20,
+    };
+    let model = STAGE_MODELS.iter().find(|m| m.stage == "inertialization").unwrap();
+    let half_l1_joints = (24 << 10) / model.bytes as usize;
+    let (small, large) = (half_l1_joints, half_l1_joints + 1);
+    assert_eq!(peaks.lower_bound("inertialization", small), Some((model.bytes / 200.0, "L1")));
+    assert_eq!(peaks.lower_bound("inertialization", large), Some((model.bytes / 50.0, "L2")));
+    let slow_arithmetic = Peaks { flops_per_ns: 0.5, ..peaks };
+    assert_eq!(slow_arithmetic.lower_bound("inertialization", large), Some((model.flops / 0.5, "compute")));
+    assert_eq!(peaks.lower_bound("no such stage", small), None);
 }
 
 /// The naive baseline's velocity-continuous curve is the shape sinew evaluates: against the formula in f64
