@@ -72,7 +72,7 @@ pub fn compare(rounds: usize) -> Result<(), String> {
         eprintln!("xtask peer: ACL, compressing {what}");
         compared.push(compress(sse2_driver, sse2_codec, &dir.join(index.to_string()), what, source_arg, every)?);
     }
-    let mut times: Vec<Vec<[f64; 4]>> = vec![vec![]; builds.len() * compared.len()];
+    let mut times: Vec<Vec<DecodeTimes>> = vec![vec![]; builds.len() * compared.len()];
     for round in 0..rounds {
         for (b, (build, driver, codec)) in builds.iter().enumerate() {
             eprintln!("xtask peer: round {} of {rounds}, {}, ACL decode times", round + 1, build.name);
@@ -157,7 +157,16 @@ fn compress(
 }
 
 /// One round on one clip: sinew's seek and playback ns, then ACL's (at equal error, else at the same bound).
-fn decode_times(driver: &Path, codec: &Path, clip: &Compared) -> Result<[f64; 4], String> {
+/// One round's median ns per full-pose decode of one clip, sinew's and ACL's, on the driver's two sequences.
+#[derive(Clone, Copy, Debug)]
+struct DecodeTimes {
+    /// Far seeks: sinew, ACL.
+    seek: [f64; 2],
+    /// 60 Hz playback: sinew, ACL.
+    play60: [f64; 2],
+}
+
+fn decode_times(driver: &Path, codec: &Path, clip: &Compared) -> Result<DecodeTimes, String> {
     let (bound, distance) = (number(&clip.sinew, "bound")?, number(&clip.sinew, "distance")?);
     let precision = clip.equal_error.as_ref().map_or(bound, |(p, _)| *p);
     let bench = ["--bench", INNER_ROUNDS, "--samples", SAMPLES];
@@ -165,15 +174,11 @@ fn decode_times(driver: &Path, codec: &Path, clip: &Compared) -> Result<[f64; 4]
     let mut c = crate::pinned(codec);
     c.arg("codec").args(&clip.codec_args).args(bench);
     let sinew = json(c)?;
-    Ok([
-        number(&sinew, "seek_ns_median")?,
-        number(&sinew, "play60_ns_median")?,
-        number(&acl, "seek_ns_median")?,
-        number(&acl, "play60_ns_median")?,
-    ])
+    let both = |key: &str| Ok::<_, String>([number(&sinew, key)?, number(&acl, key)?]);
+    Ok(DecodeTimes { seek: both("seek_ns_median")?, play60: both("play60_ns_median")? })
 }
 
-fn report(compared: &[Compared], builds: &[&str], times: &[Vec<[f64; 4]>], rounds: usize) -> Result<(), String> {
+fn report(compared: &[Compared], builds: &[&str], times: &[Vec<DecodeTimes>], rounds: usize) -> Result<(), String> {
     println!(
         "\n| clip | joints × frames | sinew ratio (max error) | ACL, same bound (max error) | ACL, equal max error | sinew ÷ ACL at equal error |"
     );
@@ -211,23 +216,14 @@ fn report(compared: &[Compared], builds: &[&str], times: &[Vec<[f64; 4]>], round
     for (b, build) in builds.iter().enumerate() {
         for (c, clip) in compared.iter().enumerate() {
             let rows = &times[b * compared.len() + c];
-            let column = |i: usize| rows.iter().map(|r| r[i]).collect::<Vec<f64>>();
-            let range = |ours: usize, theirs: usize| {
-                let ratios: Vec<f64> = rows.iter().map(|r| r[ours] / r[theirs]).collect();
-                let (lo, hi) = ratios.iter().fold((f64::MAX, f64::MIN), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
-                format!("{lo:.2}–{hi:.2}")
+            // Medians of each side, and the range of the ratio taken within each round.
+            let cells = |sequence: fn(&DecodeTimes) -> [f64; 2]| {
+                let side = |i: usize| crate::targets::median(&rows.iter().map(|r| sequence(r)[i]).collect::<Vec<_>>());
+                let ratios = rows.iter().map(|r| sequence(r)[0] / sequence(r)[1]);
+                let (lo, hi) = ratios.fold((f64::MAX, f64::MIN), |(lo, hi), v| (lo.min(v), hi.max(v)));
+                format!("{:.0} ns, {:.0} ns | {lo:.2}–{hi:.2}", side(0), side(1))
             };
-            let median = |i: usize| crate::targets::median(&column(i));
-            println!(
-                "| {} | {build} | {:.0} ns, {:.0} ns | {} | {:.0} ns, {:.0} ns | {} |",
-                clip.what,
-                median(0),
-                median(2),
-                range(0, 2),
-                median(1),
-                median(3),
-                range(1, 3)
-            );
+            println!("| {} | {build} | {} | {} |", clip.what, cells(|t| t.seek), cells(|t| t.play60));
         }
     }
     println!(
