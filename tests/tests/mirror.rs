@@ -5,7 +5,7 @@
 
 use glam::{DQuat, DVec3};
 use sinew::math::{Quat, Transform, Vec3};
-use sinew_tools::annotate::other_side;
+use sinew_tools::annotate::{figure_scale, other_side};
 use sinew_tools::dmath::{Trs, compose};
 use sinew_tools::mirror::{mirror_annotations, mirror_clips, partners};
 use sinew_tools::raw::{RawAnnotations, RawClip, RawRange, RawSkeleton, StepKeys};
@@ -115,9 +115,10 @@ fn synthetic(rng: &mut sinew_tests::Rng, identity_rest: bool) -> (RawSkeleton, R
 /// The f64 checks every mirrored clip must pass.
 /// `asymmetry`: how far the file's own left and right rest offsets differ, which the mirror cannot keep.
 fn check_mirror(skeleton: &RawSkeleton, clip: &RawClip, partner: &[usize], tolerance: f64, asymmetry: f64) {
-    let mirrored = mirror_clips(skeleton, std::slice::from_ref(clip), partner).unwrap().remove(0);
+    let scale = figure_scale(skeleton, std::slice::from_ref(clip));
+    let mirrored = mirror_clips(skeleton, std::slice::from_ref(clip), partner, scale).unwrap().remove(0);
     assert_eq!(mirrored.name, format!("{}.mirror", clip.name));
-    let back = mirror_clips(skeleton, std::slice::from_ref(&mirrored), partner).unwrap().remove(0);
+    let back = mirror_clips(skeleton, std::slice::from_ref(&mirrored), partner, scale).unwrap().remove(0);
     for (f, ((source, image), again)) in clip.frames.iter().zip(&mirrored.frames).zip(&back.frames).enumerate() {
         let (want, got) = (positions(skeleton, source), positions(skeleton, image));
         for j in 0..want.len() {
@@ -213,6 +214,7 @@ fn annotations_follow_the_partner_and_bad_pairs_are_refused() {
     bent.rest[4].translation = Vec3::new(0.0, -80.0, 30.0);
     let clip =
         RawClip { name: "still".into(), sample_rate: 30.0, frames: vec![bent.rest.clone()], step: StepKeys::None };
-    let err = mirror_clips(&bent, &[clip], &partner).unwrap_err();
+    let scale = figure_scale(&bent, std::slice::from_ref(&clip));
+    let err = mirror_clips(&bent, &[clip], &partner, scale).unwrap_err();
     assert!(err.contains("not symmetric") && err.contains("UpLeg"), "{err}");
 }

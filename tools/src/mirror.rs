@@ -21,6 +21,7 @@
 //! rest offsets that no correction mirrors within 1 cm on the figure scaled to 1.7 m (the message names the
 //! worst joint).
 
+use crate::annotate::FigureScale;
 use crate::dmath::Trs;
 use crate::raw::{RawAnnotations, RawClip, RawSkeleton};
 use glam::{DQuat, DVec3};
@@ -89,8 +90,8 @@ const HALF_TURNS: [DQuat; 4] = [
     DQuat::from_xyzw(0.0, 0.0, 1.0, 0.0),
 ];
 
-/// The rest pose's mirror frames; `clips` give the figure's height, the unit of its symmetry tolerance.
-fn rest_frames(skeleton: &RawSkeleton, clips: &[RawClip], partner: &[usize]) -> Result<RestFrames, String> {
+/// The rest pose's mirror frames; `scale` is the figure's, the unit of its symmetry tolerance.
+fn rest_frames(skeleton: &RawSkeleton, scale: FigureScale, partner: &[usize]) -> Result<RestFrames, String> {
     let rest: Vec<Trs> = skeleton.rest.iter().map(Trs::of).collect();
     let n = rest.len();
     let mut rotations: Vec<DQuat> = Vec::with_capacity(n);
@@ -126,7 +127,7 @@ fn rest_frames(skeleton: &RawSkeleton, clips: &[RawClip], partner: &[usize]) -> 
         .map(|axis| (axis, fit(axis)))
         .min_by(|a, b| total(&a.1).total_cmp(&total(&b.1)))
         .ok_or("mirror: no axis")?;
-    let per_cm = crate::annotate::figure_scale(skeleton, clips).units_per_cm();
+    let per_cm = scale.units_per_cm();
     if let Some(j) = (0..n).filter(|&j| fits[j].1 > per_cm).max_by(|&a, &b| fits[a].1.total_cmp(&fits[b].1)) {
         return Err(format!(
             "mirror: the skeleton is not symmetric: the children of `{}` lie {:.1} cm (on the figure scaled to \
@@ -150,9 +151,16 @@ fn plane_turn(axis: usize) -> DQuat {
     }
 }
 
-/// `clips` mirrored by `partner` (module docs), each named with [`MIRROR_SUFFIX`].
-pub fn mirror_clips(skeleton: &RawSkeleton, clips: &[RawClip], partner: &[usize]) -> Result<Vec<RawClip>, String> {
-    let frames = rest_frames(skeleton, clips, partner)?;
+/// `clips` mirrored by `partner` (module docs), each named with [`MIRROR_SUFFIX`]. `scale` is the figure's
+/// ([`crate::annotate::figure_scale`] of the skeleton and the clips as imported); the skeleton's symmetry is
+/// checked to a centimetre on it.
+pub fn mirror_clips(
+    skeleton: &RawSkeleton,
+    clips: &[RawClip],
+    partner: &[usize],
+    scale: FigureScale,
+) -> Result<Vec<RawClip>, String> {
+    let frames = rest_frames(skeleton, scale, partner)?;
     let (axis, c) = (frames.axis, &frames.correction);
     let turn = plane_turn(axis);
     let mirror_pose = |pose: &[sinew::math::Transform]| -> Vec<sinew::math::Transform> {

@@ -267,7 +267,7 @@ pub fn bake(args: &BakeArgs) -> Result<String, String> {
             })
             .collect::<Result<Vec<_>, _>>()?;
         let partner = crate::mirror::partners(&skeleton, &given)?;
-        let mirrored = crate::mirror::mirror_clips(&skeleton, &clips, &partner)?;
+        let mirrored = crate::mirror::mirror_clips(&skeleton, &clips, &partner, scale)?;
         let mirrored_annotations: Vec<_> =
             annotations.iter().map(|a| crate::mirror::mirror_annotations(&skeleton, a, &partner)).collect();
         clips.extend(mirrored);

@@ -77,19 +77,11 @@ pub fn left_right_feet(skeleton: &RawSkeleton, names: &[String]) -> Result<[usiz
 }
 
 /// The stride signal of every frame (see the module docs), unsmoothed, from the clip's model-space joint
-/// `positions` at `rate` frames a second on a figure `figure` file units tall.
-fn stride_signal(
-    skeleton: &RawSkeleton,
-    positions: &[Vec<Vec3>],
-    rate: f32,
-    feet: [usize; 2],
-    rule: PhaseRule,
-    figure: f32,
-) -> Vec<f32> {
-    let directions = travel_directions(skeleton, positions, rate, feet, rule, figure);
+/// `positions` and the frames' `directions` of travel ([`travel_directions`]).
+fn stride_signal(positions: &[Vec<Vec3>], directions: &[Vec3], feet: [usize; 2]) -> Vec<f32> {
     positions
         .iter()
-        .zip(&directions)
+        .zip(directions)
         .map(|(p, d)| sinew::phase::stride_signal(to_sinew(p[feet[0]]), to_sinew(p[feet[1]]), to_sinew(*d)))
         .collect()
 }
@@ -233,7 +225,8 @@ pub fn stride_phase(
     }
     let positions = annotate::model_positions(skeleton, clip);
     let figure = annotate::clip_figure_height(skeleton, &positions);
-    let raw = stride_signal(skeleton, &positions, clip.sample_rate, feet, rule, figure);
+    let directions = travel_directions(skeleton, &positions, clip.sample_rate, feet, rule, figure);
+    let raw = stride_signal(&positions, &directions, feet);
     let s = smoothed(&raw, (rule.smoothing * 0.5 * clip.sample_rate).round() as usize);
     let (lo, hi) = s.iter().fold((f32::MAX, f32::MIN), |(l, h), &v| (l.min(v), h.max(v)));
     let swing = (rule.hysteresis * (hi - lo)).max(MIN_SWING * figure);

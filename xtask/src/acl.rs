@@ -156,7 +156,6 @@ fn compress(
     Ok(Compared { what, codec_args, clip, sinew, sinew_max, same_bound, equal_error })
 }
 
-/// One round on one clip: sinew's seek and playback ns, then ACL's (at equal error, else at the same bound).
 /// One round's median ns per full-pose decode of one clip, sinew's and ACL's, on the driver's two sequences.
 #[derive(Clone, Copy, Debug)]
 struct DecodeTimes {
@@ -166,6 +165,7 @@ struct DecodeTimes {
     play60: [f64; 2],
 }
 
+/// One round on one clip: sinew's seek and playback times, and ACL's (at equal error, else at the same bound).
 fn decode_times(driver: &Path, codec: &Path, clip: &Compared) -> Result<DecodeTimes, String> {
     let (bound, distance) = (number(&clip.sinew, "bound")?, number(&clip.sinew, "distance")?);
     let precision = clip.equal_error.as_ref().map_or(bound, |(p, _)| *p);
